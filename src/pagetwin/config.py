@@ -1,0 +1,210 @@
+"""One settings tree. Defaults live here; TOML in (``--config FILE``), TOML out (``pagetwin config``).
+
+Each section is a dataclass; a TOML table of the same name overrides its fields. Algorithm
+sections are named after the algorithm (``[simhash]``, ``[minhash]``, ...); hyphens in names
+become underscores in the TOML (``[con_w]``).
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import asdict, dataclass, field, fields, is_dataclass, replace
+from pathlib import Path
+from typing import Any
+
+
+class ConfigError(ValueError):
+    """A setting that does not exist or has the wrong type (a usage error: exit 2)."""
+
+
+@dataclass
+class InputSettings:
+    max_page_bytes: int = 5_000_000  # bytes of a page body that are parsed; the rest is cut and counted
+    max_dom_depth: int = 512  # deeper subtrees are flattened to text (lexbor itself survives deeper)
+    sniff_html: bool = True  # look at the body when Content-Type is missing or wrong
+
+
+@dataclass
+class ExtractSettings:
+    templates: bool = True  # learn per-site templates (two passes); False = page-level noise removal only
+    site_key: str = "host"  # "host" or "domain" (registered domain)
+    min_site_pages: int = 5  # fewer pages than this: the site falls back to page-level removal
+    template_share: float = 0.25  # a block on more than this share of a site's pages is template
+    max_hashes_per_site: int = 200_000  # bound on per-site counts (pruned above it)
+
+
+@dataclass
+class TextSettings:
+    lang: str = ""  # force a language (ISO 639-1) instead of detecting it
+    keywords: int = 10  # N, the number of top keywords
+    weighting: str = "tfidf"  # "tfidf" or "density"
+
+
+@dataclass
+class ExactSettings:
+    use_payload_digest: bool = True  # WARC payload digests also make exact edges
+
+
+@dataclass
+class SimHashSettings:
+    bits: int = 64
+    k: int = 3  # Hamming distance at most k
+    min_tokens: int = 20  # pages with fewer content words get no SimHash
+
+
+@dataclass
+class MinHashSettings:
+    threshold: float = 0.8  # Jaccard threshold the LSH bands are derived for and edges must pass
+    num_perm: int = 128
+    shingle: int = 5  # words per shingle
+    min_tokens: int = 10
+    seed: int = 1
+
+
+@dataclass
+class KeywordSettings:
+    n: int = 10  # keywords per page
+    des_mode: str = "auto"  # des: "description", "text" or "auto"
+    des_bytes: int = 512
+    a: float = 0.05  # con-w / sort-w: weight distance threshold
+    min_keywords: int = 5
+
+
+@dataclass
+class SegmentSettings:
+    n: int = 8  # segments per page
+    m: int = 6  # at least m equal signatures make a duplicate
+    min_tokens: int = 40
+
+
+@dataclass
+class ChunkSettings:
+    chunk_words: int = 8  # k-word windows registered in the inverted index
+    threshold: float = 0.8  # relative-frequency similarity for a duplicate
+    containment: float = 0.8  # share of the smaller page found in the larger for "partial"
+    merge_partial: bool = False  # cluster partial copies with their source
+    min_tokens: int = 40
+
+
+@dataclass
+class ImageSettings:
+    min_images: int = 3
+    max_words_per_image: float = 30.0  # image-dominant when main words / images is below this
+    threshold: float = 0.7  # set Jaccard of image identities
+
+
+@dataclass
+class MatchSettings:
+    algorithms: list[str] = field(default_factory=lambda: ["exact", "simhash", "minhash"])
+    max_bucket: int = 200  # larger candidate buckets are compared only to near neighbours, counted
+    guard: bool = True  # anti-chaining: members must be within threshold of a verified core
+
+
+@dataclass
+class ClusterSettings:
+    keep: str = "longest"  # "longest" (most text, then earliest, then smallest id), "earliest", "first"
+
+
+@dataclass
+class RunSettings:
+    workers: int = 0  # 0 = all cores
+    progress: bool = True  # progress bar when stderr is a terminal
+    chunk_pages: int = 64  # pages per task sent to a worker
+
+
+@dataclass
+class Settings:
+    input: InputSettings = field(default_factory=InputSettings)
+    extract: ExtractSettings = field(default_factory=ExtractSettings)
+    text: TextSettings = field(default_factory=TextSettings)
+    exact: ExactSettings = field(default_factory=ExactSettings)
+    simhash: SimHashSettings = field(default_factory=SimHashSettings)
+    minhash: MinHashSettings = field(default_factory=MinHashSettings)
+    keywords: KeywordSettings = field(default_factory=KeywordSettings)
+    segments: SegmentSettings = field(default_factory=SegmentSettings)
+    chunks: ChunkSettings = field(default_factory=ChunkSettings)
+    images: ImageSettings = field(default_factory=ImageSettings)
+    match: MatchSettings = field(default_factory=MatchSettings)
+    cluster: ClusterSettings = field(default_factory=ClusterSettings)
+    run: RunSettings = field(default_factory=RunSettings)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def to_toml(self) -> str:
+        import tomli_w
+
+        return tomli_w.dumps(self.to_dict())
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Settings:
+        return _merge(cls(), data, "")
+
+    @classmethod
+    def load(cls, path: str | Path | None) -> Settings:
+        if path is None:
+            return cls()
+        try:
+            with open(path, "rb") as fh:
+                data = tomllib.load(fh)
+        except OSError as exc:
+            raise ConfigError(f"cannot read config {path}: {exc.strerror}") from exc
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"config {path} is not valid TOML: {exc}") from exc
+        return cls.from_dict(data)
+
+    def set(self, dotted: str, value: Any) -> None:
+        """Override one setting by its dotted name, e.g. ``set("minhash.threshold", 0.7)``."""
+        section, _, name = dotted.partition(".")
+        sec = getattr(self, section.replace("-", "_"), None)
+        if sec is None or not is_dataclass(sec) or name not in {f.name for f in fields(sec)}:
+            raise ConfigError(f"unknown setting {dotted!r}")
+        setattr(self, section.replace("-", "_"), _merge(sec, {name: value}, section))
+
+
+def _merge(obj: Any, data: dict[str, Any], where: str) -> Any:
+    if not isinstance(data, dict):
+        raise ConfigError(f"[{where}] must be a table")
+    known = {f.name: f for f in fields(obj)}
+    changes: dict[str, Any] = {}
+    for key, value in data.items():
+        name = key.replace("-", "_")
+        path = f"{where}.{key}" if where else key
+        if name not in known:
+            raise ConfigError(f"unknown setting {path!r}")
+        current = getattr(obj, name)
+        if is_dataclass(current):
+            changes[name] = _merge(current, value, path)
+        else:
+            changes[name] = _coerce(current, value, path)
+    return replace(obj, **changes)
+
+
+def _coerce(current: Any, value: Any, path: str) -> Any:
+    if isinstance(current, bool):
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value.lower() in ("true", "false", "1", "0", "yes", "no"):
+            return value.lower() in ("true", "1", "yes")
+    elif isinstance(current, int):
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value.lstrip("-").isdigit():
+            return int(value)
+    elif isinstance(current, float):
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return float(value)
+        if isinstance(value, str):
+            try:
+                return float(value)
+            except ValueError:
+                pass
+    elif isinstance(current, list):
+        if isinstance(value, str):
+            return [v.strip() for v in value.split(",") if v.strip()]
+        if isinstance(value, list):
+            return [str(v) for v in value]
+    elif isinstance(current, str):
+        if isinstance(value, str):
+            return value
+    raise ConfigError(f"setting {path!r}: {value!r} is not a {type(current).__name__}")

@@ -1,0 +1,88 @@
+"""One small interface for every fingerprinting algorithm.
+
+An algorithm turns a Doc into *features* (whatever it needs to verify a pair later: a digest,
+a signature, a set of hashes), proposes *candidate keys* from those features (pages sharing a
+key become candidate pairs), and *verifies* a candidate pair from the two pages' features.
+Candidate keys only propose: a pair becomes an edge only when ``verify`` passes.
+
+Features are encoded to bytes for the index with ``encode`` / ``decode``; keys are signed
+64-bit integers (xxhash of the key material, see ``key64``), so the index stores them compactly
+and the same page gets the same keys in any process.
+"""
+
+from __future__ import annotations
+
+import json
+from abc import ABC, abstractmethod
+from collections.abc import Iterable
+from typing import Any, ClassVar
+
+import xxhash
+
+from pagetwin.model import Doc, Evidence
+
+
+def key64(*parts: bytes | str | int) -> int:
+    """A stable signed 64-bit key from its parts (never Python's hash(): it varies per process)."""
+    h = xxhash.xxh3_64()
+    for p in parts:
+        if isinstance(p, int):
+            p = p.to_bytes(8, "little", signed=p < 0)
+        elif isinstance(p, str):
+            p = p.encode("utf-8")
+        h.update(len(p).to_bytes(4, "little"))
+        h.update(p)
+    v = h.intdigest()
+    return v - (1 << 64) if v >= (1 << 63) else v
+
+
+class Algorithm(ABC):
+    """Base class of the fingerprinting algorithms.
+
+    Subclasses set ``name`` and a ``Settings`` dataclass (its fields become the algorithm's
+    section in the TOML config and its CLI options); ``__init__`` takes an instance of it.
+    """
+
+    name: ClassVar[str]
+    # True when equal keys already prove the pair (a digest): the matcher then links the members
+    # of a bucket in a chain instead of comparing all pairs, and skips verify().
+    keys_are_proof: ClassVar[bool] = False
+    # The edge kind a passing verification makes; verify() may override via detail["kind"].
+    edge_kind: ClassVar[str] = "duplicate"
+
+    def __init__(self, settings: Any = None) -> None:
+        self.settings = settings
+
+    @abstractmethod
+    def features(self, doc: Doc) -> Any | None:
+        """The page's features, or None when this algorithm cannot describe the page
+        (for example, too little text). Pages with None get no keys from this algorithm."""
+
+    @abstractmethod
+    def keys(self, features: Any) -> Iterable[int]:
+        """Candidate keys (signed 64-bit ints, see key64)."""
+
+    def verify(self, a: Any, b: Any) -> Evidence:
+        """Decide a candidate pair. The default suits digests: equal features pass."""
+        same = a == b
+        return Evidence(self.name, 1.0 if same else 0.0, same)
+
+    def encode(self, features: Any) -> bytes:
+        return json.dumps(features, separators=(",", ":")).encode()
+
+    def decode(self, data: bytes) -> Any:
+        return json.loads(data)
+
+    def describe(self) -> dict[str, Any]:
+        """Settings that must match for two runs to share an index."""
+        from dataclasses import asdict, is_dataclass
+
+        return asdict(self.settings) if is_dataclass(self.settings) else {}
+
+
+REGISTRY: dict[str, type[Algorithm]] = {}
+
+
+def register(cls: type[Algorithm]) -> type[Algorithm]:
+    REGISTRY[cls.name] = cls
+    return cls

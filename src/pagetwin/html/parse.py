@@ -1,0 +1,112 @@
+"""Charset decoding and DOM parsing (selectolax / lexbor)."""
+
+from __future__ import annotations
+
+import codecs
+import re
+
+from selectolax.lexbor import LexborHTMLParser
+
+_META_CHARSET = re.compile(
+    rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_\-:.]+)""", re.IGNORECASE
+)
+_BOMS = (
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+# Labels browsers map to a superset encoding (WHATWG encoding standard).
+_ALIASES = {
+    "gb2312": "gb18030",
+    "gbk": "gb18030",
+    "x-gbk": "gb18030",
+    "iso-8859-1": "cp1252",
+    "latin1": "cp1252",
+    "latin-1": "cp1252",
+    "us-ascii": "cp1252",
+    "ascii": "cp1252",
+    "shift_jis": "cp932",
+    "x-sjis": "cp932",
+    "euc-kr": "cp949",
+    "big5": "big5hkscs",
+    "tis-620": "cp874",
+    "iso-8859-11": "cp874",
+    "iso-8859-9": "cp1254",
+}
+
+
+def _codec(label: str | None) -> str | None:
+    if not label:
+        return None
+    label = label.strip().strip("\"'").lower()
+    label = _ALIASES.get(label, label)
+    try:
+        return codecs.lookup(label).name
+    except LookupError:
+        return None
+
+
+def detect_charset(body: bytes, http_charset: str | None = None) -> str:
+    """The charset to decode ``body`` with: HTTP header, then BOM, then meta tag, then detection."""
+    for bom, name in _BOMS:
+        if body.startswith(bom):
+            return name
+    codec = _codec(http_charset)
+    if codec:
+        return codec
+    m = _META_CHARSET.search(body[:4096])
+    if m:
+        codec = _codec(m.group(1).decode("ascii", "replace"))
+        if codec:
+            # A page declaring a UTF-16 charset in ASCII markup is lying: it is ASCII-compatible.
+            return "utf-8" if codec.startswith("utf-16") else codec
+    try:
+        body.decode("utf-8")
+        return "utf-8"
+    except UnicodeDecodeError:
+        pass
+    from charset_normalizer import from_bytes
+
+    best = from_bytes(body[:65536]).best()
+    return _codec(best.encoding if best else None) or "cp1252"
+
+
+def decode_html(body: bytes, http_charset: str | None = None) -> tuple[str, str, int]:
+    """Decode a page body. Returns (text, charset used, number of replaced characters).
+
+    Never raises on bad bytes: what cannot be decoded is replaced (U+FFFD) and counted.
+    """
+    charset = detect_charset(body, http_charset)
+    try:
+        return body.decode(charset), charset, 0
+    except UnicodeDecodeError:
+        text = body.decode(charset, errors="replace")
+        return text, charset, text.count("\ufffd")
+    except LookupError:
+        text = body.decode("utf-8", errors="replace")
+        return text, "utf-8", text.count("\ufffd")
+
+
+def parse_html(html: str) -> LexborHTMLParser:
+    """Parse HTML into a lexbor DOM."""
+    return LexborHTMLParser(html)
+
+
+_BINARY_CTRL = re.compile(rb"[\x00-\x08\x0e-\x1a\x1c-\x1f]")
+
+
+def looks_like_html(body: bytes) -> bool:
+    """Sniff a body: True when it looks like HTML text rather than binary or another format."""
+    head = body[:2048]
+    if not head.strip():
+        return False
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return True  # UTF-16 text
+    # Binary: many control bytes or NULs (images, archives, PDFs labelled text/html).
+    if head.count(b"\x00") > 0 or len(_BINARY_CTRL.findall(head)) > len(head) // 50:
+        return False
+    low = head.lstrip(b"\xef\xbb\xbf \t\r\n").lower()
+    if low.startswith((b"%pdf", b"\x89png", b"gif8", b"pk\x03\x04", b"{", b"[")):
+        return False
+    markers = (b"<!doctype html", b"<html", b"<head", b"<body", b"<title", b"<div", b"<p", b"<meta", b"<table", b"<a ", b"<br", b"<script", b"<!--")
+    return any(m in low for m in markers)
