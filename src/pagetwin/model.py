@@ -50,6 +50,7 @@ class ImageRef:
     width: int | None = None
     height: int | None = None
     phash: int | None = None  # 64-bit perceptual hash, when the crawl holds the image bytes
+    title: str = ""  # the title attribute
 
 
 @dataclass(slots=True)

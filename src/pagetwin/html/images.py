@@ -1,0 +1,427 @@
+"""Main-content images: which URL an <img> really shows, its normal form, and a perceptual hash.
+
+Pure kernels; the runner owns the loops:
+
+- pass 1: for every image record of the crawl, ``table[normalize_image_url(url)] = image_phash(body)``
+  (in workers; None results are simply not stored);
+- pass 2: ``Doc.images = image_refs(extracted.images, page.url, phashes=table)``.
+
+URL normal form (``normalize_image_url``), the rule:
+
+1. Resolve against the page URL; only http(s) survives (data:, blob:, javascript: are not images
+   of the page's own). ``http`` and ``https`` are folded to ``https`` (the same page served under
+   both schemes refers to the same relative images).
+2. Host lower-cased, trailing dot, default port and a leading ``www.`` dropped; fragment and
+   user-info dropped; dot segments of the path resolved.
+3. Wayback Machine replay URLs (``web.archive.org/web/<timestamp><modifier>/<original>``) are
+   reduced to the original URL, so captures made at different times share one identity.
+4. Query parameters that only resize or bust caches are dropped (``RESIZE_PARAMS``: w, h, width,
+   height, size, resize, fit, quality, q, v, ver, version, t, ts, cb, _, timestamp, ...); the
+   rest are kept, sorted (their order never changes the image).
+5. Size variants in the file name are folded onto the original, only where the pattern is
+   unambiguous: WordPress-style ``-300x200`` / ``_300x200`` and retina ``@2x`` before the
+   extension, ``-thumb`` / ``_thumbnail`` before the extension, and the CDN form
+   ``name.jpg_430x430q90.jpg`` (an image extension, ``_``, anything, an image extension) ->
+   ``name.jpg``. Anything else in the path is left alone: folding two different images into one
+   identity would make unrelated galleries look alike, while failing to fold two sizes of one
+   image is repaired by the perceptual hash when the crawl holds the bytes.
+
+Skipped references (never images of the content): data:/non-http URIs, declared sizes of at most
+2 pixels on a side or at most 16x16 (tracking pixels, spacers, icons), file names of known
+spacers/placeholders (spacer.gif, blank.gif, pixel.png, 1x1.gif, transparent.png, loading.gif,
+...) and known tracking hosts and paths (``TRACKING_HOSTS``, ``/pixel``, ``/beacon``, ...).
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from collections.abc import Mapping
+from urllib.parse import parse_qsl, quote, urlencode, urljoin, urlsplit, urlunsplit
+
+from pagetwin.model import ImageRef
+
+# Query parameters that change only the rendition of an image (size, quality) or bust caches.
+RESIZE_PARAMS = frozenset(
+    """w h width height size sz resize fit crop quality q qlt v ver version t ts cb _ timestamp
+    rev hash dpr auto fm format scale maxwidth maxheight mw mh imwidth imheight
+    """.split()
+)
+
+# Attributes that hold the real image in lazy-loading markup, in the order they are trusted.
+# ``src`` comes last: with lazy loading it is a placeholder.
+_LAZY_ATTRS = (
+    "data-src",
+    "data-original",
+    "data-lazy-src",
+    "data-lazyload",
+    "data-lazy",
+    "data-url",
+    "data-echo",
+    "data-hi-res-src",
+    "data-ks-lazyload",  # Taobao / Tmall
+    "data-lazy-img",  # JD
+    "original",
+)
+_SRCSET_ATTRS = ("data-srcset", "data-lazy-srcset", "srcset")
+
+TRACKING_HOSTS = (
+    "doubleclick.net",
+    "google-analytics.com",
+    "googletagmanager.com",
+    "googlesyndication.com",
+    "scorecardresearch.com",
+    "quantserve.com",
+    "mc.yandex.ru",
+    "counter.yadro.ru",
+    "top-fwz1.mail.ru",
+    "pixel.wp.com",
+    "stats.wp.com",
+    "bat.bing.com",
+    "analytics.twitter.com",
+    "hm.baidu.com",
+    "cnzz.com",
+    "pixel.quantserve.com",
+)
+_TRACKING_FACEBOOK = re.compile(r"^(?:www\.)?facebook\.com$")
+_TRACKING_PATH = re.compile(
+    r"(?:^|/)(?:pixel|beacon|tracking|tracker|counter|collect|impression|tr)(?:/|\.(?:gif|png|php|aspx?|jpg)$|$)",
+    re.IGNORECASE,
+)
+_SPACER_NAME = re.compile(
+    r"(?:^|[/_-])(?:spacer|blank|pixel|1x1|clear|clearpixel|transparent|trans|empty|dot|"
+    r"placeholder|lazy|loading|loader|grey|gray|white|px|s)\.(?:gif|png|jpe?g|webp|svg)$",
+    re.IGNORECASE,
+)
+
+_IMAGE_EXT = r"(?:jpe?g|png|gif|webp|avif|bmp|tiff?)"
+# name.jpg_430x430q90.jpg -> name.jpg (Alibaba CDN and similar)
+_CDN_SUFFIX = re.compile(rf"(\.{_IMAGE_EXT})_[^/]*\.{_IMAGE_EXT}$", re.IGNORECASE)
+# name-300x200.jpg, name_300x200.jpg, name@2x.jpg, name-thumb.jpg -> name.jpg
+_SIZE_SUFFIX = re.compile(
+    rf"(?<=[^/])(?:[-_]\d{{2,5}}x\d{{2,5}}|@[1-4]x|[-_](?:thumb|thumbnail))(\.{_IMAGE_EXT})$",
+    re.IGNORECASE,
+)
+_WAYBACK = re.compile(r"^/web/\d{1,14}(?:[a-z]{2}_)?/(.+)$")
+_DIMENSION = re.compile(r"^\s*(\d{1,6})(?:\.\d+)?\s*(?:px)?\s*$", re.IGNORECASE)
+_STYLE_DIM = re.compile(r"(?<![-\w])(width|height)\s*:\s*(\d{1,6})(?:\.\d+)?px", re.IGNORECASE)
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def normalize_image_url(url: str, base: str | None = None) -> str:
+    """The normal form of an image URL (rule in the module docstring); "" when it is not http(s).
+
+    Idempotent: normalize_image_url(normalize_image_url(u)) == normalize_image_url(u).
+    """
+    url = (url or "").strip()
+    if not url:
+        return ""
+    if base:
+        try:
+            url = urljoin(base, url)
+        except ValueError:
+            return ""
+    for _ in range(3):  # a Wayback URL wraps the original; unwrap (bounded: never loop)
+        try:
+            parts = urlsplit(url)
+            port = parts.port
+        except ValueError:
+            return ""
+        scheme = parts.scheme.lower()
+        if scheme not in ("http", "https"):
+            return ""
+        host = (parts.hostname or "").rstrip(".")
+        if not host:
+            return ""
+        if host.startswith("www."):
+            host = host[4:]
+        if host == "web.archive.org":
+            m = _WAYBACK.match(parts.path + ("?" + parts.query if parts.query else ""))
+            if m:
+                inner = m.group(1)
+                # the replay path holds "http:/host" when a proxy collapsed the double slash
+                inner = re.sub(r"^(https?):/(?!/)", r"\1://", inner, flags=re.IGNORECASE)
+                if not re.match(r"^https?://", inner, re.IGNORECASE):
+                    inner = "http://" + inner
+                url = inner
+                continue
+        break
+    netloc = host
+    if port is not None and port != _DEFAULT_PORTS.get(scheme):
+        netloc = f"{host}:{port}"
+    path = _normalize_path(parts.path or "/")
+    query = _normalize_query(parts.query)
+    return urlunsplit(("https", netloc, path, query, ""))
+
+
+def _normalize_path(path: str) -> str:
+    # resolve dot segments (urljoin does it for absolute paths) and re-quote consistently
+    if "/." in path:
+        path = urlsplit(urljoin("http://x/", path)).path or "/"
+    path = quote(path, safe="/:@!$&'()*+,;=-._~%")
+    path = _CDN_SUFFIX.sub(r"\1", path)
+    path = _SIZE_SUFFIX.sub(r"\1", path)
+    return path
+
+
+def _normalize_query(query: str) -> str:
+    if not query:
+        return ""
+    pairs = [
+        (k, v)
+        for k, v in parse_qsl(query, keep_blank_values=True)
+        if k.lower() not in RESIZE_PARAMS
+    ]
+    pairs.sort()
+    return urlencode(pairs)
+
+
+def parse_srcset(srcset: str) -> list[tuple[str, float]]:
+    """The candidates of a srcset: (url, size) where size is the width (``300w``) or the density
+    times 1e6 (``2x``; so widths and densities never tie); 0 when no descriptor is given.
+
+    Follows the HTML parsing rule: the URL is a run of non-space characters (commas inside it
+    are part of it, a trailing comma ends the candidate), descriptors run to the next comma.
+    """
+    out: list[tuple[str, float]] = []
+    i, n = 0, len(srcset or "")
+    while i < n:
+        while i < n and (srcset[i].isspace() or srcset[i] == ","):
+            i += 1
+        if i >= n:
+            break
+        j = i
+        while j < n and not srcset[j].isspace():
+            j += 1
+        url = srcset[i:j]
+        descriptor = ""
+        if url.endswith(","):
+            url = url.rstrip(",")
+        else:
+            k = srcset.find(",", j)
+            k = n if k < 0 else k
+            descriptor = srcset[j:k].strip()
+            j = k + 1
+        i = j
+        size = 0.0
+        for token in descriptor.split():
+            token = token.lower()
+            try:
+                if token.endswith("w"):
+                    size = float(token[:-1])
+                elif token.endswith("x"):
+                    size = float(token[:-1]) * 1e6
+            except ValueError:
+                pass
+        if url:
+            out.append((url, size))
+    return out
+
+
+def _largest(srcset: str) -> list[str]:
+    """srcset URLs, largest first (ties keep the later one first: authors list ascending)."""
+    cands = parse_srcset(srcset)
+    order = sorted(range(len(cands)), key=lambda i: (cands[i][1], i), reverse=True)
+    return [cands[i][0] for i in order]
+
+
+def _dimension(value: object) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return int(value) if value >= 0 else None
+    m = _DIMENSION.match(str(value))
+    return int(m.group(1)) if m else None
+
+
+def _declared_size(raw: Mapping[str, object]) -> tuple[int | None, int | None]:
+    width = _dimension(raw.get("width")) if raw.get("width") is not None else None
+    height = _dimension(raw.get("height")) if raw.get("height") is not None else None
+    if width is None:
+        width = _dimension(raw.get("data-width"))
+    if height is None:
+        height = _dimension(raw.get("data-height"))
+    style = raw.get("style")
+    if isinstance(style, str) and (width is None or height is None):
+        for name, val in _STYLE_DIM.findall(style):
+            if name.lower() == "width" and width is None:
+                width = int(val)
+            elif name.lower() == "height" and height is None:
+                height = int(val)
+    return width, height
+
+
+def is_tiny(width: int | None, height: int | None) -> bool:
+    """Declared sizes of tracking pixels, spacers and icons: a side of at most 2 pixels, or at
+    most 16x16 (one declared side of at most 2 is enough)."""
+    if (width is not None and width <= 2) or (height is not None and height <= 2):
+        return True
+    return width is not None and height is not None and width <= 16 and height <= 16
+
+
+def is_tracking_or_spacer(url: str) -> bool:
+    """Known tracking hosts and paths, and file names of spacers and lazy-loading placeholders."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return True
+    host = (parts.hostname or "").lower()
+    if any(host == h or host.endswith("." + h) for h in TRACKING_HOSTS):
+        return True
+    if _TRACKING_FACEBOOK.match(host) and parts.path.startswith("/tr"):
+        return True
+    path = parts.path
+    return bool(_SPACER_NAME.search(path) or _TRACKING_PATH.search(path))
+
+
+def _str(value: object) -> str:
+    if value is None:
+        return ""
+    return " ".join(str(value).split())
+
+
+def _candidates(raw: Mapping[str, object]) -> list[str]:
+    """Source URLs of one element in the order they are trusted."""
+    out: list[str] = []
+    for attr in _LAZY_ATTRS:
+        v = raw.get(attr)
+        if isinstance(v, str) and v.strip():
+            out.append(v.strip())
+    for attr in _SRCSET_ATTRS:
+        v = raw.get(attr)
+        if isinstance(v, str) and v.strip():
+            out.extend(_largest(v))
+    v = raw.get("src")
+    if isinstance(v, str) and v.strip():
+        out.append(v.strip())
+    return out
+
+
+def image_refs(
+    raw: list[dict], page_url: str, phashes: Mapping[str, int] | None = None
+) -> list[ImageRef]:
+    """The main-content images of a page from the raw attributes of its <img> / <source> elements.
+
+    One ImageRef per distinct normalised URL, in page order; tracking pixels, spacers and
+    placeholders skipped. When ``phashes`` (normalised URL -> perceptual hash, from pass 1) is
+    given, every candidate URL of the element (lazy attribute, each srcset entry, src) is looked
+    up, so the hash is found whichever rendition the crawler fetched.
+    """
+    refs: list[ImageRef] = []
+    seen: set[str] = set()
+    for item in raw or ():
+        if not isinstance(item, Mapping):
+            continue
+        width, height = _declared_size(item)
+        if is_tiny(width, height):
+            continue
+        chosen = ""
+        normals: list[str] = []
+        for cand in _candidates(item):
+            if cand.lower().startswith(("data:", "blob:", "javascript:", "about:")):
+                continue
+            norm = normalize_image_url(cand, page_url)
+            if not norm or is_tracking_or_spacer(norm):
+                continue
+            normals.append(norm)
+            if not chosen:
+                chosen = norm
+        if not chosen or chosen in seen:
+            continue
+        seen.add(chosen)
+        phash = None
+        if phashes:
+            for norm in normals:
+                phash = phashes.get(norm)
+                if phash is not None:
+                    break
+        refs.append(
+            ImageRef(
+                url=chosen,
+                alt=_str(item.get("alt")),
+                title=_str(item.get("title")),
+                width=width,
+                height=height,
+                phash=phash,
+            )
+        )
+    return refs
+
+
+# --- perceptual hash -------------------------------------------------------------------------
+
+MAX_PHASH_PIXELS = 40_000_000  # larger images (declared in the header) are not decoded at all
+MIN_PHASH_SIDE = 16  # smaller images carry no identity (icons, pixels)
+_FLAT_STD = 2.0  # grey-level standard deviation below which an image is a flat colour
+
+
+def image_phash(body: bytes) -> int | None:
+    """A 64-bit DCT perceptual hash (unsigned, 0 <= h < 2**64) of an image, robust to resizing
+    and re-encoding; None when the bytes do not decode, the image is tiny (a side under 16 px),
+    flat (one colour: every blank image would share one hash), or larger than MAX_PHASH_PIXELS.
+
+    Decompression bombs: the size is read from the header before any pixel is decoded, Pillow's
+    own bomb warning is an error here, and JPEGs are decoded in draft mode (scaled down by the
+    decoder itself).
+    """
+    if not body or len(body) < 16:
+        return None
+    try:
+        import io
+
+        import numpy as np
+        from PIL import Image
+    except ImportError:  # the `images` extra is not installed
+        return None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            with Image.open(io.BytesIO(body)) as im:
+                w, h = im.size
+                if w * h > MAX_PHASH_PIXELS or min(w, h) < MIN_PHASH_SIDE:
+                    return None
+                if im.format == "JPEG":
+                    im.draft("RGB", (128, 128))
+                im.seek(0)  # first frame of an animation
+                grey = _to_grey(im)
+        pixels = np.asarray(grey, dtype=np.float64)
+    except Exception:  # undecodable, truncated, bomb, unsupported mode: all are "no hash"
+        return None
+    if pixels.size == 0 or float(pixels.std()) < _FLAT_STD:
+        return None
+    return _dct_hash(pixels)
+
+
+def _to_grey(im):  # noqa: ANN001 - PIL image
+    from PIL import Image
+
+    if im.mode in ("RGBA", "LA", "PA") or (im.mode == "P" and "transparency" in im.info):
+        # transparent pixels hold arbitrary colours: flatten onto white as a browser page would
+        rgba = im.convert("RGBA")
+        canvas = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
+        canvas.alpha_composite(rgba)
+        im = canvas
+    return im.convert("L").resize((32, 32), Image.Resampling.LANCZOS)
+
+
+def _dct_hash(pixels) -> int:  # noqa: ANN001 - 32x32 float array
+    """pHash: 2-D DCT-II of the 32x32 grey image, the 8x8 lowest frequencies, each bit = above
+    their median (the DC term excluded from the median so brightness shifts do not move it)."""
+    import numpy as np
+
+    n = pixels.shape[0]
+    k = np.arange(n)
+    basis = np.cos(np.pi * (2 * k[None, :] + 1) * k[:, None] / (2 * n))  # rows: frequencies
+    dct = basis @ pixels @ basis.T
+    low = dct[:8, :8].flatten()
+    med = np.median(low[1:])
+    bits = low > med
+    value = 0
+    for bit in bits:
+        value = (value << 1) | int(bit)
+    return value
+
+
+def hamming(a: int, b: int) -> int:
+    """Number of differing bits of two 64-bit hashes."""
+    return ((a ^ b) & 0xFFFFFFFFFFFFFFFF).bit_count()
