@@ -1,0 +1,183 @@
+"""Command-line parsing only; the work is done by the API (runners, index, explain).
+
+Exit status: 0 success, 1 failure (no input could be read, an unusable index), 2 bad usage.
+Data goes to stdout, messages to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import fields, is_dataclass
+from pagetwin.config import ConfigError, Settings
+
+
+def _add_setting_options(parser: argparse.ArgumentParser) -> None:
+    """Every setting of the settings tree as --<section>-<name> (e.g. --minhash-threshold)."""
+    group = parser.add_argument_group("settings (also in a TOML file given with --config)")
+    defaults = Settings()
+    for section in fields(defaults):
+        sec = getattr(defaults, section.name)
+        if not is_dataclass(sec):
+            continue
+        for f in fields(sec):
+            value = getattr(sec, f.name)
+            flag = f"--{section.name}-{f.name}".replace("_", "-")
+            shown = ",".join(value) if isinstance(value, list) else value
+            group.add_argument(
+                flag,
+                dest=f"set:{section.name}.{f.name}",
+                metavar=type(value).__name__.upper(),
+                default=None,
+                help=f"default {shown}",
+            )
+
+
+def _add_common(parser: argparse.ArgumentParser, inputs: bool = True) -> None:
+    if inputs:
+        parser.add_argument("inputs", nargs="+", metavar="INPUT", help="WARC/ARC files, folders of HTML, .jsonl files")
+    parser.add_argument("--config", metavar="FILE", help="TOML settings file")
+    parser.add_argument("--set", action="append", default=[], metavar="SECTION.NAME=VALUE", help="override one setting")
+    parser.add_argument("--workers", type=int, metavar="N", help="worker processes (default: all cores)")
+    _add_setting_options(parser)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="pagetwin", description="Find duplicate and near-duplicate web pages in crawls.")
+    parser.add_argument("--version", action="version", version=f"pagetwin {_version()}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    p = sub.add_parser("dedup", help="cluster duplicate pages; write clusters.jsonl, pairs.jsonl, summary.json")
+    _add_common(p)
+    p.add_argument("--out", required=True, metavar="DIR", help="output folder")
+    p.add_argument("--index", metavar="PATH", help="SQLite index (default DIR/index.sqlite); reused incrementally")
+    p.add_argument("--algorithms", metavar="LIST", help="comma-separated, e.g. exact,simhash,minhash")
+    p.add_argument("--keep", metavar="POLICY", help="page to keep per cluster: longest (default), earliest, first")
+    p.set_defaults(func=cmd_dedup)
+
+    p = sub.add_parser("text", help="print each page's main text as JSON lines {id, url, text}")
+    _add_common(p)
+    p.set_defaults(func=cmd_text)
+
+    p = sub.add_parser("config", help="print the resolved settings as TOML")
+    _add_common(p, inputs=False)
+    p.add_argument("--algorithms", metavar="LIST")
+    p.add_argument("--keep", metavar="POLICY")
+    p.set_defaults(func=cmd_config)
+    return parser
+
+
+def resolve_settings(args: argparse.Namespace) -> Settings:
+    settings = Settings.load(getattr(args, "config", None))
+    for key, value in vars(args).items():
+        if key.startswith("set:") and value is not None:
+            settings.set(key[4:], value)
+    for item in getattr(args, "set", []) or []:
+        name, sep, value = item.partition("=")
+        if not sep:
+            raise ConfigError(f"--set wants SECTION.NAME=VALUE, got {item!r}")
+        settings.set(name.strip(), value.strip())
+    if getattr(args, "workers", None) is not None:
+        settings.set("run.workers", args.workers)
+    if getattr(args, "algorithms", None):
+        settings.set("match.algorithms", args.algorithms)
+    if getattr(args, "keep", None):
+        settings.set("cluster.keep", args.keep)
+    _validate(settings)
+    return settings
+
+
+def _validate(settings: Settings) -> None:
+    from pagetwin.cluster import KEEP_POLICIES
+    from pagetwin.fingerprints import MODULES
+
+    for name in settings.match.algorithms:
+        if name not in MODULES:
+            raise ConfigError(f"unknown algorithm {name!r} (choose from {', '.join(MODULES)})")
+    if not settings.match.algorithms:
+        raise ConfigError("no algorithm selected")
+    if settings.cluster.keep not in KEEP_POLICIES:
+        raise ConfigError(f"unknown keep policy {settings.cluster.keep!r} (choose from {', '.join(KEEP_POLICIES)})")
+    if settings.extract.site_key not in ("host", "domain"):
+        raise ConfigError("extract.site_key must be 'host' or 'domain'")
+    if settings.text.weighting not in ("tfidf", "density"):
+        raise ConfigError("text.weighting must be 'tfidf' or 'density'")
+
+
+def _err(msg: str) -> None:
+    print(f"pagetwin: {msg}", file=sys.stderr)
+
+
+def cmd_dedup(args: argparse.Namespace, settings: Settings) -> int:
+    from pagetwin.runners.local import dedup
+
+    summary = dedup(args.inputs, args.out, settings, args.index, log=_err)
+    records = summary["records"]
+    _err(
+        f"{summary['pages']['read']} pages read, {sum(records['skipped'].values())} records skipped, "
+        f"{summary['clusters']} clusters, {summary['duplicates']} duplicates; results in {args.out}"
+    )
+    return 0
+
+
+def cmd_text(args: argparse.Namespace, settings: Settings) -> int:
+    from pagetwin.runners.local import iter_texts
+    from pagetwin.sources import InputError, SourceStats, check_inputs
+
+    problems = check_inputs(args.inputs)
+    if len(problems) == len(args.inputs):
+        raise InputError("; ".join(problems))
+    for problem in problems:
+        _err(problem)
+    stats = SourceStats()
+    out = sys.stdout
+    for row in iter_texts([p for p in args.inputs if not any(p in m for m in problems)], settings, stats):
+        out.write(json.dumps(row, ensure_ascii=False))
+        out.write("\n")
+    skipped = sum(stats.skipped.values())
+    if skipped:
+        _err(f"{stats.pages_read} pages, {skipped} records skipped: {dict(stats.skipped)}")
+    return 0
+
+
+def cmd_config(args: argparse.Namespace, settings: Settings) -> int:
+    sys.stdout.write(settings.to_toml())
+    return 0
+
+
+def _version() -> str:
+    from pagetwin import __version__
+
+    return __version__
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        settings = resolve_settings(args)
+    except ConfigError as exc:
+        _err(str(exc))
+        return 2
+    from pagetwin.index.sqlite import IndexError_
+    from pagetwin.sources import InputError
+
+    try:
+        return args.func(args, settings)
+    except ConfigError as exc:
+        _err(str(exc))
+        return 2
+    except (InputError, IndexError_) as exc:
+        _err(str(exc))
+        return 1
+    except BrokenPipeError:
+        return 0
+    except KeyboardInterrupt:
+        _err("interrupted")
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

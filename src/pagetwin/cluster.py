@@ -1,0 +1,95 @@
+"""Union-find over verified edges, and the choice of the page to keep in each cluster."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+import xxhash
+
+KEEP_POLICIES = ("longest", "earliest", "first")
+
+
+class UnionFind:
+    """Disjoint sets over integer ids, with path halving and union by size."""
+
+    def __init__(self) -> None:
+        self.parent: dict[int, int] = {}
+        self.size: dict[int, int] = {}
+
+    def add(self, x: int) -> None:
+        if x not in self.parent:
+            self.parent[x] = x
+            self.size[x] = 1
+
+    def find(self, x: int) -> int:
+        self.add(x)
+        parent = self.parent
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    def union(self, a: int, b: int) -> int:
+        ra, rb = self.find(a), self.find(b)
+        if ra == rb:
+            return ra
+        if self.size[ra] < self.size[rb]:
+            ra, rb = rb, ra
+        self.parent[rb] = ra
+        self.size[ra] += self.size[rb]
+        return ra
+
+    def groups(self) -> dict[int, list[int]]:
+        out: dict[int, list[int]] = {}
+        for x in self.parent:
+            out.setdefault(self.find(x), []).append(x)
+        return out
+
+
+def keep_key(policy: str) -> Callable[[tuple[int, str, int, str | None]], tuple]:
+    """Sort key over (pid, id, text_len, crawl_date): the smallest key is kept.
+
+    longest: the most main text, then the earliest crawl date, then the smallest id;
+    earliest: the earliest crawl date, then the most text, then the smallest id;
+    first: the page read first.
+    """
+    if policy == "longest":
+        return lambda p: (-p[2], p[3] or "~", p[1])
+    if policy == "earliest":
+        return lambda p: (p[3] or "~", -p[2], p[1])
+    if policy == "first":
+        return lambda p: (p[0],)
+    raise ValueError(f"unknown keep policy {policy!r} (choose from {', '.join(KEEP_POLICIES)})")
+
+
+def cluster_id(keep_page_id: str) -> str:
+    """A stable cluster name derived from the kept page's id."""
+    return "c" + xxhash.xxh3_64_hexdigest(keep_page_id.encode("utf-8"))
+
+
+def clusters(
+    pages: Iterable[tuple[int, str, int, str | None]],
+    edges: Iterable[tuple[int, int]],
+    policy: str = "longest",
+    split: Callable[[list[int]], list[list[int]]] | None = None,
+) -> list[tuple[int, str, int]]:
+    """(pid, cluster id, keep 0/1) for every page: a partition of the pages with exactly one
+    kept page per cluster. ``split`` may break a connected component into several clusters
+    (the anti-chaining guard)."""
+    order = keep_key(policy)
+    info = {p[0]: p for p in pages}
+    uf = UnionFind()
+    for pid in info:
+        uf.add(pid)
+    for a, b in edges:
+        if a in info and b in info:
+            uf.union(a, b)
+    rows: list[tuple[int, str, int]] = []
+    for members in uf.groups().values():
+        parts = split(sorted(members)) if split and len(members) > 2 else [members]
+        for part in parts:
+            keep = min(part, key=lambda pid: order(info[pid]))
+            name = cluster_id(info[keep][1])
+            rows.extend((pid, name, int(pid == keep)) for pid in part)
+    rows.sort()
+    return rows

@@ -1,0 +1,266 @@
+"""The persistent, incremental index: one SQLite file, written only by the parent process.
+
+It holds the pages, their fingerprint features and candidate keys, the verified edges, the
+clusters, the learned models (site templates, document frequencies) and the settings it was
+built with. Adding to an index built with incompatible settings is refused, naming the setting.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS pages (
+    pid INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    url TEXT NOT NULL,
+    host TEXT NOT NULL,
+    source TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    crawl_date TEXT,
+    text_len INTEGER NOT NULL DEFAULT 0,
+    payload_digest TEXT,
+    refers_to_digest TEXT,
+    lang TEXT,
+    title TEXT,
+    text BLOB,
+    error TEXT,
+    seen_run INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS pages_payload ON pages(payload_digest);
+CREATE INDEX IF NOT EXISTS pages_url ON pages(url);
+CREATE TABLE IF NOT EXISTS features (
+    algo TEXT NOT NULL, pid INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY (algo, pid)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS keys (algo TEXT NOT NULL, key INTEGER NOT NULL, pid INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS keys_by_key ON keys(algo, key, pid);
+CREATE TABLE IF NOT EXISTS edges (
+    a INTEGER NOT NULL, b INTEGER NOT NULL, kind TEXT NOT NULL, evidence TEXT NOT NULL,
+    PRIMARY KEY (a, b)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS clusters (
+    pid INTEGER PRIMARY KEY, cluster TEXT NOT NULL, keep INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS models (name TEXT PRIMARY KEY, data BLOB NOT NULL);
+"""
+
+# Settings that change what is stored: an index built with other values cannot take new pages.
+COMPATIBILITY = (
+    "input.max_page_bytes",
+    "extract.templates",
+    "extract.site_key",
+    "text.lang",
+    "text.keywords",
+    "text.weighting",
+    "match.algorithms",  # older pages would lack the features of an added algorithm
+)
+
+
+class IndexError_(Exception):
+    """The index cannot be used (incompatible settings, not an index, unreadable)."""
+
+
+class Index:
+    def __init__(self, path: str | Path, settings_dict: dict[str, Any]) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.db = sqlite3.connect(str(self.path), isolation_level=None)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=NORMAL")
+            self.db.executescript(_SCHEMA)
+        except sqlite3.DatabaseError as exc:
+            raise IndexError_(f"{self.path} is not a pagetwin index: {exc}") from exc
+        self.run = self._check_and_start_run(settings_dict)
+
+    # -- settings and runs ----------------------------------------------------------------
+
+    def _meta(self, key: str) -> str | None:
+        row = self.db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def _set_meta(self, key: str, value: str) -> None:
+        self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+
+    def _check_and_start_run(self, settings_dict: dict[str, Any]) -> int:
+        stored = self._meta("settings")
+        if stored is not None:
+            old = json.loads(stored)
+            for name in COMPATIBILITY + tuple(_algorithm_settings(settings_dict, old)):
+                new_value, old_value = _dotted(settings_dict, name), _dotted(old, name)
+                if new_value != old_value:
+                    raise IndexError_(
+                        f"index {self.path} was built with {name} = {old_value!r}; "
+                        f"this run has {new_value!r} (use another --index, or the same setting)"
+                    )
+        self._set_meta("schema", str(SCHEMA_VERSION))
+        self._set_meta("settings", json.dumps(settings_dict, sort_keys=True))
+        run = int(self._meta("runs") or 0) + 1
+        self._set_meta("runs", str(run))
+        return run
+
+    # -- pages ----------------------------------------------------------------------------
+
+    def known_pid(self, page_id: str) -> int | None:
+        row = self.db.execute("SELECT pid FROM pages WHERE id=?", (page_id,)).fetchone()
+        return row[0] if row else None
+
+    def mark_seen(self, pid: int) -> None:
+        self.db.execute("UPDATE pages SET seen_run=? WHERE pid=?", (self.run, pid))
+
+    def add_page(self, row: dict[str, Any]) -> int:
+        cur = self.db.execute(
+            "INSERT INTO pages (id, url, host, source, kind, crawl_date, text_len, payload_digest,"
+            " refers_to_digest, lang, title, text, error, seen_run)"
+            " VALUES (:id, :url, :host, :source, :kind, :crawl_date, :text_len, :payload_digest,"
+            " :refers_to_digest, :lang, :title, :text, :error, :seen_run)",
+            {**row, "seen_run": self.run},
+        )
+        return int(cur.lastrowid)
+
+    def add_fingerprints(self, pid: int, features: dict[str, bytes], keys: dict[str, list[int]]) -> None:
+        self.db.executemany(
+            "INSERT OR REPLACE INTO features VALUES (?, ?, ?)",
+            [(algo, pid, data) for algo, data in features.items()],
+        )
+        self.db.executemany(
+            "INSERT INTO keys VALUES (?, ?, ?)",
+            [(algo, key, pid) for algo, ks in keys.items() for key in ks],
+        )
+
+    def begin(self) -> None:
+        self.db.execute("BEGIN")
+
+    def commit(self) -> None:
+        self.db.execute("COMMIT")
+
+    def page(self, pid: int) -> dict[str, Any] | None:
+        cur = self.db.execute("SELECT * FROM pages WHERE pid=?", (pid,))
+        row = cur.fetchone()
+        return dict(zip([c[0] for c in cur.description], row)) if row else None
+
+    def find_page(self, ref: str) -> int | None:
+        """A page by id, else by URL (the first crawled)."""
+        pid = self.known_pid(ref)
+        if pid is not None:
+            return pid
+        row = self.db.execute("SELECT pid FROM pages WHERE url=? ORDER BY pid LIMIT 1", (ref,)).fetchone()
+        return row[0] if row else None
+
+    def pages_for_clustering(self) -> Iterator[tuple[int, str, int, str | None]]:
+        """(pid, id, text_len, crawl_date) of every page, in pid order."""
+        yield from self.db.execute("SELECT pid, id, text_len, crawl_date FROM pages ORDER BY pid")
+
+    def page_count(self) -> int:
+        return self.db.execute("SELECT COUNT(*) FROM pages").fetchone()[0]
+
+    # -- fingerprints ---------------------------------------------------------------------
+
+    def features(self, algo: str, pid: int) -> bytes | None:
+        row = self.db.execute("SELECT data FROM features WHERE algo=? AND pid=?", (algo, pid)).fetchone()
+        return row[0] if row else None
+
+    def buckets(self, algo: str) -> Iterator[list[int]]:
+        """The pids sharing each candidate key of one algorithm (buckets of two or more)."""
+        cur = self.db.execute(
+            "SELECT key, pid FROM keys WHERE algo=? AND key IN"
+            " (SELECT key FROM keys WHERE algo=? GROUP BY key HAVING COUNT(*) > 1)"
+            " ORDER BY key, pid",
+            (algo, algo),
+        )
+        current_key, bucket = None, []
+        for key, pid in cur:
+            if key != current_key:
+                if len(bucket) > 1:
+                    yield bucket
+                current_key, bucket = key, []
+            if not bucket or bucket[-1] != pid:
+                bucket.append(pid)
+        if len(bucket) > 1:
+            yield bucket
+
+    def shared_keys(self, algo: str, a: int, b: int) -> list[int]:
+        rows = self.db.execute(
+            "SELECT key FROM keys WHERE algo=? AND pid=? INTERSECT SELECT key FROM keys WHERE algo=? AND pid=?",
+            (algo, a, algo, b),
+        )
+        return [r[0] for r in rows]
+
+    def revisit_pairs(self) -> Iterator[tuple[int, int]]:
+        """(original response pid, revisit pid) joined by payload digest."""
+        yield from self.db.execute(
+            "SELECT MIN(o.pid), r.pid FROM pages r JOIN pages o"
+            " ON o.payload_digest = r.refers_to_digest AND o.kind = 'response'"
+            " WHERE r.kind = 'revisit' GROUP BY r.pid"
+        )
+
+    def orphan_revisits(self) -> list[tuple[str, str]]:
+        """Revisits of this run whose original response is not in the index: (id, url)."""
+        return list(
+            self.db.execute(
+                "SELECT r.id, r.url FROM pages r WHERE r.kind='revisit' AND r.seen_run=? AND NOT EXISTS"
+                " (SELECT 1 FROM pages o WHERE o.kind='response' AND o.payload_digest = r.refers_to_digest)",
+                (self.run,),
+            )
+        )
+
+    # -- edges and clusters ---------------------------------------------------------------
+
+    def replace_edges(self, edges: Iterable[tuple[int, int, str, str]]) -> None:
+        self.db.execute("DELETE FROM edges")
+        self.db.executemany("INSERT OR REPLACE INTO edges VALUES (?, ?, ?, ?)", edges)
+
+    def edges(self) -> Iterator[tuple[int, int, str, str]]:
+        yield from self.db.execute("SELECT a, b, kind, evidence FROM edges ORDER BY a, b")
+
+    def replace_clusters(self, rows: Iterable[tuple[int, str, int]]) -> None:
+        self.db.execute("DELETE FROM clusters")
+        self.db.executemany("INSERT INTO clusters VALUES (?, ?, ?)", rows)
+
+    def run_clusters(self) -> Iterator[tuple[str, str, str, int]]:
+        """(id, url, cluster, keep) for every page seen in this run, in input order."""
+        yield from self.db.execute(
+            "SELECT p.id, p.url, c.cluster, c.keep FROM pages p JOIN clusters c USING (pid)"
+            " WHERE p.seen_run=? ORDER BY p.pid",
+            (self.run,),
+        )
+
+    # -- models ---------------------------------------------------------------------------
+
+    def save_model(self, name: str, data: bytes) -> None:
+        self.db.execute("INSERT OR REPLACE INTO models VALUES (?, ?)", (name, data))
+
+    def load_model(self, name: str) -> bytes | None:
+        row = self.db.execute("SELECT data FROM models WHERE name=?", (name,)).fetchone()
+        return row[0] if row else None
+
+    def close(self) -> None:
+        self.db.close()
+
+
+def _dotted(d: dict[str, Any], name: str) -> Any:
+    for part in name.split("."):
+        if not isinstance(d, dict) or part not in d:
+            return None
+        d = d[part]
+    return d
+
+
+def _algorithm_settings(new: dict[str, Any], old: dict[str, Any]) -> list[str]:
+    """Settings of every algorithm both runs use: their stored features must be comparable."""
+    from pagetwin.fingerprints import MODULES
+
+    both = set(_dotted(new, "match.algorithms") or []) & set(_dotted(old, "match.algorithms") or [])
+    names = []
+    for algo in sorted(both):
+        section = MODULES.get(algo, (None, None))[1]
+        for key in sorted((new.get(section) or {}).keys()):
+            names.append(f"{section}.{key}")
+    return names

@@ -1,0 +1,188 @@
+"""Per-page kernels: what happens to one page in each pass. No loops over the corpus here;
+the runners (runners/local.py, runners/spark.py) own iteration, grouping and storage.
+
+Pass 1 (learning): parse the page, return its subtree statistics for the site templates,
+its word set for document frequencies, or an image's perceptual hash.
+Pass 2 (fingerprinting): parse, remove noise and template, analyse the text, fingerprint.
+"""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass, field
+from typing import Any
+
+from pagetwin.config import Settings
+from pagetwin.html.parse import decode_html, parse_html
+from pagetwin.model import Doc, Page
+from pagetwin.text.normalize import text_digest
+
+
+@dataclass
+class Learned:
+    """What pass 1 learned, handed to pass 2 (pickled once per worker)."""
+
+    templates: Any = None  # html.templates.SiteTemplates, or None
+    doc_freq: Any = None  # text.keywords.DocFreq, or None
+    image_hashes: dict[str, int] = field(default_factory=dict)  # normalised image URL -> phash
+
+
+@dataclass(slots=True)
+class PageResult:
+    """What pass 2 sends back to the parent for one page: small, picklable."""
+
+    page: Page  # body dropped
+    doc: Doc | None  # None when the page could not be processed (see error)
+    features: dict[str, bytes]  # algorithm -> encoded features
+    keys: dict[str, list[int]]  # algorithm -> candidate keys
+    error: str = ""  # reason the page has no analysis, e.g. "decode-error"
+    replaced_chars: int = 0  # characters that could not be decoded
+
+
+def needs_doc_freq(settings: Settings) -> bool:
+    return settings.text.weighting == "tfidf"
+
+
+class Worker:
+    """Per-process state: settings, learned models, analyzer and algorithms, built once."""
+
+    def __init__(self, settings: Settings, learned: Learned | None = None) -> None:
+        from pagetwin.fingerprints import build_algorithms
+        from pagetwin.text.analyze import TextAnalyzer
+
+        self.settings = settings
+        self.learned = learned or Learned()
+        self.analyzer = TextAnalyzer(settings.text)
+        self.algorithms = build_algorithms(settings)
+
+    # -- pass 1 ---------------------------------------------------------------------------
+
+    def learn(self, page: Page) -> tuple[str, Any, list[str] | None, tuple[str, int] | None]:
+        """Pass-1 statistics of one page: (site, PageStats or None, word set or None,
+        (normalised image URL, phash) or None for image records)."""
+        from pagetwin.html import templates
+
+        if page.kind == "image":
+            from pagetwin.html.images import image_phash, normalize_image_url
+
+            phash = image_phash(page.body)
+            return "", None, None, (normalize_image_url(page.url), phash) if phash is not None else None
+        if page.kind != "response":
+            return "", None, None, None
+        html, _, _ = decode_html(page.body, page.http_charset)
+        tree = parse_html(html)
+        site = templates.site_key(page.url, self.settings.extract)
+        stats = templates.page_stats(tree, self.settings.extract) if self.settings.extract.templates else None
+        words = None
+        if needs_doc_freq(self.settings):
+            from pagetwin.html.noise import extract
+
+            text = extract(tree, None, self.settings.extract).text
+            words = sorted(set(self.analyzer.analyze(text).tokens))
+        return site, stats, words, None
+
+    # -- pass 2 ---------------------------------------------------------------------------
+
+    def extract(self, page: Page) -> tuple[Any, int]:
+        """Main content of one page (html.noise.Extracted) and the count of undecodable chars."""
+        from pagetwin.html import templates
+        from pagetwin.html.noise import extract
+
+        html, _, replaced = decode_html(page.body, page.http_charset)
+        tree = parse_html(html)
+        site_model = None
+        if self.learned.templates is not None:
+            site_model = self.learned.templates.for_site(templates.site_key(page.url, self.settings.extract))
+        return extract(tree, site_model, self.settings.extract), replaced
+
+    def safe_extract(self, page: Page) -> str:
+        """Main text of one response ("" for other records or when the page cannot be read)."""
+        if page.kind != "response":
+            return ""
+        try:
+            return self.extract(page)[0].text
+        except Exception:  # noqa: BLE001 - bad data must not stop the run
+            return ""
+
+    def analyse(self, page: Page) -> tuple[Doc, int]:
+        from pagetwin.text.keywords import top_keywords
+
+        extracted, replaced = self.extract(page)
+        analysis = self.analyzer.analyze(extracted.text)
+        doc = Doc(
+            page_id=page.id,
+            url=page.url,
+            host=page.host,
+            crawl_date=page.crawl_date,
+            text=extracted.text,
+            title=extracted.title,
+            description=extracted.description,
+            lang=analysis.lang,
+            tokens=analysis.tokens,
+            stop=analysis.stop,
+            payload_digest=page.payload_digest,
+            text_digest=text_digest(extracted.text),
+        )
+        doc.keywords = top_keywords(
+            analysis, self.settings.text.keywords, self.settings.text.weighting, self.learned.doc_freq
+        )
+        if extracted.images:
+            doc.images = self._images(extracted.images, page.url)
+        return doc, replaced
+
+    def _images(self, raw: list[dict], page_url: str) -> list:
+        from pagetwin.html.images import image_refs
+
+        refs = image_refs(raw, page_url)
+        for ref in refs:
+            ref.phash = self.learned.image_hashes.get(ref.url)
+        return refs
+
+    def fingerprint(self, page: Page) -> PageResult:
+        """Pass 2 for one page. Never raises: a failure is reported in PageResult.error."""
+        bare = _without_body(page)
+        if page.kind != "response":
+            return PageResult(bare, None, {}, {})
+        try:
+            doc, replaced = self.analyse(page)
+        except RecursionError:
+            return PageResult(bare, None, {}, {}, error="dom-too-deep")
+        except Exception as exc:  # noqa: BLE001 - bad data must not stop the run
+            return PageResult(bare, None, {}, {}, error=f"extract-error: {type(exc).__name__}")
+        features: dict[str, bytes] = {}
+        keys: dict[str, list[int]] = {}
+        for algorithm in self.algorithms:
+            try:
+                feats = algorithm.features(doc)
+            except Exception as exc:  # noqa: BLE001
+                return PageResult(bare, doc, features, keys, error=f"{algorithm.name}-error: {type(exc).__name__}")
+            if feats is None:
+                continue
+            features[algorithm.name] = algorithm.encode(feats)
+            keys[algorithm.name] = list(dict.fromkeys(algorithm.keys(feats)))
+        return PageResult(bare, doc, features, keys, replaced_chars=replaced)
+
+
+def _without_body(page: Page) -> Page:
+    return Page(
+        id=page.id,
+        url=page.url,
+        body=b"",
+        http_charset=page.http_charset,
+        crawl_date=page.crawl_date,
+        payload_digest=page.payload_digest,
+        source=page.source,
+        kind=page.kind,
+        refers_to_digest=page.refers_to_digest,
+        refers_to_uri=page.refers_to_uri,
+        truncated=page.truncated,
+        meta=page.meta,
+    )
+
+
+def compress_text(text: str) -> bytes:
+    return zlib.compress(text.encode("utf-8"), 6)
+
+
+def decompress_text(data: bytes | None) -> str:
+    return zlib.decompress(data).decode("utf-8") if data else ""

@@ -1,0 +1,359 @@
+"""The local runner: owns the loops. Streams pages from the sources through a process pool
+(pass 1: learn site templates / document frequencies / image hashes; pass 2: extract, analyse,
+fingerprint), writes the index from the parent process only, then matches, clusters and writes
+the outputs. Memory stays bounded: pages stream, a fixed number of chunks is in flight.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections import Counter, deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from itertools import islice
+from pathlib import Path
+from typing import Any
+
+from pagetwin.config import Settings
+from pagetwin.model import Page
+from pagetwin.pipeline import Learned, PageResult, Worker, compress_text, needs_doc_freq
+from pagetwin.sources import InputError, SourceStats, check_inputs, iter_pages
+
+# -- the process pool ---------------------------------------------------------------------
+
+_worker: Worker | None = None
+
+
+def _init_worker(settings: Settings, learned: Learned | None) -> None:
+    global _worker
+    _worker = Worker(settings, learned)
+
+
+def _run_chunk(method: str, pages: list[Page]) -> list[Any]:
+    assert _worker is not None
+    fn = getattr(_worker, method)
+    return [fn(page) for page in pages]
+
+
+def _chunks(items: Iterable[Page], size: int) -> Iterator[list[Page]]:
+    it = iter(items)
+    while chunk := list(islice(it, size)):
+        yield chunk
+
+
+def worker_count(settings: Settings) -> int:
+    return settings.run.workers if settings.run.workers > 0 else (os.cpu_count() or 1)
+
+
+def map_pages(
+    method: str, pages: Iterable[Page], settings: Settings, learned: Learned | None = None
+) -> Iterator[tuple[Page, Any]]:
+    """Apply ``Worker.<method>`` to every page, in input order, yielding (page, result).
+
+    With one worker it runs in this process. Otherwise a pool, with at most 4 chunks per worker
+    in flight: the sources are read only as fast as the workers go (bounded memory)."""
+    workers = worker_count(settings)
+    if workers <= 1:
+        worker = Worker(settings, learned)
+        fn = getattr(worker, method)
+        for page in pages:
+            yield page, fn(page)
+        return
+    with ProcessPoolExecutor(workers, initializer=_init_worker, initargs=(settings, learned)) as pool:
+        pending: deque[tuple[list[Page], Future]] = deque()
+        for chunk in _chunks(pages, settings.run.chunk_pages):
+            # Bodies are not needed back in the parent; keep only what the caller reads.
+            pending.append((chunk, pool.submit(_run_chunk, method, chunk)))
+            if len(pending) >= workers * 4:
+                done_chunk, fut = pending.popleft()
+                yield from zip(done_chunk, fut.result())
+        while pending:
+            done_chunk, fut = pending.popleft()
+            yield from zip(done_chunk, fut.result())
+
+
+class Progress:
+    """A progress line on stderr when it is a terminal (tqdm); silent otherwise."""
+
+    def __init__(self, settings: Settings, desc: str) -> None:
+        self.bar = None
+        if settings.run.progress and sys.stderr.isatty():
+            from tqdm import tqdm
+
+            self.bar = tqdm(desc=desc, unit=" pages", file=sys.stderr, dynamic_ncols=True)
+
+    def update(self, n: int = 1) -> None:
+        if self.bar is not None:
+            self.bar.update(n)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+# -- pass 1 -------------------------------------------------------------------------------
+
+
+def needs_learning(settings: Settings) -> bool:
+    return settings.extract.templates or needs_doc_freq(settings) or "images" in settings.match.algorithms
+
+
+def learn(inputs: list[str], settings: Settings, previous: Learned | None = None) -> Learned:
+    """Pass 1 over the inputs: site templates, document frequencies, image hashes. ``previous``
+    (from an index) is merged in, so an incremental run learns from all pages seen so far."""
+    from pagetwin.html.templates import SiteTemplates
+    from pagetwin.text.keywords import DocFreq
+
+    templates = SiteTemplates(settings.extract) if settings.extract.templates else None
+    doc_freq = DocFreq() if needs_doc_freq(settings) else None
+    image_hashes: dict[str, int] = {}
+    want_images = "images" in settings.match.algorithms
+    progress = Progress(settings, "learning")
+    pages = iter_pages(inputs, settings.input, SourceStats(), want_images=want_images)
+    for _, (site, stats, words, image) in map_pages("learn", pages, settings):
+        if stats is not None and templates is not None:
+            templates.fit(site, stats)
+        if words is not None and doc_freq is not None:
+            doc_freq.fit(words)
+        if image is not None:
+            image_hashes[image[0]] = image[1]
+        progress.update()
+    progress.close()
+    if previous is not None:
+        if templates is not None and previous.templates is not None:
+            templates = templates.merge(previous.templates)
+        if doc_freq is not None and previous.doc_freq is not None:
+            doc_freq = doc_freq.merge(previous.doc_freq)
+        image_hashes = {**previous.image_hashes, **image_hashes}
+    return Learned(templates, doc_freq, image_hashes)
+
+
+# -- pagetwin text ------------------------------------------------------------------------
+
+
+def iter_texts(inputs: list[str], settings: Settings, stats: SourceStats | None = None) -> Iterator[dict[str, str]]:
+    """{"id", "url", "text"} of every page: main content after noise and template removal,
+    the site templates learned from the same inputs."""
+    stats = stats if stats is not None else SourceStats()
+    learned = learn(inputs, settings) if settings.extract.templates else None
+    for page, result in map_pages("safe_extract", iter_pages(inputs, settings.input, stats), settings, learned):
+        if page.kind != "response":
+            continue
+        yield {"id": page.id, "url": page.url, "text": result}
+
+
+# -- pagetwin dedup -----------------------------------------------------------------------
+
+
+def dedup(
+    inputs: list[str],
+    out_dir: str | Path,
+    settings: Settings,
+    index_path: str | Path | None = None,
+    log: Callable[[str], None] = lambda msg: None,
+) -> dict[str, Any]:
+    """Read, fingerprint, index, match, cluster and write DIR/clusters.jsonl, pairs.jsonl and
+    summary.json. Returns the summary. Raises InputError when no input can be read."""
+    from pagetwin import __version__
+    from pagetwin.cluster import clusters
+    from pagetwin.fingerprints import build_algorithms
+    from pagetwin.index.sqlite import Index
+    from pagetwin.match import MatchStats, evidence_json, find_edges
+    from pagetwin.outputs.jsonl import write_clusters, write_pairs, write_summary
+
+    started = time.monotonic()
+    timings: dict[str, float] = {}
+    problems = check_inputs(inputs)
+    if len(problems) == len(inputs):
+        raise InputError("; ".join(problems))
+    for problem in problems:
+        log(problem)
+    readable = [p for p in inputs if not any(p in msg for msg in problems)]
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    algorithms = build_algorithms(settings)
+    index = Index(index_path or out_dir / "index.sqlite", settings.to_dict())
+
+    # Pass 1: learn (merged with what the index learned in earlier runs).
+    t = time.monotonic()
+    learned = None
+    if needs_learning(settings):
+        learned = learn(readable, settings, _stored_learned(index, settings))
+        _store_learned(index, learned)
+    timings["learn"] = time.monotonic() - t
+
+    # Pass 2: fingerprint and index.
+    t = time.monotonic()
+    stats = SourceStats()
+    page_errors: Counter = Counter()
+    replaced_chars = 0
+    already_indexed = Counter()
+    progress = Progress(settings, "fingerprinting")
+    index.begin()
+    pending = 0
+    for _, result in map_pages("fingerprint", _new_pages(readable, settings, stats, index, already_indexed), settings, learned):
+        _store(index, result)
+        if result.error:
+            page_errors[result.error] += 1
+        replaced_chars += result.replaced_chars
+        pending += 1
+        progress.update()
+        if pending >= 1000:
+            index.commit()
+            index.begin()
+            pending = 0
+    index.commit()
+    progress.close()
+    timings["fingerprint"] = time.monotonic() - t
+    if stats.pages_read == 0 and not stats.records_total:
+        log("no pages in the inputs")
+
+    # Match, verify, cluster.
+    t = time.monotonic()
+    match_stats = MatchStats()
+    edges = find_edges(index, algorithms, settings.match.max_bucket, match_stats)
+    index.begin()
+    index.replace_edges((e.a, e.b, e.kind, evidence_json(e.evidence)) for e in edges)
+    index.commit()
+    timings["match"] = time.monotonic() - t
+
+    t = time.monotonic()
+    merge_kinds = {"duplicate", "revisit"} | ({"partial"} if settings.chunks.merge_partial else set())
+    linked = [(e.a, e.b) for e in edges if e.kind in merge_kinds]
+    split = _guard(index, algorithms, edges) if settings.match.guard else None
+    rows = clusters(index.pages_for_clustering(), linked, settings.cluster.keep, split)
+    index.begin()
+    index.replace_clusters(rows)
+    index.commit()
+    timings["cluster"] = time.monotonic() - t
+
+    t = time.monotonic()
+    n_lines, n_clusters, n_dups = write_clusters(index, out_dir / "clusters.jsonl")
+    n_pairs = write_pairs(index, out_dir / "pairs.jsonl")
+    timings["write"] = time.monotonic() - t
+    timings["total"] = time.monotonic() - started
+    orphans = index.orphan_revisits()
+    summary = {
+        "version": __version__,
+        "inputs": inputs,
+        "input_errors": problems + stats.errors,
+        "records": stats.to_dict(),
+        "pages": {
+            "read": stats.pages_read,
+            "in_output": n_lines,
+            "already_indexed": already_indexed["pages"],
+            "without_analysis": dict(page_errors),
+            "replaced_characters": replaced_chars,
+        },
+        "clusters": n_clusters,
+        "duplicates": n_dups,
+        "pairs": n_pairs,
+        "edges_by_kind": dict(Counter(e.kind for e in edges)),
+        "revisits": {
+            "matched": match_stats.revisit_edges,
+            "without_original": len(orphans),
+            "without_original_examples": [{"id": i, "url": u} for i, u in orphans[:20]],
+        },
+        "matching": match_stats.to_dict(),
+        "seconds": {k: round(v, 3) for k, v in timings.items()},
+        "pages_per_second": round(stats.pages_read / timings["total"], 1) if timings["total"] else None,
+        "index": str(index.path),
+        "versions": _versions(),
+        "settings": settings.to_dict(),
+    }
+    write_summary(summary, out_dir / "summary.json")
+    index.close()
+    return summary
+
+
+def _new_pages(
+    inputs: list[str], settings: Settings, stats: SourceStats, index: Any, already: Counter
+) -> Iterator[Page]:
+    """Pages not yet in the index; a page already there is marked seen in this run and skipped."""
+    want_images = "images" in settings.match.algorithms
+    for page in iter_pages(inputs, settings.input, stats, want_images=want_images):
+        if page.kind == "image":
+            continue
+        pid = index.known_pid(page.id)
+        if pid is not None:
+            index.mark_seen(pid)
+            already["pages"] += 1
+            continue
+        yield page
+
+
+def _store(index: Any, result: PageResult) -> None:
+    page, doc = result.page, result.doc
+    text = doc.text if doc else ""
+    pid = index.add_page(
+        {
+            "id": page.id,
+            "url": page.url,
+            "host": page.host,
+            "source": page.source,
+            "kind": page.kind,
+            "crawl_date": page.crawl_date,
+            "text_len": len(text),
+            "payload_digest": page.payload_digest,
+            "refers_to_digest": page.refers_to_digest,
+            "lang": doc.lang if doc else None,
+            "title": doc.title if doc else None,
+            "text": compress_text(text) if text else None,
+            "error": result.error or None,
+        }
+    )
+    index.add_fingerprints(pid, result.features, result.keys)
+
+
+def _stored_learned(index: Any, settings: Settings) -> Learned | None:
+    from pagetwin.html.templates import SiteTemplates
+    from pagetwin.text.keywords import DocFreq
+
+    templates = index.load_model("site_templates")
+    doc_freq = index.load_model("doc_freq")
+    if templates is None and doc_freq is None:
+        return None
+    import json
+
+    images = index.load_model("image_hashes")
+    return Learned(
+        SiteTemplates.from_bytes(templates) if templates else None,
+        DocFreq.from_bytes(doc_freq) if doc_freq else None,
+        {k: int(v) for k, v in json.loads(images).items()} if images else {},
+    )
+
+
+def _store_learned(index: Any, learned: Learned) -> None:
+    import json
+
+    index.begin()
+    if learned.templates is not None:
+        index.save_model("site_templates", learned.templates.to_bytes())
+    if learned.doc_freq is not None:
+        index.save_model("doc_freq", learned.doc_freq.to_bytes())
+    if learned.image_hashes:
+        index.save_model("image_hashes", json.dumps(learned.image_hashes).encode())
+    index.commit()
+
+
+def _guard(index: Any, algorithms: list, edges: list) -> Callable[[list[int]], list[list[int]]] | None:
+    """The anti-chaining guard as a component splitter (see pagetwin.guard)."""
+    try:
+        from pagetwin.guard import make_splitter
+    except ImportError:
+        return None
+    return make_splitter(index, algorithms, edges)
+
+
+def _versions() -> dict[str, str]:
+    from importlib.metadata import PackageNotFoundError, version
+
+    out = {"python": sys.version.split()[0]}
+    for pkg in ("fastwarc", "warcio", "selectolax", "xxhash", "numpy"):
+        try:
+            out[pkg] = version(pkg)
+        except PackageNotFoundError:
+            pass
+    return out
