@@ -1,0 +1,52 @@
+import codecs
+
+from hypothesis import given, strategies as st
+
+from pagetwin.html.parse import decode_html, detect_charset, looks_like_html, parse_html
+
+
+def test_http_header_wins_over_meta():
+    body = '<meta charset="utf-8"><p>Привет</p>'.encode("cp1251")
+    text, charset, replaced = decode_html(body, "windows-1251")
+    assert "Привет" in text and charset == "cp1251" and replaced == 0
+
+
+def test_bom_then_meta_then_detection():
+    assert detect_charset(codecs.BOM_UTF8 + b"<p>x</p>", "latin-1") == "utf-8"
+    gbk = '<html><head><meta http-equiv="Content-Type" content="text/html; charset=gb2312"></head><body>中文网页内容</body></html>'.encode("gbk")
+    text, charset, _ = decode_html(gbk)
+    assert charset == "gb18030" and "中文网页内容" in text
+    # No declaration at all: detected.
+    text, _, _ = decode_html(("<p>" + "Съешь же ещё этих мягких французских булок. " * 20 + "</p>").encode("cp1251"))
+    assert "французских" in text
+
+
+def test_wrong_label_never_loses_the_page():
+    body = "<p>naïve café</p>".encode("utf-8") + b"\xff\xfe\x80"
+    text, _, replaced = decode_html(body, "utf-8")
+    assert "café" in text and replaced >= 1
+
+
+def test_unknown_label_falls_back():
+    text, charset, _ = decode_html(b"<p>plain</p>", "x-no-such-charset")
+    assert "plain" in text
+
+
+@given(st.binary(max_size=512), st.sampled_from([None, "utf-8", "gbk", "bogus", "utf-16"]))
+def test_decode_never_raises(body, label):
+    text, charset, replaced = decode_html(body, label)
+    assert isinstance(text, str) and replaced >= 0
+
+
+def test_sniffing():
+    assert looks_like_html(b"<!DOCTYPE html><html><body>x</body></html>")
+    assert looks_like_html(b"\n\n  <div class=a>hello</div>")
+    assert not looks_like_html(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+    assert not looks_like_html(b"GIF89a\x01\x00\x01\x00\x00\x00\x00")
+    assert not looks_like_html(b'{"json": true}')
+    assert not looks_like_html(b"")
+
+
+def test_parse_deep_dom_does_not_crash():
+    tree = parse_html("<div>" * 100_000 + "deep" + "</div>" * 100_000)
+    assert tree.body is not None

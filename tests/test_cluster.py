@@ -1,0 +1,48 @@
+from hypothesis import given, strategies as st
+
+from pagetwin.cluster import UnionFind, clusters, keep_key
+
+pages_strategy = st.integers(1, 40).flatmap(
+    lambda n: st.tuples(
+        st.just([(i, f"id{i:03d}", (i * 37) % 11, None if i % 3 else f"2020-01-{i % 28 + 1:02d}") for i in range(n)]),
+        st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), max_size=60),
+    )
+)
+
+
+@given(pages_strategy, st.sampled_from(["longest", "earliest", "first"]))
+def test_clusters_are_a_partition_with_one_keep_each(data, policy):
+    pages, edges = data
+    rows = clusters(pages, edges, policy)
+    assert sorted(r[0] for r in rows) == [p[0] for p in pages]  # every page exactly once
+    keeps: dict[str, int] = {}
+    for _, name, keep in rows:
+        keeps[name] = keeps.get(name, 0) + keep
+    assert all(v == 1 for v in keeps.values())
+    # pages joined by an edge share a cluster
+    of = {pid: name for pid, name, _ in rows}
+    assert all(of[a] == of[b] for a, b in edges)
+
+
+@given(pages_strategy)
+def test_split_keeps_partition(data):
+    pages, edges = data
+    rows = clusters(pages, edges, "longest", split=lambda members: [[m] for m in members])
+    assert sorted(r[0] for r in rows) == [p[0] for p in pages]
+    assert sum(r[2] for r in rows) == len({name for _, name, _ in rows})
+
+
+def test_keep_policy_longest_then_earliest_then_id():
+    pages = [(0, "b", 10, "2020-02-01"), (1, "a", 10, "2020-01-01"), (2, "c", 5, "2019-01-01")]
+    assert min(pages, key=keep_key("longest"))[1] == "a"
+    assert min(pages, key=keep_key("earliest"))[1] == "c"
+    assert min(pages, key=keep_key("first"))[1] == "b"
+
+
+def test_union_find():
+    uf = UnionFind()
+    uf.union(1, 2)
+    uf.union(3, 4)
+    uf.union(2, 4)
+    assert uf.find(1) == uf.find(3)
+    assert len(uf.groups()) == 1
