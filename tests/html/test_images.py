@@ -1,0 +1,260 @@
+"""Image references and perceptual hashes (html/images.py)."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pagetwin.html.images import (
+    hamming,
+    image_phash,
+    image_refs,
+    is_tiny,
+    normalize_image_url,
+    parse_srcset,
+)
+
+PIL = pytest.importorskip("PIL")
+skdata = pytest.importorskip("skimage.data")
+from PIL import Image  # noqa: E402
+
+PAGE = "http://Gallery.example.org/albums/2020/index.html"
+
+# Distinct photographs shipped with scikit-image (chelsea and cat are the same picture: use one).
+PHOTOS = ["astronaut", "coffee", "chelsea", "camera", "rocket", "coins", "clock", "hubble_deep_field"]
+
+
+def _photo(name: str) -> Image.Image:
+    arr = getattr(skdata, name)()
+    return Image.fromarray(arr).convert("RGB")
+
+
+def _encode(im: Image.Image, fmt: str, scale: float = 1.0, **kw) -> bytes:
+    if scale != 1.0:
+        im = im.resize((max(1, int(im.width * scale)), max(1, int(im.height * scale))), Image.Resampling.BILINEAR)
+    buf = io.BytesIO()
+    im.save(buf, fmt, **kw)
+    return buf.getvalue()
+
+
+# --- URL normal form -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "raw, expected",
+    [
+        # host case, www., default port, fragment, dot segments, scheme folded
+        ("HTTP://WWW.Example.COM:80/a/b/../pic.jpg#top", "https://example.com/a/pic.jpg"),
+        ("https://example.com:8443/pic.jpg", "https://example.com:8443/pic.jpg"),
+        # resizing and cache-busting parameters dropped, the rest kept and sorted
+        ("https://cdn.x.com/p.jpg?w=300&id=7&h=200&v=12&a=1", "https://cdn.x.com/p.jpg?a=1&id=7"),
+        ("https://cdn.x.com/p.jpg?quality=80&fit=crop&_=123&cb=9", "https://cdn.x.com/p.jpg"),
+        # size variants in file names
+        ("https://blog.x.com/wp-content/uploads/sea-300x200.jpg", "https://blog.x.com/wp-content/uploads/sea.jpg"),
+        ("https://x.com/img/sea_1024x768.png", "https://x.com/img/sea.png"),
+        ("https://x.com/img/sea@2x.png", "https://x.com/img/sea.png"),
+        ("https://x.com/img/sea_thumb.jpg", "https://x.com/img/sea.jpg"),
+        ("https://img.alicdn.com/i1/O1CN01abc.jpg_430x430q90.jpg", "https://img.alicdn.com/i1/O1CN01abc.jpg"),
+        # a Wayback replay URL is the original URL
+        (
+            "http://web.archive.org/web/20090101000000im_/http://hotel.com/pics/room.jpg",
+            "https://hotel.com/pics/room.jpg",
+        ),
+        # not images of the web
+        ("data:image/gif;base64,R0lGODlhAQABAAAAACw=", ""),
+        ("javascript:void(0)", ""),
+        ("", ""),
+    ],
+)
+def test_normalize_image_url(raw: str, expected: str) -> None:
+    assert normalize_image_url(raw) == expected
+
+
+def test_normalize_does_not_fold_ordinary_names() -> None:
+    # a number in a name is not a size; two different pictures stay two
+    a = normalize_image_url("https://x.com/photos/2019x.jpg")
+    b = normalize_image_url("https://x.com/photos/img-2019.jpg")
+    c = normalize_image_url("https://x.com/photos/img-2020.jpg")
+    assert a.endswith("/2019x.jpg") and b != c
+
+
+def test_relative_urls_resolve_against_page_and_schemes_fold() -> None:
+    assert normalize_image_url("../p/a.jpg", PAGE) == "https://gallery.example.org/albums/p/a.jpg"
+    assert normalize_image_url("//cdn.example.org/a.jpg", PAGE) == "https://cdn.example.org/a.jpg"
+    https_page = PAGE.replace("http://", "https://")
+    assert normalize_image_url("a.jpg", PAGE) == normalize_image_url("a.jpg", https_page)
+
+
+_url_part = st.text(alphabet="abcdefgh0123456789-_.~%/", min_size=0, max_size=20)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    host=st.sampled_from(["Example.com", "www.x.org", "web.archive.org", "a.b.c"]),
+    path=_url_part,
+    query=st.lists(st.tuples(st.sampled_from(["w", "id", "q", "page", "v", "x"]), _url_part), max_size=4),
+)
+def test_normalize_is_idempotent(host: str, path: str, query: list[tuple[str, str]]) -> None:
+    url = f"http://{host}/{path}" + ("?" + "&".join(f"{k}={v}" for k, v in query) if query else "")
+    once = normalize_image_url(url)
+    assert normalize_image_url(once) == once
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=60))
+def test_normalize_never_crashes(junk: str) -> None:
+    out = normalize_image_url(junk, PAGE)
+    assert out == "" or out.startswith("https://")
+
+
+# --- srcset and the real source --------------------------------------------------------------
+
+
+def test_parse_srcset() -> None:
+    assert parse_srcset("a.jpg 300w, b.jpg 600w") == [("a.jpg", 300.0), ("b.jpg", 600.0)]
+    assert parse_srcset("a.jpg, b.jpg 2x") == [("a.jpg", 0.0), ("b.jpg", 2e6)]
+    # commas inside a URL belong to it (Cloudinary transformations)
+    assert parse_srcset("https://c.io/w_300,h_200/a.jpg 300w") == [("https://c.io/w_300,h_200/a.jpg", 300.0)]
+    assert parse_srcset("") == []
+
+
+def test_lazy_attributes_and_largest_srcset_win() -> None:
+    raw = [
+        {"src": "/img/placeholder.gif", "data-src": "/img/one.jpg", "alt": "  One\n photo "},
+        {"src": "small.jpg", "srcset": "small.jpg 300w, big.jpg 1200w, mid.jpg 600w"},
+        {"src": "data:image/gif;base64,AAAA", "data-original": "three.jpg", "title": "Three"},
+    ]
+    refs = image_refs(raw, PAGE)
+    assert [r.url for r in refs] == [
+        "https://gallery.example.org/img/one.jpg",
+        "https://gallery.example.org/albums/2020/big.jpg",
+        "https://gallery.example.org/albums/2020/three.jpg",
+    ]
+    assert refs[0].alt == "One photo"
+    assert refs[2].title == "Three"
+
+
+def test_pixels_spacers_and_trackers_are_skipped() -> None:
+    raw = [
+        {"src": "/a.jpg", "width": "1", "height": "1"},  # tracking pixel
+        {"src": "/b.jpg", "width": "600", "height": "1px"},  # a rule line
+        {"src": "/icon.png", "width": "16", "height": "16"},  # icon
+        {"src": "/c.jpg", "style": "width:1px;height:1px"},
+        {"src": "/images/spacer.gif"},
+        {"src": "/images/blank.gif", "width": "100"},
+        {"src": "https://mc.yandex.ru/watch/123"},
+        {"src": "https://www.facebook.com/tr?id=1&ev=PageView"},
+        {"src": "https://sb.scorecardresearch.com/p?c1=2"},
+        {"src": "/track/pixel.gif"},
+        {"src": "data:image/png;base64,iVBOR"},
+        {"alt": "no source at all"},
+        {"src": "/photo.jpg", "width": "640", "height": "480"},  # the only real image
+    ]
+    refs = image_refs(raw, PAGE)
+    assert [r.url for r in refs] == ["https://gallery.example.org/photo.jpg"]
+    assert (refs[0].width, refs[0].height) == (640, 480)
+
+
+def test_is_tiny() -> None:
+    assert is_tiny(1, 1) and is_tiny(2, None) and is_tiny(None, 1) and is_tiny(16, 16)
+    assert not is_tiny(None, None) and not is_tiny(17, 16) and not is_tiny(300, 200)
+
+
+def test_same_image_once_per_page_and_phash_lookup_by_any_rendition() -> None:
+    raw = [
+        {"src": "/p/sea-300x200.jpg", "srcset": "/p/sea-300x200.jpg 300w, /p/sea-1024x768.jpg 1024w"},
+        {"src": "/p/sea.jpg?w=800"},  # the same picture again
+        {"src": "/p/hill.jpg?v=3", "data-src": "/p/hill-big.webp"},
+    ]
+    table = {normalize_image_url("https://gallery.example.org/p/hill.jpg"): 42}
+    refs = image_refs(raw, PAGE, phashes=table)
+    assert [r.url for r in refs] == [
+        "https://gallery.example.org/p/sea.jpg",
+        "https://gallery.example.org/p/hill-big.webp",
+    ]
+    # hill-big.webp was not in the crawl, hill.jpg (its src) was: the hash is found anyway
+    assert refs[1].phash == 42 and refs[0].phash is None
+
+
+def test_weird_raw_input_does_not_crash() -> None:
+    raw = [None, "x", {"src": 5}, {"src": "http://[::1"}, {"width": "abc", "src": "a.jpg"}, {}]
+    refs = image_refs(raw, PAGE)  # type: ignore[arg-type]
+    assert [r.url for r in refs] == ["https://gallery.example.org/albums/2020/a.jpg"]
+    assert refs[0].width is None
+
+
+# --- perceptual hash -------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def photos() -> dict[str, Image.Image]:
+    return {name: _photo(name) for name in PHOTOS}
+
+
+def test_phash_survives_resize_and_reencode(photos: dict[str, Image.Image]) -> None:
+    for name, im in photos.items():
+        base = image_phash(_encode(im, "PNG"))
+        assert base is not None and 0 <= base < 1 << 64
+        variants = [
+            _encode(im, "JPEG", 0.5, quality=40),
+            _encode(im, "JPEG", 0.75, quality=85),
+            _encode(im, "WEBP", 0.4),
+            _encode(im.convert("L"), "PNG", 0.6),
+        ]
+        for body in variants:
+            assert body != _encode(im, "PNG")
+            h = image_phash(body)
+            assert h is not None
+            assert hamming(base, h) <= 6, name
+
+
+def test_phash_tells_photographs_apart(photos: dict[str, Image.Image]) -> None:
+    hashes = {name: image_phash(_encode(im, "JPEG", quality=90)) for name, im in photos.items()}
+    names = list(hashes)
+    closest = min(hamming(hashes[a], hashes[b]) for i, a in enumerate(names) for b in names[i + 1 :])
+    assert closest > 12
+
+
+def test_phash_none_for_bad_tiny_and_flat_images() -> None:
+    assert image_phash(b"") is None
+    assert image_phash(b"not an image at all, just text " * 10) is None
+    assert image_phash(b"<svg xmlns='http://www.w3.org/2000/svg'></svg>" * 3) is None
+    assert image_phash(_encode(Image.new("RGB", (1, 1), "white"), "GIF")) is None  # pixel
+    assert image_phash(_encode(Image.new("RGB", (10, 40), "red"), "PNG")) is None  # tiny
+    assert image_phash(_encode(Image.new("RGB", (300, 200), (40, 90, 200)), "PNG")) is None  # flat
+    truncated = _encode(_photo("coffee"), "JPEG", quality=90)[:300]
+    assert image_phash(truncated) is None
+
+
+def test_phash_refuses_decompression_bombs() -> None:
+    # a PNG header declaring 20000 x 20000 pixels (400 M): refused before decoding
+    im = Image.new("1", (20000, 20000))
+    body = _encode(im, "PNG")
+    assert len(body) < 200_000
+    assert image_phash(body) is None
+
+
+def test_phash_transparent_image_flattened_on_white() -> None:
+    rgb = _photo("astronaut")
+    rgba = rgb.copy()
+    rgba.putalpha(255)
+    assert hamming(image_phash(_encode(rgb, "PNG")), image_phash(_encode(rgba, "PNG"))) <= 2
+
+
+def test_phash_first_frame_of_animation() -> None:
+    frames = [_photo("coins"), _photo("rocket")]
+    buf = io.BytesIO()
+    frames[0].save(buf, "GIF", save_all=True, append_images=frames[1:])
+    gif = image_phash(buf.getvalue())
+    assert hamming(gif, image_phash(_encode(frames[0], "PNG"))) <= 8
+    assert hamming(gif, image_phash(_encode(frames[1], "PNG"))) > 12
+
+
+def test_phash_deterministic() -> None:
+    body = _encode(_photo("clock"), "JPEG", quality=70)
+    assert image_phash(body) == image_phash(body)
+    assert np.uint64(image_phash(body)) == image_phash(body)
