@@ -91,6 +91,13 @@ class ImageSettings:
     min_images: int = 3
     max_words_per_image: float = 30.0  # image-dominant when main words / images is below this
     threshold: float = 0.7  # set Jaccard of image identities
+    phash_k: int = 6  # two perceptual hashes within this Hamming distance are one image
+    key_k: int = 4  # candidate keys find phashes within this distance (block tables; <= phash_k)
+    max_images: int = 200  # images per page considered (the rest ignored, counted in features)
+    substantial_words: int = 50  # both pages with this many main words: their text must agree too
+    min_text_jaccard: float = 0.5  # ... token-set Jaccard of at least this
+    min_lang_words: int = 10  # captions this long on both pages make their languages count
+    translations_are_duplicates: bool = False  # same images, text in different languages
 
 
 @dataclass
