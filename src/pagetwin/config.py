@@ -50,6 +50,11 @@ class SimHashSettings:
     bits: int = 64
     k: int = 3  # Hamming distance at most k
     min_tokens: int = 20  # pages with fewer content words get no SimHash
+    shingle: int = 1  # words per feature (1 = single words)
+    weighting: str = "tf"  # feature weight: "tf", "logtf" (1 + ln tf) or "binary"
+    content_only: bool = True  # features from content words only (stop words dropped)
+    blocks: int = 0  # block-table blocks n > k (C(n, k) tables); 0 = fewest giving min_key_bits
+    min_key_bits: int = 16  # auto blocks: at least this many fingerprint bits per table key
 
 
 @dataclass
@@ -59,6 +64,9 @@ class MinHashSettings:
     shingle: int = 5  # words per shingle
     min_tokens: int = 10
     seed: int = 1
+    content_only: bool = False  # shingles over content words only (stop words dropped)
+    fp_weight: float = 0.5  # bands x rows minimise fp_weight * FP area + fn_weight * FN area
+    fn_weight: float = 0.5
 
 
 @dataclass

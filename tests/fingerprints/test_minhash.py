@@ -1,0 +1,129 @@
+"""MinHash: the Jaccard estimate, the LSH S-curve and the choice of bands and rows."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pagetwin.config import MinHashSettings
+from pagetwin.fingerprints.lsh import candidate_probability, lsh_errors, lsh_params
+from pagetwin.fingerprints.minhash import MinHash
+from pagetwin.model import Doc
+
+
+def doc(words: list[str]) -> Doc:
+    return Doc("p", "http://x/", "x", None, " ".join(words), tokens=list(words))
+
+
+def pair_with_jaccard(rng: random.Random, union: int, s: float) -> tuple[list[str], list[str]]:
+    """Two word sets (as texts, shingle size 1) whose Jaccard similarity is exactly
+    common / union; common rounded so that both sides get the same number of own words."""
+    common = round(s * union)
+    if (union - common) % 2:
+        common += 1
+    own = (union - common) // 2
+    words = [f"t{rng.getrandbits(48):x}" for _ in range(union)]
+    a = words[:common] + words[common : common + own]
+    b = words[:common] + words[common + own :]
+    rng.shuffle(a)
+    rng.shuffle(b)
+    return a, b
+
+
+def jaccard(a, b) -> float:
+    a, b = set(a), set(b)
+    return len(a & b) / len(a | b)
+
+
+# Tolerance of the estimate: with 256 permutations the estimate is a binomial share with
+# standard deviation sqrt(J (1 - J) / 256) <= 0.031; 0.125 is four standard deviations.
+TOLERANCE_256 = 0.125
+
+
+@given(
+    st.integers(min_value=20, max_value=300),
+    st.floats(min_value=0.0, max_value=1.0),
+    st.integers(min_value=0, max_value=2**32),
+)
+@settings(max_examples=80, deadline=None)
+def test_estimate_is_within_tolerance_of_true_jaccard(union, s, seed):
+    a, b = pair_with_jaccard(random.Random(seed), union, s)
+    algo = MinHash(MinHashSettings(num_perm=256, shingle=1, min_tokens=1, seed=seed % 1000))
+    est = algo.verify(algo.features(doc(a)), algo.features(doc(b))).score
+    assert abs(est - jaccard(a, b)) <= TOLERANCE_256
+
+
+def test_estimate_is_unbiased_over_many_pairs():
+    rng = random.Random(11)
+    algo = MinHash(MinHashSettings(num_perm=128, shingle=1, min_tokens=1))
+    errors = []
+    for _ in range(200):
+        a, b = pair_with_jaccard(rng, 150, rng.random())
+        errors.append(algo.verify(algo.features(doc(a)), algo.features(doc(b))).score - jaccard(a, b))
+    assert abs(np.mean(errors)) < 0.01
+    assert np.std(errors) < 0.05  # binomial sd at J = 0.5 is 0.044
+
+
+def test_identical_and_disjoint_sets():
+    algo = MinHash(MinHashSettings(shingle=3, min_tokens=1))
+    words = [f"w{i}" for i in range(100)]
+    other = [f"v{i}" for i in range(100)]
+    fa, fb = algo.features(doc(words)), algo.features(doc(other))
+    assert algo.verify(fa, algo.features(doc(list(words)))).score == 1.0
+    assert algo.verify(fa, fb).score < 0.05
+    assert set(algo.keys(fa)) == set(algo.keys(algo.features(doc(words))))
+    assert not set(algo.keys(fa)) & set(algo.keys(fb))
+
+
+@pytest.mark.parametrize("s", [0.3, 0.5, 0.6, 0.7, 0.9])
+def test_candidate_probability_follows_the_s_curve(s):
+    algo = MinHash(MinHashSettings(num_perm=64, threshold=0.6, shingle=1, min_tokens=1, seed=3))
+    rng = random.Random(int(s * 100))
+    trials = 300
+    hits = 0
+    for _ in range(trials):
+        a, b = pair_with_jaccard(rng, 100, s)
+        hits += bool(set(algo.keys(algo.features(doc(a)))) & set(algo.keys(algo.features(doc(b)))))
+    expected = float(candidate_probability(s, algo.bands, algo.rows))
+    sd = (expected * (1 - expected) / trials) ** 0.5
+    assert abs(hits / trials - expected) <= max(4 * sd, 0.03)
+
+
+def test_bands_and_rows_minimise_the_weighted_error():
+    for threshold in (0.3, 0.5, 0.8):
+        b, r = lsh_params(threshold, 128)
+        assert b * r <= 128
+        fp, fn = lsh_errors(threshold, b, r)
+        for b2, r2 in [(1, 128), (128, 1), (16, 8), (32, 4), (8, 16)]:
+            fp2, fn2 = lsh_errors(threshold, b2, r2)
+            assert fp + fn <= fp2 + fn2 + 1e-3
+        # the S-curve's steepest point sits near the threshold
+        assert abs((1 / b) ** (1 / r) - threshold) < 0.15
+
+
+def test_fn_weight_moves_the_curve_to_more_candidates():
+    b1, r1 = lsh_params(0.6, 128, 0.5, 0.5)
+    b2, r2 = lsh_params(0.6, 128, 0.1, 0.9)
+    assert candidate_probability(0.55, b2, r2) > candidate_probability(0.55, b1, r1)
+
+
+def test_lsh_params_rejects_bad_thresholds():
+    with pytest.raises(ValueError):
+        lsh_params(1.0, 128)
+    with pytest.raises(ValueError):
+        lsh_params(0.5, 0)
+
+
+def test_short_pages_get_no_signature_and_round_trip():
+    algo = MinHash(MinHashSettings(min_tokens=10))
+    assert algo.features(doc(["a"] * 9)) is None
+    sig = algo.features(doc([f"w{i}" for i in range(50)]))
+    data = algo.encode(sig)
+    assert len(data) == 4 * algo.settings.num_perm
+    assert np.array_equal(algo.decode(data), sig)
+    keys = list(algo.keys(sig))
+    assert len(keys) == algo.bands and all(-(1 << 63) <= k < (1 << 63) for k in keys)
