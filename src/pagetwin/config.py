@@ -76,6 +76,8 @@ class KeywordSettings:
     des_bytes: int = 512
     a: float = 0.05  # con-w / sort-w: weight distance threshold
     min_keywords: int = 5
+    des_min_chars: int = 20  # des: a shorter Des(P) (after normalisation) gives no fingerprint
+    tie_quantum: float = 0.01  # con: unit-length weights rounded to this rank equal, then A-Z
 
 
 @dataclass
@@ -92,6 +94,9 @@ class ChunkSettings:
     containment: float = 0.8  # share of the smaller page found in the larger for "partial"
     merge_partial: bool = False  # cluster partial copies with their source
     min_tokens: int = 40
+    winnow: int = 8  # index keys: the smallest chunk hash of every window of this many chunks
+    max_keys: int = 256  # at most this many index keys per page (the smallest winnowed hashes)
+    epsilon: float = 2.5  # SCAM closeness: f_a/f_b + f_b/f_a below this counts a chunk as shared
 
 
 @dataclass

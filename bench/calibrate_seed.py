@@ -1,0 +1,306 @@
+"""Calibrate and measure the seed algorithms (des, con, sort, con-w, sort-w, segments, chunks)
+beside SimHash and MinHash, on the copycat human judgements and the LLVM 15/16 doc pairs.
+
+    .venv/bin/python -m bench.calibrate_seed [--llvm-pairs N] [--out FILE]
+
+A pair is predicted a duplicate when the two pages share a candidate key of the algorithm and
+(for algorithms whose keys are not proof) its verify() passes with kind "duplicate" (a chunks
+"partial" edge is counted apart: it is not a duplicate). Positives: copycat label 3 / same
+LLVM page path; negatives: copycat labels 0.5 and 1 / different LLVM paths. Label 2 is unused.
+
+Docs: copycat texts are pre-tokenised (split on spaces); LLVM pages are parsed with selectolax,
+main text = Sphinx's ``div[role=main]`` (or body), words = ``\\w+`` lower-cased. Keywords come
+from ``pagetwin.text.keywords.top_keywords`` when it exists, else from a local tf-idf
+(``local_keywords``) with document frequencies fitted on each data set's own pages.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import re
+import sys
+import time
+from collections import Counter
+from dataclasses import replace
+from itertools import combinations
+from pathlib import Path
+from typing import Any
+
+from pagetwin.config import ChunkSettings, KeywordSettings, SegmentSettings, Settings
+from pagetwin.fingerprints.base import REGISTRY, Algorithm
+from pagetwin.model import Doc
+
+import pagetwin.fingerprints.chunks  # noqa: F401  (registers)
+import pagetwin.fingerprints.keywords  # noqa: F401
+import pagetwin.fingerprints.segments  # noqa: F401
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+# A small English stop list for the bench's own docs (the text engineer's lists replace it
+# once text analysis is wired); only content_tokens() of segments / chunks depend on it.
+STOP = frozenset(
+    "a an and are as at be but by for from has have he her his i if in into is it its of on or "
+    "our she so that the their them then there these they this to was we were which who will "
+    "with you your not can do does did all any also more most other such than too very".split()
+)
+
+
+# ---------------------------------------------------------------- docs
+def local_keywords(tokens: list[str], stop: list[bool], df: Counter, n_docs: int, n: int):
+    """tf-idf top-n (word, weight), highest first, ties by word; numbers and 1-letter words skipped."""
+    tf = Counter(t for t, s in zip(tokens, stop) if not s and len(t) > 1 and not t.isdigit())
+    if not tf:
+        return []
+    total = sum(tf.values())
+    scored = [(w, (c / total) * math.log((n_docs + 1) / (df.get(w, 0) + 1)) + 1e-12) for w, c in tf.items()]
+    scored.sort(key=lambda kv: (-kv[1], kv[0]))
+    return scored[:n]
+
+
+def _top_keywords_fn():
+    try:
+        from pagetwin.text import keywords as tk  # noqa: F401
+
+        return getattr(tk, "top_keywords", None)
+    except Exception:
+        return None
+
+
+def make_docs(items: list[tuple[str, str, str, str]], n_keywords: int) -> list[Doc]:
+    """items: (id, text, description, tokenised-words-as-text). Keywords: local tf-idf with df
+    over these items."""
+    toks = [t.split() for _, _, _, t in items]
+    df: Counter = Counter()
+    for ts in toks:
+        df.update(set(ts))
+    docs = []
+    for (pid, text, desc, _), ts in zip(items, toks):
+        stop = [t in STOP for t in ts]
+        kw = local_keywords(ts, stop, df, len(items), n_keywords)
+        docs.append(Doc(pid, pid, "", None, text, description=desc, tokens=ts, stop=stop, keywords=kw))
+    return docs
+
+
+def copycat_docs(n_keywords: int):
+    from bench.labelled import copycat_pairs
+
+    pairs = [p for p in copycat_pairs() if p["positive"] or p["negative"]]
+    items, index = [], {}
+    for p in pairs:
+        for key in ("first_text", "second_text"):
+            text = p[key]
+            if text not in index:
+                index[text] = len(items)
+                items.append((f"cc{len(items)}", text, "", text))
+    docs = make_docs(items, n_keywords)
+    labelled = [(index[p["first_text"]], index[p["second_text"]], p["positive"]) for p in pairs]
+    return docs, labelled
+
+
+def html_item(path: Path) -> tuple[str, str, str, str]:
+    from selectolax.lexbor import LexborHTMLParser
+
+    tree = LexborHTMLParser(path.read_bytes().decode("utf-8", errors="replace"))
+    for sel in ("script", "style", "nav"):
+        for node in tree.css(sel):
+            node.decompose()
+    main = tree.css_first("div[role=main]") or tree.css_first("div.body") or tree.body
+    blocks = []
+    if main is not None:
+        for node in main.css("p, li, pre, h1, h2, h3, h4, dt, dd, td"):
+            t = " ".join(node.text(deep=True).split())
+            if t:
+                blocks.append(t)
+    text = "\n".join(blocks)
+    meta = tree.css_first('meta[name="description"]')
+    desc = (meta.attributes.get("content") or "") if meta is not None else ""
+    words = " ".join(_WORD.findall(text.lower()))
+    return (str(path), text, desc, words)
+
+
+def llvm_docs(n_keywords: int, max_pairs: int | None):
+    from bench.labelled import llvm_pairs
+
+    pos, neg = llvm_pairs(max_pairs=max_pairs)
+    items, index = [], {}
+    for a, b in pos + neg:
+        for p in (a, b):
+            if p not in index:
+                index[p] = len(items)
+                items.append(html_item(p))
+    docs = make_docs(items, n_keywords)
+    labelled = [(index[a], index[b], True) for a, b in pos] + [(index[a], index[b], False) for a, b in neg]
+    return docs, labelled
+
+
+# ---------------------------------------------------------------- evaluation
+def fingerprint_all(alg: Algorithm, docs: list[Doc]):
+    t0 = time.perf_counter()
+    feats, keys = [], []
+    for d in docs:
+        f = alg.features(d)
+        feats.append(f)
+        keys.append(set(alg.keys(f)) if f is not None else set())
+    elapsed = time.perf_counter() - t0
+    return feats, keys, len(docs) / elapsed if elapsed > 0 else float("inf")
+
+
+def predict(alg: Algorithm, feats, keys, i: int, j: int) -> str:
+    """'dup', 'partial' or 'no'."""
+    if feats[i] is None or feats[j] is None or not (keys[i] & keys[j]):
+        return "no"
+    if alg.keys_are_proof:
+        return "dup"
+    ev = alg.verify(feats[i], feats[j])
+    if not ev.passed:
+        return "no"
+    return "partial" if ev.detail.get("kind") == "partial" else "dup"
+
+
+def prf(preds: list[bool], labelled) -> dict[str, float]:
+    tp = sum(1 for p, (_, _, y) in zip(preds, labelled) if p and y)
+    fp = sum(1 for p, (_, _, y) in zip(preds, labelled) if p and not y)
+    fn = sum(1 for p, (_, _, y) in zip(preds, labelled) if not p and y)
+    prec = tp / (tp + fp) if tp + fp else 1.0
+    rec = tp / (tp + fn) if tp + fn else 0.0
+    f1 = 2 * prec * rec / (prec + rec) if prec + rec else 0.0
+    return {"P": round(prec, 3), "R": round(rec, 3), "F1": round(f1, 3), "tp": tp, "fp": fp, "fn": fn}
+
+
+def evaluate(alg: Algorithm, docs, labelled):
+    feats, keys, pps = fingerprint_all(alg, docs)
+    outcome = [predict(alg, feats, keys, i, j) for i, j, _ in labelled]
+    res = prf([o == "dup" for o in outcome], labelled)
+    res["partial"] = sum(1 for o in outcome if o == "partial")
+    res["pages_s"] = round(pps)
+    return res, outcome
+
+
+def near_dup_algorithms(settings: Settings) -> dict[str, Algorithm]:
+    out = {}
+    for name, section in (("simhash", "simhash"), ("minhash", "minhash")):
+        try:
+            __import__(f"pagetwin.fingerprints.{name}")
+            out[name] = REGISTRY[name](getattr(settings, section))
+        except Exception as exc:  # not committed yet
+            print(f"# {name} unavailable: {exc}", file=sys.stderr)
+    return out
+
+
+def run(sets: dict[str, tuple[list[Doc], list]], out) -> dict[str, Any]:
+    settings = Settings()
+    results: dict[str, Any] = {}
+
+    def line(text: str) -> None:
+        print(text, file=out, flush=True)
+
+    def table(title: str, algs: dict[str, Algorithm]) -> dict[str, dict]:
+        line(f"\n### {title}\n")
+        line("| algorithm | " + " | ".join(f"{s} P / R / F1 | {s} pages/s" for s in sets) + " |")
+        line("|---|" + "---|---|" * len(sets))
+        rows = {}
+        for label, alg in algs.items():
+            cells, row = [], {}
+            for sname, (docs, labelled) in sets.items():
+                res, outcome = evaluate(alg, docs, labelled)
+                row[sname] = res
+                row[sname + "_outcome"] = outcome
+                extra = f" (+{res['partial']} partial)" if res["partial"] else ""
+                cells.append(f"{res['P']:.3f} / {res['R']:.3f} / **{res['F1']:.3f}**{extra} | {res['pages_s']}")
+            rows[label] = row
+            line(f"| {label} | " + " | ".join(cells) + " |")
+        return rows
+
+    # Keyword algorithms: N = 5 / 10 / 20, a at its default.
+    kw = {}
+    for n in (5, 10, 20):
+        ks = replace(settings.keywords, n=n, min_keywords=min(settings.keywords.min_keywords, n))
+        for name in ("con", "sort", "con-w", "sort-w"):
+            kw[f"{name} N={n}"] = REGISTRY[name](ks)
+    results["keywords_n"] = table("Keyword algorithms, N = 5 / 10 / 20 (a = %.2f)" % settings.keywords.a, kw)
+
+    des = {f"des {m}": REGISTRY["des"](replace(settings.keywords, des_mode=m)) for m in ("auto", "text", "description")}
+    results["des"] = table("des, by mode", des)
+
+    a_sweep = {}
+    for a in (0.005, 0.01, 0.02, 0.05, 0.1, 0.2):
+        ks = replace(settings.keywords, a=a)
+        a_sweep[f"con-w a={a}"] = REGISTRY["con-w"](ks)
+        a_sweep[f"sort-w a={a}"] = REGISTRY["sort-w"](ks)
+    results["a"] = table("con-w / sort-w, weight distance threshold a (N = 10)", a_sweep)
+
+    tq = {}
+    for q in (0.0, 0.001, 0.01, 0.03):
+        tq[f"con tie_quantum={q}"] = REGISTRY["con"](replace(settings.keywords, tie_quantum=q))
+    results["tie"] = table("con, rank tie quantum (N = 10)", tq)
+
+    seg = {}
+    for n, m in ((4, 3), (6, 4), (8, 6), (8, 4), (10, 7), (16, 12)):
+        seg[f"segments N={n} M={m}"] = REGISTRY["segments"](replace(settings.segments, n=n, m=m))
+    results["segments"] = table("segments, N and M", seg)
+
+    ch = {}
+    for th in (0.5, 0.6, 0.7, 0.8, 0.9):
+        ch[f"chunks threshold={th}"] = REGISTRY["chunks"](replace(settings.chunks, threshold=th))
+    for k in (4, 12):
+        ch[f"chunks k={k} threshold=0.8"] = REGISTRY["chunks"](replace(settings.chunks, chunk_words=k))
+    results["chunks"] = table("chunks (k = 8 words, containment 0.8), similarity threshold", ch)
+
+    defaults = {name: REGISTRY[name](getattr(settings, sec)) for name, sec in (
+        ("des", "keywords"), ("con", "keywords"), ("sort", "keywords"), ("con-w", "keywords"),
+        ("sort-w", "keywords"), ("segments", "segments"), ("chunks", "chunks"))}
+    defaults.update(near_dup_algorithms(settings))
+    base = table("Every algorithm at its default settings", defaults)
+    results["defaults"] = base
+
+    # OR-combinations of algorithms at their defaults (an edge when any of them passes).
+    line("\n### Combinations (edge when any member passes)\n")
+    line("| combination | " + " | ".join(f"{s} P / R / F1" for s in sets) + " |")
+    line("|---|" + "---|" * len(sets))
+    names = list(defaults)
+    combos = [c for r in (1, 2, 3) for c in combinations(names, r)]
+    scored = []
+    for combo in combos:
+        cells, f1s = [], []
+        for sname, (docs, labelled) in sets.items():
+            outs = [base[n][sname + "_outcome"] for n in combo]
+            preds = [any(o[i] == "dup" for o in outs) for i in range(len(labelled))]
+            res = prf(preds, labelled)
+            cells.append(f"{res['P']:.3f} / {res['R']:.3f} / **{res['F1']:.3f}**")
+            f1s.append(res["F1"])
+        scored.append((sum(f1s) / len(f1s), combo, cells))
+    scored.sort(key=lambda s: -s[0])
+    for mean_f1, combo, cells in scored[:15]:
+        line(f"| {' + '.join(combo)} | " + " | ".join(cells) + " |")
+    results["combos"] = [(c, f) for f, c, _ in scored[:15]]
+    return results
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--llvm-pairs", type=int, default=None, help="sample of LLVM positive paths (default all)")
+    ap.add_argument("--no-llvm", action="store_true")
+    ap.add_argument("--out", default="-", help="markdown output file (default stdout)")
+    args = ap.parse_args(argv)
+    n_keywords = 20
+    sets = {}
+    t0 = time.perf_counter()
+    sets["copycat"] = copycat_docs(n_keywords)
+    if not args.no_llvm:
+        sets["llvm"] = llvm_docs(n_keywords, args.llvm_pairs)
+    for sname, (docs, labelled) in sets.items():
+        npos = sum(1 for *_, y in labelled if y)
+        print(f"# {sname}: {len(docs)} pages, {npos} positive and {len(labelled) - npos} negative pairs",
+              file=sys.stderr)
+    print(f"# docs built in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
+    out = sys.stdout if args.out == "-" else open(args.out, "w", encoding="utf-8")
+    try:
+        run(sets, out)
+    finally:
+        if out is not sys.stdout:
+            out.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

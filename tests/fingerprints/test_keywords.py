@@ -1,0 +1,244 @@
+"""des, con, sort, con-w, sort-w: planted pages each must join or keep apart; properties."""
+
+from __future__ import annotations
+
+import hashlib
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pagetwin.config import KeywordSettings
+from pagetwin.fingerprints.keywords import (
+    Con,
+    ConW,
+    Des,
+    Sort,
+    SortW,
+    cut_utf8,
+    des_text,
+    ranked_keywords,
+    weight_distance,
+)
+from pagetwin.model import Doc
+
+ALL = (Des, Con, Sort, ConW, SortW)
+WORDS = ["river", "bridge", "castle", "market", "tower", "garden", "harbor", "museum", "church", "square"]
+
+
+def doc(text: str = "", description: str = "", keywords=None) -> Doc:
+    return Doc("p", "http://x/", "x", None, text, description=description, keywords=keywords or [])
+
+
+def kw(words, weights=None):
+    weights = weights or [10.0 - i for i in range(len(words))]
+    return list(zip(words, weights))
+
+
+def joins(alg, a: Doc, b: Doc) -> bool:
+    """What the matcher does: shared key, then (unless keys are proof) verify."""
+    fa, fb = alg.features(a), alg.features(b)
+    if fa is None or fb is None or not set(alg.keys(fa)) & set(alg.keys(fb)):
+        return False
+    return alg.keys_are_proof or alg.verify(fa, fb).passed
+
+
+# ---------------------------------------------------------------- des
+def test_cut_utf8_never_splits_a_character():
+    text = "añ€𝄞" * 10  # 1, 2, 3 and 4-byte characters
+    for n in range(0, 45):
+        cut = cut_utf8(text, n)
+        assert text.startswith(cut)
+        assert len(cut.encode()) <= n
+        assert len(text[: len(cut) + 1].encode()) > n  # the longest prefix that fits
+
+
+@given(st.text(max_size=200), st.integers(min_value=0, max_value=600))
+def test_cut_utf8_is_longest_fitting_prefix(text, n):
+    cut = cut_utf8(text, n)
+    assert text.startswith(cut) and len(cut.encode()) <= n
+    assert cut == text or len(text[: len(cut) + 1].encode()) > n
+
+
+def test_des_text_mode_uses_first_512_bytes_after_normalisation():
+    head = "Ünïcode  Words " * 40  # > 512 bytes
+    a = doc(head + "tail one")
+    b = doc(head.upper().replace("  ", "\n ") + "a different tail")
+    alg = Des(KeywordSettings(des_mode="text"))
+    assert len(des_text(a, "text").encode()) <= 512
+    assert joins(alg, a, b)  # differences beyond the first 512 bytes, case and spacing ignored
+    c = doc("Other " + head)
+    assert not joins(alg, a, c)
+
+
+def test_des_description_vs_text_vs_auto():
+    text = "the same main text of a page about rivers and bridges " * 3
+    a = doc(text, description="A page about the rivers of Europe and their bridges")
+    b = doc(text, description="A shop selling garden furniture and outdoor lamps")
+    assert not joins(Des(KeywordSettings(des_mode="auto")), a, b)
+    assert not joins(Des(KeywordSettings(des_mode="description")), a, b)
+    assert joins(Des(KeywordSettings(des_mode="text")), a, b)
+    # auto falls back to the text when there is no (usable) description
+    c, d = doc(text, description="Home"), doc(text)
+    assert joins(Des(KeywordSettings(des_mode="auto")), c, d)
+    assert Des(KeywordSettings(des_mode="description")).features(d) is None
+
+
+def test_des_features_is_md5_of_des_text():
+    a = doc("Some Text  here that is long enough to be used")
+    assert Des().features(a) == hashlib.md5(b"some text here that is long enough to be used").hexdigest()
+
+
+def test_des_no_usable_text_gives_none():
+    assert Des().features(doc("")) is None
+    assert Des().features(doc("   \n  ")) is None
+    assert Des().features(doc("tiny")) is None  # below des_min_chars
+
+
+def test_des_mode_is_checked():
+    with pytest.raises(ValueError):
+        Des(KeywordSettings(des_mode="title")).features(doc("some text long enough to be used"))
+
+
+# ---------------------------------------------------------------- con / sort
+def test_same_keywords_in_another_order_sort_joins_con_keeps_apart():
+    a = doc(keywords=kw(WORDS))
+    b = doc(keywords=kw(WORDS[::-1]))
+    assert joins(Sort(), a, b)
+    assert not joins(Con(), a, b)
+    assert joins(Con(), a, doc(keywords=kw(WORDS)))
+
+
+def test_different_keywords_kept_apart_by_both():
+    a = doc(keywords=kw(WORDS))
+    b = doc(keywords=kw(WORDS[:9] + ["airport"]))
+    for alg in (Con(), Sort(), ConW(), SortW()):
+        assert not joins(alg, a, b)
+
+
+def test_only_top_n_keywords_count():
+    extra_a = [("zebra", 0.5), ("yak", 0.4)]
+    extra_b = [("lion", 0.5), ("tiger", 0.4)]
+    a = doc(keywords=kw(WORDS) + extra_a)
+    b = doc(keywords=kw(WORDS) + extra_b)
+    assert joins(Con(KeywordSettings(n=10)), a, b)
+    assert not joins(Con(KeywordSettings(n=12)), a, b)
+
+
+def test_rank_ties_are_broken_by_the_word():
+    # "castle" and "bridge" nearly tie; the noise of a near copy swaps them.
+    w = [10.0, 8.0, 7.999, 6.0, 5.0, 4.0, 3.0, 2.0, 1.5, 1.0]
+    a = doc(keywords=kw(WORDS, w))
+    swapped = WORDS[:1] + [WORDS[2], WORDS[1]] + WORDS[3:]
+    b = doc(keywords=kw(swapped, [10.0, 8.0, 7.9995, 6.0, 5.0, 4.0, 3.0, 2.0, 1.5, 1.0]))
+    assert joins(Con(), a, b)
+    # without the quantum, rank follows the raw weights and the MD5s differ
+    exact = KeywordSettings(tie_quantum=0.0)
+    assert not joins(Con(exact), a, b)
+    ranked = ranked_keywords(a.keywords, 10, 0.01)
+    assert [wd for wd, _ in ranked[1:3]] == ["bridge", "castle"]
+
+
+def test_weights_are_unit_normalised():
+    ranked = ranked_keywords(kw(WORDS), 10, 0.01)
+    assert sum(w * w for _, w in ranked) == pytest.approx(1.0)
+    doubled = ranked_keywords([(wd, 2 * x) for wd, x in kw(WORDS)], 10, 0.01)
+    assert [w for w, _ in ranked] == [w for w, _ in doubled]
+    assert [x for _, x in ranked] == pytest.approx([x for _, x in doubled])
+
+
+def test_too_few_keywords_gives_none():
+    few = doc(keywords=kw(WORDS[:3]))
+    for alg in (Con(), Sort(), ConW(), SortW()):
+        assert alg.features(few) is None
+    assert Con(KeywordSettings(min_keywords=3)).features(few) is not None
+
+
+def test_bad_weights_are_ignored():
+    kws = kw(WORDS) + [("nan", float("nan")), ("neg", -1.0), ("river", 0.1)]
+    assert Con().features(doc(keywords=kws)) == Con().features(doc(keywords=kw(WORDS)))
+
+
+# ---------------------------------------------------------------- con-w / sort-w
+def test_weight_distance_values():
+    assert weight_distance([1.0, 2.0], [1.0, 2.0]) == 0.0
+    assert weight_distance([1.0, 0.0], [0.0, 1.0]) == 1.0
+    assert weight_distance([1.0], [1.0, 2.0]) == 1.0
+    assert weight_distance([3.0, 4.0], [4.0, 3.0]) == pytest.approx(2 / 50)
+
+
+def test_sort_w_equal_keywords_very_different_weights_kept_apart():
+    a = doc(keywords=kw(WORDS, [10, 9, 8, 7, 6, 5, 4, 3, 2, 1]))
+    # the same ten words, but one of them dominates the page
+    b = doc(keywords=kw(WORDS[::-1], [40, 1.2, 1.1, 1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.4]))
+    assert joins(Sort(), a, b)
+    assert not joins(SortW(), a, b)
+    ev = SortW().verify(SortW().features(a), SortW().features(b))
+    assert ev.detail["distance"] > KeywordSettings().a
+
+
+def test_weighted_variants_join_scaled_and_slightly_noisy_weights():
+    w = [10.0, 9.0, 8.0, 7.0, 6.0, 5.0, 4.0, 3.0, 2.0, 1.0]
+    a = doc(keywords=kw(WORDS, w))
+    b = doc(keywords=kw(WORDS, [3 * x * (1.0 + 0.002 * (i % 3)) for i, x in enumerate(w)]))
+    assert joins(ConW(), a, b)
+    assert joins(SortW(), a, b)
+    ev = ConW().verify(ConW().features(a), ConW().features(b))
+    assert ev.passed and ev.detail["distance"] < 1e-4
+
+
+def test_con_w_same_order_different_weights_kept_apart():
+    # words in A-Z order, so near ties (broken A-Z) cannot change the rank order
+    words = sorted(WORDS)
+    a = doc(keywords=kw(words, [10, 9.9, 9.8, 9.7, 9.6, 9.5, 9.4, 9.3, 9.2, 9.1]))
+    b = doc(keywords=kw(words, [100, 9.9, 9.8, 9.7, 9.6, 9.5, 9.4, 9.3, 9.2, 9.1]))
+    assert joins(Con(), a, b)
+    assert not joins(ConW(), a, b)
+
+
+def test_threshold_a_decides():
+    a = doc(keywords=kw(WORDS, [10, 9, 8, 7, 6, 5, 4, 3, 2, 1]))
+    b = doc(keywords=kw(WORDS, [10, 9, 8, 7, 6, 5, 4, 3, 2, 1.9]))
+    d = ConW().verify(ConW().features(a), ConW().features(b)).detail["distance"]
+    assert joins(ConW(KeywordSettings(a=d * 1.01)), a, b)
+    assert not joins(ConW(KeywordSettings(a=d * 0.99)), a, b)
+
+
+# ---------------------------------------------------------------- properties
+keyword_lists = st.lists(
+    st.tuples(st.text(min_size=1, max_size=8), st.floats(min_value=0.0, max_value=100.0)),
+    max_size=25,
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(keyword_lists, st.text(max_size=700), st.text(max_size=60))
+def test_features_deterministic_and_round_trip(kws, text, description):
+    d = doc(text, description, kws)
+    for cls in ALL:
+        alg = cls()
+        f = alg.features(d)
+        assert f == cls().features(Doc("q", "u", "h", None, text, description=description, keywords=list(kws)))
+        if f is None:
+            continue
+        back = alg.decode(alg.encode(f))
+        assert back == f
+        assert list(alg.keys(back)) == list(alg.keys(f))
+        ev = alg.verify(f, back)
+        assert ev.passed and ev.score == pytest.approx(1.0)
+
+
+@given(st.lists(st.floats(min_value=0.001, max_value=100.0), min_size=1, max_size=20), st.floats(0.01, 100))
+def test_weight_distance_scale_invariant_after_normalisation(weights, scale):
+    words = [f"w{i}" for i in range(len(weights))]
+    a = ranked_keywords(list(zip(words, weights)), 20, 0.0)
+    b = ranked_keywords([(w, x * scale) for w, x in zip(words, weights)], 20, 0.0)
+    assert weight_distance(sorted(x for _, x in a), sorted(x for _, x in b)) == pytest.approx(0.0, abs=1e-9)
+
+
+def test_registered_names_and_proof_flags():
+    from pagetwin.fingerprints.base import REGISTRY
+
+    assert [c.name for c in ALL] == ["des", "con", "sort", "con-w", "sort-w"]
+    assert all(REGISTRY[c.name] is c for c in ALL)
+    assert Des.keys_are_proof and Con.keys_are_proof and Sort.keys_are_proof
+    assert not ConW.keys_are_proof and not SortW.keys_are_proof
