@@ -45,13 +45,20 @@ def _download(pkg: str, workdir: Path) -> Path:
 
 
 def _html_root(unpacked: Path) -> Path:
-    """The documentation's HTML folder: usr/share/doc/<name>/html (the largest one if several)."""
-    candidates = [p for p in (unpacked / "usr" / "share" / "doc").glob("*/html") if p.is_dir()]
-    if not candidates:
-        candidates = [p for p in (unpacked / "usr" / "share" / "doc").glob("*") if p.is_dir()]
-    if not candidates:
-        raise DataMissing(f"no usr/share/doc/*/html folder in {unpacked}")
-    return max(candidates, key=lambda p: sum(1 for _ in p.rglob("*.htm*")))
+    """The documentation's HTML folder: descend from the package root while a single
+    subfolder holds every .html/.htm file (usr/share/doc/<name>/html, usr/share/gimp/.../en)."""
+    def holds_html(folder: Path) -> bool:
+        return any(p.suffix.lower() in (".html", ".htm") for p in folder.rglob("*"))
+
+    current = unpacked
+    if not holds_html(current):
+        raise DataMissing(f"no HTML files in {unpacked}")
+    while not any(p.suffix.lower() in (".html", ".htm") for p in current.iterdir() if p.is_file()):
+        children = [c for c in current.iterdir() if c.is_dir() and not c.is_symlink() and holds_html(c)]
+        if len(children) != 1:
+            break
+        current = children[0]
+    return current
 
 
 def ensure_debian_docs(packages: list[str] | tuple[str, ...]) -> dict[str, Path]:

@@ -1,0 +1,377 @@
+"""Build the speed-benchmark corpus: N real HTML pages in one WARC, with known near duplicates.
+
+Sources, read in this order and streamed (no list of pages is held):
+
+1. ../shared/data/warc/**/*.warc.gz: every HTML response (status 200; transfer and content
+   encodings undone), when the shared data folder is present;
+2. ../shared/data/extraction/: scrapinghub, cleanportaleval and chinese_wce pages;
+3. Debian documentation packages (fetched with `apt-get download`, unpacked into
+   bench/data/debs/): LLVM 13/14/15/16/19, clang 15, Python 3.11, PostgreSQL 15, GIMP help,
+   Django and Sphinx docs: about 8,400 pages of real multi-page sites.
+
+Pass 0 writes every source page once, unchanged, under its own URL. While fewer than N pages
+have been written, pass k = 1, 2, ... writes each source page again under a new URL
+(https://mirror<k>.docs-archive.example/<host><path>) with one to three small, seeded,
+deterministic edits: a changed date, two paragraphs swapped, a sentence replaced, an ad block
+inserted, a paragraph dropped. A sidecar `<out>.truth.jsonl` says, for every written page, which
+source page it came from and which edits it got (the known near duplicates).
+
+Usage: python -m bench.corpus --pages 20000 [--out bench/data/corpus-20000.warc.gz] [--seed 0]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import random
+import re
+import sys
+import time
+import zlib
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from urllib.parse import urlsplit
+
+if __package__ in (None, ""):
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.debian import REPO_ROOT, DataMissing, ensure_debian_docs, html_files  # noqa: E402
+from bench.warcout import CrawlWriter  # noqa: E402
+
+DATA_DIR = REPO_ROOT / "bench" / "data"
+SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
+
+# Debian documentation packages and the site each one stands for.
+DEBIAN_SITES = {
+    "llvm-13-doc": "https://releases.llvm.org/13.0.1/docs/",
+    "llvm-14-doc": "https://releases.llvm.org/14.0.6/docs/",
+    "llvm-15-doc": "https://releases.llvm.org/15.0.6/docs/",
+    "llvm-16-doc": "https://releases.llvm.org/16.0.6/docs/",
+    "llvm-19-doc": "https://releases.llvm.org/19.1.7/docs/",
+    "clang-15-doc": "https://releases.llvm.org/15.0.6/tools/clang/docs/",
+    "python3.11-doc": "https://docs.python.org/3.11/",
+    "postgresql-doc-15": "https://www.postgresql.org/docs/15/",
+    "gimp-help-en": "https://docs.gimp.org/2.10/en/",
+    "python-django-doc": "https://docs.djangoproject.com/en/3.2/",
+    "sphinx-doc": "https://www.sphinx-doc.org/en/5.3.0/",
+}
+START = datetime(2024, 1, 8, 0, 0, 0, tzinfo=timezone.utc)
+_HTML_START = re.compile(rb"^\s*(?:<!--.*?-->\s*)*<(?:!doctype\s+html|html|head|body)", re.I | re.S)
+
+
+@dataclass(frozen=True)
+class SourcePage:
+    key: str  # stable name of the source page (its URL, or package:path)
+    url: str
+    body: bytes
+    content_type: str  # as served (charset kept when the source said one)
+
+
+# ---------------------------------------------------------------- sources
+
+
+def _dechunk(body: bytes) -> bytes:
+    out, pos = bytearray(), 0
+    while pos < len(body):
+        eol = body.find(b"\r\n", pos)
+        if eol < 0:
+            break
+        size = int(body[pos:eol].split(b";")[0].strip() or b"0", 16)
+        if size == 0:
+            break
+        out += body[eol + 2 : eol + 2 + size]
+        pos = eol + 2 + size + 2
+    return bytes(out)
+
+
+def _undo_encodings(body: bytes, transfer: str, content: str) -> bytes:
+    if "chunked" in transfer.lower():
+        body = _dechunk(body)
+    content = content.lower().strip()
+    if content in ("gzip", "x-gzip"):
+        body = zlib.decompress(body, 16 + zlib.MAX_WBITS)
+    elif content == "deflate":
+        try:
+            body = zlib.decompress(body)
+        except zlib.error:
+            body = zlib.decompress(body, -zlib.MAX_WBITS)
+    elif content == "br":
+        import brotli
+
+        body = brotli.decompress(body)
+    elif content not in ("", "identity"):
+        raise ValueError(f"unknown content encoding {content}")
+    return body
+
+
+def looks_like_html(body: bytes, content_type: str) -> bool:
+    if "html" in content_type.lower():
+        return True
+    return not content_type.strip() and bool(_HTML_START.match(body[:2048]))
+
+
+def warc_pages(shared: Path) -> Iterator[SourcePage]:
+    """HTML responses of the shared crawls (ARC copies of WARC crawls are skipped)."""
+    from fastwarc.warc import ArchiveIterator, WarcRecordType
+
+    for file in sorted((shared / "warc").rglob("*.warc.gz")):
+        try:
+            with open(file, "rb") as stream:
+                for record in ArchiveIterator(stream, record_types=WarcRecordType.response, parse_http=True):
+                    http = record.http_headers
+                    if http is None or http.status_code != 200:
+                        continue
+                    content_type = http.get("Content-Type", "") or ""
+                    try:
+                        body = _undo_encodings(
+                            record.reader.read(),
+                            http.get("Transfer-Encoding", "") or "",
+                            http.get("Content-Encoding", "") or "",
+                        )
+                    except Exception:  # a broken encoding: not a usable benchmark page
+                        continue
+                    if body and looks_like_html(body, content_type):
+                        url = (record.headers.get("WARC-Target-URI", "") or "").strip("<> ")
+                        url = url or f"urn:{file.name}:{record.stream_pos}"
+                        yield SourcePage(url, url, body, content_type or "text/html")
+        except Exception as exc:  # truncated files end the file, not the build
+            print(f"corpus: stopped reading {file.name}: {exc}", file=sys.stderr)
+
+
+def extraction_pages(shared: Path) -> Iterator[SourcePage]:
+    base = shared / "extraction"
+    truth_file = base / "scrapinghub" / "ground-truth.json"
+    urls = json.loads(truth_file.read_text()) if truth_file.is_file() else {}
+    for file in sorted((base / "scrapinghub" / "html").glob("*.html.gz")):
+        page_id = file.name.removesuffix(".html.gz")
+        url = urls.get(page_id, {}).get("url") or f"https://scrapinghub.example/{page_id}"
+        yield SourcePage(url, url, gzip.decompress(file.read_bytes()), "text/html")
+    for file in sorted((base / "cleanportaleval" / "input").glob("*.html")):
+        gold = base / "cleanportaleval" / "GoldStandard" / (file.stem + ".txt")
+        url = f"https://cleanportaleval.example/{file.name}"
+        if gold.is_file():
+            first = gold.read_text(errors="replace").strip().splitlines()[:1]
+            if first and first[0].startswith("URL:"):
+                url = first[0][4:].strip()
+        yield SourcePage(f"cleanportaleval:{file.name}", url, file.read_bytes(), "text/html")
+    for file in sorted((base / "chinese_wce" / "original").glob("*.htm*")):
+        url = f"https://chinese-wce.example/{file.name}"
+        yield SourcePage(url, url, file.read_bytes(), "text/html")
+
+
+def debian_pages(packages: dict[str, str] = DEBIAN_SITES) -> Iterator[SourcePage]:
+    roots = ensure_debian_docs(list(packages))
+    for pkg, site in packages.items():
+        for rel, path in html_files(roots[pkg]).items():
+            yield SourcePage(f"{pkg}:{rel}", site + rel, path.read_bytes(), "text/html; charset=utf-8")
+
+
+def source_pages(shared: Path | None = SHARED_DATA, debian: bool = True) -> Iterator[SourcePage]:
+    """Every source page, in a fixed order."""
+    if shared is not None and shared.is_dir():
+        yield from warc_pages(shared)
+        yield from extraction_pages(shared)
+    else:
+        print(f"corpus: {shared} not found, using Debian documentation only", file=sys.stderr)
+    if debian:
+        yield from debian_pages()
+
+
+# ---------------------------------------------------------------- edits (bytes in, bytes out)
+
+_DATE = re.compile(rb"\b(19|20)\d\d-[01]\d-[0-3]\d\b")
+_PARAGRAPH = re.compile(rb"<p\b[^>]*>(?:(?!</?p\b).){40,2000}?</p>", re.I | re.S)
+_SENTENCE = re.compile(rb"[A-Z][^<>.!?]{20,300}[.!?]")
+_BODY_END = re.compile(rb"</body\s*>", re.I)
+FILLER_SENTENCES = [
+    b"This section was reviewed by the documentation team.",
+    b"Readers reported that the previous wording was unclear.",
+    b"The example below has been updated for the current release.",
+    b"See the release notes for the full list of changes.",
+    b"Thanks to everyone who sent corrections to this page.",
+]
+ADS = [
+    b'<div class="ad-slot sponsored"><a href="https://ads.example/click?c=ID">Sponsored: '
+    b"Faster builds with cloud CI - try it free for 30 days</a></div>",
+    b'<aside class="promo"><p>Advertisement</p><a href="https://ads.example/offer/ID">'
+    b"Hosting from $1.99/month. Deploy in minutes.</a></aside>",
+    b'<div id="banner-ID" class="banner"><img src="https://ads.example/b.png" alt="ad">'
+    b"<span>Limited offer: 40% off developer tools</span></div>",
+]
+
+
+def _insert_before_body_end(body: bytes, snippet: bytes) -> bytes:
+    match = None
+    for match in _BODY_END.finditer(body):
+        pass
+    return body[: match.start()] + snippet + body[match.start() :] if match else body + snippet
+
+
+def change_date(body: bytes, rng: random.Random) -> bytes:
+    """Replace one ISO date (or add an 'updated' line) with another date."""
+    new = b"20%02d-%02d-%02d" % (rng.randint(10, 25), rng.randint(1, 12), rng.randint(1, 28))
+    dates = list(_DATE.finditer(body))
+    if dates:
+        match = rng.choice(dates)
+        return body[: match.start()] + new + body[match.end() :]
+    return _insert_before_body_end(body, b'<p class="updated">Last updated on ' + new + b".</p>")
+
+
+def swap_paragraphs(body: bytes, rng: random.Random) -> bytes:
+    """Swap two neighbouring paragraphs (falls back to changing a date)."""
+    paragraphs = list(_PARAGRAPH.finditer(body))
+    if len(paragraphs) < 2:
+        return change_date(body, rng)
+    i = rng.randrange(len(paragraphs) - 1)
+    a, b = paragraphs[i], paragraphs[i + 1]
+    return body[: a.start()] + b.group(0) + body[a.end() : b.start()] + a.group(0) + body[b.end() :]
+
+
+def replace_sentence(body: bytes, rng: random.Random) -> bytes:
+    """Replace one English sentence with a stock one (falls back to inserting an ad)."""
+    sentences = list(_SENTENCE.finditer(body[:400_000]))
+    if not sentences:
+        return insert_ad(body, rng)
+    match = rng.choice(sentences)
+    return body[: match.start()] + rng.choice(FILLER_SENTENCES) + body[match.end() :]
+
+
+def insert_ad(body: bytes, rng: random.Random) -> bytes:
+    """Insert an ad block after a random paragraph (or before </body>)."""
+    ad = rng.choice(ADS).replace(b"ID", b"%d" % rng.randrange(1000, 9999))
+    paragraphs = list(_PARAGRAPH.finditer(body))
+    if paragraphs:
+        end = rng.choice(paragraphs).end()
+        return body[:end] + ad + body[end:]
+    return _insert_before_body_end(body, ad)
+
+
+def drop_paragraph(body: bytes, rng: random.Random) -> bytes:
+    paragraphs = list(_PARAGRAPH.finditer(body))
+    if len(paragraphs) < 3:
+        return insert_ad(body, rng)
+    match = rng.choice(paragraphs)
+    return body[: match.start()] + body[match.end() :]
+
+
+EDITS = {
+    "date": change_date,
+    "swap": swap_paragraphs,
+    "sentence": replace_sentence,
+    "ad": insert_ad,
+    "drop": drop_paragraph,
+}
+
+
+def edit_page(body: bytes, key: str, variant: int, seed: int) -> tuple[bytes, list[str]]:
+    """One to three seeded edits; the same (key, variant, seed) always gives the same bytes."""
+    rng = random.Random(f"{seed}:{variant}:{key}")
+    names = rng.sample(sorted(EDITS), rng.choice((1, 1, 2, 2, 3)))
+    for name in names:
+        body = EDITS[name](body, rng)
+    return body, names
+
+
+def mirror_url(url: str, variant: int) -> str:
+    parts = urlsplit(url)
+    path = parts.path + (f"?{parts.query}" if parts.query else "")
+    return f"https://mirror{variant}.docs-archive.example/{parts.netloc or 'local'}{path}"
+
+
+# ---------------------------------------------------------------- build
+
+
+def corpus_path(pages: int, seed: int = 0) -> Path:
+    return DATA_DIR / (f"corpus-{pages}.warc.gz" if seed == 0 else f"corpus-{pages}-s{seed}.warc.gz")
+
+
+def build_corpus(
+    pages: int,
+    out: Path,
+    seed: int = 0,
+    shared: Path | None = SHARED_DATA,
+    sources: Callable[[], Iterable[SourcePage]] | None = None,
+) -> dict:
+    """Write `pages` HTML responses to `out` (+ `out`.truth.jsonl); returns counts.
+
+    `sources` (a function returning a fresh iterable of source pages, called once per pass)
+    replaces the real sources; tests use it with generated pages.
+    """
+    read_sources = sources or (lambda: source_pages(shared))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(out.name + ".tmp")
+    truth_tmp = out.with_name(out.name + ".truth.jsonl.tmp")
+    written = sources = 0
+    total_bytes = 0
+    started = time.monotonic()
+    with open(tmp, "wb") as stream, open(truth_tmp, "w", encoding="utf-8") as truth:
+        writer = CrawlWriter(stream)
+        writer.warcinfo(out.name, START.strftime("%Y-%m-%dT%H:%M:%SZ"), {
+            "software": "pagetwin bench/corpus.py",
+            "description": f"{pages} real HTML pages with seeded near-duplicate edits (seed {seed})",
+        })
+        variant = 0
+        while written < pages:
+            produced = 0
+            for source in read_sources():
+                if written >= pages:
+                    break
+                if variant == 0:
+                    body, edits, url = source.body, [], source.url
+                    sources += 1
+                else:
+                    body, edits = edit_page(source.body, source.key, variant, seed)
+                    url = mirror_url(source.url, variant)
+                date = (START + timedelta(seconds=written)).strftime("%Y-%m-%dT%H:%M:%SZ")
+                writer.response(url, date, body, content_type=source.content_type)
+                truth.write(json.dumps({"url": url, "source": source.key, "variant": variant,
+                                        "edits": edits}) + "\n")
+                written += 1
+                produced += 1
+                total_bytes += len(body)
+            if produced == 0:
+                raise DataMissing("no source pages found (no shared data and no Debian packages)")
+            variant += 1
+    tmp.replace(out)
+    truth_tmp.replace(out.with_name(out.name + ".truth.jsonl"))
+    return {
+        "pages": written,
+        "source_pages": sources,
+        "passes": variant,
+        "html_bytes": total_bytes,
+        "warc_bytes": out.stat().st_size,
+        "seconds": round(time.monotonic() - started, 1),
+    }
+
+
+def ensure_corpus(pages: int, seed: int = 0) -> Path:
+    """The corpus WARC for `pages`, built on first use."""
+    out = corpus_path(pages, seed)
+    if not out.is_file():
+        counts = build_corpus(pages, out, seed)
+        print(f"corpus: wrote {out} ({counts})", file=sys.stderr)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Build the speed-benchmark corpus WARC.")
+    parser.add_argument("--pages", type=int, default=20000)
+    parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--no-shared", action="store_true", help="Debian documentation only")
+    args = parser.parse_args(argv)
+    out = args.out or corpus_path(args.pages, args.seed)
+    try:
+        counts = build_corpus(args.pages, out, args.seed, None if args.no_shared else SHARED_DATA)
+    except DataMissing as exc:
+        print(f"corpus: {exc}", file=sys.stderr)
+        return 1
+    print(f"wrote {out}: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

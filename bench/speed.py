@@ -1,0 +1,406 @@
+"""Speed and peak memory of `pagetwin dedup` against peer pipelines, on one corpus, in one run.
+
+Runs, each as its own subprocess on the same corpus WARC (bench/corpus.py builds it):
+
+- `pagetwin dedup CORPUS --out DIR` with default settings (all cores), and with `--workers 1`;
+- peer (b) "resiliparse": fastwarc reads the WARC; resiliparse decodes the body and extracts
+  the main content (`extract_plain_text(main_content=True)`); datasketch MinHash over word
+  5-shingles (128 permutations) and MinHashLSH at threshold 0.8; candidates verified by the
+  estimated Jaccard >= 0.8; union-find clusters;
+- peer (c) "trafilatura": the same, with `trafilatura.extract` (default settings) as the
+  extractor. trafilatura is slow: `--peer-sample N` runs it on N pages spread evenly over the
+  corpus and extrapolates pages per second (said so in the table);
+- `pagetwin dedup` on the first 10,000 pages of the corpus (the corpus files are prefixes of
+  each other), for peak memory at 10,000 vs N pages.
+
+Peak memory of each run: the sum of RSS and of PSS (proportional set size: shared pages split
+between the processes that share them) over the process tree, sampled every 0.2 s with psutil,
+and the largest single-process RSS from os.wait4 (exact, kernel-counted). Throughput: pages
+read / wall-clock seconds of the whole subprocess (start-up included).
+
+Usage: python -m bench.speed [--pages 20000] [--memory-pages 10000] [--peer-sample 2000]
+Writes bench/out/speed.json and prints a table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+if __package__ in (None, ""):
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.corpus import ensure_corpus  # noqa: E402
+from bench.debian import REPO_ROOT  # noqa: E402
+
+OUT_DIR = REPO_ROOT / "bench" / "out"
+PEER_PERMUTATIONS = 128
+PEER_THRESHOLD = 0.8
+PEER_SHINGLE = 5
+_WORD = re.compile(r"\w+")
+
+
+# ---------------------------------------------------------------- peer pipelines (run in a child)
+
+
+def word_shingles(text: str, size: int = PEER_SHINGLE) -> set[str]:
+    """Lowercased \\w+ word shingles; a text shorter than `size` words is one shingle."""
+    tokens = _WORD.findall(text.lower())
+    if not tokens:
+        return set()
+    if len(tokens) < size:
+        return {" ".join(tokens)}
+    return {" ".join(tokens[i : i + size]) for i in range(len(tokens) - size + 1)}
+
+
+def _resiliparse_text(body: bytes) -> str:
+    from resiliparse.extract.html2text import extract_plain_text
+    from resiliparse.parse.encoding import detect_encoding
+    from resiliparse.parse.html import HTMLTree
+
+    tree = HTMLTree.parse_from_bytes(body, detect_encoding(body))
+    return extract_plain_text(tree, main_content=True)
+
+
+def _trafilatura_text(body: bytes) -> str:
+    import trafilatura
+
+    return trafilatura.extract(body) or ""
+
+
+EXTRACTORS = {"resiliparse": _resiliparse_text, "trafilatura": _trafilatura_text}
+
+
+class _UnionFind:
+    def __init__(self) -> None:
+        self.parent: dict[int, int] = {}
+
+    def find(self, x: int) -> int:
+        root = x
+        while self.parent.get(root, root) != root:
+            root = self.parent[root]
+        while x != root:  # path compression
+            self.parent[x], x = root, self.parent.get(x, x)
+        return root
+
+    def union(self, a: int, b: int) -> None:
+        ra, rb = self.find(a), self.find(b)
+        if ra != rb:
+            self.parent[max(ra, rb)] = min(ra, rb)
+
+
+def run_peer(name: str, corpus: Path, sample_every: int = 1) -> dict:
+    """The peer pipeline over the corpus (every `sample_every`-th HTML response only).
+
+    Returns counts and timings; `busy_seconds` is the time spent on the processed pages (read,
+    extract, MinHash, LSH query/insert, verify), which is what a sampled run extrapolates from.
+    """
+    from datasketch import MinHash, MinHashLSH
+    from fastwarc.warc import ArchiveIterator, WarcRecordType
+
+    extract = EXTRACTORS[name]
+    started = time.perf_counter()
+    lsh = MinHashLSH(threshold=PEER_THRESHOLD, num_perm=PEER_PERMUTATIONS)
+    signatures: dict[int, MinHash] = {}
+    clusters = _UnionFind()
+    seen = processed = empty = failed = candidates = edges = 0
+    busy = 0.0
+    with open(corpus, "rb") as stream:
+        for record in ArchiveIterator(stream, record_types=WarcRecordType.response, parse_http=True):
+            seen += 1
+            if (seen - 1) % sample_every:
+                continue
+            t0 = time.perf_counter()
+            body = record.reader.read()
+            page = processed
+            processed += 1
+            try:
+                text = extract(body)
+            except Exception:
+                failed += 1
+                text = ""
+            shingles = word_shingles(text)
+            if shingles:
+                minhash = MinHash(num_perm=PEER_PERMUTATIONS)
+                minhash.update_batch([s.encode("utf-8") for s in shingles])
+                for other in lsh.query(minhash):
+                    candidates += 1
+                    if minhash.jaccard(signatures[other]) >= PEER_THRESHOLD:
+                        edges += 1
+                        clusters.union(page, other)
+                lsh.insert(page, minhash)
+                signatures[page] = minhash
+            else:
+                empty += 1
+            busy += time.perf_counter() - t0
+    roots = {clusters.find(i) for i in range(processed)}
+    return {
+        "records": seen,
+        "pages": processed,
+        "empty_text": empty,
+        "extract_errors": failed,
+        "candidates": candidates,
+        "edges": edges,
+        "clusters": len(roots),
+        "duplicates": processed - len(roots),
+        "busy_seconds": busy,
+        "seconds": time.perf_counter() - started,
+    }
+
+
+# ---------------------------------------------------------------- measuring a subprocess
+
+
+class TreeMemorySampler(threading.Thread):
+    """Samples the summed RSS and PSS of a process and all its descendants."""
+
+    def __init__(self, pid: int, interval: float = 0.2):
+        super().__init__(daemon=True)
+        self.pid, self.interval = pid, interval
+        self.peak_rss = self.peak_pss = 0
+        self.peak_processes = 0
+        self._stop = threading.Event()
+
+    def run(self) -> None:
+        import psutil
+
+        try:
+            root = psutil.Process(self.pid)
+        except psutil.NoSuchProcess:
+            return
+        while not self._stop.is_set():
+            rss = pss = 0
+            try:
+                procs = [root] + root.children(recursive=True)
+            except psutil.NoSuchProcess:
+                break
+            for proc in procs:
+                try:
+                    info = proc.memory_full_info()
+                    rss += info.rss
+                    pss += getattr(info, "pss", info.rss)
+                except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
+                    pass
+            self.peak_rss, self.peak_pss = max(self.peak_rss, rss), max(self.peak_pss, pss)
+            self.peak_processes = max(self.peak_processes, len(procs))
+            self._stop.wait(self.interval)
+
+    def stop(self) -> None:
+        self._stop.set()
+        self.join()
+
+
+def measure(cmd: list[str], label: str) -> dict:
+    """Run `cmd`; wall time, exit status, peak tree RSS/PSS (sampled), max process RSS (wait4)."""
+    print(f"[speed] {label}: {' '.join(cmd)}", file=sys.stderr, flush=True)
+    stdout = tempfile.TemporaryFile()
+    stderr = tempfile.TemporaryFile()
+    started = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=stdout, stderr=stderr, cwd=REPO_ROOT)
+    sampler = TreeMemorySampler(proc.pid)
+    sampler.start()
+    _, status, usage = os.wait4(proc.pid, 0)
+    seconds = time.perf_counter() - started
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    sampler.stop()
+    stdout.seek(0)
+    stderr.seek(0)
+    out, err = stdout.read().decode(errors="replace"), stderr.read().decode(errors="replace")
+    if proc.returncode != 0:
+        print(f"[speed] {label} failed with exit {proc.returncode}:\n{err[-3000:]}", file=sys.stderr)
+    return {
+        "label": label,
+        "command": cmd,
+        "exit": proc.returncode,
+        "seconds": seconds,
+        "cpu_seconds": usage.ru_utime + usage.ru_stime,
+        "peak_tree_rss_mb": sampler.peak_rss / 2**20,
+        "peak_tree_pss_mb": sampler.peak_pss / 2**20,
+        "max_process_rss_mb": usage.ru_maxrss / 1024,  # kB on Linux
+        "processes": sampler.peak_processes,
+        "stdout": out[-2000:],
+        "stderr_tail": err[-1000:],
+    }
+
+
+def pagetwin_run(corpus: Path, workers: int | None, label: str) -> dict:
+    out = Path(tempfile.mkdtemp(prefix="pagetwin-speed-"))
+    cmd = [str(Path(sys.executable).with_name("pagetwin")), "dedup", str(corpus), "--out", str(out)]
+    if not Path(cmd[0]).exists():
+        cmd[0:1] = [sys.executable, "-m", "pagetwin.cli"]
+    if workers is not None:
+        cmd += ["--workers", str(workers)]
+    result = measure(cmd, label)
+    summary_file = out / "summary.json"
+    if summary_file.is_file():
+        summary = json.loads(summary_file.read_text())
+        result["summary"] = {k: summary.get(k) for k in ("pages", "read", "skipped", "clusters",
+                                                          "duplicates", "timings", "phases")
+                             if k in summary}
+        result["pages"] = _pages_from_summary(summary)
+    index = out / "index.sqlite"
+    result["index_mb"] = index.stat().st_size / 2**20 if index.is_file() else None
+    shutil.rmtree(out, ignore_errors=True)
+    return result
+
+
+def _pages_from_summary(summary: dict) -> int | None:
+    for key in ("pages", "pages_read", "read"):
+        value = summary.get(key)
+        if isinstance(value, int):
+            return value
+        if isinstance(value, dict):
+            for sub in ("pages", "html", "total"):
+                if isinstance(value.get(sub), int):
+                    return value[sub]
+    return None
+
+
+def peer_run(name: str, corpus: Path, sample_every: int, label: str) -> dict:
+    cmd = [sys.executable, "-m", "bench.speed", "--run-peer", name, "--corpus", str(corpus),
+           "--sample-every", str(sample_every)]
+    result = measure(cmd, label)
+    try:
+        result["peer"] = json.loads(result["stdout"].strip().splitlines()[-1])
+        result["pages"] = result["peer"]["pages"]
+    except (IndexError, ValueError, KeyError):
+        result["peer"] = None
+    return result
+
+
+# ---------------------------------------------------------------- the benchmark
+
+
+def pages_per_second(run: dict, total_pages: int) -> tuple[float | None, bool]:
+    """(pages/s, extrapolated?) A sampled peer run extrapolates from its busy time per page."""
+    peer = run.get("peer")
+    if peer and peer["records"] != peer["pages"]:
+        startup = max(run["seconds"] - peer["seconds"], 0.0)
+        per_page = peer["busy_seconds"] / max(peer["pages"], 1)
+        return total_pages / (startup + per_page * total_pages), True
+    pages = run.get("pages") or total_pages
+    return (pages / run["seconds"] if run["exit"] == 0 and run["seconds"] > 0 else None), False
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--pages", type=int, default=20000, help="corpus size (pages)")
+    parser.add_argument("--memory-pages", type=int, default=10000,
+                        help="smaller corpus for the memory comparison (0 to skip)")
+    parser.add_argument("--peer-sample", type=int, default=2000,
+                        help="trafilatura runs on this many pages spread over the corpus (0 = all)")
+    parser.add_argument("--resiliparse-sample", type=int, default=0,
+                        help="same for resiliparse (0 = all pages, the default)")
+    parser.add_argument("--skip", default="", help="comma list of runs to skip: "
+                        "pagetwin,pagetwin1,resiliparse,trafilatura,memory")
+    parser.add_argument("--out", type=Path, default=OUT_DIR / "speed.json")
+    # internal: run one peer pipeline in this process and print its JSON result
+    parser.add_argument("--run-peer", choices=sorted(EXTRACTORS), help=argparse.SUPPRESS)
+    parser.add_argument("--corpus", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--sample-every", type=int, default=1, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+
+    if args.run_peer:
+        print(json.dumps(run_peer(args.run_peer, args.corpus, args.sample_every)))
+        return 0
+
+    skip = {s.strip() for s in args.skip.split(",") if s.strip()}
+    corpus = ensure_corpus(args.pages)
+    runs: dict[str, dict] = {}
+    if "pagetwin" not in skip:
+        runs["pagetwin"] = pagetwin_run(corpus, None, f"pagetwin dedup (workers default = {os.cpu_count()})")
+    if "pagetwin1" not in skip:
+        runs["pagetwin_1worker"] = pagetwin_run(corpus, 1, "pagetwin dedup --workers 1")
+    if "resiliparse" not in skip:
+        every = max(1, args.pages // args.resiliparse_sample) if args.resiliparse_sample else 1
+        runs["resiliparse"] = peer_run("resiliparse", corpus, every, "resiliparse + datasketch MinHashLSH")
+    if "trafilatura" not in skip:
+        every = max(1, args.pages // args.peer_sample) if args.peer_sample else 1
+        runs["trafilatura"] = peer_run("trafilatura", corpus, every, "trafilatura + datasketch MinHashLSH")
+    memory = None
+    if args.memory_pages and args.memory_pages < args.pages and "memory" not in skip and "pagetwin" not in skip:
+        small = ensure_corpus(args.memory_pages)
+        runs["pagetwin_small"] = pagetwin_run(small, None, f"pagetwin dedup on {args.memory_pages} pages")
+        big, little = runs["pagetwin"], runs["pagetwin_small"]
+        memory = {
+            "pages": [args.memory_pages, args.pages],
+            "peak_tree_pss_mb": [little["peak_tree_pss_mb"], big["peak_tree_pss_mb"]],
+            "peak_tree_rss_mb": [little["peak_tree_rss_mb"], big["peak_tree_rss_mb"]],
+            "max_process_rss_mb": [little["max_process_rss_mb"], big["max_process_rss_mb"]],
+            "index_mb": [little.get("index_mb"), big.get("index_mb")],
+        }
+
+    for run in runs.values():
+        total = args.memory_pages if run is runs.get("pagetwin_small") else args.pages
+        run["pages_per_second"], run["extrapolated"] = pages_per_second(run, total)
+
+    ratios = {}
+    for mine, peer in (("pagetwin", "resiliparse"), ("pagetwin", "trafilatura"),
+                       ("pagetwin_1worker", "resiliparse"), ("pagetwin_1worker", "trafilatura")):
+        if mine in runs and peer in runs and runs[mine]["pages_per_second"] and runs[peer]["pages_per_second"]:
+            ratios[f"{mine}/{peer}"] = {
+                "speed": runs[mine]["pages_per_second"] / runs[peer]["pages_per_second"],
+                "peak_pss": runs[mine]["peak_tree_pss_mb"] / max(runs[peer]["peak_tree_pss_mb"], 1e-9),
+            }
+    result = {
+        "corpus": str(corpus.relative_to(REPO_ROOT)) if corpus.is_relative_to(REPO_ROOT) else str(corpus),
+        "pages": args.pages,
+        "cpu_count": os.cpu_count(),
+        "machine": platform.platform(),
+        "python": platform.python_version(),
+        "load_average_at_start": os.getloadavg(),
+        "runs": {k: {kk: vv for kk, vv in v.items() if kk != "stdout"} for k, v in runs.items()},
+        "ratios": ratios,
+        "memory_vs_pages": memory,
+        "command": " ".join([Path(sys.executable).name, "-m", "bench.speed"] + (argv or sys.argv[1:])),
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=2))
+    print(format_table(result))
+    print(f"\nwritten: {args.out}")
+    return 0 if all(r["exit"] == 0 for r in runs.values()) else 1
+
+
+def format_table(result: dict) -> str:
+    lines = [
+        f"corpus: {result['corpus']} ({result['pages']} pages), {result['cpu_count']} cores",
+        "",
+        "| run | pages | wall s | pages/s | peak tree PSS MB | peak tree RSS MB | max process RSS MB |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for run in result["runs"].values():
+        pps = run.get("pages_per_second")
+        note = " (extrapolated from a sample)" if run.get("extrapolated") else ""
+        lines.append(
+            f"| {run['label']}{note} | {run.get('pages') or '?'} | {run['seconds']:.1f} | "
+            f"{pps:.1f} |" if pps else f"| {run['label']} | ? | {run['seconds']:.1f} | failed |"
+        )
+        lines[-1] += (f" {run['peak_tree_pss_mb']:.0f} | {run['peak_tree_rss_mb']:.0f} | "
+                      f"{run['max_process_rss_mb']:.0f} |")
+    if result["ratios"]:
+        lines += ["", "| ratio (pagetwin / peer) | speed | peak memory (PSS) |", "|---|---:|---:|"]
+        for name, ratio in result["ratios"].items():
+            lines.append(f"| {name} | {ratio['speed']:.2f} | {ratio['peak_pss']:.2f} |")
+    memory = result.get("memory_vs_pages")
+    if memory:
+        (a, b), pss = memory["pages"], memory["peak_tree_pss_mb"]
+        index = memory["index_mb"]
+        lines += ["", f"pagetwin peak tree PSS: {pss[0]:.0f} MB at {a} pages, {pss[1]:.0f} MB at {b} pages "
+                  f"(x{pss[1] / max(pss[0], 1e-9):.2f} for x{b / a:.1f} pages); "
+                  f"max process RSS {memory['max_process_rss_mb'][0]:.0f} -> {memory['max_process_rss_mb'][1]:.0f} MB; "
+                  f"index {index[0] or 0:.0f} -> {index[1] or 0:.0f} MB"]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
