@@ -1,0 +1,274 @@
+"""Main-content extraction: pagetwin (site templates, two passes) against trafilatura,
+resiliparse and jusText, scored against ground truth in the same run, on the same pages.
+
+    .venv/bin/python bench/extraction.py [--sets cleanportaleval,scrapinghub,chinese_wce]
+        [--tools pagetwin,trafilatura,resiliparse,justext] [--limit N] [--data ../shared/data]
+
+Data (read-only, ``../shared/data/extraction``; see its README):
+
+- ``cleanportaleval``: 71 pages of 4 portals with CleanEval gold text. The site of a page is the
+  host of the URL on the gold file's first line (``URL: ...``), so pagetwin learns each portal's
+  template from its 12-30 pages.
+- ``scrapinghub``: 181 article pages of 126 hosts, gold ``articleBody``; the URL from
+  ``ground-truth.json``. Sites have 1-2 pages: page-level removal only.
+- ``chinese_wce``: 69 Chinese pages of 57 hosts, gold ``cleaned/<id>.txt``. The set has no URLs:
+  each page is its own site (page level only).
+
+How pagetwin is run: the same per-page code path ``pagetwin text`` uses (``pipeline.Worker``,
+the runner's kernel): pass 1 ``Worker.learn(page)`` (decode, parse, ``templates.page_stats``) for
+every page and ``SiteTemplates.fit(site, stats)``; pass 2 ``Worker.safe_extract(page)`` (decode,
+parse, ``noise.extract`` with the site's learned model). Settings are the defaults except
+``text.weighting = "density"``, so that pass 1 does not also compute document frequencies, which
+text extraction does not use. Peers get the decoded HTML string and their default settings:
+``trafilatura.extract(html)``, ``resiliparse extract_plain_text(html, main_content=True)``,
+``justext.justext(html, stoplist)`` keeping the non-boilerplate paragraphs (English stop list;
+for Chinese, which jusText has no stop list for, an empty stop list with both stop-word
+thresholds at 0).
+
+Metrics (``cleaneval_prf``, ``shingle_pr``):
+
+- **CleanEval word level** (cleanportaleval): the gold file without its URL line and with its
+  ``<p>``/``<h>``/``<l>`` markers removed and HTML entities decoded; gold and extracted text
+  tokenised to lower-cased ``\\w+`` words; the two word sequences aligned with a diff
+  (``difflib.SequenceMatcher``, no junk heuristic); precision = aligned words / extracted words,
+  recall = aligned words / gold words, F = their harmonic mean, per page; P, R and F are
+  macro-averaged over pages (an empty extraction has P = R = F = 0).
+- **Shingles** (scrapinghub: word 4-grams of lower-cased ``\\w+`` tokens; chinese_wce: 4-grams
+  of characters, whitespace removed): per page, precision = |common| / |extracted| and recall =
+  |common| / |gold|, counting shingles as multisets; a text shorter than 4 tokens is one
+  shingle. P and R are averaged over pages and F1 is the harmonic mean of the two averages
+  (the article-extraction-benchmark convention). An empty extraction has P = 0 (R = 0).
+- **Speed**: pages per second of each tool on the set, one process, wall time over all pages
+  (pagetwin: both passes, decoding and parsing twice included; peers: one call per page).
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import gzip
+import html as htmllib
+import json
+import re
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_DATA = ROOT.parent / "shared" / "data"
+_WORD = re.compile(r"\w+")
+_MARKER = re.compile(r"^\s*<(p|h|l)>", re.MULTILINE | re.IGNORECASE)
+
+
+# -- metrics ------------------------------------------------------------------------------
+
+
+def words(text: str) -> list[str]:
+    return _WORD.findall(text.lower())
+
+
+def cleaneval_gold(raw: str) -> tuple[str, str]:
+    """(url, text) of a CleanEval gold file."""
+    lines = raw.splitlines()
+    url = ""
+    for i, line in enumerate(lines):
+        if line.strip():
+            if line.strip().startswith("URL:"):
+                url = line.split(":", 1)[1].strip()
+                lines = lines[i + 1 :]
+            break
+    return url, htmllib.unescape(_MARKER.sub(" ", "\n".join(lines)))
+
+
+def cleaneval_prf(extracted: str, gold: str) -> tuple[float, float, float]:
+    """CleanEval word-level precision, recall, F of one page (see the module docstring)."""
+    a, b = words(extracted), words(gold)
+    if not a or not b:
+        return (1.0, 1.0, 1.0) if not a and not b else (0.0, 0.0, 0.0)
+    matched = sum(m.size for m in difflib.SequenceMatcher(None, a, b, autojunk=False).get_matching_blocks())
+    p, r = matched / len(a), matched / len(b)
+    return p, r, (2 * p * r / (p + r) if p + r else 0.0)
+
+
+def shingles(text: str, unit: str, n: int = 4) -> Counter:
+    toks = words(text) if unit == "word" else [c for c in text if not c.isspace()]
+    if not toks:
+        return Counter()
+    if len(toks) < n:
+        return Counter([tuple(toks)])
+    return Counter(tuple(toks[i : i + n]) for i in range(len(toks) - n + 1))
+
+
+def shingle_pr(extracted: str, gold: str, unit: str) -> tuple[float, float]:
+    """Shingle precision and recall of one page (multiset counts)."""
+    a, b = shingles(extracted, unit), shingles(gold, unit)
+    if not a or not b:
+        return (1.0, 1.0) if not a and not b else (0.0, 0.0)
+    common = sum((a & b).values())
+    return common / sum(a.values()), common / sum(b.values())
+
+
+# -- data ---------------------------------------------------------------------------------
+
+
+def load_set(name: str, data: Path, limit: int | None) -> list[dict]:
+    """Pages of one set: {"id", "url", "body" (bytes), "gold"}."""
+    base = data / "extraction" / name
+    pages = []
+    if name == "cleanportaleval":
+        for gold_path in sorted((base / "GoldStandard").glob("*.txt")):
+            html_path = base / "input" / (gold_path.stem + ".html")
+            if not html_path.exists():
+                continue
+            url, gold = cleaneval_gold(gold_path.read_text(encoding="utf-8", errors="replace"))
+            pages.append({"id": gold_path.stem, "url": url, "body": html_path.read_bytes(), "gold": gold})
+    elif name == "scrapinghub":
+        truth = json.loads((base / "ground-truth.json").read_text(encoding="utf-8"))
+        for pid in sorted(truth):
+            path = base / "html" / f"{pid}.html.gz"
+            if path.exists():
+                body = gzip.decompress(path.read_bytes())
+                pages.append({"id": pid, "url": truth[pid].get("url", ""), "body": body, "gold": truth[pid]["articleBody"]})
+    elif name == "chinese_wce":
+        for path in sorted((base / "original").glob("*.html")):
+            gold = base / "cleaned" / (path.stem + ".txt")
+            if gold.exists():
+                # No URLs in this set: every page is its own site.
+                pages.append({"id": path.stem, "url": f"http://{path.stem}.invalid/", "body": path.read_bytes(),
+                              "gold": gold.read_text(encoding="utf-8", errors="replace")})  # fmt: skip
+    else:
+        raise SystemExit(f"unknown set {name!r}")
+    return pages[:limit] if limit else pages
+
+
+# -- tools --------------------------------------------------------------------------------
+
+
+def run_pagetwin(pages: list[dict], settings=None) -> list[str]:
+    """Both passes through the runner's per-page kernel (pipeline.Worker), as `pagetwin text`;
+    the same steps spelled out when the rest of the pipeline is not importable."""
+    from pagetwin.config import Settings
+    from pagetwin.html.templates import SiteTemplates
+    from pagetwin.model import Page
+
+    if settings is None:
+        settings = Settings()
+        settings.text.weighting = "density"
+    recs = [Page(id=p["id"], url=p["url"], body=p["body"]) for p in pages]
+    templates = SiteTemplates(settings.extract)
+    try:
+        from pagetwin.pipeline import Learned, Worker
+
+        worker = Worker(settings)
+    except ImportError:
+        return _run_pagetwin_direct(recs, settings, templates)
+    for rec in recs:
+        site, stats, _, _ = worker.learn(rec)
+        if stats is not None:
+            templates.fit(site, stats)
+    worker = Worker(settings, Learned(templates=templates))
+    return [worker.safe_extract(rec) for rec in recs]
+
+
+def _run_pagetwin_direct(recs, settings, templates) -> list[str]:
+    from pagetwin.html import templates as tm
+    from pagetwin.html.noise import extract
+    from pagetwin.html.parse import decode_html, parse_html
+
+    for rec in recs:
+        tree = parse_html(decode_html(rec.body, rec.http_charset)[0])
+        templates.fit(tm.site_key(rec.url, settings.extract), tm.page_stats(tree, settings.extract))
+    out = []
+    for rec in recs:
+        tree = parse_html(decode_html(rec.body, rec.http_charset)[0])
+        model = templates.for_site(tm.site_key(rec.url, settings.extract))
+        out.append(extract(tree, model, settings.extract).text)
+    return out
+
+
+def run_trafilatura(htmls: list[str], lang: str) -> list[str]:
+    import trafilatura
+
+    return [trafilatura.extract(h) or "" for h in htmls]
+
+
+def run_resiliparse(htmls: list[str], lang: str) -> list[str]:
+    from resiliparse.extract.html2text import extract_plain_text
+
+    return [extract_plain_text(h, main_content=True) or "" for h in htmls]
+
+
+def run_justext(htmls: list[str], lang: str) -> list[str]:
+    import justext
+
+    out = []
+    for h in htmls:
+        try:
+            if lang == "zh":
+                paras = justext.justext(h, frozenset(), stopwords_low=0, stopwords_high=0)
+            else:
+                paras = justext.justext(h, justext.get_stoplist("English"))
+            out.append("\n".join(p.text for p in paras if not p.is_boilerplate))
+        except Exception:  # noqa: BLE001 - a peer failing on a page scores an empty text
+            out.append("")
+    return out
+
+
+PEERS = {"trafilatura": run_trafilatura, "resiliparse": run_resiliparse, "justext": run_justext}
+
+
+def score(set_name: str, texts: list[str], pages: list[dict]) -> dict:
+    if set_name == "cleanportaleval":
+        prf = [cleaneval_prf(t, p["gold"]) for t, p in zip(texts, pages)]
+        n = len(prf)
+        return {"P": sum(x[0] for x in prf) / n, "R": sum(x[1] for x in prf) / n, "F": sum(x[2] for x in prf) / n,
+                "per_page": [round(x[2], 4) for x in prf]}  # fmt: skip
+    unit = "char" if set_name == "chinese_wce" else "word"
+    pr = [shingle_pr(t, p["gold"], unit) for t, p in zip(texts, pages)]
+    p = sum(x[0] for x in pr) / len(pr)
+    r = sum(x[1] for x in pr) / len(pr)
+    return {"P": p, "R": r, "F": 2 * p * r / (p + r) if p + r else 0.0, "per_page": [round(2 * a * b / (a + b) if a + b else 0, 4) for a, b in pr]}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sets", default="cleanportaleval,scrapinghub,chinese_wce")
+    ap.add_argument("--tools", default="pagetwin,trafilatura,resiliparse,justext")
+    ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    ap.add_argument("--limit", type=int, default=None)
+    ap.add_argument("--json", type=Path, default=None, help="write all scores (and per-page F) here")
+    args = ap.parse_args(argv)
+    if not (args.data / "extraction").exists():
+        print(f"no data at {args.data}/extraction", file=sys.stderr)
+        return 1
+    from pagetwin.html.parse import decode_html
+
+    results = {}
+    rows = []
+    for set_name in args.sets.split(","):
+        pages = load_set(set_name, args.data, args.limit)
+        htmls = [decode_html(p["body"])[0] for p in pages]
+        lang = "zh" if set_name == "chinese_wce" else "en"
+        for tool in args.tools.split(","):
+            t0 = time.perf_counter()
+            texts = run_pagetwin(pages) if tool == "pagetwin" else PEERS[tool](htmls, lang)
+            elapsed = time.perf_counter() - t0
+            s = score(set_name, texts, pages)
+            s["pages_per_s"] = len(pages) / elapsed if elapsed else float("inf")
+            s["pages"] = len(pages)
+            results.setdefault(set_name, {})[tool] = s
+            rows.append((set_name, tool, len(pages), s["P"], s["R"], s["F"], s["pages_per_s"]))
+            print(f"{set_name:16} {tool:12} pages={len(pages):4d} P={s['P']:.3f} R={s['R']:.3f} F={s['F']:.3f} {s['pages_per_s']:8.1f} pages/s", flush=True)
+    print()
+    print("| set | tool | pages | P | R | F | pages/s |")
+    print("|---|---|---:|---:|---:|---:|---:|")
+    for set_name, tool, n, p, r, f, pps in rows:
+        print(f"| {set_name} | {tool} | {n} | {p:.3f} | {r:.3f} | {f:.3f} | {pps:.0f} |")
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

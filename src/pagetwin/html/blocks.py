@@ -1,0 +1,264 @@
+"""One walk over a page's DOM that both passes share: the page as a tree of text blocks.
+
+A *block* is a block-level element (div, p, li, td, h1, ...). Inline elements (a, span, b,
+img, ...) do not make blocks: their text belongs to the nearest enclosing block. For every
+block the walk records
+
+- ``text``: its own inline text (whitespace collapsed; text of child blocks not included);
+- ``link``: how many of those characters are inside ``<a>``;
+- ``hash``: a bottom-up subtree hash (xxh64 of the tag, the own text with digits folded to
+  ``0``, the sources of its images and the hashes of its child blocks, in order) - a Merkle
+  hash, so equal hashes mean equal subtrees, and a footer whose year changes keeps its hash;
+- ``sig``: a structural signature, the hash of the path of ``tag.class#id`` from ``<body>``
+  (digits folded, text ignored), so the "same slot" of a template matches across pages even
+  when its text differs;
+- ``parent``: the enclosing block (blocks are numbered in document order, a parent before its
+  children).
+
+Before the walk, elements that are never content are removed from the tree (scripts, styles,
+forms' controls, embedded frames, hidden elements); elements that are page chrome by their tag
+(nav, aside, header/footer outside an article) or by the words of their class/id (menu,
+sidebar, share, cookie, ...) are skipped. The walk is iterative (an explicit stack), so a DOM
+100,000 levels deep does not reach Python's recursion limit; below ``max_depth`` a subtree is
+read as flat text.
+
+Note: the walk removes the never-content elements from ``tree`` itself (a second walk over the
+same tree gives the same blocks).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import xxhash
+
+# Removed from the tree before the walk: never visible content.
+STRIP_TAGS = [
+    "script", "style", "noscript", "template", "svg", "math", "iframe", "frame", "frameset",
+    "object", "embed", "applet", "canvas", "audio", "video", "map", "head",
+    "input", "select", "option", "optgroup", "textarea", "button", "datalist", "output",
+    "dialog", "menu",
+]  # fmt: skip
+
+HIDDEN_SELECTOR = (
+    "[hidden], [aria-hidden=true], [style*='display:none'], [style*='display: none'], "
+    "[style*='visibility:hidden'], [style*='visibility: hidden'], [type=hidden]"
+)
+
+BLOCK_TAGS = frozenset(
+    """address article aside blockquote body center dd details dir div dl dt fieldset figcaption
+    figure footer form h1 h2 h3 h4 h5 h6 header hgroup hr li main nav ol p pre section summary
+    table tbody thead tfoot tr td th caption ul legend html""".split()
+)
+HEADING_TAGS = frozenset("h1 h2 h3 h4 h5 h6".split())
+# Chrome by tag. header/footer inside an <article> or <main> hold the article's own title and
+# byline, so they are only chrome at the page level.
+CHROME_TAGS = frozenset(["nav", "aside"])
+PAGE_CHROME_TAGS = frozenset(["header", "footer"])
+CONTENT_ROOT_TAGS = frozenset(["article", "main"])
+
+# Words of a class or id that name page chrome. Matched against whole words of the attribute
+# (split on non-letters), never substrings, so "navigation" matches and "canvas" does not.
+CHROME_WORDS = frozenset(
+    """nav navbar navigation menu menubar submenu topmenu mainmenu megamenu breadcrumb breadcrumbs
+    footer sidebar sidebars sidenav share sharing sharebar social socialmedia related
+    recommended recommendations promo promos advert adverts advertisement advertisements
+    advertising ad ads adsense sponsored sponsor banner cookie cookies consent newsletter
+    subscribe subscription signup popup modal skiplink skip toolbar pagination pager
+    tagcloud comments commentlist disqus outbrain taboola widget widgets masthead""".split()
+)
+# Words that name a wrapper of the page's content ("content-sidebar-wrap", "post-share-wrapper"):
+# a class with one of them is not chrome by its words alone.
+WRAPPER_WORDS = frozenset(
+    """content contents main article articles post posts entry story body text wrap wrapper
+    container inner outer page layout column columns col row grid hentry""".split()
+)
+CHROME_MAX_SHARE = 0.4  # an element with more of the page's text than this is no chrome box
+_WORDS = re.compile(r"[a-z]+")
+_DIGITS = re.compile(r"\d+")
+_CJK = re.compile(r"[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\u3000-\u303f\uff00-\uffef]")
+
+IMAGE_ATTRS = ("src", "data-src", "srcset", "data-srcset", "alt", "title", "width", "height")
+
+
+@dataclass
+class Blocks:
+    """The blocks of one page, as parallel lists indexed by block number (document order)."""
+
+    tag: list[str] = field(default_factory=list)
+    parent: list[int] = field(default_factory=list)
+    sig: list[int] = field(default_factory=list)
+    hash: list[int] = field(default_factory=list)
+    text: list[str] = field(default_factory=list)
+    link: list[int] = field(default_factory=list)  # chars of own text inside <a>
+    size: list[int] = field(default_factory=list)  # chars of own text (CJK chars count 3)
+    content: list[bool] = field(default_factory=list)  # subtree has text or images
+    in_article: list[bool] = field(default_factory=list)  # inside <article>/<main>
+    images: list[tuple[int, dict]] = field(default_factory=list)  # (block, raw attributes)
+
+    def __len__(self) -> int:
+        return len(self.tag)
+
+    def snippet(self, b: int, width: int = 80) -> str:
+        """Text of block ``b`` or, when it has none, of its first descendant block with text."""
+        if self.text[b]:
+            return self.text[b][:width]
+        for c in range(b + 1, len(self.tag)):
+            if not self._inside(c, b):
+                break
+            if self.text[c]:
+                return self.text[c][:width]
+        return ""
+
+    def _inside(self, c: int, b: int) -> bool:
+        while c > b:
+            c = self.parent[c]
+        return c == b
+
+
+def text_size(text: str) -> int:
+    """Length of a text in Latin-letter equivalents: a CJK character counts 3 (one CJK
+    character carries about as much as a short word)."""
+    if text.isascii():
+        return len(text)
+    return len(text) + 2 * len(_CJK.findall(text))
+
+
+def _chrome_by_class(attrs: dict) -> bool:
+    cls = attrs.get("class")
+    ident = attrs.get("id")
+    if not cls and not ident:
+        return False
+    words = _WORDS.findall(f"{cls or ''} {ident or ''}".lower())
+    return any(w in CHROME_WORDS for w in words) and not any(w in WRAPPER_WORDS for w in words)
+
+
+def _sig_part(tag: str, attrs: dict) -> str:
+    cls = attrs.get("class") or ""
+    ident = attrs.get("id") or ""
+    if cls or ident:
+        return f"{tag}.{_DIGITS.sub('', cls.strip())}#{_DIGITS.sub('', ident.strip())}"
+    return tag
+
+
+def clean_tree(tree) -> None:
+    """Remove never-content elements (scripts, styles, controls, frames, hidden) from ``tree``."""
+    tree.strip_tags(STRIP_TAGS)
+    for node in tree.css(HIDDEN_SELECTOR):
+        if node.tag not in ("html", "body"):
+            node.decompose()
+
+
+def walk(tree, max_depth: int = 512, page_chrome: bool = True) -> Blocks:
+    """The blocks of a parsed page (see the module docstring). Never recursive."""
+    clean_tree(tree)
+    out = Blocks()
+    root = tree.body
+    if root is None:
+        root = tree.root
+    if root is None:
+        return out
+    tags, parents, sigs, hashes = out.tag, out.parent, out.sig, out.hash
+    texts, links, sizes, contents, in_article = out.text, out.link, out.size, out.content, out.in_article
+    pieces: list[list[str]] = []
+    link_chars: list[int] = []
+    child_hashes: list[list[int]] = []
+    image_keys: list[list[str]] = []
+    has_content: list[bool] = []
+    images = out.images
+    xxh = xxhash.xxh64_intdigest
+    digits = _DIGITS.sub
+
+    # Stack entries: (node, block, in_link, depth, in_article) to enter; (None, block, ...) to
+    # leave a block (its hash is computed when all its children are done).
+    stack: list[tuple] = [(root, -1, False, 0, False)]
+    pop, push = stack.pop, stack.append
+    page_chars = -1  # text length of the page, read on first need
+    while stack:
+        node, block, in_link, depth, article = pop()
+        if node is None:
+            b = block
+            text = " ".join("".join(pieces[b]).split())
+            texts[b] = text
+            links[b] = min(link_chars[b], len(text))
+            sizes[b] = text_size(text) if text else 0
+            content = bool(text) or has_content[b]
+            contents[b] = content
+            h = xxh(f"{tags[b]}\x00{digits('0', text)}\x00{' '.join(image_keys[b])}\x00{child_hashes[b]}".encode("utf-8", "surrogatepass"))
+            hashes[b] = h
+            p = parents[b]
+            if p >= 0 and content:
+                child_hashes[p].append(h)
+                has_content[p] = True
+            pieces[b] = []  # free early
+            continue
+        tag = node.tag
+        if tag == "-text":
+            if block >= 0:
+                s = node.text_content
+                if s:
+                    pieces[block].append(s)
+                    if in_link:
+                        link_chars[block] += len(s.strip())
+            continue
+        if tag is None or tag.startswith("-"):
+            continue  # comments, doctype
+        if depth > max_depth:
+            # Too deep to walk: read the rest as flat text of the current block.
+            if block >= 0:
+                s = node.text(deep=True, separator=" ")
+                if s:
+                    pieces[block].append(" " + s + " ")
+            continue
+        if tag in BLOCK_TAGS:
+            if tag in CHROME_TAGS or (tag in PAGE_CHROME_TAGS and not article):
+                continue
+            attrs = node.attributes
+            if tag not in ("html", "body", "main", "article") and _chrome_by_class(attrs):
+                if page_chars < 0:
+                    page_chars = len(root.text(deep=True))
+                if len(node.text(deep=True)) <= CHROME_MAX_SHARE * page_chars:
+                    continue
+            b = len(tags)
+            tags.append(tag)
+            parents.append(block)
+            parent_sig = sigs[block] if block >= 0 else 0
+            sigs.append(xxh(f"{parent_sig}/{_sig_part(tag, attrs)}".encode("utf-8", "surrogatepass")))
+            hashes.append(0)
+            texts.append("")
+            links.append(0)
+            sizes.append(0)
+            contents.append(False)
+            article = article or tag in CONTENT_ROOT_TAGS
+            in_article.append(article)
+            pieces.append([])
+            link_chars.append(0)
+            child_hashes.append([])
+            image_keys.append([])
+            has_content.append(False)
+            push((None, b, False, depth, article))
+            block = b
+        elif tag == "img" or (tag == "source" and node.parent is not None and node.parent.tag == "picture"):
+            if block >= 0:
+                attrs = node.attributes
+                raw = {k: attrs[k] for k in IMAGE_ATTRS if attrs.get(k)}
+                src = raw.get("src") or raw.get("data-src") or raw.get("srcset") or raw.get("data-srcset")
+                if src:
+                    images.append((block, raw))
+                    image_keys[block].append(src)
+                    has_content[block] = True
+            continue
+        elif tag == "br":
+            if block >= 0:
+                pieces[block].append(" ")
+            continue
+        elif tag == "a":
+            in_link = True
+        # Children, pushed in reverse so they come off the stack in document order.
+        child = node.last_child
+        depth += 1
+        while child is not None:
+            push((child, block, in_link, depth, article))
+            child = child.prev
+    return out

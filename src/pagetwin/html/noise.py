@@ -1,0 +1,197 @@
+"""Main content of a page: page-level noise removal, and site-template removal when a site
+model is given.
+
+The page (``html.blocks.walk``) is a tree of text blocks; chrome that is never content is
+already gone (scripts, styles, hidden elements, nav/aside, menus by class). Then one keep-or-drop
+decision per block:
+
+1. **Page-level class** of each block with text, from its own evidence: link density (share of
+   its characters inside ``<a>``), size (characters; a CJK character counts 3), block tag.
+   ``good`` (long, few links), ``near`` (medium, few links), ``short`` (under 30), ``bad``
+   (link-dense), ``heading``.
+2. **Main region**: every block's subtree gets the size of its good text minus the size of its
+   link-dense text; the block with the highest balance is the page's main region (the article
+   container, not the whole page when the page also has menus and link lists). Text blocks
+   outside it are dropped, except the heading right before it (the article title).
+3. **Page-level keep** inside the region: good, near and headings; short blocks without links
+   when a neighbouring text block is kept (context, as jusText does); link-dense blocks never.
+4. **Site evidence** (``site`` given, learned in pass 1 by ``templates.SiteTemplates``):
+   a block whose subtree (exact hash, or the hash of one of its ancestors) is on more than
+   ``template_share`` of the site's pages is template and is dropped, whatever step 3 said.
+   Then the structural slot of the block (its tag path with class and id): the share of text at
+   that slot that step 3 kept on the site's other pages is a prior; the decision is
+   ``0.4 * page_keep + 0.6 * prior >= 0.5``, so a slot that is content on the site's pages
+   keeps its short paragraphs and a slot that is chrome everywhere ("latest news" boxes whose
+   text changes on every page) goes even when its text looks like content on this page.
+
+Removing templates only removes: with a site model, the lines kept are a subsequence of the
+page's block texts, and a lower ``template_share`` never keeps a block a higher one drops.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from pagetwin.config import ExtractSettings
+from pagetwin.html.blocks import HEADING_TAGS, Blocks, walk
+
+if TYPE_CHECKING:
+    from pagetwin.html.templates import SiteModel
+
+GOOD, NEAR, SHORT, BAD, HEADING, EMPTY = range(6)
+
+GOOD_SIZE = 150  # characters (Latin equivalents) for a block to be content on its own
+SHORT_SIZE = 30  # under this a block needs context
+MAX_LINK_DENSITY = 0.3  # more text in links than this: not a paragraph of content
+BAD_LINK_DENSITY = 0.5
+PAGE_WEIGHT = 0.4  # weight of the page-level decision against the site prior of the slot
+
+
+@dataclass
+class Extracted:
+    text: str  # main text, "\n" between blocks
+    title: str = ""
+    description: str = ""  # meta description or og:description, "" if none
+    images: list[dict] = field(default_factory=list)  # raw attributes of kept <img>/<source>
+
+
+def classify(blocks: Blocks) -> list[int]:
+    """Page-level class of every block (EMPTY for blocks without own text)."""
+    out = []
+    for tag, text, size, link in zip(blocks.tag, blocks.text, blocks.size, blocks.link):
+        if not text:
+            out.append(EMPTY)
+            continue
+        density = link / len(text)
+        if density > BAD_LINK_DENSITY:
+            out.append(BAD)
+        elif tag in HEADING_TAGS:
+            out.append(HEADING)
+        elif density > MAX_LINK_DENSITY:
+            out.append(BAD)
+        elif size >= GOOD_SIZE:
+            out.append(GOOD)
+        elif size < SHORT_SIZE:
+            out.append(SHORT if link == 0 else BAD)
+        else:
+            out.append(NEAR)
+    return out
+
+
+def main_region(blocks: Blocks, classes: list[int]) -> list[bool]:
+    """Blocks inside the page's main region (see the module docstring)."""
+    n = len(blocks)
+    if n == 0:
+        return []
+    balance = [0.0] * n
+    for b, (c, size) in enumerate(zip(classes, blocks.size)):
+        if c == GOOD:
+            balance[b] = size
+        elif c == NEAR:
+            balance[b] = 0.5 * size
+        elif c == BAD:
+            balance[b] = -size
+    parent = blocks.parent
+    for b in range(n - 1, 0, -1):  # children come after their parents: sum bottom-up
+        p = parent[b]
+        if p >= 0:
+            balance[p] += balance[b]
+    best = max(range(n), key=balance.__getitem__)
+    inside = [False] * n
+    for b in range(best, n):
+        p = parent[b]
+        if b == best or (p >= best and inside[p]):
+            inside[b] = True
+        elif b > best and p < best:
+            break
+    return inside
+
+
+def page_keep(blocks: Blocks, classes: list[int] | None = None) -> tuple[list[bool], list[bool]]:
+    """Page-level keep decision for every block, and the main-region mask."""
+    if classes is None:
+        classes = classify(blocks)
+    inside = main_region(blocks, classes)
+    n = len(blocks)
+    keep = [False] * n
+    text_blocks = [b for b in range(n) if classes[b] != EMPTY]
+    for i, b in enumerate(text_blocks):
+        c = classes[b]
+        if not inside[b]:
+            continue
+        if c in (GOOD, NEAR, HEADING):
+            keep[b] = True
+        elif c == SHORT:
+            prev_c = classes[text_blocks[i - 1]] if i > 0 else BAD
+            next_c = classes[text_blocks[i + 1]] if i + 1 < len(text_blocks) else BAD
+            keep[b] = prev_c in (GOOD, NEAR) or next_c in (GOOD, NEAR)
+    # The title right before the region (an h1/h2 outside the article container).
+    first = next((i for i, b in enumerate(text_blocks) if inside[b]), None)
+    if first is not None:
+        for b in reversed(text_blocks[max(0, first - 6) : first]):
+            if classes[b] == HEADING and blocks.tag[b] in ("h1", "h2"):
+                keep[b] = True
+                break
+    return keep, inside
+
+
+def decide(blocks: Blocks, site: SiteModel | None, settings: ExtractSettings) -> tuple[list[bool], list[bool]]:
+    """Keep-or-drop for every block, and which blocks may carry main-content images."""
+    keep, inside = page_keep(blocks)
+    if site is None or len(blocks) == 0:
+        return keep, inside
+    share = site.hash_share(blocks.hash)
+    prior, slot_share = site.slot_prior(blocks.sig)
+    threshold = settings.template_share
+    parent = blocks.parent
+    n = len(blocks)
+    template = [False] * n
+    min_pages = 2 / site.pages_  # a slot seen on one other page says little
+    for b in range(n):
+        p = parent[b]
+        template[b] = share[b] > threshold or (p >= 0 and template[p])
+    final = [False] * n
+    images_ok = [False] * n
+    for b in range(n):
+        if template[b]:
+            continue
+        page = 1.0 if keep[b] else 0.0
+        if slot_share[b] >= min_pages and blocks.text[b]:
+            final[b] = PAGE_WEIGHT * page + (1 - PAGE_WEIGHT) * prior[b] >= 0.5
+        else:
+            final[b] = keep[b]
+        images_ok[b] = inside[b] or final[b]
+    return final, images_ok
+
+
+def page_meta(tree) -> tuple[str, str]:
+    """(title, description) of a page: <title> (or og:title), meta description (or og:description)."""
+    title = ""
+    node = tree.css_first("title")
+    if node is not None:
+        title = " ".join(node.text().split())
+    description = ""
+    for selector in ('meta[name="description"]', 'meta[name="Description"]', 'meta[property="og:description"]'):
+        node = tree.css_first(selector)
+        if node is not None:
+            description = " ".join((node.attributes.get("content") or "").split())
+            if description:
+                break
+    if not title:
+        node = tree.css_first('meta[property="og:title"]')
+        if node is not None:
+            title = " ".join((node.attributes.get("content") or "").split())
+    return title, description
+
+
+def extract(tree, site: SiteModel | None, settings: ExtractSettings, max_depth: int = 512) -> Extracted:
+    """Main content of a parsed page (``html.parse.parse_html``). ``site`` is the learned model
+    of the page's site (``SiteTemplates.for_site``), or None for page-level removal only.
+    Note: removes never-content elements (scripts, styles, hidden) from ``tree``."""
+    title, description = page_meta(tree)
+    blocks = walk(tree, max_depth)
+    keep, images_ok = decide(blocks, site, settings)
+    text = "\n".join(t for t, k in zip(blocks.text, keep) if k and t)
+    images = [raw for b, raw in blocks.images if images_ok[b]]
+    return Extracted(text=text, title=title, description=description, images=images)

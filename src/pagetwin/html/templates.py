@@ -1,0 +1,358 @@
+"""Site templates, learned in two passes: what each site repeats on its pages.
+
+Pass 1 (``page_stats``, one page at a time, in workers): the page's blocks (``html.blocks``),
+their bottom-up subtree hashes and structural signatures (tag path with class and id), and the
+page-level keep decision of ``html.noise`` at each structural slot. The parent feeds them to
+``SiteTemplates.fit(site, stats)``, which counts per site
+
+- in how many pages each subtree hash occurs (exact template blocks: menus, footers, boxes);
+- per structural slot: on how many pages it occurs and the mean share of its text the
+  page-level rules kept there (the slot's *prior*: near 1 for the article body's paragraph
+  slot, near 0 for a "latest news" box whose text changes on every page).
+
+Pass 2 (``noise.extract(tree, templates.for_site(site), settings)``) drops blocks whose hash is on
+more than ``template_share`` of the site's pages and combines the slot prior with the page's own
+evidence. A site with fewer than ``min_site_pages`` pages gets no model (page level only).
+
+Counts live in sorted numpy arrays (16 bytes per hash); ``fit`` buffers a few pages and folds
+them in with ``np.unique``. Memory per site is bounded by ``max_hashes_per_site``: above it the
+rarest hashes are pruned (lossy counting: a hash seen on few pages when the site already has
+many cannot reach the share threshold any more, and one that was pruned early is undercounted
+by at most the pruning level). ``merge`` adds two models' counts (learn per shard, combine).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from dataclasses import dataclass, field
+from urllib.parse import unquote, urlsplit
+
+import numpy as np
+
+from pagetwin.config import ExtractSettings
+from pagetwin.html.blocks import walk
+from pagetwin.html.noise import page_keep
+from pagetwin.text.normalize import url_host
+
+_PENDING_PAGES = 32  # pages buffered per site before their counts are folded in
+_SNIPPETS_PER_PAGE = 400
+_SAMPLES_PER_SITE = 2000
+
+
+def site_key(url: str, settings: ExtractSettings) -> str:
+    """The site a page belongs to: its host (without "www."), or with ``site_key = "domain"`` its
+    registered domain (``news.bbc.co.uk`` -> ``bbc.co.uk``). A ``file://`` URL's site is its
+    parent directory, so a folder of pages forms a site."""
+    url = url or ""
+    if url.startswith("file:"):
+        path = unquote(urlsplit(url).path)
+        return "file:" + path.rsplit("/", 1)[0]
+    host = url_host(url)
+    if settings.site_key == "domain" and host:
+        return registered_domain(host)
+    return host
+
+
+def registered_domain(host: str) -> str:
+    """The registered domain of a host (public suffix list via ``tld``; last two labels without it)."""
+    try:
+        from tld import get_fld
+
+        return get_fld(host, fix_protocol=True, fail_silently=True) or host
+    except ImportError:  # pragma: no cover - tld is a dependency of the bench extra only
+        parts = host.split(".")
+        return ".".join(parts[-2:]) if len(parts) > 1 else host
+
+
+@dataclass
+class PageStats:
+    """Pass-1 statistics of one page: small and picklable."""
+
+    hashes: np.ndarray  # uint64, unique subtree hashes of blocks with content
+    slots: np.ndarray  # uint64, unique structural signatures of blocks with text
+    slot_kept: np.ndarray  # float32, share of the slot's text the page-level rules kept
+    snippets: dict[int, str] = field(default_factory=dict)  # hash or slot -> sample text
+
+
+def page_stats(tree, settings: ExtractSettings, max_depth: int = 512) -> PageStats:
+    """Pass 1 for one parsed page (see the module docstring)."""
+    blocks = walk(tree, max_depth)
+    keep, _ = page_keep(blocks)
+    hashes = [h for h, c in zip(blocks.hash, blocks.content) if c]
+    slot_total: dict[int, int] = {}
+    slot_kept: dict[int, int] = {}
+    snippets: dict[int, str] = {}
+    for b, (sig, size) in enumerate(zip(blocks.sig, blocks.size)):
+        if size:
+            slot_total[sig] = slot_total.get(sig, 0) + size
+            if keep[b]:
+                slot_kept[sig] = slot_kept.get(sig, 0) + size
+    for b in range(len(blocks)):
+        if len(snippets) >= _SNIPPETS_PER_PAGE:
+            break
+        if blocks.content[b]:
+            snip = blocks.snippet(b)
+            if snip:
+                snippets.setdefault(blocks.hash[b], snip)
+                snippets.setdefault(blocks.sig[b], snip)
+    slots = np.fromiter(slot_total.keys(), dtype=np.uint64, count=len(slot_total))
+    kept = np.array([slot_kept.get(s, 0) / t for s, t in slot_total.items()], dtype=np.float32)
+    order = np.argsort(slots)
+    return PageStats(np.unique(np.array(hashes, dtype=np.uint64)), slots[order], kept[order], snippets)
+
+
+def _fold(keys: np.ndarray, values: list[np.ndarray]) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Unique keys with their value columns summed."""
+    uniq, inverse = np.unique(keys, return_inverse=True)
+    return uniq, [np.bincount(inverse, weights=v, minlength=len(uniq)) for v in values]
+
+
+@dataclass
+class _SiteCounts:
+    pages: int = 0
+    hash_keys: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint64))
+    hash_pages: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))
+    slot_keys: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint64))
+    slot_pages: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int32))
+    slot_kept: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))
+    pending: list[PageStats] = field(default_factory=list)
+    samples: dict[int, list[str]] = field(default_factory=dict)
+    pruned_below: int = 0  # lossy counting: hashes with fewer pages than this were dropped
+
+
+class SiteModel:
+    """The learned statistics of one site, as ``noise.extract`` reads them."""
+
+    def __init__(self, counts: _SiteCounts, settings: ExtractSettings) -> None:
+        self.pages_ = counts.pages
+        self.hash_keys_ = counts.hash_keys
+        self.hash_pages_ = counts.hash_pages
+        self.slot_keys_ = counts.slot_keys
+        self.slot_pages_ = counts.slot_pages
+        self.slot_kept_ = counts.slot_kept
+        self.template_share_ = settings.template_share
+
+    @staticmethod
+    def _lookup(keys: np.ndarray, values: np.ndarray, query: np.ndarray) -> np.ndarray:
+        if len(keys) == 0:
+            return np.zeros(len(query), dtype=values.dtype)
+        pos = np.searchsorted(keys, query)
+        pos[pos >= len(keys)] = 0
+        found = keys[pos] == query
+        return np.where(found, values[pos], 0)
+
+    def hash_share(self, hashes) -> list[float]:
+        """Share of the site's pages each subtree hash is on."""
+        q = np.asarray(hashes, dtype=np.uint64)
+        return (self._lookup(self.hash_keys_, self.hash_pages_, q) / self.pages_).tolist()
+
+    def slot_prior(self, sigs) -> tuple[list[float], list[float]]:
+        """(prior, share of pages) of each structural slot: the mean share of its text the
+        page-level rules kept on the site's pages, and on how many of them the slot occurs."""
+        q = np.asarray(sigs, dtype=np.uint64)
+        pages = self._lookup(self.slot_keys_, self.slot_pages_, q).astype(np.float64)
+        kept = self._lookup(self.slot_keys_, self.slot_kept_, q).astype(np.float64)
+        prior = np.divide(kept, pages, out=np.zeros_like(kept), where=pages > 0)
+        return prior.tolist(), (pages / self.pages_).tolist()
+
+
+class SiteTemplates:
+    """Per-site template statistics: ``fit`` page by page, ``merge`` shards, ``for_site`` in pass 2."""
+
+    def __init__(self, settings: ExtractSettings) -> None:
+        self.settings = settings
+        self.sites_: dict[str, _SiteCounts] = {}
+
+    # -- learning --------------------------------------------------------------------------
+
+    def fit(self, site: str, stats: PageStats) -> SiteTemplates:
+        counts = self.sites_.get(site)
+        if counts is None:
+            counts = self.sites_[site] = _SiteCounts()
+        counts.pending.append(stats)
+        counts.pages += 1
+        if len(counts.pending) >= _PENDING_PAGES:
+            self._compact(counts)
+        return self
+
+    def _compact(self, counts: _SiteCounts) -> None:
+        pending, counts.pending = counts.pending, []
+        if pending:
+            keys = np.concatenate([counts.hash_keys] + [p.hashes for p in pending])
+            ones = np.concatenate([counts.hash_pages.astype(np.float64)] + [np.ones(len(p.hashes)) for p in pending])
+            counts.hash_keys, (pages,) = _fold(keys, [ones])
+            counts.hash_pages = pages.astype(np.int32)
+            skeys = np.concatenate([counts.slot_keys] + [p.slots for p in pending])
+            spages = np.concatenate([counts.slot_pages.astype(np.float64)] + [np.ones(len(p.slots)) for p in pending])
+            skept = np.concatenate([counts.slot_kept.astype(np.float64)] + [p.slot_kept.astype(np.float64) for p in pending])
+            counts.slot_keys, (sp, sk) = _fold(skeys, [spages, skept])
+            counts.slot_pages, counts.slot_kept = sp.astype(np.int32), sk.astype(np.float32)
+            for p in pending:
+                for key, snip in p.snippets.items():
+                    have = counts.samples.get(key)
+                    if have is None:
+                        if len(counts.samples) < _SAMPLES_PER_SITE * 2:
+                            counts.samples[key] = [snip]
+                    elif len(have) < 3 and snip not in have:
+                        have.append(snip)
+        self._prune(counts)
+
+    def _prune(self, counts: _SiteCounts) -> None:
+        cap = max(1000, self.settings.max_hashes_per_site)
+        for kind in ("hash", "slot"):
+            keys = getattr(counts, f"{kind}_keys")
+            if len(keys) <= cap:
+                continue
+            pages = getattr(counts, f"{kind}_pages")
+            # Keep the `cap // 2` most frequent; the rest are the rarest, the least able to
+            # reach the share threshold.
+            level = np.partition(pages, len(pages) - cap // 2)[len(pages) - cap // 2]
+            mask = pages > level if (pages > level).sum() > 0 else pages >= level
+            counts.pruned_below = max(counts.pruned_below, int(level) + 1)
+            setattr(counts, f"{kind}_keys", keys[mask])
+            setattr(counts, f"{kind}_pages", pages[mask])
+            if kind == "slot":
+                counts.slot_kept = counts.slot_kept[mask]
+        if len(counts.samples) > _SAMPLES_PER_SITE:
+            frequent = set(counts.hash_keys[counts.hash_pages >= 2].tolist())
+            frequent |= set(counts.slot_keys[counts.slot_pages >= 2].tolist())
+            counts.samples = {k: v for k, v in counts.samples.items() if k in frequent}
+            if len(counts.samples) > _SAMPLES_PER_SITE:
+                counts.samples = dict(list(counts.samples.items())[:_SAMPLES_PER_SITE])
+
+    def compact(self) -> SiteTemplates:
+        """Fold every buffered page into the counts (done before pickling and serialising)."""
+        for counts in self.sites_.values():
+            if counts.pending:
+                self._compact(counts)
+        return self
+
+    def merge(self, other: SiteTemplates) -> SiteTemplates:
+        """A new model with the counts of both (the pages of each site added up)."""
+        out = SiteTemplates(self.settings)
+        for src in (self, other):
+            src.compact()
+        for site in set(self.sites_) | set(other.sites_):
+            a, b = self.sites_.get(site), other.sites_.get(site)
+            if a is None or b is None:
+                src = a if a is not None else b
+                out.sites_[site] = _SiteCounts(
+                    src.pages, src.hash_keys, src.hash_pages, src.slot_keys, src.slot_pages,
+                    src.slot_kept, [], dict(src.samples), src.pruned_below,
+                )  # fmt: skip
+                continue
+            c = _SiteCounts(pages=a.pages + b.pages, pruned_below=max(a.pruned_below, b.pruned_below))
+            c.hash_keys, (hp,) = _fold(
+                np.concatenate([a.hash_keys, b.hash_keys]),
+                [np.concatenate([a.hash_pages, b.hash_pages]).astype(np.float64)],
+            )
+            c.hash_pages = hp.astype(np.int32)
+            c.slot_keys, (sp, sk) = _fold(
+                np.concatenate([a.slot_keys, b.slot_keys]),
+                [
+                    np.concatenate([a.slot_pages, b.slot_pages]).astype(np.float64),
+                    np.concatenate([a.slot_kept, b.slot_kept]).astype(np.float64),
+                ],
+            )
+            c.slot_pages, c.slot_kept = sp.astype(np.int32), sk.astype(np.float32)
+            c.samples = {k: list(v) for k, v in a.samples.items()}
+            for k, v in b.samples.items():
+                have = c.samples.setdefault(k, [])
+                have.extend(s for s in v if s not in have and len(have) < 3)
+            out._prune(c)
+            out.sites_[site] = c
+        return out
+
+    # -- applying --------------------------------------------------------------------------
+
+    def pages(self, site: str) -> int:
+        counts = self.sites_.get(site)
+        return counts.pages if counts else 0
+
+    def for_site(self, site: str) -> SiteModel | None:
+        """The model of one site, or None when it has fewer than ``min_site_pages`` pages."""
+        counts = self.sites_.get(site)
+        if counts is None or counts.pages < max(2, self.settings.min_site_pages):
+            return None
+        if counts.pending:
+            self._compact(counts)
+        return SiteModel(counts, self.settings)
+
+    def report(self, site: str | None = None, samples: int = 3) -> list[dict]:
+        """What was learned, per site (most pages first): the template blocks removed (subtree
+        hashes on more than ``template_share`` of the pages) and the template slots (structural
+        signatures whose text the page-level rules dropped on most pages), each with the share of
+        pages it is on and sample text."""
+        self.compact()
+        out = []
+        sites = [site] if site is not None else sorted(self.sites_, key=lambda s: (-self.sites_[s].pages, s))
+        for name in sites:
+            counts = self.sites_.get(name)
+            if counts is None:
+                continue
+            entry: dict = {"site": name, "pages": counts.pages, "learned": counts.pages >= self.settings.min_site_pages}
+            n = max(1, counts.pages)
+            share = counts.hash_pages / n
+            blocks = []
+            seen_text: set[str] = set()
+            for i in np.argsort(-share, kind="stable"):
+                if share[i] <= self.settings.template_share:
+                    break
+                texts = counts.samples.get(int(counts.hash_keys[i]), [])
+                key = texts[0] if texts else ""
+                if key in seen_text:
+                    continue  # an enclosing block with the same sample text
+                seen_text.add(key)
+                blocks.append({"kind": "block", "share": round(float(share[i]), 3), "pages": int(counts.hash_pages[i]), "text": texts[:samples]})
+            slot_share = counts.slot_pages / n
+            prior = np.divide(counts.slot_kept, np.maximum(counts.slot_pages, 1))
+            slots = []
+            for i in np.argsort(-slot_share, kind="stable"):
+                if slot_share[i] <= self.settings.template_share:
+                    break
+                if prior[i] >= 0.2:
+                    continue
+                texts = counts.samples.get(int(counts.slot_keys[i]), [])
+                slots.append({"kind": "slot", "share": round(float(slot_share[i]), 3), "pages": int(counts.slot_pages[i]), "kept_share": round(float(prior[i]), 3), "text": texts[:samples]})
+            entry["blocks"] = blocks
+            entry["slots"] = slots
+            out.append(entry)
+        return out
+
+    # -- serialising -----------------------------------------------------------------------
+
+    def __getstate__(self) -> dict:
+        self.compact()
+        return self.__dict__
+
+    def to_bytes(self) -> bytes:
+        """A compact, pickle-free serialisation (numpy .npz with a JSON header)."""
+        self.compact()
+        arrays: dict[str, np.ndarray] = {}
+        meta = {"settings": {"template_share": self.settings.template_share}, "sites": []}
+        for i, (site, c) in enumerate(sorted(self.sites_.items())):
+            meta["sites"].append({"site": site, "pages": c.pages, "pruned_below": c.pruned_below,
+                                  "samples": [[str(k), v] for k, v in c.samples.items()]})  # fmt: skip
+            arrays[f"h{i}"] = c.hash_keys
+            arrays[f"hp{i}"] = c.hash_pages
+            arrays[f"s{i}"] = c.slot_keys
+            arrays[f"sp{i}"] = c.slot_pages
+            arrays[f"sk{i}"] = c.slot_kept
+        arrays["meta"] = np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8)
+        buf = io.BytesIO()
+        np.savez_compressed(buf, **arrays)
+        return buf.getvalue()
+
+    @classmethod
+    def from_bytes(cls, data: bytes, settings: ExtractSettings | None = None) -> SiteTemplates:
+        with np.load(io.BytesIO(data), allow_pickle=False) as npz:
+            meta = json.loads(npz["meta"].tobytes().decode("utf-8"))
+            out = cls(settings or ExtractSettings(**meta.get("settings", {})))
+            for i, s in enumerate(meta["sites"]):
+                out.sites_[s["site"]] = _SiteCounts(
+                    pages=s["pages"], hash_keys=npz[f"h{i}"], hash_pages=npz[f"hp{i}"],
+                    slot_keys=npz[f"s{i}"], slot_pages=npz[f"sp{i}"], slot_kept=npz[f"sk{i}"],
+                    samples={int(k): v for k, v in s["samples"]}, pruned_below=s.get("pruned_below", 0),
+                )  # fmt: skip
+        return out
