@@ -1,0 +1,107 @@
+"""The anti-chaining guard: chains of verified edges do not join unrelated pages."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pagetwin.guard import split_component
+
+
+def sets_similar(sets: dict[int, set[int]], threshold: float = 0.5):
+    def similar(a: int, b: int) -> bool:
+        return len(sets[a] & sets[b]) / len(sets[a] | sets[b]) >= threshold
+
+    return similar
+
+
+def verified_edges(sets, similar, pairs):
+    return [(a, b, 1.0) for a, b in pairs if similar(a, b)]
+
+
+@pytest.mark.parametrize("rule", ["center", "keep"])
+def test_chain_does_not_merge_unrelated_ends(rule):
+    # A = {0..9}, B = {5..14}, C = {10..19}: A~B and B~C (Jaccard 1/3 >= 0.3), A and C disjoint.
+    sets = {1: set(range(0, 10)), 2: set(range(5, 15)), 3: set(range(10, 20))}
+    similar = sets_similar(sets, 0.3)
+    edges = verified_edges(sets, similar, [(1, 2), (2, 3), (1, 3)])
+    assert (1, 3, 1.0) not in edges and len(edges) == 2
+    parts = split_component([1, 2, 3], edges, similar, keep=lambda p: min(p), rule=rule)
+    assert sorted(x for p in parts for x in p) == [1, 2, 3]
+    assert not any(1 in p and 3 in p for p in parts)
+
+
+def test_clique_stays_one_cluster():
+    sets = {i: set(range(0, 20)) | {100 + i} for i in range(6)}
+    similar = sets_similar(sets, 0.8)
+    edges = [(a, b, 0.9) for a in range(6) for b in range(a + 1, 6)]
+    assert split_component(list(range(6)), edges, similar) == [list(range(6))]
+
+
+def test_missing_edges_are_verified_once_each():
+    # centre 1 has edges to all; the pairs without an edge are verified, each at most once
+    asked = []
+
+    def similar(a, b):
+        asked.append((a, b))
+        return True
+
+    edges = [(0, 1, 1.0), (1, 2, 1.0), (0, 3, 1.0), (1, 3, 1.0)]
+    parts = split_component([0, 1, 2, 3], edges, similar)
+    assert parts == [[0, 1, 2, 3]]
+    assert sorted(asked) == [(0, 2), (2, 3)]
+
+
+def test_core_size_one_is_a_star_around_the_center():
+    # a chain: with core_size=1 the center takes both ends; with 2 it does not
+    edges = [(1, 2, 0.9), (2, 3, 0.8)]
+    never = lambda a, b: False  # noqa: E731
+    assert split_component([1, 2, 3], edges, never, core_size=1) == [[1, 2, 3]]
+    assert split_component([1, 2, 3], edges, never, core_size=2) == [[1, 2], [3]]
+
+
+def test_long_path_is_cut_into_short_pieces():
+    n = 30
+    edges = [(i, i + 1, 1.0) for i in range(n - 1)]
+    parts = split_component(list(range(n)), edges, lambda a, b: abs(a - b) <= 1)
+    assert sorted(x for p in parts for x in p) == list(range(n))
+    assert all(max(p) - min(p) <= 2 for p in parts)
+
+
+def test_keep_rule_centres_on_kept_page():
+    edges = [(0, 1, 1.0), (1, 2, 1.0), (0, 2, 1.0), (2, 3, 1.0)]
+    parts = split_component([0, 1, 2, 3], edges, lambda a, b: False, keep=lambda p: max(p), rule="keep")
+    assert [2, 3] in parts and [0, 1] in parts
+
+
+def test_unknown_rule_is_rejected():
+    with pytest.raises(ValueError):
+        split_component([1, 2, 3], [], lambda a, b: True, rule="nope")
+
+
+@given(st.integers(3, 25), st.integers(0, 2**32), st.sampled_from(["center", "keep"]))
+@settings(max_examples=60, deadline=None)
+def test_every_member_is_verified_similar_to_its_center(n, seed, rule):
+    rng = random.Random(seed)
+    sets = {i: {rng.randrange(40) for _ in range(12)} for i in range(n)}
+    similar = sets_similar(sets, 0.25)
+    pairs = [(a, b) for a in range(n) for b in range(a + 1, n) if rng.random() < 0.7]
+    edges = verified_edges(sets, similar, pairs)
+    parts = split_component(list(range(n)), edges, similar, keep=min, rule=rule, core_size=2)
+    assert sorted(x for p in parts for x in p) == list(range(n))  # a partition
+    edge_set = {(a, b) for a, b, _ in edges} | {(b, a) for a, b, _ in edges}
+    for part in parts:
+        if len(part) <= 2:
+            assert len(part) == 1 or (part[0], part[1]) in edge_set
+            continue
+        # a core of two pages (center and its closest match) resembles every member
+        edge_or_similar = lambda a, b: (a, b) in edge_set or similar(a, b)  # noqa: E731
+        assert any(
+            all(m in (c1, c2) or (edge_or_similar(c1, m) and edge_or_similar(c2, m)) for m in part)
+            for c1 in part
+            for c2 in part
+            if c1 != c2 and edge_or_similar(c1, c2)
+        )
