@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import io
 import json
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -119,14 +120,12 @@ def build_site() -> tuple[dict[str, str], dict[str, tuple[bytes, str]]]:
         pages[SITE + f"/galleries/{topic.replace(' ', '-')}"] = _gallery(f"Gallery of {topic}", items)
 
     # Text pages of the same site
-    filler = [
-        "We are a small group of photographers living by the sea who document the life of the old harbour.",
-        "Prints of every photograph are available on archival paper in three sizes, shipped worldwide.",
-        "Our workshops run every spring and autumn and teach composition, light and patience.",
-        "Write to us for licensing requests, exhibitions or simply to share your own harbour stories.",
-    ]
+    words = ("harbour sea boats light morning nets quay lighthouse gulls tide paper prints workshop "
+             "spring autumn composition patience licence exhibition story rope fisherman coffee").split()
     for n, title in enumerate(["About us", "Contact", "Prints shop", "Workshops", "Licensing", "Exhibitions"]):
-        pages[SITE + f"/{title.lower().replace(' ', '-')}"] = _text_page(title, filler[n % 4 :] + filler[: n % 4] + [f"Page {title} number {n}."])
+        r = random.Random(n)
+        paragraphs = [" ".join(r.choice(words) for _ in range(40)).capitalize() + "." for _ in range(3)]
+        pages[SITE + f"/{title.lower().replace(' ', '-')}"] = _text_page(title, paragraphs)
 
     images[SITE + "/static/logo.png"] = (_encode(_photo(0).crop((0, 0, 400, 120)), "PNG", 0.4), "image/png")
     return pages, images

@@ -258,3 +258,26 @@ def test_phash_deterministic() -> None:
     body = _encode(_photo("clock"), "JPEG", quality=70)
     assert image_phash(body) == image_phash(body)
     assert np.uint64(image_phash(body)) == image_phash(body)
+
+
+_attr_value = st.one_of(
+    st.none(),
+    st.text(max_size=30),
+    st.sampled_from(["a.jpg", "/p/b-300x200.png?w=3", "data:image/gif;base64,AA", "//cdn.x/c.webp", "1", "0", "16px", "x.gif 2x, y.gif 1x"]),
+)
+_raw_img = st.dictionaries(
+    st.sampled_from(["src", "data-src", "srcset", "data-original", "alt", "title", "width", "height", "style"]),
+    _attr_value,
+    max_size=6,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_raw_img, max_size=8))
+def test_image_refs_invariants(raw: list[dict]) -> None:
+    refs = image_refs(raw, PAGE)
+    urls = [r.url for r in refs]
+    assert len(urls) == len(set(urls)) <= len(raw)  # one ref per distinct image, never more than elements
+    for r in refs:
+        assert r.url.startswith("https://") and normalize_image_url(r.url) == r.url
+        assert not is_tiny(r.width, r.height)
