@@ -49,7 +49,7 @@ HIDDEN_SELECTOR = (
 BLOCK_TAGS = frozenset(
     """address article aside blockquote body center dd details dir div dl dt fieldset figcaption
     figure footer form h1 h2 h3 h4 h5 h6 header hgroup hr li main nav ol p pre section summary
-    table tbody thead tfoot tr td th caption ul legend html""".split()
+    table tbody thead tfoot tr caption ul legend html""".split()
 )
 HEADING_TAGS = frozenset("h1 h2 h3 h4 h5 h6".split())
 # Chrome by tag. header/footer inside an <article> or <main> hold the article's own title and
@@ -72,9 +72,15 @@ CHROME_WORDS = frozenset(
 # a class with one of them is not chrome by its words alone.
 WRAPPER_WORDS = frozenset(
     """content contents main article articles post posts entry story body text wrap wrapper
-    container inner outer page layout column columns col row grid hentry""".split()
+    container inner outer page layout column columns col row grid hentry blog""".split()
 )
-CHROME_MAX_SHARE = 0.4  # an element with more of the page's text than this is no chrome box
+# A box named like chrome that holds one of these is a page-wide wrapper, not chrome
+# ("m-advertisement-off-canvas--pusher" around the whole page).
+CONTENT_INSIDE = (
+    "h1, main, [itemprop=articleBody], [itemprop=headline], [itemprop=text]"
+)
+# The page marks its own article body (schema.org microdata, common CMS class names).
+_BODY_HINT = re.compile(r"articlebody|entrycontent|storybody|postbody|postcontent|articlecontent|articletext|storytext|bodytext|maincontent")
 _WORDS = re.compile(r"[a-z]+")
 _DIGITS = re.compile(r"\d+")
 _CJK = re.compile(r"[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\u3000-\u303f\uff00-\uffef]")
@@ -95,6 +101,7 @@ class Blocks:
     size: list[int] = field(default_factory=list)  # chars of own text (CJK chars count 3)
     content: list[bool] = field(default_factory=list)  # subtree has text or images
     in_article: list[bool] = field(default_factory=list)  # inside <article>/<main>
+    hint: list[bool] = field(default_factory=list)  # marked as the article body by the page
     images: list[tuple[int, dict]] = field(default_factory=list)  # (block, raw attributes)
 
     def __len__(self) -> int:
@@ -161,6 +168,7 @@ def walk(tree, max_depth: int = 512, page_chrome: bool = True) -> Blocks:
         return out
     tags, parents, sigs, hashes = out.tag, out.parent, out.sig, out.hash
     texts, links, sizes, contents, in_article = out.text, out.link, out.size, out.content, out.in_article
+    hint = out.hint
     pieces: list[list[str]] = []
     link_chars: list[int] = []
     child_hashes: list[list[int]] = []
@@ -174,7 +182,6 @@ def walk(tree, max_depth: int = 512, page_chrome: bool = True) -> Blocks:
     # leave a block (its hash is computed when all its children are done).
     stack: list[tuple] = [(root, -1, False, 0, False)]
     pop, push = stack.pop, stack.append
-    page_chars = -1  # text length of the page, read on first need
     while stack:
         node, block, in_link, depth, article = pop()
         if node is None:
@@ -215,10 +222,8 @@ def walk(tree, max_depth: int = 512, page_chrome: bool = True) -> Blocks:
             if tag in CHROME_TAGS or (tag in PAGE_CHROME_TAGS and not article):
                 continue
             attrs = node.attributes
-            if tag not in ("html", "body", "main", "article") and _chrome_by_class(attrs):
-                if page_chars < 0:
-                    page_chars = len(root.text(deep=True))
-                if len(node.text(deep=True)) <= CHROME_MAX_SHARE * page_chars:
+            if tag not in ("html", "body", "main") and _chrome_by_class(attrs):
+                if node.css_first(CONTENT_INSIDE) is None:
                     continue
             b = len(tags)
             tags.append(tag)
@@ -232,6 +237,8 @@ def walk(tree, max_depth: int = 512, page_chrome: bool = True) -> Blocks:
             contents.append(False)
             article = article or tag in CONTENT_ROOT_TAGS
             in_article.append(article)
+            marker = attrs.get("itemprop") or attrs.get("class") or attrs.get("id")
+            hint.append(bool(marker) and _BODY_HINT.search(marker.lower().replace("-", "").replace("_", "")) is not None)
             pieces.append([])
             link_chars.append(0)
             child_hashes.append([])
@@ -249,6 +256,10 @@ def walk(tree, max_depth: int = 512, page_chrome: bool = True) -> Blocks:
                     image_keys[block].append(src)
                     has_content[block] = True
             continue
+        elif tag == "td" or tag == "th":
+            # Cells are inline: a table row reads as one line ("1 Kyle Busch 5040").
+            if block >= 0:
+                pieces[block].append(" ")
         elif tag == "br":
             if block >= 0:
                 pieces[block].append(" ")

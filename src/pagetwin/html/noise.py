@@ -45,6 +45,7 @@ GOOD_SIZE = 150  # characters (Latin equivalents) for a block to be content on i
 SHORT_SIZE = 30  # under this a block needs context
 MAX_LINK_DENSITY = 0.3  # more text in links than this: not a paragraph of content
 BAD_LINK_DENSITY = 0.5
+HINT_SHARE = 0.5  # a marked article body needs this share of the best region's balance
 PAGE_WEIGHT = 0.4  # weight of the page-level decision against the site prior of the slot
 
 
@@ -98,6 +99,12 @@ def main_region(blocks: Blocks, classes: list[int]) -> list[bool]:
         if p >= 0:
             balance[p] += balance[b]
     best = max(range(n), key=balance.__getitem__)
+    # A block the page itself marks as the article body wins when it holds a good part of it.
+    hinted = [b for b in range(n) if blocks.hint[b] and balance[b] > 0]
+    if hinted:
+        top = max(hinted, key=balance.__getitem__)
+        if balance[top] >= HINT_SHARE * balance[best]:
+            best = top
     inside = [False] * n
     for b in range(best, n):
         p = parent[b]
