@@ -63,16 +63,23 @@ def word_shingles(text: str, size: int = PEER_SHINGLE) -> set[str]:
     return {" ".join(tokens[i : i + size]) for i in range(len(tokens) - size + 1)}
 
 
-def _resiliparse_text(body: bytes) -> str:
+_CHARSET = re.compile(r"charset\s*=\s*[\"']?([\w.:-]+)", re.I)
+
+
+def _resiliparse_text(body: bytes, content_type: str = "") -> str:
+    """Charset from the HTTP header, else the meta tag, else uchardet; then main content."""
     from resiliparse.extract.html2text import extract_plain_text
-    from resiliparse.parse.encoding import detect_encoding
+    from resiliparse.parse.encoding import detect_encoding, map_encoding_to_html5
     from resiliparse.parse.html import HTMLTree
 
-    tree = HTMLTree.parse_from_bytes(body, detect_encoding(body))
+    declared = _CHARSET.search(content_type or "")
+    encoding = map_encoding_to_html5(declared.group(1)) if declared else None
+    tree = HTMLTree.parse_from_bytes(body, encoding or detect_encoding(body, from_html_meta=True))
     return extract_plain_text(tree, main_content=True)
 
 
-def _trafilatura_text(body: bytes) -> str:
+def _trafilatura_text(body: bytes, content_type: str = "") -> str:
+    """trafilatura decodes the bytes itself (its own charset detection is part of its cost)."""
     import trafilatura
 
     return trafilatura.extract(body) or ""
@@ -122,10 +129,11 @@ def run_peer(name: str, corpus: Path, sample_every: int = 1) -> dict:
                 continue
             t0 = time.perf_counter()
             body = record.reader.read()
+            content_type = record.http_headers.get("Content-Type", "") if record.http_headers else ""
             page = processed
             processed += 1
             try:
-                text = extract(body)
+                text = extract(body, content_type or "")
             except Exception:
                 failed += 1
                 text = ""
