@@ -1,0 +1,108 @@
+"""Text analysis of one page: language, words with positions, normal forms, stop words.
+
+``TextAnalyzer`` is built once per worker process; every resource (language model,
+segmenters, pymorphy3, stemmers, stop lists) is loaded on the first page that needs it and
+then kept, and each language caches its words' analyses (bounded).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from pagetwin.config import TextSettings
+from pagetwin.text.lang import UNDETERMINED, detect_language
+from pagetwin.text.morph import Morphology, fold
+from pagetwin.text.tokenize import segment
+
+WORD_CACHE = 300_000  # analysed surface forms kept per language (cleared when full)
+
+
+@dataclass(slots=True)
+class Analysis:
+    lang: str  # ISO 639-1 ("zh", "ja", "ru", "en", ...) or "und"
+    tokens: list[str] = field(default_factory=list)  # normal forms (lemma / stem, case-folded), text order
+    surface: list[str] = field(default_factory=list)  # the words as written
+    starts: list[int] = field(default_factory=list)  # char offset of each token in the text
+    stop: list[bool] = field(default_factory=list)  # stop-word flags
+
+
+def stop_words(lang: str) -> frozenset[str]:
+    """Stop words of ``lang`` from stopwords-iso (the stopwordsiso package), case-folded."""
+    import stopwordsiso
+
+    try:
+        words = stopwordsiso.stopwords(lang) if stopwordsiso.has_lang(lang) else set()
+    except Exception:  # noqa: BLE001 - an unknown code is just a language without a list
+        words = set()
+    return frozenset(fold(w) for w in words)
+
+
+class _Language:
+    """What one language needs, built on its first page."""
+
+    def __init__(self, lang: str) -> None:
+        self.lang = lang
+        self.morph = Morphology(lang)
+        self.stops = stop_words(lang)
+        # On pages in a non-Latin script, English words are frequent (menus, brands): their
+        # stop words are flagged with the English list.
+        non_ascii = sum(1 for w in self.stops if not w.isascii())
+        self.english_stops = stop_words("en") if lang != "en" and non_ascii > len(self.stops) // 2 else frozenset()
+        self.lemmatizes = lang == "ru"  # a dictionary gives lemmas (pymorphy3)
+        self.cache: dict[tuple[str, str | None], tuple[str, bool]] = {}
+
+    def word(self, surface: str, norm: str | None) -> tuple[str, bool]:
+        key = (surface, norm)
+        hit = self.cache.get(key)
+        if hit is not None:
+            return hit
+        folded = fold(surface)
+        token = fold(norm) if norm else self.morph.normal(surface)
+        stops = self.stops
+        # Lemmas from a dictionary are words and are looked up too ("во" -> "в"); Snowball stems
+        # are not words ("running" -> "run" is not the stop word "run").
+        is_stop = (
+            folded in stops
+            or ((norm is not None or self.lemmatizes) and token in stops)
+            or (folded.isascii() and folded in self.english_stops)
+        )
+        if len(self.cache) >= WORD_CACHE:
+            self.cache.clear()
+        self.cache[key] = (token, is_stop)
+        return token, is_stop
+
+
+class TextAnalyzer:
+    """Language, words, normal forms and stop-word flags of texts (one instance per process)."""
+
+    def __init__(self, settings: TextSettings | None = None) -> None:
+        self.settings = settings or TextSettings()
+        self._languages: dict[str, _Language] = {}
+
+    def language(self, lang: str) -> _Language:
+        tools = self._languages.get(lang)
+        if tools is None:
+            tools = self._languages[lang] = _Language(lang)
+        return tools
+
+    def detect(self, text: str) -> str:
+        return detect_language(text)
+
+    def analyze(self, text: str, lang: str | None = None) -> Analysis:
+        """Analyse ``text``; ``lang`` (or settings.lang) forces the language instead of detecting it."""
+        lang = (lang or self.settings.lang or "").strip().lower() or self.detect(text)
+        out = Analysis(lang=lang)
+        if not text:
+            return out
+        tools = self.language(lang if lang != UNDETERMINED else "und")
+        word = tools.word
+        tokens, surfaces, starts, stop = out.tokens, out.surface, out.starts, out.stop
+        for seg in segment(text, lang):
+            token, is_stop = word(seg.surface, seg.norm)
+            if not token:
+                continue
+            tokens.append(token)
+            surfaces.append(seg.surface)
+            starts.append(seg.start)
+            stop.append(is_stop)
+        return out

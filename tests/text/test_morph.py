@@ -1,0 +1,68 @@
+import pytest
+
+from pagetwin.text.morph import EndingTable, Morphology, build_endings, shipped_ending_table
+
+
+@pytest.fixture(scope="module")
+def ru():
+    return Morphology("ru")
+
+
+def test_russian_dictionary_lemmas(ru):
+    assert ru.normal("кошками") == "кошка"
+    assert ru.normal("Кошками") == "кошка"
+    assert ru.normal("играли") == "играть"
+    assert ru.normal("ёлками") == "елка"
+
+
+def test_invented_russian_words_get_stems_from_the_ending_table(ru):
+    # Shcherba's "глокая куздра": not in the dictionary, common noun endings.
+    forms = ["куздрами", "куздрой", "куздрах", "куздре", "куздру", "куздры"]
+    assert not any(ru.known(f) for f in forms)
+    stems = {ru.normal(f) for f in forms}
+    assert stems == {"куздр"}
+    assert ru.normal("вдрызгованиями") == "вдрызгован"
+
+
+def test_shipped_table_names_its_source():
+    table = shipped_ending_table("ru")
+    assert table is not None and "gimp-help-ru" in table.source
+    assert table.n_end_["ами"] > 10
+
+
+def test_english_snowball_stems_share():
+    en = Morphology("en")
+    assert en.normal("running") == en.normal("runs") == en.normal("run")
+    assert en.normal("Running") == en.normal("running")
+
+
+def test_language_without_any_stemmer_is_case_folded():
+    assert Morphology("zh").normal("ABC") == "abc"
+
+
+def test_table_round_trips_and_prefers_the_most_typical_ending():
+    table = EndingTable(lang="xx", min_stem=2)
+    # "ами" is always an ending; "и" often is not (stems ending in и).
+    words = ["папами", "мамами", "дядями", "папи", "мами", "тапки", "лапки", "такси", "пари", "жюри"]
+    endings = {"папами": "ами", "мамами": "ами", "дядями": "ями", "тапки": "и", "лапки": "и"}
+    table.fit(words, endings.get).prune(1)
+    assert table.ending("кошками") == "ами"
+    back = EndingTable.from_tsv(table.to_tsv())
+    assert back.n_end_ == table.n_end_ and back.n_suffix_ == table.n_suffix_
+    assert back.min_stem == 2 and back.ending("кошками") == "ами"
+
+
+def test_min_stem_is_kept():
+    table = EndingTable(lang="xx", min_stem=3, n_end_={"ами": 10}, n_suffix_={"ами": 10})
+    assert table.stem("рами") == "рами"  # cutting would leave 1 char
+    assert table.stem("драми") == "драми"  # would leave 2
+    assert table.stem("удрами") == "удр"
+
+
+def test_build_endings_from_a_text_file(tmp_path):
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("Кошки ловили мышей. Кошками любуются. Мышами кошки не любуются. "
+                      "Собаками и кошками, книгами и столами, руками и ногами.", "utf-8")
+    table = build_endings([corpus], "ru", min_count=2)
+    assert "ами" in table.n_end_
+    assert table.stem("куздрами") == "куздр"

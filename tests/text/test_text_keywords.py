@@ -1,0 +1,77 @@
+import math
+import random
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pagetwin.text.analyze import Analysis
+from pagetwin.text.keywords import DocFreq, is_keyword_candidate, top_keywords
+
+
+def analysis(tokens, stop=()):
+    return Analysis("en", list(tokens), list(tokens), list(range(len(tokens))), [t in stop for t in tokens])
+
+
+docs = st.lists(st.lists(st.sampled_from("a b c d e f g h кот 猫 x1".split()), max_size=8), max_size=12)
+
+
+@settings(max_examples=100, deadline=None)
+@given(docs, docs)
+def test_merge_equals_fit_on_the_union(left, right):
+    a, b, union = DocFreq(), DocFreq(), DocFreq()
+    for d in left:
+        a.fit(d)
+        union.fit(d)
+    for d in right:
+        b.fit(d)
+        union.fit(d)
+    assert a.merge(b) == union
+    assert DocFreq.from_bytes(union.to_bytes()) == union
+
+
+def test_fit_counts_documents_not_occurrences():
+    df = DocFreq().fit(["a", "a", "b"]).fit(["a"])
+    assert df.n_docs_ == 2 and df.df_ == {"a": 2, "b": 1}
+    assert df.idf("zzz") > df.idf("b") > df.idf("a") > 0
+
+
+def test_pruning_bounds_memory_and_keeps_frequent_terms():
+    df = DocFreq(max_terms=50)
+    for i in range(200):
+        df.fit(["common", f"rare{i}"])
+    assert len(df.df_) <= 50
+    assert df.df_["common"] == 200 and df.pruned_df_ == 1
+
+
+def test_density_weights_and_exclusions():
+    a = analysis(["cat", "cat", "dog", "the", "7", "3.5", "x", "猫"], stop={"the"})
+    kw = top_keywords(a, 10, "density")
+    assert [t for t, _ in kw] == ["cat", "dog", "猫"]
+    assert math.isclose(sum(w * w for _, w in kw), 1.0, rel_tol=1e-6)
+    assert kw[0][1] == round(2 / math.sqrt(6), 8)
+
+
+def test_tfidf_demotes_terms_found_everywhere():
+    df = DocFreq()
+    for _ in range(50):
+        df.fit(["page", "home"])
+    df.fit(["zebra"])
+    a = analysis(["page", "page", "home", "zebra"])
+    assert top_keywords(a, 1, "density")[0][0] == "page"
+    assert top_keywords(a, 1, "tfidf", df)[0][0] == "zebra"
+    assert top_keywords(a, 3, "tfidf", None) == top_keywords(a, 3, "density")
+
+
+def test_order_is_deterministic_on_ties():
+    tokens = ["delta", "alpha", "charlie", "bravo"] * 3
+    expected = [("alpha", 0.5), ("bravo", 0.5), ("charlie", 0.5), ("delta", 0.5)]
+    rng = random.Random(7)
+    for _ in range(10):
+        rng.shuffle(tokens)
+        assert top_keywords(analysis(tokens), 4, "density") == expected
+    assert top_keywords(analysis(tokens), 2, "density") == [("alpha", 0.70710678), ("bravo", 0.70710678)]
+
+
+def test_candidates():
+    assert is_keyword_candidate("猫") and not is_keyword_candidate("a") and not is_keyword_candidate("1,000")
+    assert top_keywords(analysis([]), 5) == [] and top_keywords(analysis(["a"]), 0) == []
