@@ -95,9 +95,14 @@ def parse_html(html: str) -> LexborHTMLParser:
 _BINARY_CTRL = re.compile(rb"[\x00-\x08\x0e-\x1a\x1c-\x1f]")
 
 
-def looks_like_html(body: bytes) -> bool:
-    """Sniff a body: True when it looks like HTML text rather than binary or another format."""
-    head = body[:2048]
+def looks_like_html(body: bytes, strict: bool = False) -> bool:
+    """Sniff a body: True when it looks like HTML text rather than binary or another format.
+
+    ``strict`` (for bodies labelled as another text type, e.g. text/plain) asks for a document
+    that starts like HTML, not just for a tag somewhere near the start.
+    """
+    # Skip leading whitespace and BOM so that a page padded with blank lines is still seen.
+    head = body[:8192].lstrip(b"\xef\xbb\xbf \t\r\n\x0c")[:2048]
     if not head.strip():
         return False
     if head.startswith((b"\xff\xfe", b"\xfe\xff")):
@@ -105,8 +110,12 @@ def looks_like_html(body: bytes) -> bool:
     # Binary: many control bytes or NULs (images, archives, PDFs labelled text/html).
     if head.count(b"\x00") > 0 or len(_BINARY_CTRL.findall(head)) > len(head) // 50:
         return False
-    low = head.lstrip(b"\xef\xbb\xbf \t\r\n").lower()
+    low = head.lower()
     if low.startswith((b"%pdf", b"\x89png", b"gif8", b"pk\x03\x04", b"{", b"[")):
         return False
+    if strict:
+        if low.startswith((b"<!doctype html", b"<html", b"<head", b"<body", b"<title", b"<meta")):
+            return True
+        return low.startswith((b"<?xml", b"<!--")) and b"<html" in low
     markers = (b"<!doctype html", b"<html", b"<head", b"<body", b"<title", b"<div", b"<p", b"<meta", b"<table", b"<a ", b"<br", b"<script", b"<!--")
     return any(m in low for m in markers)

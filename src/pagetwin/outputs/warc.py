@@ -1,0 +1,214 @@
+"""A WARC writer (warcio underneath: correct WARC/1.1 records with block and payload digests).
+
+Used by the tests and the example builder to write fixtures, and by ``pagetwin dedup
+--warc-out`` to write the pages kept. Each record is its own gzip member when ``gzip=True``,
+so the output can be read record by record and its records copied.
+
+    with WarcWriter("out.warc.gz") as w:
+        rid = w.write_response("https://example.org/", b"<html>...</html>")
+        w.write_revisit("https://example.org/", digest, "https://example.org/", "2024-01-01T00:00:00Z")
+"""
+
+from __future__ import annotations
+
+import gzip as gzip_module
+import io
+import os
+import uuid
+from collections.abc import Iterable, Mapping
+from datetime import datetime, timezone
+from typing import IO, Any
+
+from warcio.statusandheaders import StatusAndHeaders
+from warcio.warcwriter import WARCWriter
+
+REVISIT_PROFILE = "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest"
+HeaderList = Iterable[tuple[str, str]] | Mapping[str, str]
+
+
+def new_record_id() -> str:
+    return f"<urn:uuid:{uuid.uuid4()}>"
+
+
+def _warc_date(date: str | datetime | None) -> str:
+    if date is None:
+        date = datetime.now(timezone.utc)
+    if isinstance(date, datetime):
+        if date.tzinfo is not None:
+            date = date.astimezone(timezone.utc)
+        return date.strftime("%Y-%m-%dT%H:%M:%SZ")
+    return date
+
+
+def _pairs(headers: HeaderList | None) -> list[tuple[str, str]]:
+    if headers is None:
+        return []
+    if isinstance(headers, Mapping):
+        return [(str(k), str(v)) for k, v in headers.items()]
+    return [(str(k), str(v)) for k, v in headers]
+
+
+class WarcWriter:
+    """Write WARC records to a path or a binary file object (``gzip``: one member per record)."""
+
+    def __init__(self, path_or_fileobj: str | os.PathLike | IO[bytes], gzip: bool = True, warc_version: str = "1.1"):
+        if isinstance(path_or_fileobj, (str, os.PathLike)):
+            self._fh: IO[bytes] = open(path_or_fileobj, "wb")
+            self._owns = True
+        else:
+            self._fh = path_or_fileobj
+            self._owns = False
+        self.gzip = gzip
+        self._writer = WARCWriter(self._fh, gzip=gzip, warc_version=warc_version)
+        self.records_written = 0
+
+    # -- records -----------------------------------------------------------------------
+
+    def write_warcinfo(self, filename: str, info: Mapping[str, str]) -> str:
+        rec = self._writer.create_warcinfo_record(filename, dict(info))
+        self._writer.write_record(rec)
+        self.records_written += 1
+        return rec.rec_headers.get_header("WARC-Record-ID")
+
+    def write_response(
+        self,
+        url: str,
+        html_bytes: bytes,
+        *,
+        headers: HeaderList | None = None,
+        date: str | datetime | None = None,
+        record_id: str | None = None,
+        content_type: str | None = "text/html; charset=utf-8",
+        http_headers: HeaderList | None = None,
+        status: str = "200 OK",
+    ) -> str:
+        """An HTTP response record. ``html_bytes`` is the payload as sent (already encoded when
+        ``http_headers`` name a Content-Encoding or chunked Transfer-Encoding). Without
+        ``http_headers``, Content-Type (``content_type``; None for none) and Content-Length
+        are written. ``headers`` are extra WARC headers. Returns the WARC-Record-ID."""
+        if http_headers is None:
+            pairs = [("Content-Type", content_type)] if content_type is not None else []
+            pairs.append(("Content-Length", str(len(html_bytes))))
+        else:
+            pairs = _pairs(http_headers)
+        http = StatusAndHeaders(status, pairs, protocol="HTTP/1.1")
+        return self._write("response", url, html_bytes, http, headers, date, record_id)
+
+    def write_resource(
+        self,
+        url: str,
+        data: bytes,
+        content_type: str = "text/html; charset=utf-8",
+        *,
+        headers: HeaderList | None = None,
+        date: str | datetime | None = None,
+        record_id: str | None = None,
+    ) -> str:
+        """A resource record: the block is ``data`` itself, typed by ``content_type``."""
+        warc_headers = [("Content-Type", content_type), *_pairs(headers)]
+        return self._write("resource", url, data, None, warc_headers, date, record_id, content_type)
+
+    def write_request(self, url: str, *, date: str | datetime | None = None, record_id: str | None = None) -> str:
+        """A GET request record (the kind a crawler writes beside each response)."""
+        from urllib.parse import urlsplit
+
+        parts = urlsplit(url)
+        path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+        http = StatusAndHeaders(f"GET {path} HTTP/1.1", [("Host", parts.netloc)], is_http_request=True)
+        return self._write("request", url, b"", http, None, date, record_id)
+
+    def write_revisit(
+        self,
+        url: str,
+        payload_digest: str,
+        refers_to_uri: str,
+        refers_to_date: str,
+        date: str | datetime | None = None,
+        *,
+        record_id: str | None = None,
+        refers_to: str | None = None,
+        http_headers: HeaderList | None = None,
+        profile: str = REVISIT_PROFILE,
+    ) -> str:
+        """A revisit record (identical-payload-digest profile by default) for a payload whose
+        digest is ``payload_digest`` ("sha1:BASE32")."""
+        rec = self._writer.create_revisit_record(
+            url,
+            payload_digest,
+            refers_to_uri,
+            refers_to_date,
+            http_headers=StatusAndHeaders("200 OK", _pairs(http_headers) or [("Content-Type", "text/html")], protocol="HTTP/1.1"),
+            warc_headers_dict={
+                "WARC-Date": _warc_date(date),
+                "WARC-Record-ID": record_id or new_record_id(),
+                **({"WARC-Refers-To": refers_to} if refers_to else {}),
+            },
+        )
+        rec.rec_headers.replace_header("WARC-Profile", profile)
+        self._writer.write_record(rec)
+        self.records_written += 1
+        return rec.rec_headers.get_header("WARC-Record-ID")
+
+    def write_raw_record(self, record_bytes: bytes) -> None:
+        """Write bytes as they are: one whole record (its own gzip member when gzip), or any
+        bytes a test wants in the file (a malformed record, junk)."""
+        self._fh.write(gzip_module.compress(record_bytes, mtime=0) if self.gzip else record_bytes)
+        self.records_written += 1
+
+    def copy_record(self, source_path: str, offset: int) -> str | None:
+        """Copy the record that starts at byte ``offset`` of the WARC file ``source_path`` (a
+        Page's ``source`` and ``meta["warc_offset"]``). Returns its WARC-Record-ID, or None
+        when no record can be read there."""
+        from fastwarc.warc import ArchiveIterator
+
+        with open(source_path, "rb") as fh:
+            fh.seek(offset)
+            try:
+                for rec in ArchiveIterator(fh, parse_http=False):
+                    buf = io.BytesIO()
+                    rec.write(buf)
+                    self.write_raw_record(buf.getvalue())
+                    return rec.headers.get("WARC-Record-ID")
+            except OSError:
+                return None
+        return None
+
+    # -- plumbing ------------------------------------------------------------------------
+
+    def _write(
+        self,
+        record_type: str,
+        url: str,
+        payload: bytes,
+        http: StatusAndHeaders | None,
+        headers: HeaderList | None,
+        date: str | datetime | None,
+        record_id: str | None,
+        warc_content_type: str = "",
+    ) -> str:
+        warc_headers: dict[str, Any] = {"WARC-Date": _warc_date(date), "WARC-Record-ID": record_id or new_record_id()}
+        warc_headers.update(dict(_pairs(headers)))
+        rec = self._writer.create_warc_record(
+            url,
+            record_type,
+            payload=io.BytesIO(payload),
+            length=len(payload),
+            warc_content_type=warc_content_type,
+            warc_headers_dict=warc_headers,
+            http_headers=http,
+        )
+        self._writer.write_record(rec)
+        self.records_written += 1
+        return rec.rec_headers.get_header("WARC-Record-ID")
+
+    def close(self) -> None:
+        if self._owns:
+            self._fh.close()
+        else:
+            self._fh.flush()
+
+    def __enter__(self) -> WarcWriter:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

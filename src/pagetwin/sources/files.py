@@ -1,0 +1,120 @@
+"""HTML files: a folder read recursively (sorted, so runs are deterministic), or single files.
+
+A page's id is its path relative to the folder given (POSIX separators), or its file name when
+the file was given directly. Its URL is the page's own canonical link (``<link rel=canonical>``
+or ``og:url``) when it names an absolute http(s) URL, else a ``file://`` URI.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+from pagetwin.config import InputSettings
+from pagetwin.model import Page
+from pagetwin.sources.base import Skip, SourceStats
+from pagetwin.sources.payload import Body, b32_digest, is_binary, prepare_body
+
+HTML_SUFFIXES = (".html", ".htm")
+CANONICAL_SCAN = 65536  # bytes searched for a canonical URL
+READ_STEP = 1 << 20
+
+_LINK_TAG = re.compile(rb"<link\b[^>]{0,2000}>", re.IGNORECASE)
+_META_TAG = re.compile(rb"<meta\b[^>]{0,2000}>", re.IGNORECASE)
+_ATTR = re.compile(rb"""([a-zA-Z_:][-a-zA-Z0-9_:.]*)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""")
+
+
+def _attrs(tag: bytes) -> dict[bytes, bytes]:
+    out: dict[bytes, bytes] = {}
+    for m in _ATTR.finditer(tag):
+        value = m.group(2) if m.group(2) is not None else m.group(3) if m.group(3) is not None else m.group(4)
+        out.setdefault(m.group(1).lower(), value or b"")
+    return out
+
+
+def canonical_url(body: bytes) -> str | None:
+    """The absolute http(s) URL a page declares for itself (canonical link, then og:url)."""
+    head = body[:CANONICAL_SCAN]
+    found = None
+    for m in _LINK_TAG.finditer(head):
+        attrs = _attrs(m.group(0))
+        if b"canonical" in attrs.get(b"rel", b"").lower().split():
+            found = attrs.get(b"href")
+            break
+    if not found:
+        for m in _META_TAG.finditer(head):
+            attrs = _attrs(m.group(0))
+            if attrs.get(b"property", attrs.get(b"name", b"")).lower() == b"og:url":
+                found = attrs.get(b"content")
+                break
+    if not found:
+        return None
+    url = found.decode("utf-8", "replace").strip().replace("&amp;", "&")
+    if not re.match(r"(?i)^https?://[^\s/]+", url) or any(c in url for c in " \t\r\n<>\"'"):
+        return None
+    return url
+
+
+def read_html_file(path: str, page_id: str, settings: InputSettings) -> Page | Skip:
+    """One HTML file as a Page (body cut at max_page_bytes; digest over the whole file)."""
+    limit = settings.max_page_bytes
+    hasher = hashlib.sha1()
+    kept = bytearray()
+    with open(path, "rb") as fh:
+        while True:
+            chunk = fh.read(READ_STEP)
+            if not chunk:
+                break
+            hasher.update(chunk)
+            if len(kept) <= limit:
+                kept += chunk[: limit + 1 - len(kept)]
+    raw = bytes(kept)
+    if not raw.strip():
+        return Skip("empty-body", page_id)
+    if is_binary(raw):
+        return Skip("binary-body", page_id)
+    # The extension says HTML: the same label rules as an HTTP text/html response.
+    result: Body = prepare_body(raw[:limit], media="text/html", limit=limit, raw_cut=len(raw) > limit)
+    if result.kind != "page":
+        return Skip(result.reason or "not-html", f"{page_id} {result.detail}".strip())
+    meta: dict = {}
+    if result.cut:
+        meta["cut_at"] = limit
+    url = canonical_url(result.body) or Path(path).resolve().as_uri()
+    return Page(
+        id=page_id, url=url, body=result.body, payload_digest=b32_digest(hasher.digest()),
+        source=path, truncated=result.cut, meta=meta,
+    )
+
+
+def iter_html_file(path: str, settings: InputSettings, stats: SourceStats) -> Iterator[Page | Skip]:
+    try:
+        yield read_html_file(path, os.path.basename(path), settings)
+    except OSError as exc:
+        stats.error(f"{path}: cannot read ({exc.strerror or exc})")
+        yield Skip("unreadable-file", os.path.basename(path))
+
+
+def iter_folder(folder: str, settings: InputSettings, stats: SourceStats) -> Iterator[Page | Skip]:
+    """Every .html/.htm file under ``folder``, in sorted path order."""
+    root = Path(folder)
+
+    def on_error(exc: OSError) -> None:
+        stats.error(f"{exc.filename or folder}: cannot read directory ({exc.strerror or exc})")
+
+    for dirpath, dirnames, filenames in os.walk(root, onerror=on_error):
+        dirnames.sort()
+        for fname in sorted(filenames):
+            if not fname.lower().endswith(HTML_SUFFIXES):
+                continue
+            full = os.path.join(dirpath, fname)
+            rel = Path(full).relative_to(root).as_posix()
+            try:
+                yield read_html_file(full, rel, settings)
+            except OSError as exc:
+                # Seen but unreadable: counted, and named in the errors.
+                stats.error(f"{full}: cannot read ({exc.strerror or exc})")
+                yield Skip("unreadable-file", rel)
