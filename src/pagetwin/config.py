@@ -129,7 +129,7 @@ class ClusterSettings:
 class RunSettings:
     workers: int = 0  # 0 = all cores
     progress: bool = True  # progress bar when stderr is a terminal
-    chunk_pages: int = 64  # pages per task sent to a worker
+    chunk_pages: int = 16  # pages per task sent to a worker
 
 
 @dataclass

@@ -39,8 +39,17 @@ class PageResult:
     replaced_chars: int = 0  # characters that could not be decoded
 
 
+# Algorithms that read Doc.keywords: only they make keyword weighting (and, for tf-idf, the
+# document-frequency pass) worth its cost.
+KEYWORD_ALGORITHMS = frozenset({"con", "sort", "con-w", "sort-w"})
+
+
+def needs_keywords(settings: Settings) -> bool:
+    return bool(KEYWORD_ALGORITHMS & set(settings.match.algorithms))
+
+
 def needs_doc_freq(settings: Settings) -> bool:
-    return settings.text.weighting == "tfidf"
+    return settings.text.weighting == "tfidf" and needs_keywords(settings)
 
 
 class Worker:
@@ -54,6 +63,7 @@ class Worker:
         self.learned = learned or Learned()
         self.analyzer = TextAnalyzer(settings.text)
         self.algorithms = build_algorithms(settings)
+        self.wants_keywords = needs_keywords(settings)
 
     # -- pass 1 ---------------------------------------------------------------------------
 
@@ -123,9 +133,10 @@ class Worker:
             payload_digest=page.payload_digest,
             text_digest=text_digest(extracted.text),
         )
-        doc.keywords = top_keywords(
-            analysis, self.settings.text.keywords, self.settings.text.weighting, self.learned.doc_freq
-        )
+        if self.wants_keywords:
+            doc.keywords = top_keywords(
+                analysis, self.settings.text.keywords, self.settings.text.weighting, self.learned.doc_freq
+            )
         if extracted.images:
             doc.images = self._images(extracted.images, page.url)
         return doc, replaced
