@@ -177,7 +177,7 @@ class TreeMemorySampler(threading.Thread):
         self.pid, self.interval = pid, interval
         self.peak_rss = self.peak_pss = 0
         self.peak_processes = 0
-        self._stop = threading.Event()
+        self._halt = threading.Event()
 
     def run(self) -> None:
         import psutil
@@ -186,7 +186,7 @@ class TreeMemorySampler(threading.Thread):
             root = psutil.Process(self.pid)
         except psutil.NoSuchProcess:
             return
-        while not self._stop.is_set():
+        while not self._halt.is_set():
             rss = pss = 0
             try:
                 procs = [root] + root.children(recursive=True)
@@ -201,10 +201,10 @@ class TreeMemorySampler(threading.Thread):
                     pass
             self.peak_rss, self.peak_pss = max(self.peak_rss, rss), max(self.peak_pss, pss)
             self.peak_processes = max(self.peak_processes, len(procs))
-            self._stop.wait(self.interval)
+            self._halt.wait(self.interval)
 
     def stop(self) -> None:
-        self._stop.set()
+        self._halt.set()
         self.join()
 
 
@@ -268,7 +268,7 @@ def _pages_from_summary(summary: dict) -> int | None:
         if isinstance(value, int):
             return value
         if isinstance(value, dict):
-            for sub in ("pages", "html", "total"):
+            for sub in ("read", "pages", "total"):
                 if isinstance(value.get(sub), int):
                     return value[sub]
     return None
@@ -383,8 +383,8 @@ def format_table(result: dict) -> str:
     lines = [
         f"corpus: {result['corpus']} ({result['pages']} pages), {result['cpu_count']} cores",
         "",
-        "| run | pages | wall s | pages/s | peak tree PSS MB | peak tree RSS MB | max process RSS MB |",
-        "|---|---:|---:|---:|---:|---:|---:|",
+        "| run | pages | wall s | pages/s | CPU s | pages/CPU s | peak tree PSS MB | peak tree RSS MB | max process RSS MB |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for run in result["runs"].values():
         pps = run.get("pages_per_second")
@@ -393,6 +393,8 @@ def format_table(result: dict) -> str:
             f"| {run['label']}{note} | {run.get('pages') or '?'} | {run['seconds']:.1f} | "
             f"{pps:.1f} |" if pps else f"| {run['label']} | ? | {run['seconds']:.1f} | failed |"
         )
+        pages_done = run.get("pages") or 0
+        lines[-1] += f" {run['cpu_seconds']:.1f} | {pages_done / max(run['cpu_seconds'], 1e-9):.1f} |"
         lines[-1] += (f" {run['peak_tree_pss_mb']:.0f} | {run['peak_tree_rss_mb']:.0f} | "
                       f"{run['max_process_rss_mb']:.0f} |")
     if result["ratios"]:
