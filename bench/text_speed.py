@@ -1,0 +1,242 @@
+"""Text-analysis throughput per language on real pages (issue 4).
+
+For each language: characters per second of TextAnalyzer.analyze (language identification,
+segmentation, morphology, stop words) plus top_keywords (tf-idf with document frequencies
+fitted beforehand on the same pages), on a single core; also the mean token length and a
+sample of tokens (the Chinese pages must yield words), and py3langid's agreement with the
+language the source is known to be in.
+
+Pages: ../shared/data (chinese_wce gold text, resiliparse and servo crawls, scrapinghub gold
+articles) and Debian documentation packages (debian-faq-{ru,ja,zh-cn}, debian-faq, gimp-help-
+{ru,ja}) fetched once with apt-get download into --docs (default ~/.cache/pagetwin-bench/docs).
+Text is extracted simply (selectolax .text() of <body> without script/style): the real
+extractor is a separate component.
+
+    .venv/bin/python bench/text_speed.py [--per-source 60] [--no-docs] [--json OUT]
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import subprocess
+import zlib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT.parent / "shared" / "data"
+_CJK_WORD = __import__("regex").compile(r"[\p{Han}\p{Hiragana}\p{Katakana}\u30fc]+")
+DOC_PACKAGES = ["debian-faq", "debian-faq-ru", "debian-faq-ja", "debian-faq-zh-cn", "gimp-help-ru", "gimp-help-ja"]
+
+
+def html_text(html: str) -> str:
+    from selectolax.lexbor import LexborHTMLParser
+
+    tree = LexborHTMLParser(html)
+    for node in tree.css("script, style, noscript"):
+        node.decompose()
+    body = tree.body or tree.root
+    return " ".join(body.text(separator=" ").split()) if body is not None else ""
+
+
+def _decode_body(body: bytes, encoding: str) -> bytes:
+    encoding = (encoding or "").lower().strip()
+    try:
+        if encoding == "gzip":
+            return gzip.decompress(body)
+        if encoding == "br":
+            import brotli
+
+            return brotli.decompress(body)
+        if encoding == "deflate":
+            return zlib.decompress(body)
+    except Exception:  # noqa: BLE001 - a bad body is skipped by the caller
+        return b""
+    return body
+
+
+def warc_html_pages(path: Path):
+    """(url, text) of each HTML response in a WARC file."""
+    from fastwarc.warc import ArchiveIterator, WarcRecordType
+
+    from pagetwin.html.parse import decode_html, looks_like_html
+
+    with open(path, "rb") as fh:
+        for rec in ArchiveIterator(fh, record_types=WarcRecordType.response, parse_http=True):
+            headers = rec.http_headers
+            ctype = (headers.get("Content-Type") or "") if headers else ""
+            if headers is None or "html" not in ctype.lower():
+                continue
+            body = _decode_body(rec.reader.read(), headers.get("Content-Encoding") or "")
+            if not looks_like_html(body):
+                continue  # JSONP and scripts served as text/html
+            charset = None
+            if "charset=" in ctype.lower():
+                charset = ctype.lower().split("charset=")[-1].split(";")[0].strip()
+            html, _, _ = decode_html(body, charset)
+            yield rec.headers.get("WARC-Target-URI"), html_text(html)
+
+
+def fetch_docs(docs_dir: Path, packages=DOC_PACKAGES) -> Path:
+    """apt-get download + dpkg -x the Debian documentation packages into docs_dir (once)."""
+    docs_dir.mkdir(parents=True, exist_ok=True)
+    root = docs_dir / "root"
+    for pkg in packages:
+        mark = docs_dir / f"{pkg}.done"
+        if mark.exists():
+            continue
+        subprocess.run(["apt-get", "download", pkg], cwd=docs_dir, check=True, capture_output=True)
+        deb = sorted(docs_dir.glob(f"{pkg}_*.deb"))[-1]
+        subprocess.run(["dpkg", "-x", str(deb), str(root)], check=True)
+        deb.unlink()
+        mark.touch()
+    return root
+
+
+def _html_files(folder: Path, limit: int):
+    files = sorted(p for p in folder.rglob("*.html") if p.is_file())
+    for p in files[:limit]:
+        yield str(p), html_text(p.read_text("utf-8", errors="replace"))
+
+
+def corpus(docs_root: Path | None = None, per_source: int = 60) -> dict[str, list[tuple[str, str, str]]]:
+    """{lang: [(source, id, text), ...]} of real pages; the language is known from the source."""
+    out: dict[str, list[tuple[str, str, str]]] = {}
+
+    def add(lang, source, pid, text):
+        if len(text) >= 200:
+            out.setdefault(lang, []).append((source, pid, text))
+
+    if DATA.exists():
+        wce = DATA / "extraction" / "chinese_wce" / "cleaned"
+        for p in sorted(wce.glob("*.txt"))[:per_source]:
+            add("zh", "chinese_wce", p.name, p.read_text("utf-8", errors="replace"))
+        for url, text in warc_html_pages(DATA / "warc" / "resiliparse_warcfile.warc.gz"):
+            host = url.split("/")[2]
+            lang = {"01spb.ru": "ru", "0900-hovenier.nl": "nl", "06.live-radsport.ch": "de", "037426.cn": "en"}.get(host, "zh")
+            add(lang, "resiliparse", url, text)
+        for name in ["Sina", "Sohu", "Baidu", "JD", "Taobao", "Tmall", "qq"]:
+            p = DATA / "warc" / "servo" / f"{name}.warc.gz"
+            if p.exists():
+                for url, text in warc_html_pages(p):
+                    add("zh", "servo", url, text)
+        p = DATA / "warc" / "servo" / "VK.warc.gz"
+        if p.exists():
+            for url, text in warc_html_pages(p):
+                add("ru", "servo", url, text)
+        gt = DATA / "extraction" / "scrapinghub" / "ground-truth.json"
+        if gt.exists():
+            for pid, item in sorted(json.loads(gt.read_text("utf-8")).items())[:per_source]:
+                add("en", "scrapinghub", pid, item.get("articleBody") or "")
+    if docs_root is not None and docs_root.exists():
+        faq = docs_root / "usr" / "share" / "doc" / "debian" / "FAQ"
+        for lang, sub in [("ru", "ru"), ("ja", "ja"), ("zh", "zh-cn")]:
+            for pid, text in _html_files(faq / sub, per_source):
+                add(lang, f"debian-faq-{sub}", pid, text)
+        for pid, text in [(str(p), html_text(p.read_text("utf-8", "replace"))) for p in sorted(faq.glob("*.en.html"))]:
+            add("en", "debian-faq", pid, text)
+        for lang in ["ru", "ja"]:
+            for pid, text in _html_files(docs_root / "usr" / "share" / "gimp" / "2.0" / "help" / lang, per_source):
+                add(lang, f"gimp-help-{lang}", pid, text)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+    import statistics
+    import sys
+    import time
+
+    from pagetwin.config import TextSettings
+    from pagetwin.text.analyze import TextAnalyzer
+    from pagetwin.text.keywords import DocFreq, top_keywords
+    from pagetwin.text.lang import detect_language
+
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--per-source", type=int, default=60, help="pages per source (default 60)")
+    ap.add_argument("--docs", type=Path, default=Path.home() / ".cache" / "pagetwin-bench" / "docs")
+    ap.add_argument("--no-docs", action="store_true", help="do not fetch the Debian documentation packages")
+    ap.add_argument("--json", type=Path, help="write the figures as JSON here")
+    args = ap.parse_args(argv)
+
+    docs_root = None
+    if not args.no_docs:
+        try:
+            docs_root = fetch_docs(args.docs)
+        except Exception as exc:  # noqa: BLE001 - no apt here: bench the shared data only
+            print(f"Debian documentation not fetched ({exc}); shared data only", file=sys.stderr)
+    pages = corpus(docs_root, args.per_source)
+    if not pages:
+        print("no pages found (../shared/data missing?)", file=sys.stderr)
+        return 1
+
+    analyzer = TextAnalyzer(TextSettings())
+    # Load every resource before timing (one-off costs, reported separately).
+    t0 = time.perf_counter()
+    for lang in pages:
+        analyzer.analyze(pages[lang][0][2][:2000], lang)
+    load_s = time.perf_counter() - t0
+
+    results = {"load_seconds": round(load_s, 2), "languages": {}}
+    print(f"resources loaded in {load_s:.2f} s")
+    print(f"{'lang':5} {'pages':>5} {'chars':>9} {'chars/s':>10} {'tokens/s':>9} {'mean tok':>8} {'langid ok':>9}")
+    for lang, items in sorted(pages.items(), key=lambda kv: -len(kv[1])):
+        texts = [t for _, _, t in items]
+        chars = sum(map(len, texts))
+        # Document frequencies are pass 1: fitted before the timed pass 2.
+        analyses = [analyzer.analyze(t) for t in texts]
+        doc_freq = DocFreq()
+        for a in analyses:
+            doc_freq.fit(a.tokens)
+        fresh = TextAnalyzer(TextSettings())  # cold word caches, as in a new worker
+        fresh.analyze(texts[0][:2000], lang)
+        t0 = time.perf_counter()
+        n_tokens = 0
+        for text in texts:
+            a = fresh.analyze(text)
+            top_keywords(a, 10, "tfidf", doc_freq)
+            n_tokens += len(a.tokens)
+        dt = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        detected = [detect_language(t) for t in texts]
+        langid_s = time.perf_counter() - t0
+        agree = sum(d == lang for d in detected)
+        content = [tok for a in analyses for tok, s in zip(a.surface, a.stop) if not s]
+        mean_len = statistics.fmean(len(t) for a in analyses for t in a.surface) if n_tokens else 0.0
+        row = {
+            "pages": len(texts), "chars": chars, "chars_per_s": round(chars / dt), "tokens_per_s": round(n_tokens / dt),
+            "mean_token_chars": round(mean_len, 2), "langid_agree": f"{agree}/{len(texts)}",
+            "langid_chars_per_s": round(chars / langid_s) if langid_s else None,
+            "sources": sorted({s for s, _, _ in items}),
+        }
+        if lang in ("zh", "ja"):
+            # Words written in Han/kana only: Latin ids and numbers of the crawled pages aside.
+            cjk = _CJK_WORD.fullmatch
+            per_source: dict[str, list[str]] = {}
+            for (src, _, _), a in zip(items, analyses):
+                per_source.setdefault(src, []).extend(w for w in a.surface if cjk(w))
+            words = [w for ws in per_source.values() for w in ws]
+            row["cjk_tokens"] = len(words)
+            row["mean_cjk_token_chars"] = round(statistics.fmean(map(len, words)), 2) if words else 0.0
+            row["mean_cjk_token_chars_by_source"] = {s: round(statistics.fmean(map(len, w)), 2) for s, w in per_source.items() if w}
+            row["single_char_share"] = round(sum(len(w) == 1 for w in words) / max(len(words), 1), 3)
+            row["longest"] = sorted(set(words), key=lambda w: (-len(w), w))[:5]
+            row["sample"] = [w for w in content if cjk(w)][1000:1040]
+        results["languages"][lang] = row
+        print(f"{lang:5} {len(texts):5} {chars:9} {chars / dt:10.0f} {n_tokens / dt:9.0f} {mean_len:8.2f} {agree:4}/{len(texts):<4}")
+    for lang in ("zh", "ja"):
+        if lang in results["languages"]:
+            row = results["languages"][lang]
+            print(
+                f"{lang}: {row['cjk_tokens']} Han/kana tokens, mean length {row['mean_cjk_token_chars']} chars "
+                f"(by source {row['mean_cjk_token_chars_by_source']}), single-char share {row['single_char_share']}, "
+                f"longest {row['longest']}"
+            )
+            print(f"{lang} sample: {' '.join(row['sample'])}")
+    if args.json:
+        args.json.write_text(json.dumps(results, ensure_ascii=False, indent=1), "utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
