@@ -38,8 +38,12 @@ Metrics (``cleaneval_prf``, ``shingle_pr``):
   |common| / |gold|, counting shingles as multisets; a text shorter than 4 tokens is one
   shingle. P and R are averaged over pages and F1 is the harmonic mean of the two averages
   (the article-extraction-benchmark convention). An empty extraction has P = 0 (R = 0).
-- **Speed**: pages per second of each tool on the set, one process, wall time over all pages
-  (pagetwin: both passes, decoding and parsing twice included; peers: one call per page).
+- **Speed**: pages per CPU second of each tool on the set, one process (``time.process_time``
+  over all pages, so that other load on a shared machine does not skew the comparison; pagetwin:
+  both passes, decoding and parsing twice included; peers: one call per page).
+
+Tool ``pagetwin-page`` is pagetwin with ``extract.templates = false`` (page-level noise removal
+only, one pass): the ablation that shows what the site templates add.
 """
 
 from __future__ import annotations
@@ -171,12 +175,24 @@ def run_pagetwin(pages: list[dict], settings=None) -> list[str]:
     return [worker.safe_extract(rec) for rec in recs]
 
 
+def page_level_settings():
+    """pagetwin without site templates (page-level noise removal only), for the ablation row."""
+    from pagetwin.config import Settings
+
+    settings = Settings()
+    settings.text.weighting = "density"
+    settings.extract.templates = False
+    return settings
+
+
 def _run_pagetwin_direct(recs, settings, templates) -> list[str]:
     from pagetwin.html import templates as tm
     from pagetwin.html.noise import extract
     from pagetwin.html.parse import decode_html, parse_html
 
     for rec in recs:
+        if not settings.extract.templates:
+            break
         tree = parse_html(decode_html(rec.body, rec.http_charset)[0])
         templates.fit(tm.site_key(rec.url, settings.extract), tm.page_stats(tree, settings.extract))
     out = []
@@ -234,7 +250,7 @@ def score(set_name: str, texts: list[str], pages: list[dict]) -> dict:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sets", default="cleanportaleval,scrapinghub,chinese_wce")
-    ap.add_argument("--tools", default="pagetwin,trafilatura,resiliparse,justext")
+    ap.add_argument("--tools", default="pagetwin,pagetwin-page,trafilatura,resiliparse,justext")
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
     ap.add_argument("--limit", type=int, default=None)
     ap.add_argument("--json", type=Path, default=None, help="write all scores (and per-page F) here")
@@ -251,9 +267,14 @@ def main(argv: list[str] | None = None) -> int:
         htmls = [decode_html(p["body"])[0] for p in pages]
         lang = "zh" if set_name == "chinese_wce" else "en"
         for tool in args.tools.split(","):
-            t0 = time.perf_counter()
-            texts = run_pagetwin(pages) if tool == "pagetwin" else PEERS[tool](htmls, lang)
-            elapsed = time.perf_counter() - t0
+            t0 = time.process_time()
+            if tool == "pagetwin":
+                texts = run_pagetwin(pages)
+            elif tool == "pagetwin-page":
+                texts = run_pagetwin(pages, page_level_settings())
+            else:
+                texts = PEERS[tool](htmls, lang)
+            elapsed = time.process_time() - t0
             s = score(set_name, texts, pages)
             s["pages_per_s"] = len(pages) / elapsed if elapsed else float("inf")
             s["pages"] = len(pages)

@@ -132,21 +132,25 @@ def text_size(text: str) -> int:
     return len(text) + 2 * len(_CJK.findall(text))
 
 
-def _chrome_by_class(attrs: dict) -> bool:
-    cls = attrs.get("class")
-    ident = attrs.get("id")
-    if not cls and not ident:
-        return False
-    words = _WORDS.findall(f"{cls or ''} {ident or ''}".lower())
-    return any(w in CHROME_WORDS for w in words) and not any(w in WRAPPER_WORDS for w in words)
+_CLASS_MEMO: dict[tuple[str, str, str], tuple[bool, bool, str]] = {}
 
 
-def _sig_part(tag: str, attrs: dict) -> str:
-    cls = attrs.get("class") or ""
-    ident = attrs.get("id") or ""
-    if cls or ident:
-        return f"{tag}.{_DIGITS.sub('', cls.strip())}#{_DIGITS.sub('', ident.strip())}"
-    return tag
+def _class_facts(tag: str, cls: str, ident: str, itemprop: str) -> tuple[bool, bool, str]:
+    """(chrome by its class/id words, marked as the article body, signature part); memoised,
+    since a site repeats the same few class names on every page."""
+    key = (tag, cls, ident, itemprop)
+    facts = _CLASS_MEMO.get(key)
+    if facts is None:
+        words = _WORDS.findall(f"{cls} {ident}".lower())
+        chrome = any(w in CHROME_WORDS for w in words) and not any(w in WRAPPER_WORDS for w in words)
+        marker = (itemprop or cls or ident).lower().replace("-", "").replace("_", "")
+        hint = bool(marker) and _BODY_HINT.search(marker) is not None
+        part = f"{tag}.{_DIGITS.sub('', cls.strip())}#{_DIGITS.sub('', ident.strip())}" if cls or ident else tag
+        facts = (chrome, hint, part)
+        if len(_CLASS_MEMO) > 50_000:
+            _CLASS_MEMO.clear()
+        _CLASS_MEMO[key] = facts
+    return facts
 
 
 def clean_tree(tree) -> None:
@@ -222,14 +226,19 @@ def walk(tree, max_depth: int = 512, page_chrome: bool = True) -> Blocks:
             if tag in CHROME_TAGS or (tag in PAGE_CHROME_TAGS and not article):
                 continue
             attrs = node.attributes
-            if tag not in ("html", "body", "main") and _chrome_by_class(attrs):
-                if node.css_first(CONTENT_INSIDE) is None:
-                    continue
+            if attrs:
+                chrome, is_hint, part = _class_facts(
+                    tag, attrs.get("class") or "", attrs.get("id") or "", attrs.get("itemprop") or ""
+                )
+            else:
+                chrome, is_hint, part = False, False, tag
+            if chrome and tag not in ("html", "body", "main") and node.css_first(CONTENT_INSIDE) is None:
+                continue
             b = len(tags)
             tags.append(tag)
             parents.append(block)
             parent_sig = sigs[block] if block >= 0 else 0
-            sigs.append(xxh(f"{parent_sig}/{_sig_part(tag, attrs)}".encode("utf-8", "surrogatepass")))
+            sigs.append(xxh(f"{parent_sig}/{part}".encode("utf-8", "surrogatepass")))
             hashes.append(0)
             texts.append("")
             links.append(0)
@@ -237,8 +246,7 @@ def walk(tree, max_depth: int = 512, page_chrome: bool = True) -> Blocks:
             contents.append(False)
             article = article or tag in CONTENT_ROOT_TAGS
             in_article.append(article)
-            marker = attrs.get("itemprop") or attrs.get("class") or attrs.get("id")
-            hint.append(bool(marker) and _BODY_HINT.search(marker.lower().replace("-", "").replace("_", "")) is not None)
+            hint.append(is_hint)
             pieces.append([])
             link_chars.append(0)
             child_hashes.append([])
