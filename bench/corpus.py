@@ -309,10 +309,6 @@ def build_corpus(
     started = time.monotonic()
     with open(tmp, "wb") as stream, open(truth_tmp, "w", encoding="utf-8") as truth:
         writer = CrawlWriter(stream)
-        writer.warcinfo(out.name, START.strftime("%Y-%m-%dT%H:%M:%SZ"), {
-            "software": "pagetwin bench/corpus.py",
-            "description": f"{pages} real HTML pages with seeded near-duplicate edits (seed {seed})",
-        })
         variant = 0
         while written < pages:
             produced = 0

@@ -80,17 +80,6 @@ def build(out: Path, pairs: int, exact_copies: int, revisits: int, singles: int)
     tmp = out.with_suffix(".tmp")
     with open(tmp, "wb") as stream:
         writer = CrawlWriter(stream)
-        writer.warcinfo(
-            out.name,
-            warc_date(CRAWL1, 0),
-            {
-                "software": "pagetwin scripts/build_example.py",
-                "description": "LLVM 15.0.6 and 16.0.6 documentation pages from Debian's "
-                "llvm-15-doc and llvm-16-doc packages, laid out as two crawls of one site",
-                "license": "Apache-2.0 WITH LLVM-exception (see examples/README.md)",
-                "format": "WARC File Format 1.0",
-            },
-        )
         # Crawl 1: the 15.0.6 documentation.
         first_fetch: dict[str, tuple[str, str, str]] = {}  # rel -> (url, date, digest)
         second = 0
