@@ -105,8 +105,7 @@ class WarcWriter:
         record_id: str | None = None,
     ) -> str:
         """A resource record: the block is ``data`` itself, typed by ``content_type``."""
-        warc_headers = [("Content-Type", content_type), *_pairs(headers)]
-        return self._write("resource", url, data, None, warc_headers, date, record_id, content_type)
+        return self._write("resource", url, data, None, headers, date, record_id, content_type)
 
     def write_request(self, url: str, *, date: str | datetime | None = None, record_id: str | None = None) -> str:
         """A GET request record (the kind a crawler writes beside each response)."""
@@ -184,7 +183,7 @@ class WarcWriter:
         headers: HeaderList | None,
         date: str | datetime | None,
         record_id: str | None,
-        warc_content_type: str = "",
+        warc_content_type: str | None = None,
     ) -> str:
         warc_headers: dict[str, Any] = {"WARC-Date": _warc_date(date), "WARC-Record-ID": record_id or new_record_id()}
         warc_headers.update(dict(_pairs(headers)))
@@ -193,10 +192,13 @@ class WarcWriter:
             record_type,
             payload=io.BytesIO(payload),
             length=len(payload),
-            warc_content_type=warc_content_type,
+            warc_content_type=warc_content_type or "",
             warc_headers_dict=warc_headers,
             http_headers=http,
         )
+        if warc_content_type == "":  # asked for a record without a Content-Type (a test of sniffing)
+            rec.rec_headers.remove_header("Content-Type")
+            rec.content_type = ""
         self._writer.write_record(rec)
         self.records_written += 1
         return rec.rec_headers.get_header("WARC-Record-ID")

@@ -23,7 +23,7 @@ HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 _UNKNOWN_TYPES = frozenset(
     {"", "null", "none", "unknown", "unknown/unknown", "application/unknown", "*/*", "text", "html",
      "application/x-unknown", "text/x-unknown", "application/x-unknown-content-type", "no-type",
-     "text/unknown", "content/unknown"}
+     "text/unknown", "content/unknown", "application/warc-record"}
 )
 _WRONG_TYPES = frozenset(
     {"application/octet-stream", "binary/octet-stream", "text/plain", "application/html",

@@ -81,7 +81,6 @@ def iter_warc(path: str, settings: InputSettings, stats: SourceStats, want_image
     n_failures = 0
     while True:
         last: int | None = None
-        yielded = 0
         failure: str | None = None
         short_at: int | None = None
         try:
@@ -93,14 +92,15 @@ def iter_warc(path: str, settings: InputSettings, stats: SourceStats, want_image
                         failure = "record offsets went backwards"
                         break
                     last = pos
-                    yielded += 1
                     n_records += 1
                     try:
                         outcome, short = _warc_record(rec, pos, path, name, gz, settings, want_images, stats)
                     except _StreamBroken as exc:
                         failure = str(exc) or "corrupt data"
                         break
-                    in_bad_region = short
+                    # A clipped record or a broken header leaves the stream misaligned: the
+                    # failure that usually follows belongs to the same bad spot.
+                    in_bad_region = short or (isinstance(outcome, Skip) and outcome.reason == "malformed-header")
                     yield outcome
                     if short:  # a clipped record may have swallowed the records after it
                         short_at = pos
@@ -112,7 +112,7 @@ def iter_warc(path: str, settings: InputSettings, stats: SourceStats, want_image
         if failure is not None:
             n_failures += 1
             at = last if last is not None else start
-            if not in_bad_region or yielded:
+            if not in_bad_region:
                 reason = "corrupt-gzip" if "zip" in failure.lower() or "decompress" in failure.lower() else "malformed-record"
                 yield Skip(reason, f"{name} near byte {at}: {failure}")
                 if n_failures <= MAX_FILE_ERRORS:
@@ -144,13 +144,11 @@ def _next_candidate(path: str, offset: int, gz: bool, size: int) -> int | None:
                 return None
             data = prev + chunk
             data_start = base - len(prev)
-            hits = [i for i in (data.find(n) for n in needles) if i >= 0]
-            while hits:
-                i = min(hits)
-                at = data_start + i
-                if at >= offset and (gz or i == 0 and at == offset or data[i - 1 : i] in (b"\n", b"")):
-                    return at
-                hits = [j for j in (data.find(n, i + 1) for n in needles) if j >= 0]
+            # Any hit will do: whether a record really starts there is for the parser to say.
+            hits = [data_start + i for i in (data.find(n) for n in needles) if i >= 0]
+            hits = [h for h in hits if h >= offset]
+            if hits:
+                return min(hits)
             prev = data[-keep:]
             base += len(chunk)
     return None
