@@ -46,3 +46,13 @@ def test_union_find():
     uf.union(2, 4)
     assert uf.find(1) == uf.find(3)
     assert len(uf.groups()) == 1
+
+
+def test_attached_followers_join_their_page_and_are_never_kept():
+    pages = [(0, "a", 10, None), (1, "b", 10, None), (2, "c", 0, None), (3, "d", 0, None)]
+    # the split puts every page on its own; followers 2 (of 0) and 3 (of 2) still join page 0
+    rows = clusters(pages, [(0, 1)], "first", split=lambda m: [[x] for x in m], attach=[(0, 2), (2, 3)])
+    of = {pid: (name, keep) for pid, name, keep in rows}
+    assert of[2][0] == of[0][0] == of[3][0]
+    assert of[2][1] == 0 and of[3][1] == 0 and of[0][1] == 1
+    assert sorted(of) == [0, 1, 2, 3]

@@ -72,24 +72,36 @@ def clusters(
     edges: Iterable[tuple[int, int]],
     policy: str = "longest",
     split: Callable[[list[int]], list[list[int]]] | None = None,
+    attach: Iterable[tuple[int, int]] = (),
 ) -> list[tuple[int, str, int]]:
     """(pid, cluster id, keep 0/1) for every page: a partition of the pages with exactly one
     kept page per cluster. ``split`` may break a connected component into several clusters
-    (the anti-chaining guard)."""
+    (the anti-chaining guard). ``attach`` lists (page, follower) pairs where the follower joins
+    its page's cluster whatever the split says and is never kept: a revisit record has no body
+    to compare, only the payload digest that names its original."""
     order = keep_key(policy)
     info = {p[0]: p for p in pages}
+    leader = {follower: page for page, follower in attach if page in info and follower in info}
     uf = UnionFind()
     for pid in info:
-        uf.add(pid)
+        if pid not in leader:
+            uf.add(pid)
     for a, b in edges:
-        if a in info and b in info:
+        if a in uf.parent and b in uf.parent:
             uf.union(a, b)
     rows: list[tuple[int, str, int]] = []
+    name_of: dict[int, str] = {}
     for members in uf.groups().values():
         parts = split(sorted(members)) if split and len(members) > 2 else [members]
         for part in parts:
             keep = min(part, key=lambda pid: order(info[pid]))
             name = cluster_id(info[keep][1])
-            rows.extend((pid, name, int(pid == keep)) for pid in part)
+            for pid in part:
+                name_of[pid] = name
+                rows.append((pid, name, int(pid == keep)))
+    for follower, page in leader.items():
+        while page in leader:  # a revisit of a revisit
+            page = leader[page]
+        rows.append((follower, name_of[page], 0))
     rows.sort()
     return rows

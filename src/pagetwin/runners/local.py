@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from pagetwin.config import Settings
+from pagetwin.fingerprints.base import key64
 from pagetwin.model import Page
 from pagetwin.pipeline import Learned, PageResult, Worker, compress_text, needs_doc_freq
 from pagetwin.sources import InputError, SourceStats, check_inputs, iter_pages
@@ -112,7 +113,16 @@ def learn(inputs: list[str], settings: Settings, previous: Learned | None = None
     want_images = "images" in settings.match.algorithms
     progress = Progress(settings, "learning")
     pages = iter_pages(inputs, settings.input, SourceStats(), want_images=want_images)
-    for _, (site, stats, words, image) in map_pages("learn", pages, settings):
+    # Byte-identical copies of a page are counted once: a site holding one article under three
+    # URLs must not make that article look like its template.
+    seen_payloads: set[int] = set()
+    for page, (site, stats, words, image) in map_pages("learn", pages, settings):
+        if page.payload_digest:
+            digest = key64(page.payload_digest)
+            if digest in seen_payloads:
+                progress.update()
+                continue
+            seen_payloads.add(digest)
         if stats is not None and templates is not None:
             templates.fit(site, stats)
         if words is not None and doc_freq is not None:
@@ -221,9 +231,11 @@ def dedup(
 
     t = time.monotonic()
     merge_kinds = {"duplicate", "revisit"} | ({"partial"} if settings.chunks.merge_partial else set())
+    merge_kinds.discard("revisit")
     linked = [(e.a, e.b) for e in edges if e.kind in merge_kinds]
-    split = _guard(index, algorithms, edges) if settings.match.guard else None
-    rows = clusters(index.pages_for_clustering(), linked, settings.cluster.keep, split)
+    split = _guard(index, algorithms, edges, settings) if settings.match.guard else None
+    revisits = list(index.revisit_pairs())
+    rows = clusters(index.pages_for_clustering(), linked, settings.cluster.keep, split, attach=revisits)
     index.begin()
     index.replace_clusters(rows)
     index.commit()
@@ -338,13 +350,11 @@ def _store_learned(index: Any, learned: Learned) -> None:
     index.commit()
 
 
-def _guard(index: Any, algorithms: list, edges: list) -> Callable[[list[int]], list[list[int]]] | None:
+def _guard(index: Any, algorithms: list, edges: list, settings: Settings) -> Callable[[list[int]], list[list[int]]]:
     """The anti-chaining guard as a component splitter (see pagetwin.guard)."""
-    try:
-        from pagetwin.guard import make_splitter
-    except ImportError:
-        return None
-    return make_splitter(index, algorithms, edges)
+    from pagetwin.guard import make_splitter
+
+    return make_splitter(index, algorithms, edges, policy=settings.cluster.keep)
 
 
 def _versions() -> dict[str, str]:

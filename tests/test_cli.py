@@ -1,0 +1,189 @@
+"""End-to-end tests through the command line, on WARC files, folders and JSONL the tests write."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tomllib
+
+import pytest
+
+from pagetwin.cli import main
+from pagetwin.outputs.warc import WarcWriter
+from tests.sitegen import article, page
+
+
+def _lines(path):
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def _crawl(path):
+    """A small crawl: an article under two URLs (exact), a revisit of it, an edited copy
+    (near duplicate), three unrelated articles, a stylesheet and a request record."""
+    story = article(1)
+    edited = list(story)
+    edited[2] = edited[2].replace(".", ", officials said.", 1)
+    ids = {}
+    with WarcWriter(path) as w:
+        w.write_warcinfo(path.name, {"software": "tests"})
+        html = page("Harbour bridge reopens", story).encode()
+        ids["a"] = w.write_response("https://news.example/bridge", html, date="2024-03-12T10:00:00Z")
+        w.write_request("https://news.example/bridge")
+        ids["a2"] = w.write_response("https://news.example/bridge?ref=home", html, date="2024-03-12T10:05:00Z")
+        ids["near"] = w.write_response(
+            "https://news.example/bridge-updated",
+            page("Harbour bridge reopens", edited, date="13 March 2024").encode(),
+            date="2024-03-13T10:00:00Z",
+        )
+        for i in range(12):
+            ids[f"other{i}"] = w.write_response(
+                f"https://news.example/story{i}", page(f"Story {i}", article(100 + i)).encode(), date="2024-03-12T11:00:00Z"
+            )
+        w.write_response("https://news.example/site.css", b"body{color:red}", content_type="text/css")
+        from hashlib import sha1
+        from base64 import b32encode
+
+        digest = "sha1:" + b32encode(sha1(html).digest()).decode()
+        ids["revisit"] = w.write_revisit(
+            "https://news.example/bridge", digest, "https://news.example/bridge", "2024-03-12T10:00:00Z",
+            date="2024-03-20T10:00:00Z",
+        )
+    return ids
+
+
+def test_dedup_warc_end_to_end(tmp_path):
+    crawl = tmp_path / "crawl.warc.gz"
+    ids = _crawl(crawl)
+    out = tmp_path / "out"
+    assert main(["dedup", str(crawl), "--out", str(out), "--workers", "1"]) == 0
+    rows = _lines(out / "clusters.jsonl")
+    by_id = {r["id"]: r for r in rows}
+    assert set(by_id) == set(ids.values())  # one line per input page, ids are WARC-Record-IDs
+    cluster = {k: by_id[v]["cluster"] for k, v in ids.items()}
+    assert cluster["a"] == cluster["a2"] == cluster["revisit"] == cluster["near"]
+    assert len({cluster["a"], cluster["other0"], cluster["other1"], cluster["other2"]}) == 4
+    keeps: dict[str, int] = {}
+    for r in rows:
+        keeps[r["cluster"]] = keeps.get(r["cluster"], 0) + r["keep"]
+    assert set(keeps.values()) == {1}
+    assert not by_id[ids["revisit"]]["keep"]
+    summary = json.loads((out / "summary.json").read_text())
+    rec = summary["records"]
+    assert rec["records_total"] == rec["pages_read"] + rec["images"] + sum(rec["skipped"].values())
+    assert rec["skipped"].get("request") == 1 and rec["skipped"].get("warcinfo") == 1
+    assert summary["revisits"]["matched"] == 1 and summary["revisits"]["without_original"] == 0
+    assert summary["clusters"] == 13 and summary["duplicates"] == 3
+    pairs = _lines(out / "pairs.jsonl")
+    kinds = {p["kind"] for p in pairs}
+    assert {"duplicate", "revisit"} <= kinds
+    assert all(p["evidence"] and all(e["passed"] for e in p["evidence"]) for p in pairs)
+    assert (out / "index.sqlite").exists()
+
+
+def test_dedup_with_pool_matches_single_process(tmp_path):
+    crawl = tmp_path / "crawl.warc.gz"
+    _crawl(crawl)
+    for workers in ("1", "2"):
+        assert main(["dedup", str(crawl), "--out", str(tmp_path / workers), "--workers", workers]) == 0
+    one = sorted((r["id"], r["cluster"], r["keep"]) for r in _lines(tmp_path / "1" / "clusters.jsonl"))
+    two = sorted((r["id"], r["cluster"], r["keep"]) for r in _lines(tmp_path / "2" / "clusters.jsonl"))
+    assert one == two
+
+
+def test_folder_and_jsonl_inputs(tmp_path):
+    site = tmp_path / "site"
+    (site / "sub").mkdir(parents=True)
+    (site / "a.html").write_text(page("A", article(5)))
+    (site / "sub" / "copy.htm").write_text(page("A", article(5)))
+    (site / "b.html").write_text(page("B", article(6)))
+    (site / "notes.txt").write_text("not html")
+    feed = tmp_path / "feed.jsonl"
+    feed.write_text(
+        json.dumps({"url": "https://x.example/c", "html": page("C", article(7)), "lang": "en"}) + "\n"
+        + "{broken json\n"
+        + json.dumps({"url": "https://x.example/c2", "html": page("C", article(7))}) + "\n"
+    )
+    out = tmp_path / "out"
+    assert main(["dedup", str(site), str(feed), "--out", str(out), "--workers", "1"]) == 0
+    rows = {r["id"]: r for r in _lines(out / "clusters.jsonl")}
+    assert {"a.html", "sub/copy.htm", "b.html"} <= set(rows)
+    assert rows["a.html"]["cluster"] == rows["sub/copy.htm"]["cluster"] != rows["b.html"]["cluster"]
+    jsonl_ids = [i for i in rows if i.startswith("feed.jsonl")]
+    assert len(jsonl_ids) == 2 and rows[jsonl_ids[0]]["cluster"] == rows[jsonl_ids[1]]["cluster"]
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["records"]["skipped"].get("bad-json") == 1
+
+
+def test_incremental_index(tmp_path):
+    first, second = tmp_path / "one.warc.gz", tmp_path / "two.warc.gz"
+    with WarcWriter(first) as w:
+        w.write_response("https://a.example/1", page("One", article(11)).encode())
+        w.write_response("https://a.example/2", page("Two", article(12)).encode())
+    with WarcWriter(second) as w:
+        w.write_response("https://b.example/1-copy", page("One", article(11), site="Other").encode())
+    index = tmp_path / "shared.sqlite"
+    assert main(["dedup", str(first), "--out", str(tmp_path / "r1"), "--index", str(index), "--workers", "1"]) == 0
+    assert main(["dedup", str(first), str(second), "--out", str(tmp_path / "r2"), "--index", str(index), "--workers", "1"]) == 0
+    rows = _lines(tmp_path / "r2" / "clusters.jsonl")
+    assert len(rows) == 3
+    by_url = {r["url"]: r["cluster"] for r in rows}
+    assert by_url["https://a.example/1"] == by_url["https://b.example/1-copy"] != by_url["https://a.example/2"]
+    summary = json.loads((tmp_path / "r2" / "summary.json").read_text())
+    assert summary["pages"]["already_indexed"] == 2
+
+
+def test_incompatible_index_is_refused(tmp_path, capsys):
+    crawl = tmp_path / "c.warc.gz"
+    _crawl(crawl)
+    index = tmp_path / "i.sqlite"
+    assert main(["dedup", str(crawl), "--out", str(tmp_path / "a"), "--index", str(index), "--workers", "1"]) == 0
+    code = main(["dedup", str(crawl), "--out", str(tmp_path / "b"), "--index", str(index), "--workers", "1",
+                 "--minhash-shingle", "3"])
+    assert code == 1
+    assert "minhash.shingle" in capsys.readouterr().err
+
+
+def test_text_command(tmp_path, capsys):
+    crawl = tmp_path / "c.warc.gz"
+    ids = _crawl(crawl)
+    assert main(["text", str(crawl), "--workers", "1"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert {r["id"] for r in rows} == {v for k, v in ids.items() if k != "revisit"}
+    text = next(r["text"] for r in rows if r["id"] == ids["a"])
+    assert article(1)[0][:40] in text
+    assert "All rights reserved" not in text and "Privacy" not in text
+
+
+def test_config_command_round_trips(capsys):
+    assert main(["config", "--minhash-threshold", "0.6", "--algorithms", "exact,minhash"]) == 0
+    data = tomllib.loads(capsys.readouterr().out)
+    assert data["minhash"]["threshold"] == 0.6 and data["match"]["algorithms"] == ["exact", "minhash"]
+
+
+def _run(*args):
+    return subprocess.run([sys.executable, "-m", "pagetwin.cli", *args], capture_output=True, text=True, timeout=300)
+
+
+def test_exit_codes_and_messages(tmp_path):
+    missing = _run("dedup", str(tmp_path / "nope.warc.gz"), "--out", str(tmp_path / "o"))
+    assert missing.returncode == 1
+    assert "nope.warc.gz" in missing.stderr and "Traceback" not in missing.stderr
+    assert len(missing.stderr.strip().splitlines()) == 1
+    usage = _run("dedup", str(tmp_path), "--out", str(tmp_path / "o"), "--algorithms", "exact,bogus")
+    assert usage.returncode == 2 and "bogus" in usage.stderr and "Traceback" not in usage.stderr
+    assert _run("frobnicate").returncode == 2
+
+
+@pytest.mark.parametrize("body", [b"\x00\x01binary junk" * 100, b"<div>" * 50_000 + b"deep" + b"</div>" * 50_000])
+def test_bad_pages_do_not_stop_the_run(tmp_path, body):
+    crawl = tmp_path / "bad.warc.gz"
+    with WarcWriter(crawl) as w:
+        w.write_response("https://bad.example/x", body)
+        w.write_response("https://bad.example/ok", page("Fine", article(3)).encode())
+    out = tmp_path / "out"
+    assert main(["dedup", str(crawl), "--out", str(out), "--workers", "1"]) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    rec = summary["records"]
+    assert rec["records_total"] == rec["pages_read"] + rec["images"] + sum(rec["skipped"].values()) == 2
+    assert any(r["url"] == "https://bad.example/ok" for r in _lines(out / "clusters.jsonl"))
