@@ -227,6 +227,10 @@ class Morphology:
     def _lemma(self, w: str) -> str | None:
         if self._dictionary is None or not _is_cyrillic(w):
             return None
+        # The known-word check is one DAWG lookup; parse() of an unknown word would also run
+        # pymorphy3's own suffix guessers, which we replace by the ending table.
+        if not self._dictionary.word_is_known(w):
+            return None
         parse = self._dictionary.parse(w)[0]
         return parse.normal_form.replace("ё", "е") if parse.is_known else None
 
