@@ -114,6 +114,19 @@ class Worker:
         except Exception:  # noqa: BLE001 - bad data must not stop the run
             return ""
 
+    def keywords(self, page: Page) -> dict[str, Any]:
+        """{"lang", "keywords": [[token, weight], ...]} of one response's main text, the top
+        settings.text.keywords keywords (``pagetwin keywords``); "und" and [] when unreadable."""
+        from pagetwin.text.keywords import top_keywords
+
+        try:
+            text = self.extract(page)[0].text if page.kind == "response" else ""
+            analysis = self.analyzer.analyze(text)
+            top = top_keywords(analysis, self.settings.text.keywords, self.settings.text.weighting, self.learned.doc_freq)
+        except Exception:  # noqa: BLE001 - bad data must not stop the run
+            return {"lang": "und", "keywords": []}
+        return {"lang": analysis.lang, "keywords": [[t, w] for t, w in top]}
+
     def analyse(self, page: Page) -> tuple[Doc, int]:
         from pagetwin.text.keywords import top_keywords
 

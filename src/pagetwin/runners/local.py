@@ -154,6 +154,26 @@ def iter_texts(inputs: list[str], settings: Settings, stats: SourceStats | None 
         yield {"id": page.id, "url": page.url, "text": result}
 
 
+# -- pagetwin keywords --------------------------------------------------------------------
+
+
+def iter_keywords(inputs: list[str], settings: Settings, stats: SourceStats | None = None) -> Iterator[dict[str, Any]]:
+    """{"id", "url", "lang", "keywords": [[token, weight], ...]} of every page: the top
+    settings.text.keywords keywords of its main text (text.keywords.top_keywords), with
+    document frequencies (tf-idf) and site templates learned from the same inputs."""
+    from dataclasses import replace
+
+    stats = stats if stats is not None else SourceStats()
+    # Keywords are what this command is for: learn document frequencies as a keyword
+    # algorithm would make dedup do.
+    settings = replace(settings, match=replace(settings.match, algorithms=[*settings.match.algorithms, "con"]))
+    learned = learn(inputs, settings) if settings.extract.templates or needs_doc_freq(settings) else None
+    for page, result in map_pages("keywords", iter_pages(inputs, settings.input, stats), settings, learned):
+        if page.kind != "response":
+            continue
+        yield {"id": page.id, "url": page.url, **result}
+
+
 # -- pagetwin dedup -----------------------------------------------------------------------
 
 
