@@ -66,6 +66,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--algorithms", metavar="LIST")
     p.add_argument("--keep", metavar="POLICY")
     p.set_defaults(func=cmd_config)
+
+    p = sub.add_parser("explain", help="why two pages are (or are not) duplicates: passages, similarities, shared keys")
+    p.add_argument("dir", metavar="DIR", help="output folder of pagetwin dedup (or its index file)")
+    p.add_argument("a", metavar="A", help="page id or URL")
+    p.add_argument("b", metavar="B", help="page id or URL")
+    p.add_argument("--json", action="store_true", help="print the explanation as JSON")
+    p.set_defaults(func=cmd_explain)
     return parser
 
 
@@ -144,6 +151,21 @@ def cmd_text(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_config(args: argparse.Namespace, settings: Settings) -> int:
     sys.stdout.write(settings.to_toml())
+    return 0
+
+
+def cmd_explain(args: argparse.Namespace, settings: Settings) -> int:
+    from pagetwin.explain import ExplainError, explain, format_explain
+
+    try:
+        result = explain(args.dir, args.a, args.b)
+    except ExplainError as exc:
+        _err(str(exc))
+        return 1
+    if args.json:
+        sys.stdout.write(json.dumps(result, ensure_ascii=False, default=str) + "\n")
+    else:
+        sys.stdout.write(format_explain(result))
     return 0
 
 

@@ -65,6 +65,7 @@ class MinHashSettings:
     min_tokens: int = 10
     seed: int = 1
     content_only: bool = False  # shingles over content words only (stop words dropped)
+    multiset: bool = False  # repeats count: estimate weighted (multiset) Jaccard of shingle counts
     fp_weight: float = 0.5  # bands x rows minimise fp_weight * FP area + fn_weight * FN area
     fn_weight: float = 0.5
 

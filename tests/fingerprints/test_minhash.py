@@ -127,3 +127,23 @@ def test_short_pages_get_no_signature_and_round_trip():
     assert np.array_equal(algo.decode(data), sig)
     keys = list(algo.keys(sig))
     assert len(keys) == algo.bands and all(-(1 << 63) <= k < (1 << 63) for k in keys)
+
+
+def test_multiset_estimates_weighted_jaccard():
+    from collections import Counter
+
+    rng = random.Random(4)
+    algo = MinHash(MinHashSettings(num_perm=256, shingle=1, min_tokens=1, multiset=True))
+    errors = []
+    for _ in range(40):
+        vocab = [f"w{rng.getrandbits(40):x}" for _ in range(30)]  # fresh words: independent errors
+        a = [rng.choice(vocab) for _ in range(120)]
+        b = a[:60] + [rng.choice(vocab) for _ in range(60)]
+        ca, cb = Counter(a), Counter(b)
+        truth = sum((ca & cb).values()) / sum((ca | cb).values())
+        errors.append(algo.verify(algo.features(doc(a)), algo.features(doc(b))).score - truth)
+    assert abs(np.mean(errors)) < 0.02 and max(map(abs, errors)) <= TOLERANCE_256
+    # without repeats the multiset is the set: same signature
+    words = [f"u{i}" for i in range(50)]
+    plain = MinHash(MinHashSettings(num_perm=256, shingle=1, min_tokens=1))
+    assert np.array_equal(plain.features(doc(words)), algo.features(doc(words)))

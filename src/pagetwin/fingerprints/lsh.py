@@ -63,6 +63,23 @@ def shingle_hashes(tok_hashes: np.ndarray, size: int) -> np.ndarray:
     return h
 
 
+def multiset_hashes(hashes: np.ndarray) -> np.ndarray:
+    """Turn a multiset into a set: the i-th repeat (i >= 1) of a hash becomes a new element
+    mix64(h ^ i * golden). The Jaccard similarity of the resulting sets is the weighted
+    (multiset) Jaccard sum(min(count)) / sum(max(count)) of the originals. First occurrences
+    keep their hash, so a text without repeats gives the same set. Order is not kept."""
+    h = np.sort(np.asarray(hashes, dtype=np.uint64))
+    if len(h) < 2:
+        return h
+    idx = np.arange(len(h))
+    starts = np.concatenate(([True], h[1:] != h[:-1]))
+    occurrence = idx - np.maximum.accumulate(np.where(starts, idx, 0))
+    repeat = occurrence > 0
+    with np.errstate(over="ignore"):
+        h[repeat] = mix64(h[repeat] ^ (occurrence[repeat].astype(np.uint64) * _GOLDEN))
+    return h
+
+
 # --- MinHash LSH: the S-curve and the choice of bands x rows -------------------------------
 
 

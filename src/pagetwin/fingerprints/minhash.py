@@ -1,7 +1,9 @@
 """MinHash (Broder 1997) on word shingles, with LSH banding; numpy-vectorised.
 
 Features: the page's tokens (Doc.tokens, or only its content words) cut into word shingles of
-``settings.shingle`` words; each shingle hashed once to 64 bits (xxh3 of each distinct token,
+``settings.shingle`` words (with ``settings.multiset`` the i-th repeat of a shingle is an
+element of its own, so the estimate is the weighted Jaccard of the shingle counts); each
+shingle hashed once to 64 bits (xxh3 of each distinct token,
 combined per window with a splitmix64 mix, see lsh.shingle_hashes); the distinct shingle hashes,
 reduced to 32 bits x, go through ``num_perm`` hash functions of the multiply-add-shift family
 h_i(x) = ((a_i x + b_i) mod 2^64) div 2^32 (Dietzfelbinger 1996; a_i, b_i uniform 64-bit from
@@ -25,7 +27,7 @@ import xxhash
 
 from pagetwin.config import MinHashSettings
 from pagetwin.fingerprints.base import Algorithm, register
-from pagetwin.fingerprints.lsh import lsh_params, shingle_hashes, token_hashes
+from pagetwin.fingerprints.lsh import lsh_params, multiset_hashes, shingle_hashes, token_hashes
 from pagetwin.model import Doc, Evidence
 
 _CHUNK = 4096  # shingles per block of the (num_perm x shingles) matrix: bounds memory
@@ -81,16 +83,15 @@ class MinHash(Algorithm):
         return doc.content_tokens() if self.settings.content_only else list(doc.tokens)
 
     def shingles(self, doc: Doc) -> np.ndarray:
-        """64-bit hashes of the page's shingles (repeats kept), the set MinHash estimates."""
-        return shingle_hashes(token_hashes(self.tokens(doc)), self.settings.shingle)
+        """64-bit hashes of the elements whose set MinHash sketches: the page's shingles, with
+        repeats made distinct when ``settings.multiset`` (weighted Jaccard)."""
+        h = shingle_hashes(token_hashes(self.tokens(doc)), self.settings.shingle)
+        return multiset_hashes(h) if self.settings.multiset else h
 
     def features(self, doc: Doc) -> np.ndarray | None:
-        toks = self.tokens(doc)
-        if len(toks) < self.settings.min_tokens:
+        if len(self.tokens(doc)) < self.settings.min_tokens:
             return None
-        return minhash_signature(
-            shingle_hashes(token_hashes(toks), self.settings.shingle), self._a, self._b
-        )
+        return minhash_signature(self.shingles(doc), self._a, self._b)
 
     def keys(self, features: np.ndarray) -> Iterable[int]:
         sig = np.ascontiguousarray(features, dtype=np.uint32)

@@ -1,0 +1,77 @@
+"""End to end through the CLI: near duplicates under different templates are found, different
+articles under one template are not, and a chain A~B~C does not merge unrelated A and C."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.neardup_fixtures import article_paragraphs, template_a, template_b, write
+
+from pagetwin.cli import main
+
+AD_1 = "Buy the new Phone X today with free delivery and a gift card for every order."
+AD_2 = "Holiday deals: two nights in Rome for the price of one, book before Friday."
+
+
+def clusters(out: Path) -> dict[str, dict]:
+    rows = [json.loads(line) for line in (out / "clusters.jsonl").read_text().splitlines()]
+    return {r["id"]: r for r in rows}
+
+
+def dedup(inputs: Path, out: Path, *extra: str) -> dict[str, dict]:
+    assert main(["dedup", str(inputs), "--out", str(out), "--workers", "1", *extra]) == 0
+    return clusters(out)
+
+
+def make_corpus(root: Path) -> None:
+    story = article_paragraphs(1)
+    write(root / "courier/story.html", template_a("River plan approved", "3 March 2024", story, AD_1))
+    # the same story on another site: other template, date and ad, one corrected sentence
+    edited = list(story)
+    edited[2] = edited[2].replace(".", ", the council said.", 1)
+    write(root / "post/story.html", template_b("River plan approved", "5 March 2024", edited, AD_2))
+    # other articles under the first template
+    for i, seed in enumerate((2, 3, 4)):
+        write(root / f"courier/other{i}.html", template_a(f"Other news {i}", "3 March 2024", article_paragraphs(seed), AD_1))
+
+
+def test_same_article_under_two_templates_is_found(tmp_path):
+    make_corpus(tmp_path / "in")
+    got = dedup(tmp_path / "in", tmp_path / "out")
+    assert got["courier/story.html"]["cluster"] == got["post/story.html"]["cluster"]
+    assert sum(got[i]["keep"] for i in ("courier/story.html", "post/story.html")) == 1
+    pairs = [json.loads(line) for line in (tmp_path / "out/pairs.jsonl").read_text().splitlines()]
+    assert pairs, "the edge and its evidence are in pairs.jsonl"
+
+
+def test_different_articles_under_one_template_are_not_merged(tmp_path):
+    make_corpus(tmp_path / "in")
+    got = dedup(tmp_path / "in", tmp_path / "out")
+    names = ["courier/story.html", "courier/other0.html", "courier/other1.html", "courier/other2.html"]
+    assert len({got[n]["cluster"] for n in names}) == len(names)
+
+
+def chain_corpus(root: Path) -> None:
+    a, c = article_paragraphs(10), article_paragraphs(11)
+    write(root / "a.html", template_a("Story A", "1 May 2024", a, AD_1))
+    write(root / "b.html", template_a("Stories A and C", "1 May 2024", a + c, AD_1))
+    write(root / "c.html", template_a("Story C", "1 May 2024", c, AD_1))
+
+
+CHAIN = ["--algorithms", "minhash", "--minhash-threshold", "0.4", "--minhash-shingle", "3"]
+
+
+def test_chain_does_not_merge_unrelated_pages(tmp_path):
+    chain_corpus(tmp_path / "in")
+    got = dedup(tmp_path / "in", tmp_path / "out", *CHAIN, "--match-guard", "true")
+    pairs = [json.loads(line) for line in (tmp_path / "out/pairs.jsonl").read_text().splitlines()]
+    assert len(pairs) == 2, "A~B and B~C are verified edges, A~C is not"
+    assert got["a.html"]["cluster"] != got["c.html"]["cluster"]
+    assert got["b.html"]["cluster"] in (got["a.html"]["cluster"], got["c.html"]["cluster"])
+
+
+def test_without_the_guard_the_chain_merges(tmp_path):
+    chain_corpus(tmp_path / "in")
+    got = dedup(tmp_path / "in", tmp_path / "out", *CHAIN, "--match-guard", "false")
+    assert got["a.html"]["cluster"] == got["b.html"]["cluster"] == got["c.html"]["cluster"]
