@@ -61,6 +61,10 @@ def build_parser() -> argparse.ArgumentParser:
     _add_common(p)
     p.set_defaults(func=cmd_text)
 
+    p = sub.add_parser("keywords", help="print each page's language and top N keywords as JSON lines {id, url, lang, keywords}")
+    _add_common(p)
+    p.set_defaults(func=cmd_keywords)
+
     p = sub.add_parser("config", help="print the resolved settings as TOML")
     _add_common(p, inputs=False)
     p.add_argument("--algorithms", metavar="LIST")
@@ -141,6 +145,26 @@ def cmd_text(args: argparse.Namespace, settings: Settings) -> int:
     stats = SourceStats()
     out = sys.stdout
     for row in iter_texts([p for p in args.inputs if not any(p in m for m in problems)], settings, stats):
+        out.write(json.dumps(row, ensure_ascii=False))
+        out.write("\n")
+    skipped = sum(stats.skipped.values())
+    if skipped:
+        _err(f"{stats.pages_read} pages, {skipped} records skipped: {dict(stats.skipped)}")
+    return 0
+
+
+def cmd_keywords(args: argparse.Namespace, settings: Settings) -> int:
+    from pagetwin.runners.local import iter_keywords
+    from pagetwin.sources import InputError, SourceStats, check_inputs
+
+    problems = check_inputs(args.inputs)
+    if len(problems) == len(args.inputs):
+        raise InputError("; ".join(problems))
+    for problem in problems:
+        _err(problem)
+    stats = SourceStats()
+    out = sys.stdout
+    for row in iter_keywords([p for p in args.inputs if not any(p in m for m in problems)], settings, stats):
         out.write(json.dumps(row, ensure_ascii=False))
         out.write("\n")
     skipped = sum(stats.skipped.values())
