@@ -1,6 +1,9 @@
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import pytest
+
+from pagetwin.text import tokenize
 from pagetwin.text.tokenize import char_bigrams, segment
 
 
@@ -29,6 +32,7 @@ def test_chinese_yields_words_not_characters_or_sentences():
 
 
 def test_japanese_with_sudachi_gives_words_and_normal_forms():
+    pytest.importorskip("sudachipy", reason="the 'ja' extra (sudachipy, sudachidict-core) is not installed")
     segs = segment("東京都に住んでいます。", "ja")
     assert [s.surface for s in segs][:2] == ["東京都", "に"]
     assert ("住ん", "住む") in [(s.surface, s.norm) for s in segs]
@@ -55,3 +59,24 @@ def test_never_crashes_and_offsets_are_exact(text, lang):
         assert text[seg.start : seg.start + len(seg.surface)] == seg.surface
         assert seg.start >= last or lang == "ja"  # bigrams overlap by one char
         last = seg.start
+
+
+def test_japanese_without_dictionary_falls_back_to_bigrams_with_a_message(monkeypatch, caplog):
+    lazy = tokenize._Lazy()
+
+    def missing(*args, **kwargs):
+        raise ModuleNotFoundError("No module named 'sudachidict_core'")
+
+    try:
+        import sudachipy
+    except ImportError:  # not installed: the loader fails by itself
+        pass
+    else:
+        monkeypatch.setattr(sudachipy, "Dictionary", missing)
+    monkeypatch.setattr(tokenize, "_LAZY", lazy)
+    with caplog.at_level("WARNING"):
+        segs = segment("東京都に住む。Debian", "ja")
+    assert [s.surface for s in segs] == ["東京", "京都", "都に", "に住", "住む", "Debian"]
+    assert "pagetwin[ja]" in caplog.text
+    segment("もう一度", "ja")
+    assert caplog.text.count("pagetwin[ja]") == 1  # said once
