@@ -187,3 +187,5 @@ def test_bad_pages_do_not_stop_the_run(tmp_path, body):
     rec = summary["records"]
     assert rec["records_total"] == rec["pages_read"] + rec["images"] + sum(rec["skipped"].values()) == 2
     assert any(r["url"] == "https://bad.example/ok" for r in _lines(out / "clusters.jsonl"))
+    if body.startswith(b"<div>"):
+        assert summary["pages"]["deep_dom_flattened"] == 1

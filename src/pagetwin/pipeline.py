@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pagetwin.config import Settings
-from pagetwin.html.parse import decode_html, parse_html
+from pagetwin.html.parse import decode_html, limit_depth
+from selectolax.lexbor import LexborHTMLParser
 from pagetwin.model import Doc, Page
 from pagetwin.text.normalize import text_digest
 
@@ -37,6 +38,7 @@ class PageResult:
     keys: dict[str, list[int]]  # algorithm -> candidate keys
     error: str = ""  # reason the page has no analysis, e.g. "decode-error"
     replaced_chars: int = 0  # characters that could not be decoded
+    flattened: bool = False  # DOM nested deeper than input.max_dom_depth, flattened
 
 
 # Algorithms that read Doc.keywords: only they make keyword weighting (and, for tf-idf, the
@@ -64,6 +66,7 @@ class Worker:
         self.analyzer = TextAnalyzer(settings.text)
         self.algorithms = build_algorithms(settings)
         self.wants_keywords = needs_keywords(settings)
+        self.flattened = False  # set by extract() for the page in hand
 
     # -- pass 1 ---------------------------------------------------------------------------
 
@@ -79,8 +82,7 @@ class Worker:
             return "", None, None, (normalize_image_url(page.url), phash) if phash is not None else None
         if page.kind != "response":
             return "", None, None, None
-        html, _, _ = decode_html(page.body, page.http_charset)
-        tree = parse_html(html)
+        tree, _, _ = self.parse(page)
         site = templates.site_key(page.url, self.settings.extract)
         stats = templates.page_stats(tree, self.settings.extract) if self.settings.extract.templates else None
         words = None
@@ -93,13 +95,18 @@ class Worker:
 
     # -- pass 2 ---------------------------------------------------------------------------
 
+    def parse(self, page: Page) -> tuple[LexborHTMLParser, int, bool]:
+        """(DOM, undecodable characters replaced, whether deep nesting was flattened)."""
+        html, _, replaced = decode_html(page.body, page.http_charset)
+        html, flattened = limit_depth(html, self.settings.input.max_dom_depth)
+        return LexborHTMLParser(html), replaced, flattened
+
     def extract(self, page: Page) -> tuple[Any, int]:
         """Main content of one page (html.noise.Extracted) and the count of undecodable chars."""
         from pagetwin.html import templates
         from pagetwin.html.noise import extract
 
-        html, _, replaced = decode_html(page.body, page.http_charset)
-        tree = parse_html(html)
+        tree, replaced, self.flattened = self.parse(page)
         site_model = None
         if self.learned.templates is not None:
             site_model = self.learned.templates.for_site(templates.site_key(page.url, self.settings.extract))
@@ -184,7 +191,7 @@ class Worker:
                 continue
             features[algorithm.name] = algorithm.encode(feats)
             keys[algorithm.name] = list(dict.fromkeys(algorithm.keys(feats)))
-        return PageResult(bare, doc, features, keys, replaced_chars=replaced)
+        return PageResult(bare, doc, features, keys, replaced_chars=replaced, flattened=self.flattened)
 
 
 def _without_body(page: Page) -> Page:

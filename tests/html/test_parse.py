@@ -2,7 +2,7 @@ import codecs
 
 from hypothesis import given, strategies as st
 
-from pagetwin.html.parse import decode_html, detect_charset, looks_like_html, parse_html
+from pagetwin.html.parse import decode_html, detect_charset, limit_depth, looks_like_html, parse_html
 
 
 def test_http_header_wins_over_meta():
@@ -47,6 +47,19 @@ def test_sniffing():
     assert not looks_like_html(b"")
 
 
-def test_parse_deep_dom_does_not_crash():
-    tree = parse_html("<div>" * 100_000 + "deep" + "</div>" * 100_000)
-    assert tree.body is not None
+def test_deep_dom_parses_in_linear_time_and_keeps_its_text():
+    import time
+
+    start = time.process_time()
+    tree = parse_html("<p>top</p>" + "<div><span>" * 50_000 + "deep" + "</span></div>" * 50_000, max_depth=64)
+    assert time.process_time() - start < 5  # unguarded, lexbor takes about a minute here
+    assert "deep" in tree.body.text() and "top" in tree.body.text()
+    depth, node = 0, tree.body
+    while node.child is not None:
+        node, depth = node.child, depth + 1
+    assert depth <= 70
+
+
+def test_limit_depth_leaves_ordinary_pages_alone():
+    html = "<html><body>" + "<ul>" + "<li>item" * 600 + "</ul><p>a<p>b</body></html>"
+    assert limit_depth(html, 64) == (html, False)

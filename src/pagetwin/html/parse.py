@@ -87,9 +87,49 @@ def decode_html(body: bytes, http_charset: str | None = None) -> tuple[str, str,
         return text, "utf-8", text.count("\ufffd")
 
 
-def parse_html(html: str) -> LexborHTMLParser:
-    """Parse HTML into a lexbor DOM."""
-    return LexborHTMLParser(html)
+_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9:-]*)[^>]*?(/?)>")
+# Elements that never hold children, or whose end tag is implied (a naive count would take
+# every unclosed <p> or <li> for a level of nesting).
+_FLAT = frozenset(
+    "area base br col embed hr img input link meta param source track wbr "
+    "p li dt dd tr td th option optgroup rb rt rp colgroup tbody thead tfoot caption".split()
+)
+
+
+def limit_depth(html: str, max_depth: int) -> tuple[str, bool]:
+    """Drop the tags nested deeper than ``max_depth`` (their text stays), so a DOM nested
+    100,000 deep parses in linear time: lexbor's tree builder checks the stack of open elements
+    at each tag, which is quadratic in the depth. Returns (html, whether anything was cut)."""
+    if html.count("<") < max_depth:
+        return html, False
+    depth = deepest = 0
+    for m in _TAG.finditer(html):
+        name = m.group(2).lower()
+        if name in _FLAT or m.group(3):
+            continue
+        depth = max(depth - 1, 0) if m.group(1) else depth + 1
+        deepest = max(deepest, depth)
+    if deepest <= max_depth:
+        return html, False
+    out: list[str] = []
+    last = depth = 0
+    for m in _TAG.finditer(html):
+        name = m.group(2).lower()
+        if name in _FLAT or m.group(3):
+            continue
+        closing = bool(m.group(1))
+        level = depth if closing else depth + 1
+        depth = max(depth - 1, 0) if closing else depth + 1
+        if level > max_depth:
+            out.append(html[last : m.start()])
+            last = m.end()
+    out.append(html[last:])
+    return "".join(out), True
+
+
+def parse_html(html: str, max_depth: int = 512) -> LexborHTMLParser:
+    """Parse HTML into a lexbor DOM, nesting beyond ``max_depth`` flattened (see limit_depth)."""
+    return LexborHTMLParser(limit_depth(html, max_depth)[0])
 
 
 _BINARY_CTRL = re.compile(rb"[\x00-\x08\x0e-\x1a\x1c-\x1f]")
@@ -107,6 +147,14 @@ def looks_like_html(body: bytes, strict: bool = False) -> bool:
         return False
     if head.startswith((b"\xff\xfe", b"\xfe\xff")):
         return True  # UTF-16 text
+    if b"\x00" in head[:512]:
+        # UTF-16 without a BOM (NULs on every other byte): look at it as text.
+        from pagetwin.sources.payload import utf16_text
+
+        text = utf16_text(head)
+        if text is None:
+            return False
+        head = text.encode("utf-8", "replace")
     # Binary: many control bytes or NULs (images, archives, PDFs labelled text/html).
     if head.count(b"\x00") > 0 or len(_BINARY_CTRL.findall(head)) > len(head) // 50:
         return False

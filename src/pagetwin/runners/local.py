@@ -219,6 +219,7 @@ def dedup(
     stats = SourceStats()
     page_errors: Counter = Counter()
     replaced_chars = 0
+    flattened = 0
     already_indexed = Counter()
     progress = Progress(settings, "fingerprinting")
     index.begin()
@@ -228,6 +229,7 @@ def dedup(
         if result.error:
             page_errors[result.error] += 1
         replaced_chars += result.replaced_chars
+        flattened += result.flattened
         pending += 1
         progress.update()
         if pending >= 1000:
@@ -278,6 +280,7 @@ def dedup(
             "already_indexed": already_indexed["pages"],
             "without_analysis": dict(page_errors),
             "replaced_characters": replaced_chars,
+            "deep_dom_flattened": flattened,
         },
         "clusters": n_clusters,
         "duplicates": n_dups,
