@@ -161,8 +161,22 @@ def clean_tree(tree) -> None:
             node.decompose()
 
 
-def walk(tree, max_depth: int = 512, page_chrome: bool = True) -> Blocks:
-    """The blocks of a parsed page (see the module docstring). Never recursive."""
+_LAST: list = []  # [(tree, max_depth, blocks)] of the last walk: pass 1 walks a tree twice
+
+
+def walk(tree, max_depth: int = 512) -> Blocks:
+    """The blocks of a parsed page (see the module docstring). Never recursive.
+
+    The blocks of the last tree walked are remembered (one page), since the runner's pass 1
+    asks for the same tree's template statistics and its page-level text."""
+    if _LAST and _LAST[0][0] is tree and _LAST[0][1] == max_depth:
+        return _LAST[0][2]
+    out = _walk(tree, max_depth)
+    _LAST[:] = [(tree, max_depth, out)]
+    return out
+
+
+def _walk(tree, max_depth: int) -> Blocks:
     clean_tree(tree)
     out = Blocks()
     root = tree.body
@@ -182,14 +196,23 @@ def walk(tree, max_depth: int = 512, page_chrome: bool = True) -> Blocks:
     xxh = xxhash.xxh64_intdigest
     digits = _DIGITS.sub
 
-    # Stack entries: (node, block, in_link, depth, in_article) to enter; (None, block, ...) to
-    # leave a block (its hash is computed when all its children are done).
-    stack: list[tuple] = [(root, -1, False, 0, False)]
+    # The stack holds bare nodes to enter, and context tuples (block, in_link, article,
+    # closing) pushed before an element's children: popping one restores that context, and a
+    # closing block (its hash needs all its children) is finished then. The context changes
+    # only at block elements and links, so most nodes cost one pop.
+    block, in_link, article, depth = -1, False, False, 0
+    block_depth: list[int] = []
+    stack: list = [root]
     pop, push = stack.pop, stack.append
+    ctx_type = tuple
     while stack:
-        node, block, in_link, depth, article = pop()
-        if node is None:
-            b = block
+        node = pop()
+        if type(node) is ctx_type:
+            closing = node[3]
+            block, in_link, article = node[0], node[1], node[2]
+            if closing < 0:
+                continue
+            b = closing
             text = " ".join("".join(pieces[b]).split())
             texts[b] = text
             links[b] = min(link_chars[b], len(text))
@@ -213,15 +236,8 @@ def walk(tree, max_depth: int = 512, page_chrome: bool = True) -> Blocks:
                     if in_link:
                         link_chars[block] += len(s.strip())
             continue
-        if tag is None or tag.startswith("-"):
+        if tag is None or tag[0] == "-":
             continue  # comments, doctype
-        if depth > max_depth:
-            # Too deep to walk: read the rest as flat text of the current block.
-            if block >= 0:
-                s = node.text(deep=True, separator=" ")
-                if s:
-                    pieces[block].append(" " + s + " ")
-            continue
         if tag in BLOCK_TAGS:
             if tag in CHROME_TAGS or (tag in PAGE_CHROME_TAGS and not article):
                 continue
@@ -234,9 +250,17 @@ def walk(tree, max_depth: int = 512, page_chrome: bool = True) -> Blocks:
                 chrome, is_hint, part = False, False, tag
             if chrome and tag not in ("html", "body", "main") and node.css_first(CONTENT_INSIDE) is None:
                 continue
+            depth = block_depth[block] + 1 if block >= 0 else 0
+            if depth > max_depth:
+                # Too deep: the rest of this subtree is flat text of the current block.
+                s = node.text(deep=True, separator=" ")
+                if s:
+                    pieces[block].append(" " + s + " ")
+                continue
             b = len(tags)
             tags.append(tag)
             parents.append(block)
+            block_depth.append(depth)
             parent_sig = sigs[block] if block >= 0 else 0
             sigs.append(xxh(f"{parent_sig}/{part}".encode("utf-8", "surrogatepass")))
             hashes.append(0)
@@ -244,6 +268,7 @@ def walk(tree, max_depth: int = 512, page_chrome: bool = True) -> Blocks:
             links.append(0)
             sizes.append(0)
             contents.append(False)
+            push((block, in_link, article, b))
             article = article or tag in CONTENT_ROOT_TAGS
             in_article.append(article)
             hint.append(is_hint)
@@ -252,7 +277,6 @@ def walk(tree, max_depth: int = 512, page_chrome: bool = True) -> Blocks:
             child_hashes.append([])
             image_keys.append([])
             has_content.append(False)
-            push((None, b, False, depth, article))
             block = b
         elif tag == "img" or (tag == "source" and node.parent is not None and node.parent.tag == "picture"):
             if block >= 0:
@@ -272,12 +296,12 @@ def walk(tree, max_depth: int = 512, page_chrome: bool = True) -> Blocks:
             if block >= 0:
                 pieces[block].append(" ")
             continue
-        elif tag == "a":
+        elif tag == "a" and not in_link:
+            push((block, in_link, article, -1))
             in_link = True
         # Children, pushed in reverse so they come off the stack in document order.
         child = node.last_child
-        depth += 1
         while child is not None:
-            push((child, block, in_link, depth, article))
+            push(child)
             child = child.prev
     return out

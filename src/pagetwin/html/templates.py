@@ -88,14 +88,20 @@ def page_stats(tree, settings: ExtractSettings, max_depth: int = 512) -> PageSta
             slot_total[sig] = slot_total.get(sig, 0) + size
             if keep[b]:
                 slot_kept[sig] = slot_kept.get(sig, 0) + size
+    # Sample text of each block: its own text, else that of its first descendant with text
+    # (one pass from the last block back: a parent takes the snippet of its earliest child).
+    snip = [t[:80] for t in blocks.text]
+    parent = blocks.parent
+    for b in range(len(blocks) - 1, 0, -1):
+        p = parent[b]
+        if p >= 0 and not blocks.text[p] and snip[b]:
+            snip[p] = snip[b]
     for b in range(len(blocks)):
         if len(snippets) >= _SNIPPETS_PER_PAGE:
             break
-        if blocks.content[b]:
-            snip = blocks.snippet(b)
-            if snip:
-                snippets.setdefault(blocks.hash[b], snip)
-                snippets.setdefault(blocks.sig[b], snip)
+        if snip[b]:
+            snippets.setdefault(blocks.hash[b], snip[b])
+            snippets.setdefault(blocks.sig[b], snip[b])
     slots = np.fromiter(slot_total.keys(), dtype=np.uint64, count=len(slot_total))
     kept = np.array([slot_kept.get(s, 0) / t for s, t in slot_total.items()], dtype=np.float32)
     order = np.argsort(slots)
