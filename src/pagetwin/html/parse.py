@@ -149,12 +149,15 @@ def looks_like_html(body: bytes, strict: bool = False) -> bool:
         return True  # UTF-16 text
     if b"\x00" in head[:512]:
         # UTF-16 without a BOM (NULs on every other byte): look at it as text.
-        from pagetwin.sources.payload import utf16_text
-
-        text = utf16_text(head)
-        if text is None:
+        even = head[: len(head) // 2 * 2]
+        for codec, high in (("utf-16-le", even[1::2]), ("utf-16-be", even[0::2])):
+            if high and high.count(0) >= len(high) * 0.3:
+                text = even.decode(codec, errors="replace")
+                if text.count("\ufffd") <= len(text) // 100:
+                    head = text.encode("utf-8", "replace")
+                    break
+        else:
             return False
-        head = text.encode("utf-8", "replace")
     # Binary: many control bytes or NULs (images, archives, PDFs labelled text/html).
     if head.count(b"\x00") > 0 or len(_BINARY_CTRL.findall(head)) > len(head) // 50:
         return False

@@ -99,22 +99,40 @@ def iter_html_file(path: str, settings: InputSettings, stats: SourceStats) -> It
 
 
 def iter_folder(folder: str, settings: InputSettings, stats: SourceStats) -> Iterator[Page | Skip]:
-    """Every .html/.htm file under ``folder``, in sorted path order."""
+    """Every .html/.htm file under ``folder``, in the order of their sorted relative paths
+    (directories are walked depth first, entries sorted by name; links to directories are
+    not followed, so a link loop cannot trap the walk)."""
     root = Path(folder)
+    stack: list[Iterator[os.DirEntry]] = []
 
-    def on_error(exc: OSError) -> None:
-        stats.error(f"{exc.filename or folder}: cannot read directory ({exc.strerror or exc})")
+    def listing(directory: str) -> Iterator[os.DirEntry]:
+        try:
+            with os.scandir(directory) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError as exc:
+            stats.error(f"{directory}: cannot read directory ({exc.strerror or exc})")
+            entries = []
+        return iter(entries)
 
-    for dirpath, dirnames, filenames in os.walk(root, onerror=on_error):
-        dirnames.sort()
-        for fname in sorted(filenames):
-            if not fname.lower().endswith(HTML_SUFFIXES):
-                continue
-            full = os.path.join(dirpath, fname)
-            rel = Path(full).relative_to(root).as_posix()
-            try:
-                yield read_html_file(full, rel, settings)
-            except OSError as exc:
-                # Seen but unreadable: counted, and named in the errors.
-                stats.error(f"{full}: cannot read ({exc.strerror or exc})")
-                yield Skip("unreadable-file", rel)
+    stack.append(listing(str(root)))
+    while stack:
+        entry = next(stack[-1], None)
+        if entry is None:
+            stack.pop()
+            continue
+        try:
+            is_dir = entry.is_dir(follow_symlinks=False)
+        except OSError:
+            is_dir = False
+        if is_dir:
+            stack.append(listing(entry.path))
+            continue
+        if not entry.name.lower().endswith(HTML_SUFFIXES):
+            continue
+        rel = Path(entry.path).relative_to(root).as_posix()
+        try:
+            yield read_html_file(entry.path, rel, settings)
+        except OSError as exc:
+            # Seen but unreadable: counted, and named in the errors.
+            stats.error(f"{entry.path}: cannot read ({exc.strerror or exc})")
+            yield Skip("unreadable-file", rel)

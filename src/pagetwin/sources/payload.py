@@ -271,12 +271,25 @@ def is_binary(body: bytes) -> bool:
     if head.startswith(_BINARY_MAGIC):
         return True
     if b"\x00" in head:
-        # UTF-16 without a BOM: every other byte NUL, the others printable ASCII
-        evens, odds = head[0::2], head[1::2]
-        if evens.count(0) > len(evens) * 0.9 or odds.count(0) > len(odds) * 0.9:
-            return False
-        return True
+        return utf16_text(head) is None
     return len(_CTRL.findall(head)) > max(2, len(head) // 100)
+
+
+def utf16_text(head: bytes) -> str | None:
+    """``head`` decoded when it is UTF-16 text without a BOM (many NULs on one byte parity,
+    decodes cleanly, few control characters); None otherwise."""
+    head = head[: len(head) // 2 * 2]
+    for codec, high_bytes in (("utf-16-le", head[1::2]), ("utf-16-be", head[0::2])):
+        if not high_bytes or high_bytes.count(0) < len(high_bytes) * 0.3:
+            continue
+        try:
+            text = head.decode(codec)
+        except UnicodeDecodeError:
+            continue
+        controls = sum(1 for c in text if c < " " and c not in "\r\n\t\x0c")
+        if controls <= len(text) // 100 + 1:
+            return text
+    return None
 
 
 def looks_like_json(body: bytes) -> bool:

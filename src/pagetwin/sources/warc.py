@@ -8,6 +8,7 @@ gzip member, or the next "WARC/" line of an uncompressed file).
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import os
 import zlib
@@ -341,20 +342,31 @@ def iter_arc(path: str, settings: InputSettings, stats: SourceStats, want_images
     limit = settings.max_page_bytes
     n_records = 0
     try:
-        with open(path, "rb") as fh:
+        # Decompress here (warcio refuses a gzip ARC that is one member, not one per record).
+        with (gzip.open(path, "rb") if is_gzip(path) else open(path, "rb")) as fh:
             it = WarcioIterator(fh, arc2warc=False, ensure_http_headers=False)
             for rec in it:
                 n_records += 1
                 pos = it.offset
                 try:
-                    yield _arc_record(rec, pos, path, name, limit, settings, want_images)
+                    outcome = _arc_record(rec, pos, path, name, limit, settings, want_images)
+                    if isinstance(outcome, Skip) and outcome.reason == "truncated-record":
+                        stats.error(f"{path}: record at byte {pos} is clipped (file ends inside it)")
+                    yield outcome
                 except _StreamBroken as exc:
-                    yield Skip("corrupt-gzip", f"{name} at byte {pos}: {exc}")
+                    reason = "truncated-gzip" if isinstance(exc.__cause__, EOFError) else "corrupt-gzip"
+                    yield Skip(reason, f"{name} at byte {pos}: {exc}")
                     stats.error(f"{path}: unreadable data at byte {pos} ({exc}); rest of the file skipped")
                     return
     except Exception as exc:  # noqa: BLE001 - warcio raises many kinds of errors on bad data
         msg = " ".join(str(exc).split())[:200] or type(exc).__name__
-        yield Skip("malformed-record", f"{name}: {msg}")
+        if isinstance(exc, EOFError):
+            reason = "truncated-gzip"
+        elif isinstance(exc, (zlib.error, gzip.BadGzipFile)):
+            reason = "corrupt-gzip"
+        else:
+            reason = "malformed-record"
+        yield Skip(reason, f"{name}: {msg}")
         stats.error(f"{path}: unreadable ARC data after {n_records} records ({msg}); rest of the file skipped")
     if n_records == 0:
         stats.error(f"{path}: no ARC record could be read")

@@ -1,0 +1,95 @@
+"""Folders of HTML files and single HTML files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pagetwin.config import InputSettings
+from pagetwin.sources.files import canonical_url
+from pagetwin.sources.payload import sha1_digest
+from tests.sources.source_helpers import html_page, read_all
+
+
+def _tree(root: Path) -> None:
+    (root / "b" / "deep").mkdir(parents=True)
+    (root / "a.html").write_bytes(html_page("A"))
+    (root / "b" / "c.HTM").write_bytes(html_page("C"))
+    (root / "b" / "deep" / "d.htm").write_bytes(
+        b'<html><head><link href="https://example.org/d" rel="canonical"></head><body><p>d</p></body></html>'
+    )
+    (root / "b" / "e.html").write_bytes(b'<html><head><meta property="og:url" content="https://example.org/e?x=1&amp;y=2"></head><body>e</body></html>')
+    (root / "b" / "style.css").write_bytes(b"body{}")
+    (root / "b" / "empty.html").write_bytes(b"  \n")
+    (root / "b" / "image.html").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(300))
+    (root / "z.txt").write_bytes(b"<html>not read: not .html</html>")
+
+
+def test_folder_is_read_recursively_in_sorted_order(tmp_path):
+    root = tmp_path / "site"
+    root.mkdir()
+    _tree(root)
+    pages, stats = read_all([root])
+    assert [p.id for p in pages] == ["a.html", "b/c.HTM", "b/deep/d.htm", "b/e.html"]
+    a = pages[0]
+    assert a.url == (root / "a.html").resolve().as_uri() and a.url.startswith("file:///")
+    assert a.body == html_page("A") and a.payload_digest == sha1_digest(html_page("A"))
+    assert a.source == str(root / "a.html")
+    assert pages[2].url == "https://example.org/d"
+    assert pages[3].url == "https://example.org/e?x=1&y=2"
+    assert stats.records_total == 6  # .css and .txt are not inputs
+    assert stats.skipped == {"empty-body": 1, "binary-body": 1}
+
+
+def test_single_file_id_is_its_name(tmp_path):
+    path = tmp_path / "page.html"
+    path.write_bytes(html_page("Single"))
+    pages, stats = read_all([path])
+    assert [p.id for p in pages] == ["page.html"] and stats.pages_read == 1
+
+
+def test_big_file_is_cut_and_digest_covers_all(tmp_path):
+    body = html_page("Big", words=5000)
+    path = tmp_path / "big.html"
+    path.write_bytes(body)
+    pages, stats = read_all([path], InputSettings(max_page_bytes=1000))
+    assert len(pages[0].body) == 1000 and pages[0].truncated and stats.cut == 1
+    assert pages[0].payload_digest == sha1_digest(body)
+
+
+def test_empty_folder_and_deterministic_order(tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    pages, stats = read_all([empty])
+    assert pages == [] and stats.records_total == 0
+    root = tmp_path / "many"
+    root.mkdir()
+    for name in ["b.html", "a.html", "c/a.html", "B.html"]:
+        (root / name).parent.mkdir(exist_ok=True)
+        (root / name).write_bytes(html_page(name))
+    pages, _ = read_all([root])
+    assert [p.id for p in pages] == ["B.html", "a.html", "b.html", "c/a.html"]
+
+
+def test_canonical_url_rules():
+    assert canonical_url(b'<link rel="canonical" href="https://x.org/a">') == "https://x.org/a"
+    assert canonical_url(b"<LINK REL=Canonical HREF=http://x.org/b>") == "http://x.org/b"
+    assert canonical_url(b'<link rel="alternate canonical" href="https://x.org/c">') == "https://x.org/c"
+    assert canonical_url(b'<link rel="canonical" href="/relative">') is None
+    assert canonical_url(b'<link rel="stylesheet" href="https://x.org/s.css">') is None
+    assert canonical_url(b'<meta name="og:url" content="https://x.org/og">') == "https://x.org/og"
+    assert canonical_url(b" " * 70000 + b'<link rel="canonical" href="https://x.org/late">') is None  # past 64 KiB
+    assert canonical_url(b'<link rel="canonical" href="javascript:alert(1)">') is None
+
+
+def test_links_loops_and_odd_entries(tmp_path):
+    root = tmp_path / "site"
+    (root / "sub").mkdir(parents=True)
+    (root / "sub" / "p.html").write_bytes(html_page("P"))
+    (root / "sub" / "loop").symlink_to(root, target_is_directory=True)  # not followed
+    (root / "dir.html").mkdir()  # a directory with an HTML name is walked, not read
+    (root / "dir.html" / "q.htm").write_bytes(html_page("Q"))
+    (root / "gone.html").symlink_to(tmp_path / "missing.html")  # a broken link
+    pages, stats = read_all([root])
+    assert [p.id for p in pages] == ["dir.html/q.htm", "sub/p.html"]
+    assert stats.skipped == {"unreadable-file": 1}
+    assert any("gone.html" in e for e in stats.errors)
