@@ -1,6 +1,7 @@
 """Text-analysis throughput per language on real pages (issue 4).
 
-For each language: characters per second of TextAnalyzer.analyze (language identification,
+For each language: characters per CPU second (time.process_time, so other load on the machine
+does not count) of TextAnalyzer.analyze (language identification,
 segmentation, morphology, stop words) plus top_keywords (tf-idf with document frequencies
 fitted beforehand on the same pages), on a single core; also the mean token length and a
 sample of tokens (the Chinese pages must yield words), and py3langid's agreement with the
@@ -141,6 +142,52 @@ def corpus(docs_root: Path | None = None, per_source: int = 60) -> dict[str, lis
     return out
 
 
+def _rate(fn, texts) -> float:
+    import time
+
+    t0 = time.process_time()
+    for text in texts:
+        fn(text)
+    return sum(map(len, texts)) / (time.process_time() - t0)
+
+
+def compare_segmenters(pages) -> dict[str, float]:
+    """Characters per second of the candidate segmenters on the same pages (those installed)."""
+    out: dict[str, float] = {}
+    zh = [t for _, _, t in pages.get("zh", [])]
+    ja = [t for _, _, t in pages.get("ja", [])]
+    if zh:
+        import rjieba
+
+        out["zh rjieba.cut"] = _rate(lambda t: rjieba.cut(t, True), zh)
+        try:
+            import jieba
+
+            jieba.setLogLevel(60)
+            jieba.initialize()
+            out["zh jieba.lcut"] = _rate(jieba.lcut, zh)
+        except ImportError:
+            pass
+    if ja:
+        try:
+            from sudachipy import Dictionary, SplitMode
+
+            tok = Dictionary(dict="core").tokenizer(mode=SplitMode.C)
+            out["ja sudachi (core, mode C)"] = _rate(lambda t: [m.normalized_form() for i in range(0, len(t), 12000) for m in tok.tokenize(t[i : i + 12000])], ja)
+        except ImportError:
+            pass
+        try:
+            import fugashi
+
+            tagger = fugashi.Tagger()
+            out["ja fugashi (unidic-lite)"] = _rate(lambda t: [w.feature.lemma for w in tagger(t)], ja)
+        except (ImportError, RuntimeError):
+            pass
+    for name, rate in out.items():
+        print(f"{name:28} {rate:12.0f} chars/s")
+    return {k: round(v) for k, v in out.items()}
+
+
 def main(argv: list[str] | None = None) -> int:
     import argparse
     import statistics
@@ -157,6 +204,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--docs", type=Path, default=Path.home() / ".cache" / "pagetwin-bench" / "docs")
     ap.add_argument("--no-docs", action="store_true", help="do not fetch the Debian documentation packages")
     ap.add_argument("--json", type=Path, help="write the figures as JSON here")
+    ap.add_argument("--compare", action="store_true", help="also time the alternatives: jieba vs rjieba, Sudachi vs fugashi")
     args = ap.parse_args(argv)
 
     docs_root = None
@@ -179,7 +227,7 @@ def main(argv: list[str] | None = None) -> int:
 
     results = {"load_seconds": round(load_s, 2), "languages": {}}
     print(f"resources loaded in {load_s:.2f} s")
-    print(f"{'lang':5} {'pages':>5} {'chars':>9} {'chars/s':>10} {'tokens/s':>9} {'mean tok':>8} {'langid ok':>9}")
+    print(f"{'lang':5} {'pages':>5} {'chars':>9} {'chars/cpu-s':>11} {'tokens/cpu-s':>12} {'mean tok':>8} {'langid ok':>9}")
     for lang, items in sorted(pages.items(), key=lambda kv: -len(kv[1])):
         texts = [t for _, _, t in items]
         chars = sum(map(len, texts))
@@ -190,16 +238,16 @@ def main(argv: list[str] | None = None) -> int:
             doc_freq.fit(a.tokens)
         fresh = TextAnalyzer(TextSettings())  # cold word caches, as in a new worker
         fresh.analyze(texts[0][:2000], lang)
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         n_tokens = 0
         for text in texts:
             a = fresh.analyze(text)
             top_keywords(a, 10, "tfidf", doc_freq)
             n_tokens += len(a.tokens)
-        dt = time.perf_counter() - t0
-        t0 = time.perf_counter()
+        dt = time.process_time() - t0
+        t0 = time.process_time()
         detected = [detect_language(t) for t in texts]
-        langid_s = time.perf_counter() - t0
+        langid_s = time.process_time() - t0
         agree = sum(d == lang for d in detected)
         content = [tok for a in analyses for tok, s in zip(a.surface, a.stop) if not s]
         mean_len = statistics.fmean(len(t) for a in analyses for t in a.surface) if n_tokens else 0.0
@@ -223,7 +271,7 @@ def main(argv: list[str] | None = None) -> int:
             row["longest"] = sorted(set(words), key=lambda w: (-len(w), w))[:5]
             row["sample"] = [w for w in content if cjk(w)][1000:1040]
         results["languages"][lang] = row
-        print(f"{lang:5} {len(texts):5} {chars:9} {chars / dt:10.0f} {n_tokens / dt:9.0f} {mean_len:8.2f} {agree:4}/{len(texts):<4}")
+        print(f"{lang:5} {len(texts):5} {chars:9} {chars / dt:10.0f} {n_tokens / dt:12.0f} {mean_len:8.2f} {agree:4}/{len(texts):<4}")
     for lang in ("zh", "ja"):
         if lang in results["languages"]:
             row = results["languages"][lang]
@@ -233,6 +281,8 @@ def main(argv: list[str] | None = None) -> int:
                 f"longest {row['longest']}"
             )
             print(f"{lang} sample: {' '.join(row['sample'])}")
+    if args.compare:
+        results["segmenters"] = compare_segmenters(pages)
     if args.json:
         args.json.write_text(json.dumps(results, ensure_ascii=False, indent=1), "utf-8")
     return 0

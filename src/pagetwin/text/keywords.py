@@ -30,7 +30,7 @@ class DocFreq:
     ``fit(tokens)`` adds one document (its set of tokens); ``merge`` adds another DocFreq's
     counts, so fitting shards separately and merging equals fitting the union.
 
-    Memory is bounded by ``max_terms``: when the vocabulary grows past ``max_terms``, the
+    Memory is bounded by ``max_terms`` (default 1,000,000 terms, roughly 100 MB of dict): when the vocabulary grows past ``max_terms``, the
     terms with the smallest document frequency are dropped (all terms at the lowest df
     level(s), until at most ``max_terms`` are left; ``pruned_df_`` records the highest df
     dropped). Pruning forgets only rare terms: a dropped term that comes back starts again
@@ -38,7 +38,7 @@ class DocFreq:
     been pruned. Without pruning (the vocabulary stays under the cap), merge is exact.
     """
 
-    def __init__(self, max_terms: int = 2_000_000) -> None:
+    def __init__(self, max_terms: int = 1_000_000) -> None:
         self.max_terms = max_terms
         self.n_docs_ = 0
         self.df_: dict[str, int] = {}
