@@ -13,13 +13,13 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS pages (
     pid INTEGER PRIMARY KEY,
-    id TEXT NOT NULL UNIQUE,
+    id TEXT NOT NULL,
     url TEXT NOT NULL,
     host TEXT NOT NULL,
     source TEXT NOT NULL,
@@ -32,7 +32,8 @@ CREATE TABLE IF NOT EXISTS pages (
     title TEXT,
     text BLOB,
     error TEXT,
-    seen_run INTEGER NOT NULL
+    seen_run INTEGER NOT NULL,
+    UNIQUE (id, source)  -- one record id may stand in two files (a record copied across WARCs)
 );
 CREATE INDEX IF NOT EXISTS pages_payload ON pages(payload_digest);
 CREATE INDEX IF NOT EXISTS pages_url ON pages(url);
@@ -90,6 +91,12 @@ class Index:
         self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
 
     def _check_and_start_run(self, settings_dict: dict[str, Any]) -> int:
+        schema = self._meta("schema")
+        if schema is not None and schema != str(SCHEMA_VERSION):
+            raise IndexError_(
+                f"index {self.path} has schema version {schema}; this pagetwin writes version "
+                f"{SCHEMA_VERSION} (start a new index)"
+            )
         stored = self._meta("settings")
         if stored is not None:
             old = json.loads(stored)
@@ -108,8 +115,12 @@ class Index:
 
     # -- pages ----------------------------------------------------------------------------
 
-    def known_pid(self, page_id: str) -> int | None:
-        row = self.db.execute("SELECT pid FROM pages WHERE id=?", (page_id,)).fetchone()
+    def known_pid(self, page_id: str, source: str | None = None) -> int | None:
+        """The page with this id (from this source file, when given)."""
+        if source is None:
+            row = self.db.execute("SELECT pid FROM pages WHERE id=? ORDER BY pid LIMIT 1", (page_id,)).fetchone()
+        else:
+            row = self.db.execute("SELECT pid FROM pages WHERE id=? AND source=?", (page_id, source)).fetchone()
         return row[0] if row else None
 
     def mark_seen(self, pid: int) -> None:

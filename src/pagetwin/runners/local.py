@@ -311,7 +311,7 @@ def _new_pages(
     for page in iter_pages(inputs, settings.input, stats, want_images=want_images):
         if page.kind == "image":
             continue
-        pid = index.known_pid(page.id)
+        pid = index.known_pid(page.id, _source_path(page.source))
         if pid is not None:
             index.mark_seen(pid)
             already["pages"] += 1
@@ -327,7 +327,7 @@ def _store(index: Any, result: PageResult) -> None:
             "id": page.id,
             "url": page.url,
             "host": page.host,
-            "source": page.source,
+            "source": _source_path(page.source),
             "kind": page.kind,
             "crawl_date": page.crawl_date,
             "text_len": len(text),
@@ -340,6 +340,11 @@ def _store(index: Any, result: PageResult) -> None:
         }
     )
     index.add_fingerprints(pid, result.features, result.keys)
+
+
+def _source_path(source: str) -> str:
+    """Input files are told apart by absolute path, so a rerun with another cwd still matches."""
+    return os.path.abspath(source) if source else ""
 
 
 def _stored_learned(index: Any, settings: Settings) -> Learned | None:
