@@ -256,8 +256,8 @@ def pagetwin_run(corpus: Path, workers: int | None, label: str) -> dict:
     summary_file = out / "summary.json"
     if summary_file.is_file():
         summary = json.loads(summary_file.read_text())
-        result["summary"] = {k: summary.get(k) for k in ("pages", "read", "skipped", "clusters",
-                                                          "duplicates", "timings", "phases")
+        result["summary"] = {k: summary.get(k) for k in ("pages", "records", "clusters", "duplicates",
+                                                          "pairs", "matching", "seconds")
                              if k in summary}
         result["pages"] = _pages_from_summary(summary)
     index = out / "index.sqlite"
