@@ -66,3 +66,14 @@ def test_build_endings_from_a_text_file(tmp_path):
     table = build_endings([corpus], "ru", min_count=2)
     assert "ами" in table.n_end_
     assert table.stem("куздрами") == "куздр"
+
+
+def test_english_words_on_pages_in_other_scripts_are_stemmed_as_english():
+    en = Morphology("en")
+    for lang in ("ru", "zh", "ja"):
+        assert Morphology(lang).normal("Images") == en.normal("images") == "imag"
+    assert Morphology("de").normal("Häuser") == "haus"  # Latin-script languages keep their own stemmer
+
+
+def test_typographic_apostrophe_is_folded():
+    assert Morphology("en").normal("we’re") == Morphology("en").normal("we're")

@@ -8,6 +8,8 @@ For a word of a page in language L (``Morphology(L).normal(word)``):
 2. A word the dictionary does not know, when L has an ending table
    (``data/endings-<L>.tsv``): cut the ending that is most often an ending (see
    ``EndingTable``), leaving at least ``min_stem`` characters.
+   ASCII-letter words on pages of a language not written in Latin letters get the English
+   Snowball stemmer.
 3. Languages without a dictionary: the Snowball stemmer of L (PyStemmer) when Snowball covers
    L, else the ending table when one is given, else the case-folded word.
 
@@ -51,11 +53,18 @@ SNOWBALL = {
 CACHE_WORDS = 200_000  # per language; an LRU cache, so memory stays bounded on long runs
 
 
+# Languages written in the Latin alphabet (their own stemmer handles their ASCII words).
+LATIN_SCRIPT = frozenset(
+    "af br ca cs cy da de en eo es et eu fi fr ga gl hr hu id is it la lt lv ms mt nb nl nn no "
+    "pl pt ro sk sl sq st sv sw tl tr vi".split()
+)
+
+
 def fold(word: str) -> str:
-    """NFKC + case folding of one word (cheap path for ASCII)."""
+    """NFKC + case folding of one word, typographic apostrophe as "'" (cheap path for ASCII)."""
     if word.isascii():
         return word.lower()
-    return unicodedata.normalize("NFKC", word).casefold()
+    return unicodedata.normalize("NFKC", word).casefold().replace("\u2019", "'")
 
 
 def _is_cyrillic(word: str) -> bool:
@@ -217,6 +226,10 @@ class Morphology:
             endings = shipped_ending_table(lang)
         self.endings: EndingTable | None = endings or None
         self._dictionary = russian_analyzer() if lang == "ru" else None
+        # On pages in a non-Latin script, Latin-letter words are nearly always English (menus,
+        # product and software names): stem them as English, so they match the same words on
+        # English pages.
+        self._english = _stemmer("en") if lang not in LATIN_SCRIPT else None
         self.normal = lru_cache(maxsize=cache_size)(self._normal)
         self.known = lru_cache(maxsize=cache_size)(self._known)
 
@@ -236,10 +249,12 @@ class Morphology:
 
     def _normal(self, word: str) -> str:
         w = fold(word)
+        if self._english is not None and w.isascii() and w.isalpha():
+            return self._english.stemWord(w)  # English words on a page in another script
         if self.lang == "ru":
             w = w.replace("ё", "е")
             if not _is_cyrillic(w):
-                return w  # Latin words on Russian pages: left as they are
+                return w
             lemma = self._lemma(w)
             if lemma is not None:
                 return lemma
