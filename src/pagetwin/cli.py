@@ -65,6 +65,16 @@ def build_parser() -> argparse.ArgumentParser:
     _add_common(p)
     p.set_defaults(func=cmd_keywords)
 
+    p = sub.add_parser("endings", help="learn a word-ending frequency table (the stemmer's fallback) from a text corpus")
+    p.add_argument("corpus", nargs="+", metavar="CORPUS", help="UTF-8 text or HTML files, or folders of them")
+    p.add_argument("--lang", required=True, help="ISO 639-1 code of the corpus language")
+    p.add_argument("--out", required=True, metavar="FILE", help="the table to write (TSV)")
+    p.add_argument("--min-stem", type=int, default=3, metavar="N")
+    p.add_argument("--max-ending", type=int, default=5, metavar="N")
+    p.add_argument("--min-count", type=int, default=3, metavar="N")
+    p.add_argument("--source", default="", help="where the corpus came from (written into the table)")
+    p.set_defaults(func=cmd_endings)
+
     p = sub.add_parser("config", help="print the resolved settings as TOML")
     _add_common(p, inputs=False)
     p.add_argument("--algorithms", metavar="LIST")
@@ -171,6 +181,14 @@ def cmd_keywords(args: argparse.Namespace, settings: Settings) -> int:
     if skipped:
         _err(f"{stats.pages_read} pages, {skipped} records skipped: {dict(stats.skipped)}")
     return 0
+
+
+def cmd_endings(args: argparse.Namespace, settings: Settings) -> int:
+    from pagetwin.text.morph import main as morph_main
+
+    argv = ["build-endings", *args.corpus, "--lang", args.lang, "--out", args.out, "--source", args.source]
+    argv += ["--min-stem", str(args.min_stem), "--max-ending", str(args.max_ending), "--min-count", str(args.min_count)]
+    return morph_main(argv)
 
 
 def cmd_config(args: argparse.Namespace, settings: Settings) -> int:

@@ -50,3 +50,16 @@ def test_density_and_n(tmp_path, capsys):
     rows = _run(capsys, str(tmp_path / "site"), "--extract-templates", "false", "--text-weighting", "density", "--text-keywords", "2")
     for i, word in enumerate(WORDS):
         assert [t for t, _ in rows[f"en{i}.html"]["keywords"]] == ["harbour", word]
+
+
+def test_endings_command_builds_a_table(tmp_path, capsys):
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("Кошки ловили мышей. Кошками любуются. Мышами кошки не любуются. "
+                      "Собаками и кошками, книгами и столами, руками и ногами.", "utf-8")
+    out = tmp_path / "endings.tsv"
+    assert main(["endings", str(corpus), "--lang", "ru", "--out", str(out), "--min-count", "2"]) == 0
+    from pagetwin.text.morph import EndingTable
+
+    table = EndingTable.from_tsv(out.read_text("utf-8"))
+    assert table.lang == "ru" and table.stem("куздрами") == "куздр"
+    assert main(["endings", str(tmp_path / "missing.txt"), "--lang", "ru", "--out", str(out)]) == 2
