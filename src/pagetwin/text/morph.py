@@ -19,6 +19,7 @@ dictionary does). Lookups are cached per ``Morphology`` (the same word recurs on
 The ending table is learned from any text corpus by::
 
     python -m pagetwin.text.morph build-endings CORPUS.txt [more files, .html too] --lang ru --out FILE
+    pagetwin endings CORPUS... --lang ru --out FILE      (the same, from the CLI)
 
 Each distinct word of the corpus is labelled with its ending: for Russian, by the dictionary
 (the word minus its stem, the prefix it most often shares with the other forms of its lexeme:
