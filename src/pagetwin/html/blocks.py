@@ -36,7 +36,7 @@ import xxhash
 # Removed from the tree before the walk: never visible content.
 STRIP_TAGS = [
     "script", "style", "noscript", "template", "svg", "math", "iframe", "frame", "frameset",
-    "object", "embed", "applet", "canvas", "audio", "video", "map", "head",
+    "object", "embed", "applet", "canvas", "audio", "video", "map",
     "input", "select", "option", "optgroup", "textarea", "button", "datalist", "output",
     "dialog", "menu",
 ]  # fmt: skip

@@ -150,7 +150,8 @@ def decide(blocks: Blocks, site: SiteModel | None, settings: ExtractSettings) ->
         return keep, inside
     share = site.hash_share(blocks.hash)
     prior, slot_share = site.slot_prior(blocks.sig)
-    threshold = settings.template_share
+    # Template means repeated: a block must also be on at least two pages of the site.
+    threshold = max(settings.template_share, 1.5 / site.pages_)
     parent = blocks.parent
     n = len(blocks)
     template = [False] * n

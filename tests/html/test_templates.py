@@ -1,0 +1,200 @@
+import pickle
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
+
+from pagetwin.config import ExtractSettings
+from pagetwin.html.blocks import walk
+from pagetwin.html.noise import extract
+from pagetwin.html.parse import parse_html
+from pagetwin.html.templates import SiteTemplates, page_stats, registered_domain, site_key
+
+from tests.html.sites import ABOUT_A, ABOUT_B, FOOTER, site_pages
+
+SITE = "gazette.example"
+
+
+def fitted(pages, settings=None):
+    settings = settings or ExtractSettings()
+    model = SiteTemplates(settings)
+    for url, html, _ in pages:
+        model.fit(site_key(url, settings), page_stats(parse_html(html), settings))
+    return model
+
+
+def text_of(html, site_model, settings=None):
+    return extract(parse_html(html), site_model, settings or ExtractSettings()).text
+
+
+def test_site_key():
+    s = ExtractSettings()
+    assert site_key("https://www.News.BBC.co.uk:443/a", s) == "news.bbc.co.uk"
+    assert site_key("https://news.bbc.co.uk/a", ExtractSettings(site_key="domain")) == "bbc.co.uk"
+    assert registered_domain("a.b.example.com") == "example.com"
+    assert site_key("file:///data/site/sub/page.html", s) == "file:/data/site/sub"
+    assert site_key("", s) == ""
+
+
+def test_article_survives_and_template_goes():
+    pages = site_pages(12, seed=1)
+    model = fitted(pages).for_site(SITE)
+    assert model is not None
+    for url, html, article in pages:
+        page_level = text_of(html, None)
+        with_site = text_of(html, model)
+        for para in article:
+            assert para in with_site
+        # The boilerplate paragraph and the footer have no links and sit beside the article:
+        # the page-level rules keep them, the site statistics remove them.
+        assert ABOUT_A in page_level
+        assert ABOUT_A not in with_site
+        assert "Valley Gazette Media Limited" not in with_site
+        assert "Latest news" not in with_site
+        assert "Home News Sport" not in with_site
+
+
+def test_footer_whose_year_changes_is_one_template_block():
+    pages = site_pages(8, seed=2)
+    htmls = [h for _, h, _ in pages]
+    assert FOOTER.format(year=2000, num=1000) in htmls[0] and FOOTER.format(year=2001, num=1001) in htmls[1]
+    model = fitted(pages).for_site(SITE)
+    assert all("Copyright" not in text_of(h, model) for h in htmls)
+
+
+def test_two_templates_on_one_site():
+    pages = site_pages(12, seed=3, templates="ab")
+    model = fitted(pages).for_site(SITE)
+    for url, html, article in pages:
+        out = text_of(html, model)
+        assert all(p in out for p in article)
+        assert ABOUT_A not in out and ABOUT_B not in out and "Copyright" not in out
+
+
+def test_small_site_falls_back_to_page_level():
+    s = ExtractSettings(min_site_pages=5)
+    model = fitted(site_pages(4, seed=4), s)
+    assert model.for_site(SITE) is None
+    model.fit(SITE, page_stats(parse_html(site_pages(5, seed=4)[4][1]), s))
+    assert model.for_site(SITE) is not None
+    assert model.for_site("other.example") is None
+
+
+def test_threshold_decides_what_is_template():
+    # A block on 3 of 12 pages (25 %) is template under a 0.2 share, not under 0.3.
+    pages = site_pages(12, seed=5)
+    rare = "<p class='note'>This story was corrected after publication to fix the name of the harbour.</p>"
+    pages = [(u, h.replace("</h1>", "</h1>" + rare) if i < 3 else h, a) for i, (u, h, a) in enumerate(pages)]
+    for share, removed in ((0.2, True), (0.3, False)):
+        s = ExtractSettings(template_share=share)
+        model = fitted(pages, s).for_site(SITE)
+        out = text_of(pages[0][1], model, s)
+        assert ("corrected after publication" not in out) == removed
+
+
+def test_merge_equals_fitting_everything():
+    s = ExtractSettings()
+    pages = site_pages(10, seed=6, templates="ab") + [
+        (u.replace("gazette.example", "other.example"), h, a) for u, h, a in site_pages(6, seed=7)
+    ]
+    whole = fitted(pages, s).compact()
+    left, right = fitted(pages[:7], s), fitted(pages[7:], s)
+    merged = left.merge(right)
+    assert set(merged.sites_) == set(whole.sites_)
+    for site, c in whole.sites_.items():
+        m = merged.sites_[site]
+        assert m.pages == c.pages
+        assert np.array_equal(m.hash_keys, c.hash_keys) and np.array_equal(m.hash_pages, c.hash_pages)
+        assert np.array_equal(m.slot_keys, c.slot_keys) and np.allclose(m.slot_kept, c.slot_kept)
+    for url, html, _ in pages:
+        site = site_key(url, s)
+        assert text_of(html, merged.for_site(site)) == text_of(html, whole.for_site(site))
+
+
+def test_serialisation_round_trips():
+    pages = site_pages(9, seed=8, templates="ab")
+    model = fitted(pages)
+    for restored in (SiteTemplates.from_bytes(model.to_bytes()), pickle.loads(pickle.dumps(model))):
+        assert restored.report() == model.report()
+        for _, html, _ in pages:
+            assert text_of(html, restored.for_site(SITE)) == text_of(html, model.for_site(SITE))
+    assert SiteTemplates.from_bytes(SiteTemplates(ExtractSettings()).to_bytes()).sites_ == {}
+
+
+def test_report_shows_removed_blocks_with_share_and_text():
+    model = fitted(site_pages(10, seed=9))
+    (entry,) = model.report(SITE)
+    assert entry["pages"] == 10 and entry["learned"]
+    texts = {t for b in entry["blocks"] for t in b["text"]}
+    assert any(t.startswith("About the Gazette") for t in texts)
+    footer = [b for b in entry["blocks"] if any(t.startswith("Copyright") for t in b["text"])]
+    assert footer and footer[0]["share"] == 1.0 and len(footer[0]["text"]) == 3  # three sample years
+    assert model.report("unknown.example") == []
+
+
+def test_memory_is_bounded_per_site():
+    s = ExtractSettings(max_hashes_per_site=1000)
+    model = SiteTemplates(s)
+    pages = site_pages(120, seed=10)
+    for url, html, _ in pages:
+        model.fit(SITE, page_stats(parse_html(html), s))
+    counts = model.compact().sites_[SITE]
+    assert len(counts.hash_keys) <= 1000 and len(counts.slot_keys) <= 1000
+    assert counts.pruned_below >= 1
+    # What is on every page survives the pruning.
+    out = text_of(pages[0][1], model.for_site(SITE), s)
+    assert ABOUT_A not in out and pages[0][2][0] in out
+
+
+# -- properties ------------------------------------------------------------------------------
+
+
+def is_subsequence(small: list[str], big: list[str]) -> bool:
+    it = iter(big)
+    return all(any(x == y for y in it) for x in small)
+
+
+@hsettings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    n=st.integers(5, 9),
+    seed=st.integers(0, 10_000),
+    templates=st.sampled_from(["a", "ab", "b"]),
+    shares=st.tuples(st.floats(0.05, 0.9), st.floats(0.05, 0.9)).map(sorted),
+)
+def test_removing_templates_never_adds_text(n, seed, templates, shares):
+    pages = site_pages(n, seed=seed, templates=templates)
+    low, high = (ExtractSettings(template_share=x) for x in shares)
+    lines = {}
+    for s in (low, high):
+        model = fitted(pages, s).for_site(SITE)
+        lines[s.template_share] = [text_of(h, model, s).splitlines() for _, h, _ in pages]
+    for i, (_, html, _) in enumerate(pages):
+        blocks = [t for t in walk(parse_html(html)).text if t]
+        strict, loose = lines[low.template_share][i], lines[high.template_share][i]
+        assert is_subsequence(loose, blocks)  # every line is a block of the page, in order
+        assert is_subsequence(strict, loose)  # a lower share threshold only removes more
+
+
+@hsettings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(n=st.integers(5, 8), seed=st.integers(0, 10_000), templates=st.sampled_from(["a", "ab"]))
+def test_applying_twice_changes_nothing(n, seed, templates):
+    s = ExtractSettings()
+    pages = site_pages(n, seed=seed, templates=templates)
+    model = fitted(pages, s).for_site(SITE)
+    first = []
+    for _, html, _ in pages:
+        tree = parse_html(html)
+        a = extract(tree, model, s)
+        assert extract(tree, model, s) == a  # the same tree twice: the same result
+        first.append(a.text)
+    # Pages rebuilt from what the first round kept: a second round of learning finds no
+    # template left, and keeps the same text.
+    rebuilt = [
+        (f"https://gazette.example/r/{i}", "<html><body><div>" + "".join(f"<p>{line}</p>" for line in t.split("\n")) + "</div></body></html>", [])
+        for i, t in enumerate(first)
+    ]
+    second = fitted(rebuilt, s).for_site(SITE)
+    for (_, html, _), t in zip(rebuilt, first):
+        blocks = walk(parse_html(html))
+        shares = second.hash_share([h for h, txt in zip(blocks.hash, blocks.text) if txt])
+        assert max(shares) <= s.template_share
+        assert text_of(html, second, s) == t
