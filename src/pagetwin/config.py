@@ -36,7 +36,7 @@ class ExtractSettings:
 @dataclass
 class TextSettings:
     lang: str = ""  # force a language (ISO 639-1) instead of detecting it
-    keywords: int = 10  # N, the number of top keywords
+    keywords: int = 10  # N for `pagetwin keywords` (the keyword algorithms use keywords.n)
     weighting: str = "tfidf"  # "tfidf" or "density"
 
 

@@ -154,8 +154,9 @@ class Worker:
             text_digest=text_digest(extracted.text),
         )
         if self.wants_keywords:
+            # The keyword algorithms' N (keywords.n), weights normalised over those N.
             doc.keywords = top_keywords(
-                analysis, self.settings.text.keywords, self.settings.text.weighting, self.learned.doc_freq
+                analysis, self.settings.keywords.n, self.settings.text.weighting, self.learned.doc_freq
             )
         if extracted.images:
             doc.images = self._images(extracted.images, page.url)
