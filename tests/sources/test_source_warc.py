@@ -193,3 +193,15 @@ def test_many_inputs_keep_order_and_merge_counts(tmp_path):
     pages, stats = read_all(paths)
     assert [p.url for p in pages] == [f"https://example.org/{i}" for i in range(3)]
     assert stats.records_total == 6 and stats.skipped == {"request": 3}
+
+
+def test_revisits_of_non_html_are_not_pages(tmp_path):
+    path = tmp_path / "rev.warc.gz"
+    with WarcWriter(path) as w:
+        w.write_revisit("https://example.org/s.css", "sha1:CSS", "https://example.org/s.css", DATE, http_headers=[("Content-Type", "text/css")])
+        w.write_revisit("https://example.org/", "sha1:HTML", "https://example.org/", DATE, http_headers=[("Content-Type", "text/html; charset=utf-8")])
+        w.write_revisit("https://example.org/x", "sha1:NONE", "https://example.org/x", DATE, http_headers=[("Server", "x")])
+    pages, stats = read_all([path])
+    assert [p.refers_to_digest for p in pages] == ["sha1:HTML", "sha1:NONE"]
+    assert pages[0].http_charset == "utf-8"
+    assert stats.skipped == {"not-html": 1}

@@ -380,6 +380,12 @@ def wants_body(media: str, want_images: bool, sniff: bool) -> bool:
     return False
 
 
+def revisit_may_be_page(media: str) -> bool:
+    """A revisit has no body to sniff: it stands for a page when the type it recorded is HTML
+    or says nothing (a revisit of a style sheet, script or image is not a page)."""
+    return media in HTML_TYPES or media in _UNKNOWN_TYPES
+
+
 def prepare_body(
     raw: bytes,
     *,

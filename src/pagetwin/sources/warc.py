@@ -26,6 +26,7 @@ from pagetwin.sources.payload import (
     normalize_digest,
     parse_http_head,
     prepare_body,
+    revisit_may_be_page,
     split_content_type,
     wants_body,
 )
@@ -252,6 +253,8 @@ def _warc_record(
         short = _short(total, length, path, pos, gz, stats)
         if short:
             return short, True
+        if not revisit_may_be_page(media):
+            return Skip("not-html", f"{name}: revisit of {media}"), False
         profile = (h.get("WARC-Profile") or "").strip()
         meta["profile"] = profile
         if h.get("WARC-Refers-To-Date"):
