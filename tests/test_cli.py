@@ -189,3 +189,23 @@ def test_bad_pages_do_not_stop_the_run(tmp_path, body):
     assert any(r["url"] == "https://bad.example/ok" for r in _lines(out / "clusters.jsonl"))
     if body.startswith(b"<div>"):
         assert summary["pages"]["deep_dom_flattened"] == 1
+
+
+def test_survivors_warc_and_parquet(tmp_path):
+    from fastwarc.warc import ArchiveIterator, WarcRecordType
+    import pyarrow.parquet as pq
+
+    crawl = tmp_path / "crawl.warc.gz"
+    _crawl(crawl)
+    out = tmp_path / "out"
+    kept_file = tmp_path / "kept.warc.gz"
+    assert main(["dedup", str(crawl), "--out", str(out), "--workers", "1", "--survivors", str(kept_file), "--parquet"]) == 0
+    rows = _lines(out / "clusters.jsonl")
+    kept = {r["id"] for r in rows if r["keep"]}
+    with open(kept_file, "rb") as fh:
+        written = [(r.record_id, r.reader.read()) for r in ArchiveIterator(fh, record_types=WarcRecordType.response)]
+    assert {rid for rid, _ in written} == kept
+    assert all(b"<html" in body.lower() for _, body in written)
+    table = pq.read_table(out / "clusters.parquet").to_pylist()
+    assert sorted((r["id"], r["cluster"], r["keep"]) for r in table) == sorted((r["id"], r["cluster"], r["keep"]) for r in rows)
+    assert pq.read_table(out / "pairs.parquet").num_rows == len(_lines(out / "pairs.jsonl"))

@@ -55,6 +55,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--index", metavar="PATH", help="SQLite index (default DIR/index.sqlite); reused incrementally")
     p.add_argument("--algorithms", metavar="LIST", help="comma-separated, e.g. exact,simhash,minhash")
     p.add_argument("--keep", metavar="POLICY", help="page to keep per cluster: longest (default), earliest, first")
+    p.add_argument("--survivors", metavar="FILE", help="also write the kept pages as a WARC file (.warc.gz)")
+    p.add_argument("--parquet", action="store_true", help="also write clusters.parquet and pairs.parquet")
     p.set_defaults(func=cmd_dedup)
 
     p = sub.add_parser("text", help="print each page's main text as JSON lines {id, url, text}")
@@ -134,7 +136,7 @@ def _err(msg: str) -> None:
 def cmd_dedup(args: argparse.Namespace, settings: Settings) -> int:
     from pagetwin.runners.local import dedup
 
-    summary = dedup(args.inputs, args.out, settings, args.index, log=_err)
+    summary = dedup(args.inputs, args.out, settings, args.index, log=_err, survivors=args.survivors, parquet=args.parquet)
     records = summary["records"]
     _err(
         f"{summary['pages']['read']} pages read, {sum(records['skipped'].values())} records skipped, "

@@ -242,6 +242,15 @@ class Index:
             (self.run,),
         )
 
+    def kept_pages(self) -> set[tuple[str, str]]:
+        """(id, source) of the pages of this run kept in their cluster."""
+        return set(
+            self.db.execute(
+                "SELECT p.id, p.source FROM pages p JOIN clusters c USING (pid) WHERE p.seen_run=? AND c.keep=1",
+                (self.run,),
+            )
+        )
+
     # -- models ---------------------------------------------------------------------------
 
     def save_model(self, name: str, data: bytes) -> None:

@@ -183,9 +183,12 @@ def dedup(
     settings: Settings,
     index_path: str | Path | None = None,
     log: Callable[[str], None] = lambda msg: None,
+    survivors: str | Path | None = None,
+    parquet: bool = False,
 ) -> dict[str, Any]:
     """Read, fingerprint, index, match, cluster and write DIR/clusters.jsonl, pairs.jsonl and
-    summary.json. Returns the summary. Raises InputError when no input can be read."""
+    summary.json (and clusters/pairs.parquet with ``parquet``; the kept pages as a WARC file
+    at ``survivors``). Returns the summary. Raises InputError when no input can be read."""
     from pagetwin import __version__
     from pagetwin.cluster import clusters
     from pagetwin.fingerprints import build_algorithms
@@ -266,6 +269,15 @@ def dedup(
     t = time.monotonic()
     n_lines, n_clusters, n_dups = write_clusters(index, out_dir / "clusters.jsonl")
     n_pairs = write_pairs(index, out_dir / "pairs.jsonl")
+    if parquet:
+        from pagetwin.outputs.survivors import write_parquet
+
+        write_parquet(index, out_dir)
+    n_survivors = None
+    if survivors:
+        from pagetwin.outputs.survivors import write_survivors
+
+        n_survivors = write_survivors(readable, settings, index.kept_pages(), Path(survivors))
     timings["write"] = time.monotonic() - t
     timings["total"] = time.monotonic() - started
     orphans = index.orphan_revisits()
@@ -285,6 +297,7 @@ def dedup(
         "clusters": n_clusters,
         "duplicates": n_dups,
         "pairs": n_pairs,
+        "survivors_written": n_survivors,
         "edges_by_kind": dict(Counter(e.kind for e in edges)),
         "revisits": {
             "matched": match_stats.revisit_edges,
