@@ -87,6 +87,7 @@ def decode_html(body: bytes, http_charset: str | None = None) -> tuple[str, str,
         return text, "utf-8", text.count("\ufffd")
 
 
+_TAG_START = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9:-]*)")
 _TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9:-]*)[^>]*?(/?)>")
 # Elements that never hold children, or whose end tag is implied (a naive count would take
 # every unclosed <p> or <li> for a level of nesting).
@@ -102,13 +103,17 @@ def limit_depth(html: str, max_depth: int) -> tuple[str, bool]:
     at each tag, which is quadratic in the depth. Returns (html, whether anything was cut)."""
     if html.count("<") < max_depth:
         return html, False
+    # Fast check (self-closing syntax ignored: it can only overestimate the depth).
     depth = deepest = 0
-    for m in _TAG.finditer(html):
-        name = m.group(2).lower()
-        if name in _FLAT or m.group(3):
+    for closing, name in _TAG_START.findall(html):
+        if name.lower() in _FLAT:
             continue
-        depth = max(depth - 1, 0) if m.group(1) else depth + 1
-        deepest = max(deepest, depth)
+        if closing:
+            depth = depth - 1 if depth else 0
+        else:
+            depth += 1
+            if depth > deepest:
+                deepest = depth
     if deepest <= max_depth:
         return html, False
     out: list[str] = []
