@@ -105,6 +105,134 @@ def census(out: Path) -> dict:
     }
 
 
+def pairwise_verdicts(out: Path) -> dict:
+    """Every pair of image-dominant pages (features stored by the ``with`` run) verified by the
+    images algorithm: how many pass, how many the text vetoes, how many stay under threshold.
+    Shows what the algorithm would say beyond the candidate pairs its keys proposed."""
+    from pagetwin.config import ImageSettings
+    from pagetwin.fingerprints.images import Images
+
+    algo = Images(ImageSettings())
+    db = sqlite3.connect(out / "index.sqlite")
+    rows = [(url, json.loads(data)) for url, data in db.execute(
+        "SELECT p.url, f.data FROM features f JOIN pages p ON p.pid = f.pid WHERE f.algo = 'images'")]  # fmt: skip
+    db.close()
+    verdicts: Counter = Counter()
+    examples: dict[str, list] = defaultdict(list)
+    for i, (url_a, fa) in enumerate(rows):
+        for url_b, fb in rows[i + 1 :]:
+            ev = algo.verify(fa, fb)
+            if ev.passed:
+                kind = "passed"
+            elif "vetoed" in ev.detail:
+                kind = "vetoed: " + ev.detail["vetoed"]
+            elif ev.score > 0:
+                kind = "some shared, under threshold"
+            else:
+                kind = "nothing shared"
+            verdicts[kind] += 1
+            if kind != "nothing shared" and len(examples[kind]) < 3:
+                examples[kind].append({"url_a": url_a, "url_b": url_b, "score": round(ev.score, 3),
+                                       "n_shared": ev.detail["n_shared"], "text_jaccard": ev.detail.get("text_jaccard")})  # fmt: skip
+    return {"pages": len(rows), "pairs": sum(verdicts.values()), "verdicts": dict(verdicts), "examples": dict(examples)}
+
+
+def raw_census(files: list[Path]) -> dict:
+    """Per input file: pages that would be image-dominant if every image of the page counted
+    (all <img> outside scripts/hidden chrome, link blocks included), with the same main-text
+    word count: shows how much the extraction's main-region choice decides."""
+    from pagetwin.config import ImageSettings, Settings
+    from pagetwin.fingerprints.images import is_image_dominant
+    from pagetwin.html.blocks import walk
+    from pagetwin.html.images import image_refs
+    from pagetwin.html.noise import extract
+    from pagetwin.html.parse import decode_html, parse_html
+    from pagetwin.sources import SourceStats, iter_pages
+    from pagetwin.text.analyze import TextAnalyzer
+
+    settings = Settings()
+    analyzer = TextAnalyzer(settings.text)
+    out: dict[str, Counter] = defaultdict(Counter)
+    for f in files:
+        for page in iter_pages([str(f)], settings.input, SourceStats()):
+            if page.kind != "response":
+                continue
+            html, _, _ = decode_html(page.body, page.http_charset)
+            blocks = walk(parse_html(html))
+            refs = image_refs([raw for _, raw in blocks.images], page.url)
+            words = len(analyzer.analyze(extract(parse_html(html), None, settings.extract).text).tokens)
+            c = out[f.name]
+            c["pages"] += 1
+            c["all_images"] += len(refs)
+            if is_image_dominant(len(refs), words, ImageSettings()):
+                c["dominant_if_all_images"] += 1
+    return {k: dict(v) for k, v in sorted(out.items())}
+
+
+def phash_on_crawl_images(files: list[Path], k: int) -> dict:
+    """The perceptual hash on the real image records of the crawls: robustness (each image of at
+    least 64 px a side resized to 50 % and re-encoded as JPEG quality 60, and as PNG at 75 %:
+    Hamming distance to the original's hash) and distinctness (pairs of different images - different bytes - whose
+    hashes are within k bits)."""
+    import io
+    from itertools import combinations
+
+    import xxhash
+    from PIL import Image
+
+    from pagetwin.config import InputSettings
+    from pagetwin.html.images import hamming, image_phash
+    from pagetwin.sources import SourceStats, iter_pages
+
+    originals: dict[str, tuple[str, int, bytes]] = {}  # body digest -> (url, phash, body)
+    records = 0
+    for f in files:
+        for page in iter_pages([str(f)], InputSettings(), SourceStats(), want_images=True):
+            if page.kind != "image":
+                continue
+            records += 1
+            ph = image_phash(page.body)
+            if ph is not None:
+                originals.setdefault(xxhash.xxh3_64_hexdigest(page.body), (page.url, ph, page.body))
+    distances: Counter = Counter()
+    for url, ph, body in originals.values():
+        try:
+            with Image.open(io.BytesIO(body)) as im:
+                if min(im.size) < 64:  # icons and thumbnails: halving them leaves too little
+                    continue
+                # flatten transparency onto white, as image_phash does, before dropping alpha
+                rgba = im.convert("RGBA")
+                im = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
+                im.alpha_composite(rgba)
+                im = im.convert("RGB")
+                variants = []
+                for scale, fmt, kw in ((0.5, "JPEG", {"quality": 60}), (0.75, "PNG", {})):
+                    small = im.resize((max(16, int(im.width * scale)), max(16, int(im.height * scale))), Image.Resampling.BILINEAR)
+                    buf = io.BytesIO()
+                    small.save(buf, fmt, **kw)
+                    variants.append(buf.getvalue())
+        except Exception:  # noqa: BLE001 - an image Pillow hashed but cannot re-encode: skip it
+            continue
+        for v in variants:
+            h = image_phash(v)
+            distances["none" if h is None else min(hamming(ph, h), 9)] += 1
+    items = list(originals.values())
+    close = []
+    for (ua, ha, _), (ub, hb, _) in combinations(items, 2):
+        if hamming(ha, hb) <= k:
+            close.append((hamming(ha, hb), ua, ub))
+    close.sort()
+    n_pairs = len(items) * (len(items) - 1) // 2
+    return {
+        "image_records": records,
+        "hashed_distinct": len(items),
+        "variant_distance": {str(d): n for d, n in sorted(distances.items(), key=lambda x: str(x[0]))},
+        "distinct_pairs": n_pairs,
+        "distinct_pairs_within_k": len(close),
+        "close_examples": [{"d": d, "a": a, "b": b} for d, a, b in close[:6]],
+    }
+
+
 def diff_clusters(base: dict[str, dict], with_: dict[str, dict]) -> dict:
     def groups(rows: dict[str, dict]) -> dict[str, set[str]]:
         g: dict[str, set[str]] = defaultdict(set)
@@ -193,6 +321,26 @@ def markdown(report: dict) -> str:
                 + (", images alone" if e["only_images"] else ", text agrees too")
                 + (f"; e.g. shared {e['shared'][0]}" if e["shared"] else "")
             )
+    pw = report["pairwise"]
+    lines += ["", f"All {pw['pairs']} pairs of the {pw['pages']} image-dominant pages verified by `images` "
+              f"(not only the pairs its keys proposed): {pw['verdicts']}."]
+    for kind, exs in pw["examples"].items():
+        for e in exs[:2]:
+            lines.append(f"- {kind}: {e['url_a']} ~ {e['url_b']} (image Jaccard {e['score']}, shared {e['n_shared']}"
+                         + (f", text Jaccard {e['text_jaccard']}" if e["text_jaccard"] is not None else "") + ")")
+    rc = report["raw_census"]
+    lines += ["", "If every image of the page counted (link blocks and regions outside the main content "
+              "included; same main-text word count), image-dominant pages per file: "
+              + ", ".join(f"{k} {v.get('dominant_if_all_images', 0)}/{v.get('pages', 0)} ({v.get('all_images', 0)} images)" for k, v in rc.items())
+              + "."]
+    ph = report["phash_crawl"]
+    lines += ["", f"Perceptual hash on the crawls' own image records (servo/ and ukwa/: {ph['image_records']} image "
+              f"records, {ph['hashed_distinct']} distinct hashable images; the rest are pixels, icons under 16 px, "
+              f"flat images, SVG or undecodable). Each of at least 64 px a side resized to 50 % as JPEG q60 and to 75 % as PNG, Hamming distance "
+              f"to the original's hash (9 = 9 or more): {ph['variant_distance']}. Pairs of different images "
+              f"within phash_k = 6 bits: {ph['distinct_pairs_within_k']} of {ph['distinct_pairs']}"
+              + (": " + "; ".join(f"{e['d']} bits: {e['a']} ~ {e['b']}" for e in ph["close_examples"][:4]) if ph["close_examples"] else "")
+              + "."]
     dom = report["census"]["dominant"]
     if dom:
         lines += ["", "Image-dominant pages (examples):", ""]
@@ -219,6 +367,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     examples, counts = image_edges(with_out, args.examples)
     report = {
+        "pairwise": pairwise_verdicts(with_out),
+        "phash_crawl": phash_on_crawl_images(
+            sorted((WARC_DIR / "servo").glob("*.warc.gz")) + sorted((WARC_DIR / "ukwa").glob("*.warc.gz")), 6
+        ),
+        "raw_census": raw_census(files),
         "inputs": [f.name for f in files],
         "seconds": seconds,
         "census": census(census_out),

@@ -375,6 +375,7 @@ def image_phash(body: bytes) -> int | None:
         return None
     try:
         with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # palette/transparency notes on odd web images
             warnings.simplefilter("error", Image.DecompressionBombWarning)
             with Image.open(io.BytesIO(body)) as im:
                 w, h = im.size
