@@ -94,3 +94,15 @@ def test_http_headers_are_written_as_given(tmp_path):
     raw = path.read_bytes()
     assert b"HTTP/1.1 404 Not Found\r\nContent-Type: text/html\r\nContent-Encoding: gzip\r\n" in raw
     assert raw.count(body) == 1
+
+
+def test_same_inputs_give_identical_bytes(tmp_path):
+    def build(path):
+        with WarcWriter(path) as w:
+            w.write_warcinfo("x.warc.gz", {"software": "pagetwin"}, date="2024-01-01T00:00:00Z", record_id="<urn:uuid:1>")
+            w.write_response("https://example.org/", HTML, date="2024-01-01T00:00:00Z", record_id="<urn:uuid:2>")
+            w.write_revisit("https://example.org/", sha1_digest(HTML), "https://example.org/", "2024-01-01T00:00:00Z",
+                            date="2024-01-02T00:00:00Z", record_id="<urn:uuid:3>")
+        return path.read_bytes()
+
+    assert build(tmp_path / "a.warc.gz") == build(tmp_path / "b.warc.gz")

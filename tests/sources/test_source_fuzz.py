@@ -62,7 +62,7 @@ def _mutate(data: bytes, ops) -> bytes:
     return bytes(buf)
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(gz=st.booleans(), ops=st.lists(mutation, min_size=1, max_size=4), want_images=st.booleans())
 def test_mutated_warc_never_crashes_and_accounts_for_every_record(gz, ops, want_images):
     data = _mutate(BASES[gz], ops)

@@ -87,8 +87,15 @@ class WarcWriter:
 
     # -- records -----------------------------------------------------------------------
 
-    def write_warcinfo(self, filename: str, info: Mapping[str, str]) -> str:
+    def write_warcinfo(
+        self, filename: str, info: Mapping[str, str], *, date: str | datetime | None = None, record_id: str | None = None
+    ) -> str:
+        """A warcinfo record (``date`` and ``record_id`` fixed for reproducible files)."""
         rec = self._writer.create_warcinfo_record(filename, dict(info))
+        if date is not None:
+            rec.rec_headers.replace_header("WARC-Date", _warc_date(date))
+        if record_id is not None:
+            rec.rec_headers.replace_header("WARC-Record-ID", record_id)
         self._writer.write_record(rec)
         self._flush_record()
         return rec.rec_headers.get_header("WARC-Record-ID")

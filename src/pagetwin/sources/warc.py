@@ -112,9 +112,9 @@ def iter_warc(path: str, settings: InputSettings, stats: SourceStats, want_image
         if failure is None and short_at is None:
             break
         if failure is not None:
-            n_failures += 1
             at = last if last is not None else start
             if not in_bad_region:
+                n_failures += 1
                 reason = "corrupt-gzip" if "zip" in failure.lower() or "decompress" in failure.lower() else "malformed-record"
                 yield Skip(reason, f"{name} near byte {at}: {failure}")
                 if n_failures <= MAX_FILE_ERRORS:
