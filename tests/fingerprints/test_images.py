@@ -76,6 +76,7 @@ def test_same_gallery_different_renditions_pass_by_phash() -> None:
     fa, fb, ev = _pass(algo, a, b)
     assert ev.passed and ev.score == 1.0
     assert ev.detail["phash_matches"] == 8 and ev.detail["only_a"] == []
+    assert ev.detail["shared"][0] == "https://site.test/big/0.jpg = https://site.test/small/0.jpg"
     assert set(algo.keys(fa)) & set(algo.keys(fb))  # the pair is proposed
 
 

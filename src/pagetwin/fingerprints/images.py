@@ -28,7 +28,8 @@ Candidate keys: one exact key per normalised URL, and for phashes the SimHash-st
 for Hamming distance ``key_k`` (every two phashes within key_k bits share a key; pigeonhole), so
 near phashes meet. Two pages that share many images are proposed by whichever they share.
 
-Evidence.detail carries short lists for ``explain``: ``shared`` (images of page a matched in b),
+Evidence.detail carries short lists for ``explain``: ``shared`` (images of page a matched in b;
+"url_a = url_b" when the match is by phash under another URL),
 ``only_a`` and ``only_b`` (unmatched), at most ``_SHOW`` each, with the counts.
 """
 
@@ -193,7 +194,8 @@ class Images(Algorithm):
         union = len(ia) + len(ib) - len(pairs)
         score = len(pairs) / union if union else 0.0
         detail: dict[str, Any] = {
-            "shared": [ia[i][0] for i, _ in pairs[:_SHOW]],
+            # a shared image seen under two URLs reads "url_a = url_b"
+            "shared": [ia[i][0] if ia[i][0] == ib[j][0] else f"{ia[i][0]} = {ib[j][0]}" for i, j in pairs[:_SHOW]],
             "only_a": [ia[i][0] for i in only_a[:_SHOW]],
             "only_b": [ib[j][0] for j in only_b[:_SHOW]],
             "n_shared": len(pairs),
