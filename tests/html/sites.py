@@ -42,7 +42,9 @@ FOOTER = "Copyright {year} Valley Gazette Media Limited. All rights reserved. Re
 def site_page(i: int, *, seed: int = 0, template: str = "a", paragraphs: int = 5) -> tuple[str, list[str]]:
     """HTML of page ``i`` of the site and its article paragraphs. Template "a" and "b" differ in
     markup and boilerplate; both have a menu, a boilerplate paragraph, a latest-news box whose
-    headlines differ on every page and a footer whose year changes."""
+    headlines differ on every page and a copyright line whose year changes. In template "a" the
+    boilerplate paragraph and the copyright line end the article container (as CMSs append
+    them), where page-level rules cannot tell them from the article."""
     rng = random.Random(seed * 100_003 + i)
     article = [paragraph(rng) for _ in range(paragraphs)]
     title = sentence(rng)[:60]
@@ -54,9 +56,10 @@ def site_page(i: int, *, seed: int = 0, template: str = "a", paragraphs: int = 5
             "<html><head><title>{t} - Valley Gazette</title></head><body>"
             '<div class="top"><a href="/">Home</a> <a href="/news">News</a> <a href="/sport">Sport</a> '
             '<a href="/about">About</a> <a href="/contact">Contact</a></div>'
-            '<div class="wrap"><div class="story"><h1>{t}</h1>{body}</div>'
-            '<div class="col"><p>{about}</p><div class="latest"><h4>Latest news</h4><ul>{latest}</ul></div></div></div>'
-            '<div class="bottom"><p>{footer}</p></div></body></html>'
+            '<div class="wrap"><div class="story"><h1>{t}</h1>{body}<p class="about">{about}</p>'
+            '<p class="rights">{footer}</p></div>'
+            '<div class="col"><div class="latest"><h4>Latest news</h4><ul>{latest}</ul></div></div></div>'
+            '<div class="bottom"><p>Valley Gazette, 1 Harbour Street</p></div></body></html>'
         )
         about = ABOUT_A
     else:

@@ -44,7 +44,7 @@ def test_article_survives_and_template_goes():
         with_site = text_of(html, model)
         for para in article:
             assert para in with_site
-        # The boilerplate paragraph and the footer have no links and sit beside the article:
+        # The boilerplate paragraph and the copyright line have no links and end the article:
         # the page-level rules keep them, the site statistics remove them.
         assert ABOUT_A in page_level
         assert ABOUT_A not in with_site
@@ -58,6 +58,7 @@ def test_footer_whose_year_changes_is_one_template_block():
     htmls = [h for _, h, _ in pages]
     assert FOOTER.format(year=2000, num=1000) in htmls[0] and FOOTER.format(year=2001, num=1001) in htmls[1]
     model = fitted(pages).for_site(SITE)
+    assert all("Copyright" in text_of(h, None) for h in htmls)
     assert all("Copyright" not in text_of(h, model) for h in htmls)
 
 

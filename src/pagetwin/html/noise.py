@@ -45,6 +45,10 @@ GOOD_SIZE = 150  # characters (Latin equivalents) for a block to be content on i
 SHORT_SIZE = 30  # under this a block needs context
 MAX_LINK_DENSITY = 0.3  # more text in links than this: not a paragraph of content
 BAD_LINK_DENSITY = 0.5
+NEAR_WEIGHT = 0.5
+BAD_WEIGHT = 2.0
+PREFER_DEEP = True
+SCORE = "purity"
 HINT_SHARE = 0.5  # a marked article body needs this share of the best region's balance
 PAGE_WEIGHT = 0.4  # weight of the page-level decision against the site prior of the slot
 
@@ -85,20 +89,29 @@ def main_region(blocks: Blocks, classes: list[int]) -> list[bool]:
     n = len(blocks)
     if n == 0:
         return []
-    balance = [0.0] * n
+    good = [0.0] * n
+    bad = [0.0] * n
     for b, (c, size) in enumerate(zip(classes, blocks.size)):
         if c == GOOD:
-            balance[b] = size
+            good[b] = size
         elif c == NEAR:
-            balance[b] = 0.5 * size
+            good[b] = NEAR_WEIGHT * size
         elif c == BAD:
-            balance[b] = -size
+            bad[b] = size
     parent = blocks.parent
     for b in range(n - 1, 0, -1):  # children come after their parents: sum bottom-up
         p = parent[b]
         if p >= 0:
-            balance[p] += balance[b]
-    best = max(range(n), key=balance.__getitem__)
+            good[p] += good[b]
+            bad[p] += bad[b]
+    if SCORE == "diff":
+        balance = [g - BAD_WEIGHT * x for g, x in zip(good, bad)]
+    else:
+        balance = [g * g / (g + BAD_WEIGHT * x) if g > 0 else -x for g, x in zip(good, bad)]
+    best = 0
+    for b in range(1, n):
+        if balance[b] > balance[best] or (PREFER_DEEP and balance[b] == balance[best] and parent[b] >= best):
+            best = b
     # A block the page itself marks as the article body wins when it holds a good part of it.
     hinted = [b for b in range(n) if blocks.hint[b] and balance[b] > 0]
     if hinted:
@@ -123,6 +136,19 @@ def page_keep(blocks: Blocks, classes: list[int] | None = None) -> tuple[list[bo
     n = len(blocks)
     keep = [False] * n
     text_blocks = [b for b in range(n) if classes[b] != EMPTY]
+    # Context of short blocks: the class of the nearest text block before / after that is
+    # not short itself.
+    before, after = [BAD] * len(text_blocks), [BAD] * len(text_blocks)
+    last = BAD
+    for i, b in enumerate(text_blocks):
+        before[i] = last
+        if classes[b] != SHORT:
+            last = classes[b]
+    last = BAD
+    for i in range(len(text_blocks) - 1, -1, -1):
+        after[i] = last
+        if classes[text_blocks[i]] != SHORT:
+            last = classes[text_blocks[i]]
     for i, b in enumerate(text_blocks):
         c = classes[b]
         if not inside[b]:
@@ -130,9 +156,7 @@ def page_keep(blocks: Blocks, classes: list[int] | None = None) -> tuple[list[bo
         if c in (GOOD, NEAR, HEADING):
             keep[b] = True
         elif c == SHORT:
-            prev_c = classes[text_blocks[i - 1]] if i > 0 else BAD
-            next_c = classes[text_blocks[i + 1]] if i + 1 < len(text_blocks) else BAD
-            keep[b] = prev_c in (GOOD, NEAR) or next_c in (GOOD, NEAR)
+            keep[b] = before[i] in (GOOD, NEAR) or after[i] in (GOOD, NEAR)
     # The title right before the region (an h1/h2 outside the article container).
     first = next((i for i, b in enumerate(text_blocks) if inside[b]), None)
     if first is not None:

@@ -1,0 +1,172 @@
+import time
+
+from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
+
+from pagetwin.config import ExtractSettings
+from pagetwin.html.blocks import walk
+from pagetwin.html.noise import extract
+from pagetwin.html.parse import parse_html
+from pagetwin.html.templates import SiteTemplates, page_stats
+
+S = ExtractSettings()
+
+ARTICLE = [
+    "The river council approved the new harbour budget on Tuesday after a long meeting with residents and engineers from the northern villages.",
+    "Officials said the railway bridge would be repaired before the summer festival, when visitors from the coastal towns usually arrive by train.",
+    "Teachers and students of the local college questioned the plan, which delays the library project by two years and moves money to traffic.",
+]
+
+
+def page(extra_body: str = "", head: str = "", article_extra: str = "") -> str:
+    paras = "".join(f"<p>{p}</p>" for p in ARTICLE)
+    return (
+        f"<html><head><title>Harbour budget approved</title>{head}</head><body>"
+        f"<div id='wrap'><div class='story'><h1>Harbour budget approved</h1>{paras}{article_extra}</div>"
+        f"{extra_body}</div></body></html>"
+    )
+
+
+def text(html: str, site=None) -> str:
+    return extract(parse_html(html), site, S).text
+
+
+def test_article_kept_chrome_dropped():
+    chrome = (
+        "<script>var secret = 'script text';</script><style>.x{color:red}</style>"
+        "<noscript>Enable javascript to see noscript text</noscript><template><p>template text</p></template>"
+        "<svg><text>svg text</text></svg><iframe src='x'>iframe text</iframe>"
+        "<nav><ul><li><a href='/'>Home</a></li><li><a href='/n'>News</a></li></ul></nav>"
+        "<header><p>Site header text that is long enough to be content if it were not a header.</p></header>"
+        "<footer><p>Footer text that is long enough to be content if it were not in a footer.</p></footer>"
+        "<aside><p>Aside text that is long enough to be content if it were not in an aside box.</p></aside>"
+        "<form><label>Search</label><input value='input text'><select><option>option text</option></select>"
+        "<button>button text</button><textarea>textarea text</textarea></form>"
+        "<div hidden><p>Hidden attribute text that is long enough to be a paragraph of the page.</p></div>"
+        "<div aria-hidden='true'><p>Aria hidden text that is long enough to be a paragraph of the page.</p></div>"
+        "<div style='display: none'><p>Display none text that is long enough to be a paragraph of the page.</p></div>"
+        "<div class='share-buttons'><p>Share this story with your friends on every network you use daily.</p></div>"
+    )
+    out = text(page(extra_body=chrome))
+    for p in ARTICLE:
+        assert p in out
+    assert out.splitlines()[0] == "Harbour budget approved"
+    for gone in ("script text", "color:red", "noscript", "template text", "svg text", "iframe", "Home",
+                 "Site header", "Footer text", "Aside text", "input text", "option text", "button text",
+                 "textarea text", "Hidden attribute", "Aria hidden", "Display none", "Share this story"):  # fmt: skip
+        assert gone not in out, gone
+
+
+def test_link_dense_block_dropped_lists_and_tables_kept():
+    links = "<div class='more'>" + " | ".join(f"<a href='/s/{i}'>Another story number {i} about the harbour</a>" for i in range(4)) + "</div>"
+    content = (
+        "<h2>What changes</h2><ul><li>The bridge is repaired before the festival in July this year.</li>"
+        "<li>The library project waits two more years for its funding to be approved.</li></ul>"
+        "<table><tr><th>Item</th><th>Cost</th></tr><tr><td>Bridge repairs</td><td>4.2 million</td></tr></table>"
+    )
+    out = text(page(article_extra=content + links))
+    assert "Another story number" not in out
+    assert "What changes" in out
+    assert "The bridge is repaired before the festival in July this year." in out
+    assert "Bridge repairs 4.2 million" in out  # a table row reads as one line
+
+
+def test_header_inside_article_keeps_title_but_page_header_goes():
+    html = (
+        "<html><body><header><p>The Valley Gazette, your daily newspaper for the whole valley region.</p></header>"
+        "<article><header><h1>Budget approved</h1></header>" + "".join(f"<p>{p}</p>" for p in ARTICLE) + "</article></body></html>"
+    )
+    out = text(html)
+    assert out.startswith("Budget approved") and "daily newspaper" not in out
+
+
+def test_chrome_named_wrapper_around_the_whole_page_is_kept():
+    # A class word like "sidebar" or "advertisement" on a wrapper of the whole page must not
+    # remove the article (real pages do this: "content-sidebar-wrap", "ad-off-canvas-pusher").
+    html = page().replace("<div id='wrap'>", "<div class='advertisement-off-canvas-pusher'>")
+    out = text(html)
+    assert all(p in out for p in ARTICLE)
+
+
+def test_title_and_description():
+    html = page(head="<meta name='description' content='The council approved the budget.'>")
+    ex = extract(parse_html(html), None, S)
+    assert ex.title == "Harbour budget approved" and ex.description == "The council approved the budget."
+    ex = extract(parse_html(page(head="<meta property='og:description' content='OG text'>")), None, S)
+    assert ex.description == "OG text"
+    assert extract(parse_html(page()), None, S).description == ""
+
+
+def test_main_content_images_kept_template_images_dropped():
+    logo = "<div class='brand'><img src='/logo.png' alt='Gazette' width='120' height='40'></div>"
+    pages = []
+    for i in range(6):
+        figure = f"<figure><img src='/photos/{i}.jpg' data-src='/photos/{i}-large.jpg' alt='Photo {i}' width='800'><figcaption>The harbour in spring, photographed for story {i}.</figcaption></figure>"
+        pages.append(page(article_extra=figure).replace("<div id='wrap'>", "<div id='wrap'>" + logo))
+    # Page level: the logo is outside the article region, the photo inside.
+    imgs = extract(parse_html(pages[0]), None, S).images
+    assert [im["src"] for im in imgs] == ["/photos/0.jpg"]
+    assert imgs[0]["data-src"] == "/photos/0-large.jpg" and imgs[0]["alt"] == "Photo 0" and imgs[0]["width"] == "800"
+    # Site level: a logo inside the article container is on every page -> template.
+    pages = [p.replace("<h1>", logo + "<h1>") for p in pages]
+    model = SiteTemplates(S)
+    for p in pages:
+        model.fit("gazette.example", page_stats(parse_html(p), S))
+    site = model.for_site("gazette.example")
+    assert "/logo.png" in [im["src"] for im in extract(parse_html(pages[1]), None, S).images]
+    assert [im["src"] for im in extract(parse_html(pages[1]), site, S).images] == ["/photos/1.jpg"]
+
+
+def test_picture_sources_are_images():
+    pic = "<picture><source srcset='/a.webp 1x, /a@2x.webp 2x'><img src='/a.jpg' alt='A'></picture>"
+    imgs = extract(parse_html(page(article_extra=pic)), None, S).images
+    assert {"srcset": "/a.webp 1x, /a@2x.webp 2x"} in imgs and any(im.get("src") == "/a.jpg" for im in imgs)
+
+
+def test_deep_dom_does_not_crash_or_hang():
+    depth = 100_000
+    html = "<html><body>" + "<div>" * depth + "<p>" + ARTICLE[0] + "</p>" + "</div>" * depth + "<p>" + ARTICLE[1] + "</p></body></html>"
+    t0 = time.perf_counter()
+    tree = parse_html(html)
+    out = extract(tree, None, S).text
+    stats = page_stats(parse_html(html), S)
+    assert time.perf_counter() - t0 < 15
+    assert ARTICLE[0] in out and ARTICLE[1] in out
+    assert len(stats.hashes) > 0
+    blocks = walk(parse_html("<div>" * 2000 + "deep text" + "</div>" * 2000), max_depth=100)
+    assert len(blocks) <= 102 and any("deep text" in t for t in blocks.text)
+
+
+def test_deep_inline_nesting():
+    html = "<p>" + "<span>" * 50_000 + ARTICLE[2] + "</span>" * 50_000 + "</p>"
+    assert ARTICLE[2] in text(html)
+
+
+def test_huge_page():
+    para = "<p>" + ARTICLE[0] + "</p>"
+    html = page(article_extra=para * (10_000_000 // len(para)))
+    assert len(html) > 10_000_000
+    t0 = time.perf_counter()
+    out = text(html)
+    assert time.perf_counter() - t0 < 30
+    assert out.count(ARTICLE[0]) > 1000
+
+
+def test_empty_and_odd_input():
+    for html in ("", "   ", "<html></html>", "plain text only", "<p>", "<!-- only a comment -->", "\x00\x01<p>x", "<frameset></frameset>"):
+        ex = extract(parse_html(html), None, S)
+        assert isinstance(ex.text, str)
+        page_stats(parse_html(html), S)
+
+
+@hsettings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(["<div>", "</div>", "<p>", "</p>", "<a href=x>", "</a>", "<li>", "<table>", "<td>",
+                                 "<nav>", "<script>", "</script>", "<img src=i.png>", "<h1>", "text ", "more words here ",
+                                 "<br>", "<span class='menu'>", "</span>", "&amp;", "\u4e2d\u6587", "<div hidden>", "<!--"]),
+                max_size=80))  # fmt: skip
+def test_any_markup_is_handled(parts):
+    html = "".join(parts)
+    ex = extract(parse_html(html), None, S)
+    assert "\n\n" not in ex.text
+    stats = page_stats(parse_html(html), S)
+    assert len(stats.slots) == len(stats.slot_kept)
+    assert all(0.0 <= k <= 1.0 for k in stats.slot_kept.tolist())
