@@ -106,3 +106,25 @@ def test_same_inputs_give_identical_bytes(tmp_path):
         return path.read_bytes()
 
     assert build(tmp_path / "a.warc.gz") == build(tmp_path / "b.warc.gz")
+
+
+def test_write_page_copies_warc_records_and_writes_other_pages(tmp_path):
+    from pagetwin.config import InputSettings
+    from pagetwin.sources import SourceStats, iter_pages
+
+    src = tmp_path / "src.warc.gz"
+    with WarcWriter(src) as w:
+        w.write_request("https://example.org/a")
+        rid = w.write_response("https://example.org/a", HTML, date="2024-05-01T10:00:00Z")
+    folder = tmp_path / "site"
+    folder.mkdir()
+    (folder / "p.html").write_bytes(HTML.replace(b"Hello", b"Folder"))
+    pages = list(iter_pages([str(src), str(folder)], InputSettings(), SourceStats()))
+    out = tmp_path / "out.warc.gz"
+    with WarcWriter(out) as w:
+        written = [w.write_page(p) for p in pages]
+    assert written[0] == rid
+    again = list(iter_pages([str(out)], InputSettings(), SourceStats()))
+    assert [p.body for p in again] == [p.body for p in pages]
+    assert again[0].id == rid and again[0].crawl_date == "2024-05-01T10:00:00Z"
+    assert again[1].url == pages[1].url and again[1].payload_digest == pages[1].payload_digest

@@ -201,6 +201,26 @@ class WarcWriter:
                 return None
         return None
 
+    def write_page(self, page: Any) -> str | None:
+        """Write a page (a ``pagetwin.model.Page``), e.g. one that dedup keeps: its original
+        record, copied byte for byte, when it came from a WARC file; otherwise a response
+        record with its HTML (marked ``WARC-Truncated: length`` when the body was cut).
+        Returns the record id written, or None for a revisit that cannot be copied."""
+        offset = page.meta.get("warc_offset") if page.meta else None
+        if offset is not None and page.source:
+            rid = self.copy_record(page.source, offset)
+            if rid is not None:
+                return rid
+        if page.kind != "response":
+            return None
+        extra = [("X-Pagetwin-Page-Id", page.id)]
+        if page.truncated:
+            extra.append(("WARC-Truncated", "length"))
+        charset = f"; charset={page.http_charset}" if page.http_charset else ""
+        return self.write_response(
+            page.url or page.id, page.body, headers=extra, date=page.crawl_date, content_type=f"text/html{charset}"
+        )
+
     # -- plumbing ------------------------------------------------------------------------
 
     def _write(

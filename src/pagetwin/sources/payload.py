@@ -110,7 +110,8 @@ def split_content_type(value: str | None) -> tuple[str, str | None]:
         key, eq, val = param.partition("=")
         if eq and key.strip().lower() == "charset":
             charset = val.strip().strip("\"'").strip() or None
-    return media.strip().lower(), charset
+    # "text/html, text/html" (a header sent twice and joined): the first one counts
+    return media.split(",")[0].strip().lower(), charset
 
 
 def dechunk(data: bytes) -> bytes | None:

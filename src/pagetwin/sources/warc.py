@@ -175,8 +175,15 @@ def _gzip_member_complete(path: str, offset: int) -> bool:
 
 
 def _read(reader, n: int) -> bytes:
+    """Up to ``n`` bytes: fewer only at the end of the record."""
     try:
-        return reader.read(n)
+        data = reader.read(n)
+        while 0 < len(data) < n:
+            more = reader.read(n - len(data))
+            if not more:
+                break
+            data += more
+        return data
     except Exception as exc:  # noqa: BLE001 - corrupt compressed data inside a record
         raise _StreamBroken(str(exc)) from exc
 
