@@ -91,3 +91,30 @@ def test_unmutated_bases_read_fully():
             pages = list(iter_pages([path], InputSettings(), stats, want_images=True))
         assert [p.kind for p in pages] == ["response"] * 4 + ["revisit", "image"], gz
         assert stats.skipped == {"warcinfo": 1, "request": 1}
+
+
+def _arc_base() -> bytes:
+    from tests.sources.source_helpers import arc_file, arc_record, http
+
+    records = [
+        arc_record(f"http://example.org/{i}", http(b"<html><body><p>arc page %d</p></body></html>" % i)) for i in range(4)
+    ]
+    return arc_file(records)
+
+
+ARC = _arc_base()
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(gz=st.booleans(), ops=st.lists(mutation, min_size=1, max_size=3))
+def test_mutated_arc_never_crashes_and_accounts_for_every_record(gz, ops):
+    data = _mutate(ARC, ops)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "fuzz.arc.gz" if gz else "fuzz.arc")
+        with open(path, "wb") as fh:
+            fh.write(gzip.compress(data) if gz else data)
+        stats = SourceStats()
+        pages = list(iter_pages([path], InputSettings(), stats))
+    assert stats.records_total == stats.pages_read + stats.images + sum(stats.skipped.values())
+    assert all(p.kind == "response" and p.url for p in pages)
+    assert not any("reading stopped" in e for e in stats.errors), stats.errors

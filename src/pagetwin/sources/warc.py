@@ -351,10 +351,12 @@ def iter_arc(path: str, settings: InputSettings, stats: SourceStats, want_images
     name = os.path.basename(path)
     limit = settings.max_page_bytes
     n_records = 0
+    it = None
     try:
         # Decompress here (warcio refuses a gzip ARC that is one member, not one per record).
         with (gzip.open(path, "rb") if is_gzip(path) else open(path, "rb")) as fh:
             it = WarcioIterator(fh, arc2warc=False, ensure_http_headers=False)
+            it.INC_RECORD = ""  # warcio prints this warning to stderr; we count it instead
             for rec in it:
                 n_records += 1
                 pos = it.offset
@@ -378,6 +380,9 @@ def iter_arc(path: str, settings: InputSettings, stats: SourceStats, want_images
             reason = "malformed-record"
         yield Skip(reason, f"{name}: {msg}")
         stats.error(f"{path}: unreadable ARC data after {n_records} records ({msg}); rest of the file skipped")
+    misaligned = it.err_count if it is not None else 0
+    if misaligned:
+        stats.error(f"{path}: {misaligned} ARC records not followed by a newline (wrong length field?)")
     if n_records == 0:
         stats.error(f"{path}: no ARC record could be read")
 
