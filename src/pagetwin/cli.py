@@ -77,6 +77,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--source", default="", help="where the corpus came from (written into the table)")
     p.set_defaults(func=cmd_endings)
 
+    p = sub.add_parser("templates", help="learn each site's template from the inputs and show what is removed")
+    _add_common(p)
+    p.add_argument("--site", metavar="HOST", help="show only this site")
+    p.add_argument("--samples", type=int, default=3, metavar="N", help="sample texts per block (default 3)")
+    p.add_argument("--json", action="store_true", help="one JSON object per site instead of text")
+    p.set_defaults(func=cmd_templates)
+
     p = sub.add_parser("config", help="print the resolved settings as TOML")
     _add_common(p, inputs=False)
     p.add_argument("--algorithms", metavar="LIST")
@@ -191,6 +198,32 @@ def cmd_endings(args: argparse.Namespace, settings: Settings) -> int:
     argv = ["build-endings", *args.corpus, "--lang", args.lang, "--out", args.out, "--source", args.source]
     argv += ["--min-stem", str(args.min_stem), "--max-ending", str(args.max_ending), "--min-count", str(args.min_count)]
     return morph_main(argv)
+
+
+def cmd_templates(args: argparse.Namespace, settings: Settings) -> int:
+    from pagetwin.html.templates import format_report, normalize_site
+    from pagetwin.runners.local import learn
+    from pagetwin.sources import InputError, check_inputs
+
+    problems = check_inputs(args.inputs)
+    if len(problems) == len(args.inputs):
+        raise InputError("; ".join(problems))
+    for problem in problems:
+        _err(problem)
+    settings.extract.templates = True
+    settings.text.weighting = "density"  # only the templates are learned: no document frequencies
+    learned = learn([p for p in args.inputs if not any(p in m for m in problems)], settings)
+    site = normalize_site(args.site, settings.extract) if args.site else None
+    rows = learned.templates.report(site, samples=max(1, args.samples))
+    if site is not None and not rows:
+        _err(f"no pages of site {site!r} in the inputs")
+        return 1
+    if args.json:
+        for row in rows:
+            sys.stdout.write(json.dumps(row, ensure_ascii=False) + "\n")
+    else:
+        sys.stdout.write(format_report(rows))
+    return 0
 
 
 def cmd_config(args: argparse.Namespace, settings: Settings) -> int:

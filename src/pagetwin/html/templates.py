@@ -362,3 +362,34 @@ class SiteTemplates:
                     samples={int(k): v for k, v in s["samples"]}, pruned_below=s.get("pruned_below", 0),
                 )  # fmt: skip
         return out
+
+
+def normalize_site(name: str, settings: ExtractSettings) -> str:
+    """The site key of a name a user typed (``www.BBC.co.uk``, a URL, or a ``file:`` key)."""
+    name = name.strip()
+    if name.startswith("file:") and "://" not in name:
+        return name
+    return site_key(name if "://" in name else "http://" + name, settings)
+
+
+def format_report(rows: list[dict]) -> str:
+    """``SiteTemplates.report`` as text for people."""
+    lines = []
+    for row in rows:
+        state = "template learned" if row["learned"] else "too few pages: page-level removal only"
+        lines.append(f"{row['site'] or '(no host)'}: {row['pages']} pages ({state})")
+        if not row["learned"]:
+            continue
+        if row["blocks"]:
+            lines.append("  blocks removed (share of pages, pages, sample text):")
+            for b in row["blocks"]:
+                sample = " | ".join(repr(t) for t in b["text"]) or "(no text: images only)"
+                lines.append(f"    {b['share']:6.1%} {b['pages']:6d}  {sample}")
+        if row["slots"]:
+            lines.append("  template slots (text dropped on most pages; share of pages, pages, sample text):")
+            for s in row["slots"]:
+                sample = " | ".join(repr(t) for t in s["text"])
+                lines.append(f"    {s['share']:6.1%} {s['pages']:6d}  {sample}")
+        if not row["blocks"] and not row["slots"]:
+            lines.append("  nothing repeated on enough pages")
+    return "\n".join(lines) + ("\n" if lines else "")
