@@ -63,3 +63,9 @@ def test_deep_dom_parses_in_linear_time_and_keeps_its_text():
 def test_limit_depth_leaves_ordinary_pages_alone():
     html = "<html><body>" + "<ul>" + "<li>item" * 600 + "</ul><p>a<p>b</body></html>"
     assert limit_depth(html, 64) == (html, False)
+
+
+def test_utf16_without_bom():
+    for enc in ("utf-16-le", "utf-16-be"):
+        text, charset, _ = decode_html("<html><body><p>Grüße</p></body></html>".encode(enc), "utf-8")
+        assert charset == enc and "Grüße" in text

@@ -51,6 +51,11 @@ def detect_charset(body: bytes, http_charset: str | None = None) -> str:
     for bom, name in _BOMS:
         if body.startswith(bom):
             return name
+    head = body[:512]
+    if len(head) >= 8 and head.count(b"\x00") * 4 >= len(head):
+        # UTF-16 without a BOM: ASCII markup leaves every other byte NUL (valid UTF-8 otherwise).
+        odd_nuls = head[1::2].count(b"\x00")
+        return "utf-16-le" if odd_nuls >= head[0::2].count(b"\x00") else "utf-16-be"
     codec = _codec(http_charset)
     if codec:
         return codec
