@@ -233,6 +233,132 @@ def phash_on_crawl_images(files: list[Path], k: int) -> dict:
     }
 
 
+_PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{title} | Crawl Shop</title></head>
+<body><header><a href="/"><img src="/static/logo.png" alt="Crawl Shop" width="160" height="48"></a>
+<nav><a href="/">Home</a> <a href="/new">New</a> <a href="/sale">Sale</a> <a href="/help">Help</a></nav></header>
+<main><h1>{title}</h1><div class="gallery">{figures}</div></main>
+<footer><p>Copyright 2024 Crawl Shop. All rights reserved. Prices include taxes.</p></footer></body></html>"""
+
+
+def crawl_image_pool(files: list[Path], min_side: int = 64) -> list[tuple[str, bytes]]:
+    """Distinct decodable images of at least min_side px a side from the crawls' image records."""
+    import io
+
+    import xxhash
+    from PIL import Image
+
+    from pagetwin.config import InputSettings
+    from pagetwin.html.images import image_phash
+    from pagetwin.sources import SourceStats, iter_pages
+
+    seen, pool = set(), []
+    for f in files:
+        for page in iter_pages([str(f)], InputSettings(), SourceStats(), want_images=True):
+            if page.kind != "image" or image_phash(page.body) is None:
+                continue
+            digest = xxhash.xxh3_64_hexdigest(page.body)
+            if digest in seen:
+                continue
+            try:
+                with Image.open(io.BytesIO(page.body)) as im:
+                    if min(im.size) < min_side:
+                        continue
+            except Exception:  # noqa: BLE001
+                continue
+            seen.add(digest)
+            pool.append((page.url, page.body))
+    return pool
+
+
+def planted_galleries(pool: list[tuple[str, bytes]], workers: int, galleries: int = 30, per_page: int = 6,
+                      copies: int = 15, seed: int = 7, unique_bytes: bool = False) -> dict:
+    """Gallery pages built from the crawls' real images (one site, shared template, captions of
+    random words), and for `copies` of them a copy under another URL whose images are other
+    URLs holding re-encoded renditions (60 % size, JPEG quality 70; with ``unique_bytes`` quality
+    60 + gallery number, so no two image records are byte-identical) and whose captions are other
+    words. Deduplicated with `exact,images`, with and without the image records in the WARC.
+    Recall = copies clustered with their original; false merges = clusters holding two
+    different originals."""
+    import io
+    import random
+    import tempfile
+
+    from PIL import Image
+    from warcio.statusandheaders import StatusAndHeaders
+    from warcio.warcwriter import WARCWriter
+
+    rng = random.Random(seed)
+    words = ("red blue green small large cotton leather wooden steel classic modern travel kitchen garden "
+             "summer winter gift set pack new sale light dark soft warm").split()  # fmt: skip
+
+    def caption() -> str:
+        return " ".join(rng.choice(words) for _ in range(8)).capitalize()
+
+    def reencode(body: bytes, quality: int) -> bytes:
+        with Image.open(io.BytesIO(body)) as im:
+            rgba = im.convert("RGBA")
+            flat = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
+            flat.alpha_composite(rgba)
+            im2 = flat.convert("RGB")
+            im2 = im2.resize((max(16, int(im2.width * 0.6)), max(16, int(im2.height * 0.6))), Image.Resampling.BILINEAR)
+            buf = io.BytesIO()
+            im2.save(buf, "JPEG", quality=quality)
+            return buf.getvalue()
+
+    site = "http://shop.test"
+    pages: dict[str, str] = {}
+    images: dict[str, bytes] = {}
+    truth: list[tuple[str, str]] = []
+    originals: list[str] = []
+    for g in range(galleries):
+        chosen = rng.sample(range(len(pool)), per_page)
+        figs = []
+        for i in chosen:
+            url = f"/img/{i}.jpg"
+            images[site + url] = pool[i][1]
+            figs.append(f'<figure><img src="{url}" alt=""><figcaption>{caption()}</figcaption></figure>')
+        url = f"{site}/gallery/{g}"
+        pages[url] = _PAGE.format(title=f"Collection {g}", figures="".join(figs))
+        originals.append(url)
+        if g < copies:
+            figs = []
+            for i in chosen:
+                curl = f"/cdn/{g}/{i}-v2.jpg"
+                images[site + curl] = reencode(pool[i][1], 60 + g if unique_bytes else 70)
+                figs.append(f'<figure><img src="{curl}" alt=""><figcaption>{caption()}</figcaption></figure>')
+            copy_url = f"{site}/collections?id={g}&view=grid"
+            pages[copy_url] = _PAGE.format(title=f"Collection {g}", figures="".join(figs))
+            truth.append((url, copy_url))
+
+    def write(path: Path, with_images: bool) -> None:
+        with open(path, "wb") as fh:
+            w = WARCWriter(fh, gzip=True)
+            recs = [(u, h.encode(), "text/html; charset=utf-8") for u, h in pages.items()]
+            if with_images:
+                recs += [(u, b, "image/jpeg") for u, b in images.items()]
+            for u, body, ctype in recs:
+                hdrs = StatusAndHeaders("200 OK", [("Content-Type", ctype)], protocol="HTTP/1.1")
+                w.write_record(w.create_warc_record(u, "response", payload=io.BytesIO(body), http_headers=hdrs))
+
+    results = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for label, with_images, algos in (("exact only", True, "exact"), ("exact,images with image records", True, "exact,images"),
+                                          ("exact,images without image records", False, "exact,images")):  # fmt: skip
+            warc = Path(tmp) / f"{label.replace(' ', '_').replace(',', '_')}.warc.gz"
+            write(warc, with_images)
+            out = Path(tmp) / (warc.stem + "_out")
+            cmd = [sys.executable, "-m", "pagetwin.cli", "dedup", str(warc), "--out", str(out), "--algorithms", algos, "--workers", str(workers)]
+            proc = subprocess.run(cmd, capture_output=True, text=True)
+            if proc.returncode != 0:
+                raise SystemExit(f"planted galleries: dedup failed:\n{proc.stderr[-3000:]}")
+            cl = {r["url"]: r["cluster"] for r in read_clusters(out).values()}
+            found = sum(1 for a, b in truth if cl[a] == cl[b])
+            by_cluster: dict[str, int] = Counter(cl[u] for u in originals)
+            results[label] = {"copies_found": found, "copies": len(truth),
+                              "false_merges": sum(n - 1 for n in by_cluster.values() if n > 1)}  # fmt: skip
+    return {"pool": len(pool), "galleries": galleries, "per_page": per_page, "results": results}
+
+
 def diff_clusters(base: dict[str, dict], with_: dict[str, dict]) -> dict:
     def groups(rows: dict[str, dict]) -> dict[str, set[str]]:
         g: dict[str, set[str]] = defaultdict(set)
@@ -341,6 +467,17 @@ def markdown(report: dict) -> str:
               f"within phash_k = 6 bits: {ph['distinct_pairs_within_k']} of {ph['distinct_pairs']}"
               + (": " + "; ".join(f"{e['d']} bits: {e['a']} ~ {e['b']}" for e in ph["close_examples"][:4]) if ph["close_examples"] else "")
               + "."]
+    pl = report["planted"]
+    lines += ["", f"Planted galleries of real crawl images ({pl['pool']} distinct images of at least 64 px from servo/ "
+              f"and ukwa/ image records): {pl['galleries']} gallery pages of {pl['per_page']} images on one site, "
+              f"15 of them copied under another URL with every image re-encoded (60 % size, JPEG q70) under "
+              f"another URL and other captions; `pagetwin dedup`:", "",
+              "| run | copies found | false merges of different galleries |", "|---|---:|---:|"]
+    for label, r in pl["results"].items():
+        lines.append(f"| {label} | {r['copies_found']}/{r['copies']} | {r['false_merges']} |")
+    for label, r in report["planted_unique_bytes"]["results"].items():
+        if "images" in label:
+            lines.append(f"| {label}, every re-encoded record byte-unique | {r['copies_found']}/{r['copies']} | {r['false_merges']} |")
     dom = report["census"]["dominant"]
     if dom:
         lines += ["", "Image-dominant pages (examples):", ""]
@@ -366,8 +503,11 @@ def main(argv: list[str] | None = None) -> int:
         "census", files, "images", args.workers, ["--images-min-images", "1", "--images-max-words-per-image", "1e12"]
     )
     examples, counts = image_edges(with_out, args.examples)
+    pool = crawl_image_pool(sorted((WARC_DIR / "servo").glob("*.warc.gz")) + sorted((WARC_DIR / "ukwa").glob("*.warc.gz")))
     report = {
         "pairwise": pairwise_verdicts(with_out),
+        "planted": planted_galleries(pool, args.workers),
+        "planted_unique_bytes": planted_galleries(pool, args.workers, unique_bytes=True),
         "phash_crawl": phash_on_crawl_images(
             sorted((WARC_DIR / "servo").glob("*.warc.gz")) + sorted((WARC_DIR / "ukwa").glob("*.warc.gz")), 6
         ),
