@@ -15,15 +15,15 @@ block the walk records
 - ``parent``: the enclosing block (blocks are numbered in document order, a parent before its
   children).
 
-Before the walk, elements that are never content are removed from the tree (scripts, styles,
-forms' controls, embedded frames, hidden elements); elements that are page chrome by their tag
-(nav, aside, header/footer outside an article) or by the words of their class/id (menu,
-sidebar, share, cookie, ...) are skipped. The walk is iterative (an explicit stack), so a DOM
-100,000 levels deep does not reach Python's recursion limit; below ``max_depth`` a subtree is
-read as flat text.
-
-Note: the walk removes the never-content elements from ``tree`` itself (a second walk over the
-same tree gives the same blocks).
+The walk does not enter elements that are never content (scripts, styles, form controls,
+embedded frames, ``SKIP_TAGS``), hidden elements (``hidden``, ``aria-hidden="true"``,
+``display: none`` / ``visibility: hidden`` inline styles; checked on block elements and on
+span/font/label/small), or elements that are page chrome by their tag (nav, aside,
+header/footer outside an article) or by the words of their class/id (menu, sidebar, share,
+cookie, ...; unless they wrap the page's h1 or marked article body). The walk is iterative (an
+explicit stack), so a DOM 100,000 levels deep does not reach Python's recursion limit; blocks
+nested deeper than ``max_depth`` are read as flat text of their ancestor. The tree is not
+modified.
 """
 
 from __future__ import annotations
@@ -33,18 +33,14 @@ from dataclasses import dataclass, field
 
 import xxhash
 
-# Removed from the tree before the walk: never visible content.
-STRIP_TAGS = [
-    "script", "style", "noscript", "template", "svg", "math", "iframe", "frame", "frameset",
-    "object", "embed", "applet", "canvas", "audio", "video", "map",
-    "input", "select", "option", "optgroup", "textarea", "button", "datalist", "output",
-    "dialog", "menu",
-]  # fmt: skip
-
-HIDDEN_SELECTOR = (
-    "[hidden], [aria-hidden=true], [style*='display:none'], [style*='display: none'], "
-    "[style*='visibility:hidden'], [style*='visibility: hidden'], [type=hidden]"
+# Never visible content: the walk does not enter these (nor anything inside them).
+SKIP_TAGS = frozenset(
+    """script style noscript template svg math iframe frame frameset object embed applet canvas
+    audio video map head title meta link input select option optgroup textarea button datalist
+    output dialog menu""".split()
 )
+# Inline style that hides an element.
+_HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
 
 BLOCK_TAGS = frozenset(
     """address article aside blockquote body center dd details dir div dl dt fieldset figcaption
@@ -153,12 +149,12 @@ def _class_facts(tag: str, cls: str, ident: str, itemprop: str) -> tuple[bool, b
     return facts
 
 
-def clean_tree(tree) -> None:
-    """Remove never-content elements (scripts, styles, controls, frames, hidden) from ``tree``."""
-    tree.strip_tags(STRIP_TAGS)
-    for node in tree.css(HIDDEN_SELECTOR):
-        if node.tag not in ("html", "body"):
-            node.decompose()
+def is_hidden(attrs: dict) -> bool:
+    """Hidden by the ``hidden`` attribute, ``aria-hidden="true"`` or an inline style."""
+    if "hidden" in attrs or attrs.get("aria-hidden") == "true" or attrs.get("type") == "hidden":
+        return True
+    style = attrs.get("style")
+    return bool(style) and _HIDDEN_STYLE.search(style) is not None
 
 
 _LAST: list = []  # [(tree, max_depth, blocks)] of the last walk: pass 1 walks a tree twice
@@ -177,7 +173,6 @@ def walk(tree, max_depth: int = 512) -> Blocks:
 
 
 def _walk(tree, max_depth: int) -> Blocks:
-    clean_tree(tree)
     out = Blocks()
     root = tree.body
     if root is None:
@@ -236,13 +231,15 @@ def _walk(tree, max_depth: int) -> Blocks:
                     if in_link:
                         link_chars[block] += len(s.strip())
             continue
-        if tag is None or tag[0] == "-":
-            continue  # comments, doctype
+        if tag is None or tag[0] == "-" or tag in SKIP_TAGS:
+            continue  # comments, doctype; scripts, styles, controls, frames
         if tag in BLOCK_TAGS:
             if tag in CHROME_TAGS or (tag in PAGE_CHROME_TAGS and not article):
                 continue
             attrs = node.attributes
             if attrs:
+                if is_hidden(attrs):
+                    continue
                 chrome, is_hint, part = _class_facts(
                     tag, attrs.get("class") or "", attrs.get("id") or "", attrs.get("itemprop") or ""
                 )
@@ -296,6 +293,10 @@ def _walk(tree, max_depth: int) -> Blocks:
             if block >= 0:
                 pieces[block].append(" ")
             continue
+        elif tag == "span" or tag == "font" or tag == "label" or tag == "small":
+            attrs = node.attributes
+            if attrs and is_hidden(attrs):
+                continue
         elif tag == "a" and not in_link:
             push((block, in_link, article, -1))
             in_link = True
