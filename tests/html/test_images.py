@@ -281,3 +281,11 @@ def test_image_refs_invariants(raw: list[dict]) -> None:
     for r in refs:
         assert r.url.startswith("https://") and normalize_image_url(r.url) == r.url
         assert not is_tiny(r.width, r.height)
+
+
+def test_raw_image_attrs_cover_every_attribute_read() -> None:
+    from pagetwin.html.images import RAW_IMAGE_ATTRS
+
+    assert {"src", "srcset", "data-src", "data-original", "data-ks-lazyload", "alt", "title", "width", "height", "style"} <= set(RAW_IMAGE_ATTRS)
+    # an attribute outside the list is ignored: the list is the whole contract
+    assert image_refs([{"data-unknown": "/x.jpg"}], PAGE) == []

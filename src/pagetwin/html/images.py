@@ -65,6 +65,20 @@ _LAZY_ATTRS = (
 )
 _SRCSET_ATTRS = ("data-srcset", "data-lazy-srcset", "srcset")
 
+# Every attribute image_refs reads: the extractor should keep these on each <img> / <source>.
+RAW_IMAGE_ATTRS = (
+    "src",
+    *_LAZY_ATTRS,
+    *_SRCSET_ATTRS,
+    "alt",
+    "title",
+    "width",
+    "height",
+    "data-width",
+    "data-height",
+    "style",
+)
+
 TRACKING_HOSTS = (
     "doubleclick.net",
     "google-analytics.com",
