@@ -2,7 +2,13 @@
 resiliparse and jusText, scored against ground truth in the same run, on the same pages.
 
     .venv/bin/python bench/extraction.py [--sets cleanportaleval,scrapinghub,chinese_wce]
-        [--tools pagetwin,trafilatura,resiliparse,justext] [--limit N] [--data ../shared/data]
+        [--tools pagetwin,pagetwin-page,trafilatura,resiliparse,justext] [--limit N] [--repeat N]
+        [--data ../shared/data] [--json OUT]
+    .venv/bin/python bench/extraction.py --memory CRAWL...   # peak memory of pass 1
+
+``--memory``: each crawl (e.g. the corpora of ``bench/corpus.py``) goes through pass 1 alone
+(``runners.local.learn``, one worker) in a fresh process; the table gives the model's entries,
+its serialised size, and the process's peak RSS (``ru_maxrss``) beside its RSS after imports.
 
 Data (read-only, ``../shared/data/extraction``; see its README):
 
@@ -282,6 +288,38 @@ def score(set_name: str, texts: list[str], pages: list[dict]) -> dict:
     return {"P": p, "R": r, "F": 2 * p * r / (p + r) if p + r else 0.0, "per_page": [round(2 * a * b / (a + b) if a + b else 0, 4) for a, b in pr]}
 
 
+def learn_memory(corpus: str) -> dict:
+    """Pass 1 of `pagetwin text` / `dedup` (``runners.local.learn``, one worker) over one crawl:
+    the site-template model's size and the process's peak memory. Run in a fresh process."""
+    import resource
+
+    from pagetwin.html import noise, templates  # noqa: F401 - imported before the baseline
+    from pagetwin.runners.local import learn
+
+    settings = default_settings()
+    settings.run.workers = 1
+    settings.run.progress = False
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    t0 = time.process_time()
+    learned = learn([corpus], settings)
+    seconds = time.process_time() - t0
+    model = learned.templates.compact()
+    sites = model.sites_
+    return {
+        "corpus": corpus,
+        "pages": sum(c.pages for c in sites.values()),
+        "sites": len(sites),
+        "sites_with_model": sum(c.pages >= settings.extract.min_site_pages for c in sites.values()),
+        "hash_entries": int(sum(len(c.hash_keys) for c in sites.values())),
+        "slot_entries": int(sum(len(c.slot_keys) for c in sites.values())),
+        "largest_site_entries": int(max((len(c.hash_keys) for c in sites.values()), default=0)),
+        "model_bytes": len(model.to_bytes()),
+        "rss_after_imports_mb": before / 1024,
+        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "pass1_pages_per_cpu_s": sum(c.pages for c in sites.values()) / seconds if seconds else None,
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sets", default="cleanportaleval,scrapinghub,chinese_wce")
@@ -290,7 +328,23 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--limit", type=int, default=None)
     ap.add_argument("--json", type=Path, default=None, help="write all scores (and per-page F) here")
     ap.add_argument("--repeat", type=int, default=1, help="time each tool this many times, keep the fastest")
+    ap.add_argument("--memory", nargs="+", metavar="CRAWL", help="instead: peak memory of pass 1 (site templates) over each crawl, each in a fresh process")
+    ap.add_argument("--memory-child", metavar="CRAWL", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.memory_child:
+        print(json.dumps(learn_memory(args.memory_child)))
+        return 0
+    if args.memory:
+        import subprocess
+
+        print("| crawl | pages | sites | sites with a model | hash entries | largest site | model bytes | RSS after imports MB | peak RSS MB | pass-1 pages / CPU s |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for crawl in args.memory:
+            out = subprocess.run([sys.executable, __file__, "--memory-child", crawl], capture_output=True, text=True, check=True)
+            m = json.loads(out.stdout.strip().splitlines()[-1])
+            print(f"| {Path(crawl).name} | {m['pages']} | {m['sites']} | {m['sites_with_model']} | {m['hash_entries']} | {m['largest_site_entries']} | "
+                  f"{m['model_bytes']:,} | {m['rss_after_imports_mb']:.0f} | {m['peak_rss_mb']:.0f} | {m['pass1_pages_per_cpu_s']:.0f} |", flush=True)  # fmt: skip
+        return 0
     if not (args.data / "extraction").exists():
         print(f"no data at {args.data}/extraction", file=sys.stderr)
         return 1
