@@ -276,7 +276,8 @@ def planted_galleries(pool: list[tuple[str, bytes]], workers: int, galleries: in
     random words), and for `copies` of them a copy under another URL whose images are other
     URLs holding re-encoded renditions (60 % size, JPEG quality 70; with ``unique_bytes`` quality
     60 + gallery number, so no two image records are byte-identical) and whose captions are other
-    words. Deduplicated with `exact,images`, with and without the image records in the WARC.
+    words. The other galleries are siblings of the copied ones: half of their images are the same
+    photographs (image Jaccard 1/3), the rest other ones. Deduplicated with `exact,images`, with and without the image records in the WARC.
     Recall = copies clustered with their original; false merges = clusters holding two
     different originals."""
     import io
@@ -310,8 +311,14 @@ def planted_galleries(pool: list[tuple[str, bytes]], workers: int, galleries: in
     images: dict[str, bytes] = {}
     truth: list[tuple[str, str]] = []
     originals: list[str] = []
+    chosen_by_g: list[list[int]] = []
     for g in range(galleries):
         chosen = rng.sample(range(len(pool)), per_page)
+        if g >= copies:  # a sibling of gallery g - copies: half its images are the same photographs
+            half = per_page // 2
+            older = chosen_by_g[g - copies]
+            chosen = older[:half] + [i for i in chosen if i not in older][: per_page - half]
+        chosen_by_g.append(chosen)
         figs = []
         for i in chosen:
             url = f"/img/{i}.jpg"
@@ -413,7 +420,7 @@ def markdown(report: dict) -> str:
     c = report["census"]
     lines = ["## Images", ""]
     lines.append(
-        "Measured with `python -m bench.images_report` (bench/images_report.py) on "
+        "Measured with `.venv/bin/python -m bench.images_report --workers 1` (bench/images_report.py) on "
         "`../shared/data/warc/servo/*.warc.gz` and `copycat_wayback_topic02.warc.gz`, all files in one run. "
         "Image-dominant rule (defaults): at least 3 main-content images (after template removal, "
         "tracking pixels / spacers / icons skipped) and fewer than 30 main words per image."
@@ -471,7 +478,8 @@ def markdown(report: dict) -> str:
     lines += ["", f"Planted galleries of real crawl images ({pl['pool']} distinct images of at least 64 px from servo/ "
               f"and ukwa/ image records): {pl['galleries']} gallery pages of {pl['per_page']} images on one site, "
               f"15 of them copied under another URL with every image re-encoded (60 % size, JPEG q70) under "
-              f"another URL and other captions; `pagetwin dedup`:", "",
+              f"another URL and other captions, the other 15 siblings sharing half of their photographs with one "
+              f"copied gallery (must stay apart); `pagetwin dedup`:", "",
               "| run | copies found | false merges of different galleries |", "|---|---:|---:|"]
     for label, r in pl["results"].items():
         lines.append(f"| {label} | {r['copies_found']}/{r['copies']} | {r['false_merges']} |")
