@@ -245,11 +245,6 @@ def test_caption_less_gallery_joins_its_twin(gallery_warc: Path, tmp_path: Path)
     assert clusters[SITE + BARE_SLIDESHOW] == clusters[SITE + "/galleries/harbour"]
 
 
-@pytest.mark.xfail(
-    reason="runners.local.learn skips records whose payload digest it has seen, image records "
-    "included, so a byte-identical image under a second URL gets no perceptual hash",
-    strict=False,
-)
 def test_byte_identical_images_under_other_urls(tmp_path: Path) -> None:
     if _pipeline_ready():
         pytest.skip(_pipeline_ready())

@@ -165,10 +165,7 @@ class Worker:
     def _images(self, raw: list[dict], page_url: str) -> list:
         from pagetwin.html.images import image_refs
 
-        refs = image_refs(raw, page_url)
-        for ref in refs:
-            ref.phash = self.learned.image_hashes.get(ref.url)
-        return refs
+        return image_refs(raw, page_url, phashes=self.learned.image_hashes)
 
     def fingerprint(self, page: Page) -> PageResult:
         """Pass 2 for one page. Never raises: a failure is reported in PageResult.error."""

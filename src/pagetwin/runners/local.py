@@ -117,6 +117,8 @@ def learn(inputs: list[str], settings: Settings, previous: Learned | None = None
     # URLs must not make that article look like its template.
     seen_payloads: set[int] = set()
     for page, (site, stats, words, image) in map_pages("learn", pages, settings):
+        if image is not None:  # every URL of an image, byte-identical copies included
+            image_hashes[image[0]] = image[1]
         if page.payload_digest:
             digest = key64(page.payload_digest)
             if digest in seen_payloads:
@@ -127,8 +129,6 @@ def learn(inputs: list[str], settings: Settings, previous: Learned | None = None
             templates.fit(site, stats)
         if words is not None and doc_freq is not None:
             doc_freq.fit(words)
-        if image is not None:
-            image_hashes[image[0]] = image[1]
         progress.update()
     progress.close()
     if previous is not None:
