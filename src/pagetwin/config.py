@@ -75,23 +75,23 @@ class KeywordSettings:
     n: int = 10  # keywords per page
     des_mode: str = "auto"  # des: "description", "text" or "auto"
     des_bytes: int = 512
-    a: float = 0.05  # con-w / sort-w: weight distance threshold
+    a: float = 0.002  # con-w / sort-w: weight distance threshold (calibrated, bench/RESULTS.md)
     min_keywords: int = 5
     des_min_chars: int = 20  # des: a shorter Des(P) (after normalisation) gives no fingerprint
-    tie_quantum: float = 0.01  # con: unit-length weights rounded to this rank equal, then A-Z
+    tie_quantum: float = 0.001  # con: unit-length weights rounded to this rank equal, then A-Z
 
 
 @dataclass
 class SegmentSettings:
     n: int = 8  # segments per page
-    m: int = 6  # at least m equal signatures make a duplicate
+    m: int = 5  # at least m equal signatures make a duplicate (calibrated, bench/RESULTS.md)
     min_tokens: int = 40
 
 
 @dataclass
 class ChunkSettings:
     chunk_words: int = 8  # k-word windows registered in the inverted index
-    threshold: float = 0.8  # relative-frequency similarity for a duplicate
+    threshold: float = 0.9  # relative-frequency similarity for a duplicate (calibrated)
     containment: float = 0.8  # share of the smaller page found in the larger for "partial"
     merge_partial: bool = False  # cluster partial copies with their source
     min_tokens: int = 40
