@@ -101,6 +101,7 @@ def project_text_docs(items: list[tuple[str, str, str, str]], n_keywords: int) -
     from pagetwin.text.keywords import DocFreq, top_keywords
 
     settings = Settings()
+    settings.text.weighting = ANALYSIS["weighting"]
     analyzer = TextAnalyzer(settings.text)
     analyses = [analyzer.analyze(text) for _, text, _, _ in items]
     doc_freq = DocFreq()
@@ -124,6 +125,7 @@ def project_html_docs(pages: list[tuple[str, str, bytes]], n_keywords: int) -> l
 
     settings = Settings()
     settings.text.keywords = n_keywords
+    settings.text.weighting = ANALYSIS["weighting"]
     settings.match.algorithms = ["con"]  # the pipeline computes keywords only for keyword algorithms
     worker = Worker(settings)
     templates, doc_freq = SiteTemplates(settings.extract), DocFreq()
@@ -138,7 +140,7 @@ def project_html_docs(pages: list[tuple[str, str, bytes]], n_keywords: int) -> l
     return [worker.analyse(page)[0] for page in page_objs]
 
 
-ANALYSIS = {"mode": "local"}  # "project" once pagetwin.text.analyze / keywords are importable
+ANALYSIS = {"mode": "local", "weighting": "tfidf"}  # "project" once pagetwin.text.analyze / keywords are importable
 
 
 def copycat_docs(n_keywords: int):
@@ -272,7 +274,10 @@ def near_dup_algorithms(settings: Settings) -> dict[str, Algorithm]:
     return out
 
 
-def run(sets: dict[str, tuple[list[Doc], list]], out) -> dict[str, Any]:
+PARTS = ("keywords", "des", "a", "tie", "segments", "chunks", "defaults")
+
+
+def run(sets: dict[str, tuple[list[Doc], list]], out, parts=PARTS) -> dict[str, Any]:
     settings = Settings()
     results: dict[str, Any] = {}
 
@@ -302,35 +307,43 @@ def run(sets: dict[str, tuple[list[Doc], list]], out) -> dict[str, Any]:
         ks = replace(settings.keywords, n=n, min_keywords=min(settings.keywords.min_keywords, n))
         for name in ("con", "sort", "con-w", "sort-w"):
             kw[f"{name} N={n}"] = REGISTRY[name](ks)
-    results["keywords_n"] = table("Keyword algorithms, N = 5 / 10 / 20 (a = %.2f)" % settings.keywords.a, kw)
+    if "keywords" in parts:
+        results["keywords_n"] = table(f"Keyword algorithms, N = 5 / 10 / 20 (a = {settings.keywords.a})", kw)
 
     des = {f"des {m}": REGISTRY["des"](replace(settings.keywords, des_mode=m)) for m in ("auto", "text", "description")}
-    results["des"] = table("des, by mode", des)
+    if "des" in parts:
+        results["des"] = table("des, by mode", des)
 
     a_sweep = {}
     for a in (0.0005, 0.001, 0.002, 0.003, 0.005, 0.01, 0.05):
         ks = replace(settings.keywords, a=a)
         a_sweep[f"con-w a={a}"] = REGISTRY["con-w"](ks)
         a_sweep[f"sort-w a={a}"] = REGISTRY["sort-w"](ks)
-    results["a"] = table("con-w / sort-w, weight distance threshold a (N = 10)", a_sweep)
+    if "a" in parts:
+        results["a"] = table("con-w / sort-w, weight distance threshold a (N = 10)", a_sweep)
 
     tq = {}
     for q in (0.0, 0.001, 0.01, 0.03):
         tq[f"con tie_quantum={q}"] = REGISTRY["con"](replace(settings.keywords, tie_quantum=q))
-    results["tie"] = table("con, rank tie quantum (N = 10)", tq)
+    if "tie" in parts:
+        results["tie"] = table("con, rank tie quantum (N = 10)", tq)
 
     seg = {}
     for n, m in ((4, 3), (6, 4), (8, 6), (8, 5), (8, 4), (10, 7), (10, 6), (16, 12)):
         seg[f"segments N={n} M={m}"] = REGISTRY["segments"](replace(settings.segments, n=n, m=m))
-    results["segments"] = table("segments, N and M", seg)
+    if "segments" in parts:
+        results["segments"] = table("segments, N and M", seg)
 
     ch = {}
     for th in (0.5, 0.7, 0.8, 0.85, 0.9, 0.95):
         ch[f"chunks threshold={th}"] = REGISTRY["chunks"](replace(settings.chunks, threshold=th))
     for k in (4, 12):
-        ch[f"chunks k={k} threshold=0.8"] = REGISTRY["chunks"](replace(settings.chunks, chunk_words=k))
-    results["chunks"] = table("chunks (k = 8 words, containment 0.8), similarity threshold", ch)
+        ch[f"chunks k={k} threshold={settings.chunks.threshold}"] = REGISTRY["chunks"](replace(settings.chunks, chunk_words=k))
+    if "chunks" in parts:
+        results["chunks"] = table("chunks (k = 8 words, containment 0.8), similarity threshold", ch)
 
+    if "defaults" not in parts:
+        return results
     defaults = {name: REGISTRY[name](getattr(settings, sec)) for name, sec in (
         ("des", "keywords"), ("con", "keywords"), ("sort", "keywords"), ("con-w", "keywords"),
         ("sort-w", "keywords"), ("segments", "segments"), ("chunks", "chunks"))}
@@ -393,7 +406,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default="-", help="markdown output file (default stdout)")
     ap.add_argument("--analysis", choices=("auto", "project", "local"), default="auto",
                     help="docs from the project's extraction and text analysis, or the bench's local stand-in")
+    ap.add_argument("--weighting", choices=("tfidf", "density"), default="tfidf",
+                    help="keyword weighting of the project analysis (text.weighting)")
+    ap.add_argument("--parts", default=",".join(PARTS), help=f"tables to make, of {','.join(PARTS)}")
     args = ap.parse_args(argv)
+    ANALYSIS["weighting"] = args.weighting
     mode = args.analysis
     if mode == "auto":
         mode = "project" if project_analysis_available() else "local"
@@ -418,7 +435,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"# docs built in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
     out = sys.stdout if args.out == "-" else open(args.out, "w", encoding="utf-8")
     try:
-        run(sets, out)
+        run(sets, out, tuple(p.strip() for p in args.parts.split(",")))
     finally:
         if out is not sys.stdout:
             out.close()

@@ -1,7 +1,8 @@
 """Chunk-overlap copy detection, in the spirit of Stanford's SCAM (Shivakumar & Garcia-Molina).
 
 Chunks are k-word windows (``chunk_words``) over the page's content tokens (normal forms, stop
-words removed), each hashed with xxh3-64. The page's features are the chunk *multiset*
+words removed), each hashed to 64 bits (xxh3-64 of each word, combined per window, see
+``chunk_hashes``). The page's features are the chunk *multiset*
 (distinct hashes and how often each occurs) plus a sample of the hashes for the index.
 
 Index keys (bounded): winnowing (Schleimer, Wilkerson & Aiken 2003) over the sequence of chunk
@@ -64,18 +65,36 @@ class ChunkFeatures:
         )
 
 
+_MULT = np.uint64(0x9E3779B97F4A7C15)  # odd: multiplication by it is a bijection mod 2^64
+
+
+def _mix64(x: np.ndarray) -> np.ndarray:
+    """SplitMix64's finaliser: every output bit depends on every input bit."""
+    x = x ^ (x >> np.uint64(30))
+    x = x * np.uint64(0xBF58476D1CE4E5B9)
+    x = x ^ (x >> np.uint64(27))
+    x = x * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
 def chunk_hashes(tokens: list[str], k: int) -> np.ndarray:
-    """xxh3-64 of every k-word window of ``tokens``, in order (uint64)."""
-    if len(tokens) < k:
+    """A 64-bit hash of every k-word window of ``tokens``, in order (uint64).
+
+    Each word is hashed once (xxh3-64); a window's hash is the polynomial
+    h[i]*M^(k-1) + ... + h[i+k-1] mod 2^64 (order-sensitive), finalised by _mix64, computed for
+    all windows at once with numpy: about ten times faster than hashing every joined window.
+    """
+    n = len(tokens) - k + 1
+    if n <= 0 or k <= 0:
         return np.zeros(0, dtype=np.uint64)
-    return np.fromiter(
-        (
-            xxhash.xxh3_64_intdigest(" ".join(tokens[i : i + k]).encode("utf-8"))
-            for i in range(len(tokens) - k + 1)
-        ),
-        dtype=np.uint64,
-        count=len(tokens) - k + 1,
+    words = np.fromiter(
+        (xxhash.xxh3_64_intdigest(t.encode("utf-8")) for t in tokens), dtype=np.uint64, count=len(tokens)
     )
+    with np.errstate(over="ignore"):
+        acc = words[:n].copy()
+        for j in range(1, k):
+            acc = acc * _MULT + words[j : j + n]
+        return _mix64(acc)
 
 
 def winnow(hashes: np.ndarray, window: int) -> np.ndarray:
