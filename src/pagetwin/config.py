@@ -73,7 +73,7 @@ class MinHashSettings:
 @dataclass
 class KeywordSettings:
     n: int = 10  # keywords per page
-    des_mode: str = "auto"  # des: "description", "text" or "auto"
+    des_mode: str = "text"  # des: "description", "text" or "auto" (sites reuse one description: RESULTS.md)
     des_bytes: int = 512
     a: float = 0.002  # con-w / sort-w: weight distance threshold (calibrated, bench/RESULTS.md)
     min_keywords: int = 5
