@@ -242,3 +242,13 @@ def test_registered_names_and_proof_flags():
     assert all(REGISTRY[c.name] is c for c in ALL)
     assert Des.keys_are_proof and Con.keys_are_proof and Sort.keys_are_proof
     assert not ConW.keys_are_proof and not SortW.keys_are_proof
+
+
+def test_evidence_names_the_digests():
+    a, b = doc(keywords=kw(WORDS)), doc(keywords=kw(WORDS[::-1]))
+    for alg in (Con(), ConW()):
+        fa, fb = alg.features(a), alg.features(b)
+        ev = alg.verify(fa, fb)
+        assert not ev.passed and ev.detail["md5_a"] != ev.detail["md5_b"]
+    ev = Con().verify(Con().features(a), Con().features(a))
+    assert ev.passed and ev.detail == {"md5": Con().features(a)}

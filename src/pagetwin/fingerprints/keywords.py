@@ -115,6 +115,13 @@ def weight_distance(wa: list[float], wb: list[float]) -> float:
     return num / den if den > 0 else 1.0
 
 
+def _digest_evidence(name: str, a: str, b: str) -> Evidence:
+    """Equal MD5s pass; the detail names the digest(s) so `pagetwin explain` can show them."""
+    if a == b:
+        return Evidence(name, 1.0, True, {"md5": a})
+    return Evidence(name, 0.0, False, {"md5_a": a, "md5_b": b})
+
+
 class _KeywordAlgorithm(Algorithm):
     settings: KeywordSettings
 
@@ -148,8 +155,7 @@ class Des(_KeywordAlgorithm):
         return md5_hex(text)
 
     def verify(self, a: Any, b: Any) -> Evidence:
-        same = a == b
-        return Evidence(self.name, 1.0 if same else 0.0, same, {"md5": a} if same else {})
+        return _digest_evidence(self.name, a, b)
 
 
 @register
@@ -169,8 +175,7 @@ class Con(_KeywordAlgorithm):
         return md5_hex(_SEP.join(self._words(ranked)))
 
     def verify(self, a: Any, b: Any) -> Evidence:
-        same = a == b
-        return Evidence(self.name, 1.0 if same else 0.0, same, {"md5": a} if same else {})
+        return _digest_evidence(self.name, a, b)
 
 
 @register
@@ -204,7 +209,7 @@ class ConW(_KeywordAlgorithm):
 
     def verify(self, a: Any, b: Any) -> Evidence:
         if a[0] != b[0]:
-            return Evidence(self.name, 0.0, False, {"md5_equal": False})
+            return Evidence(self.name, 0.0, False, {"md5_a": a[0], "md5_b": b[0]})
         d = weight_distance(a[1], b[1])
         passed = d < self.settings.a
         return Evidence(
