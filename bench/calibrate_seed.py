@@ -125,6 +125,7 @@ def project_html_docs(pages: list[tuple[str, str, bytes]], n_keywords: int) -> l
 
     settings = Settings()
     settings.text.keywords = n_keywords
+    settings.keywords.n = n_keywords  # the pipeline gives Doc.keywords the keyword algorithms' N
     settings.text.weighting = ANALYSIS["weighting"]
     settings.match.algorithms = ["con"]  # the pipeline computes keywords only for keyword algorithms
     worker = Worker(settings)
