@@ -210,17 +210,17 @@ def llvm_docs(n_keywords: int, max_pairs: int | None):
 
 # ---------------------------------------------------------------- evaluation
 def fingerprint_all(alg: Algorithm, docs: list[Doc], repeats: int = 2):
-    """Features and keys of every doc, and pages/s of features+keys (best of ``repeats``
-    timings: the machine is shared, the best run is the least disturbed one)."""
+    """Features and keys of every doc, and pages per CPU second of features+keys (process
+    time, best of ``repeats``: the machine is shared, so wall-clock rates vary with the load)."""
     best = float("inf")
     for _ in range(repeats):
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         feats, keys = [], []
         for d in docs:
             f = alg.features(d)
             feats.append(f)
             keys.append(set(alg.keys(f)) if f is not None else set())
-        best = min(best, time.perf_counter() - t0)
+        best = min(best, time.process_time() - t0)
     return feats, keys, len(docs) / best if best > 0 else float("inf")
 
 
