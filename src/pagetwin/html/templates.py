@@ -36,8 +36,9 @@ from pagetwin.html.noise import page_keep
 from pagetwin.text.normalize import url_host
 
 _PENDING_PAGES = 32  # pages buffered per site before their counts are folded in
-_SNIPPETS_PER_PAGE = 400
-_SAMPLES_PER_SITE = 2000
+_PENDING_TOTAL = 1000  # pages buffered over all sites: above it every site is folded in
+_SNIPPETS_PER_PAGE = 200
+_SAMPLES_PER_SITE = 1000  # sample texts kept per site, for keys on two pages or more
 
 
 def site_key(url: str, settings: ExtractSettings) -> str:
@@ -169,6 +170,7 @@ class SiteTemplates:
     def __init__(self, settings: ExtractSettings) -> None:
         self.settings = settings
         self.sites_: dict[str, _SiteCounts] = {}
+        self._pending_total = 0
 
     # -- learning --------------------------------------------------------------------------
 
@@ -178,12 +180,16 @@ class SiteTemplates:
             counts = self.sites_[site] = _SiteCounts()
         counts.pending.append(stats)
         counts.pages += 1
+        self._pending_total = getattr(self, "_pending_total", 0) + 1
         if len(counts.pending) >= _PENDING_PAGES:
             self._compact(counts)
+        elif self._pending_total >= _PENDING_TOTAL:
+            self.compact()  # many small sites: bound what waits
         return self
 
     def _compact(self, counts: _SiteCounts) -> None:
         pending, counts.pending = counts.pending, []
+        self._pending_total = max(0, getattr(self, "_pending_total", 0) - len(pending))
         if pending:
             keys = np.concatenate([counts.hash_keys] + [p.hashes for p in pending])
             ones = np.concatenate([counts.hash_pages.astype(np.float64)] + [np.ones(len(p.hashes)) for p in pending])
@@ -194,11 +200,23 @@ class SiteTemplates:
             skept = np.concatenate([counts.slot_kept.astype(np.float64)] + [p.slot_kept.astype(np.float64) for p in pending])
             counts.slot_keys, (sp, sk) = _fold(skeys, [spages, skept])
             counts.slot_pages, counts.slot_kept = sp.astype(np.int32), sk.astype(np.float32)
+            # Sample texts only of what is on two pages or more (what can be template); a
+            # page's snippets are dropped once its counts are folded in.
             for p in pending:
-                for key, snip in p.snippets.items():
+                if len(counts.samples) >= _SAMPLES_PER_SITE:
+                    break
+                keys = np.fromiter(p.snippets.keys(), dtype=np.uint64, count=len(p.snippets))
+                seen = np.maximum(
+                    SiteModel._lookup(counts.hash_keys, counts.hash_pages, keys),
+                    SiteModel._lookup(counts.slot_keys, counts.slot_pages, keys),
+                )
+                for key, n in zip(keys.tolist(), seen.tolist()):
+                    if n < 2:
+                        continue
+                    snip = p.snippets[key]
                     have = counts.samples.get(key)
                     if have is None:
-                        if len(counts.samples) < _SAMPLES_PER_SITE * 2:
+                        if len(counts.samples) < _SAMPLES_PER_SITE:
                             counts.samples[key] = [snip]
                     elif len(have) < 3 and snip not in have:
                         have.append(snip)
@@ -220,12 +238,16 @@ class SiteTemplates:
             setattr(counts, f"{kind}_pages", pages[mask])
             if kind == "slot":
                 counts.slot_kept = counts.slot_kept[mask]
-        if len(counts.samples) > _SAMPLES_PER_SITE:
-            frequent = set(counts.hash_keys[counts.hash_pages >= 2].tolist())
-            frequent |= set(counts.slot_keys[counts.slot_pages >= 2].tolist())
-            counts.samples = {k: v for k, v in counts.samples.items() if k in frequent}
-            if len(counts.samples) > _SAMPLES_PER_SITE:
-                counts.samples = dict(list(counts.samples.items())[:_SAMPLES_PER_SITE])
+        if len(counts.samples) >= _SAMPLES_PER_SITE:
+            # Make room: keep the samples of the keys still counted on two pages or more.
+            keys = np.fromiter(counts.samples.keys(), dtype=np.uint64, count=len(counts.samples))
+            seen = np.maximum(
+                SiteModel._lookup(counts.hash_keys, counts.hash_pages, keys),
+                SiteModel._lookup(counts.slot_keys, counts.slot_pages, keys),
+            )
+            order = np.argsort(-seen, kind="stable")[: _SAMPLES_PER_SITE // 2]
+            kept = keys[order].tolist()
+            counts.samples = {k: counts.samples[k] for k in kept}
 
     def compact(self) -> SiteTemplates:
         """Fold every buffered page into the counts (done before pickling and serialising)."""
