@@ -65,9 +65,21 @@ VARIANTS: dict[str, list[dict[str, Any]]] = {
         *({"shingle": s, "content_only": False} for s in (1, 2, 3, 4, 5, 8)),
         *({"shingle": s, "content_only": True} for s in (1, 2, 3)),
         *({"shingle": s, "multiset": True} for s in (1, 2, 3)),
+        {"shingle": 1, "multiset": True, "content_only": True},
+        *({"shingle": 1, "multiset": True, "num_perm": n} for n in (64, 256)),
+        # the LSH's weight on false negatives: edges are verified, so a false positive costs
+        # only a verification, a false negative a lost pair
+        *({"shingle": 1, "multiset": True, "threshold": 0.9, "fp_weight": round(1 - w, 2), "fn_weight": w}
+          for w in (0.5, 0.7, 0.8, 0.9)),
         {"shingle": 3, "num_perm": 64},
         {"shingle": 3, "num_perm": 256},
     ],
+}
+
+# Settings whose precision / recall is swept (SimHash over k, MinHash-LSH over the threshold).
+SWEEPS: dict[str, list[dict[str, Any]]] = {
+    "simhash": [{}, {"shingle": 2}, {"shingle": 1, "content_only": False}],
+    "minhash": [{}, {"shingle": 1, "multiset": True}, {"shingle": 3}],
 }
 
 
@@ -304,6 +316,40 @@ def llvm_set(make: DocMaker, max_pairs: int | None) -> tuple[PairSet, str]:
     return PairSet("llvm", docs, pairs, groups), html.how
 
 
+def text_bearing(ps: PairSet, min_words: int = 50, seed: int = 0) -> PairSet:
+    """The LLVM pairs among pages with at least ``min_words`` words of main text on both sides.
+
+    Most LLVM doc pages (the ~800 AMDGPU operand pages) carry a handful of generated words:
+    below every text algorithm's min_tokens, and near-identical across different paths. Here the
+    positives are all same-path pairs of text-bearing pages, and for each one negative from the
+    same section (folder) and one from anywhere, text-bearing too, seeded."""
+    import random
+
+    rng = random.Random(seed)
+    ok = [i for i, d in enumerate(ps.docs) if len(d.tokens) >= min_words]
+    by_version: dict[str, dict[str, int]] = defaultdict(dict)
+    for i in ok:
+        version = ps.docs[i].page_id.split("/", 1)[0]
+        by_version[version][ps.groups[i]] = i
+    va, vb = sorted(by_version)[:2]
+    a_pages, b_pages = by_version[va], by_version[vb]
+    shared = sorted(set(a_pages) & set(b_pages))
+    section = lambda rel: rel.rsplit("/", 1)[0] if "/" in rel else ""  # noqa: E731
+    b_by_section: dict[str, list[str]] = defaultdict(list)
+    for rel in sorted(b_pages):
+        b_by_section[section(rel)].append(rel)
+    all_b = sorted(b_pages)
+    pairs = [(a_pages[r], b_pages[r], True) for r in shared]
+    for r in shared:
+        siblings = [x for x in b_by_section[section(r)] if x != r]
+        if siblings:
+            pairs.append((a_pages[r], b_pages[rng.choice(siblings)], False))
+        other = rng.choice(all_b)
+        if other != r:
+            pairs.append((a_pages[r], b_pages[other], False))
+    return PairSet(f"{ps.name}_text{min_words}", ps.docs, pairs, ps.groups)
+
+
 # --- algorithms ----------------------------------------------------------------------------
 
 
@@ -349,11 +395,70 @@ def pair_scores(algo, feats: list[Any], pairs) -> tuple[np.ndarray, np.ndarray, 
     return np.array(scores), np.array(passed), np.array(cand)
 
 
+SCORES: dict[str, dict[str, tuple[np.ndarray, np.ndarray]]] = defaultdict(dict)
+
+
+def joint_choice(set_names: list[str], out: dict) -> None:
+    """One threshold per similarity for all data sets: the one maximising the mean F1."""
+    rows = []
+    for sim, by_set in SCORES.items():
+        if not all(n in by_set for n in set_names):
+            continue
+        candidates = np.unique(np.concatenate([by_set[n][0] for n in set_names]))
+        best = None
+        for t in candidates:
+            f1s = [prf(by_set[n][0] >= t, by_set[n][1])[2] for n in set_names]
+            if best is None or np.mean(f1s) > best[0]:
+                best = (float(np.mean(f1s)), float(t), f1s)
+        rows.append({"similarity": sim, "threshold": best[1], "mean_f1": best[0],
+                     **{f"f1_{n}": f for n, f in zip(set_names, best[2])}})
+    rows.sort(key=lambda r: -r["mean_f1"])
+    out["joint"] = {"sets": set_names, "rows": rows}
+    print(f"\n### one threshold for {' + '.join(set_names)} (maximising mean F1)\n")
+    print("| similarity | threshold | " + " | ".join(f"F1 {n}" for n in set_names) + " | mean F1 |")
+    print("|---|---|" + "---|" * len(set_names) + "---|")
+    for r in rows:
+        print(f"| {r['similarity']} | {r['threshold']:.3f} | "
+              + " | ".join(f"{r['f1_' + n]:.3f}" for n in set_names) + f" | {r['mean_f1']:.3f} |")
+
+
+def threshold_grid(set_names: list[str], out: dict, top: int = 5) -> None:
+    """P / R / F1 per data set at a grid of thresholds, for the best similarities of the joint
+    table and the configured defaults: where the F1 optimum is flat, the lower threshold keeps
+    more true pairs for the same F1."""
+    joint = out.get("joint", {}).get("rows", [])
+    names = [r["similarity"] for r in joint if "[" in r["similarity"]][:top]
+    names += [n for n in SCORES if n.endswith("[defaults]") and n not in names]
+    grid = {}
+    for name in names:
+        by_set = SCORES[name]
+        if not all(n in by_set for n in set_names):
+            continue
+        kind = name.split("[", 1)[0]
+        thresholds = [1 - k / 64 for k in range(0, 11)] if kind == "simhash" else [0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95]
+        print(f"\n#### {name}: P / R / F1 by threshold\n")
+        print("| threshold | " + " | ".join(set_names) + " | mean F1 |")
+        print("|---|" + "---|" * len(set_names) + "---|")
+        rows = []
+        for t in thresholds:
+            cells, f1s = [], []
+            for n in set_names:
+                p, r, f = prf(by_set[n][0] >= t - 1e-9, by_set[n][1])
+                cells.append(f"{p:.3f} / {r:.3f} / {f:.3f}")
+                f1s.append(f)
+            rows.append({"threshold": t, "f1": f1s})
+            label = f"{t:.3f} (k={round((1 - t) * 64)})" if kind == "simhash" else f"{t:.2f}"
+            print(f"| {label} | " + " | ".join(cells) + f" | {np.mean(f1s):.3f} |")
+        grid[name] = rows
+    out["threshold_grid"] = grid
+
+
 def evaluate_similarities(ps: PairSet, algorithms: list[str], out: dict) -> None:
     labels = ps.labels
     rows = []
     for name, fn in REFERENCES.items():
         s = np.array([fn(ps.docs[i], ps.docs[j]) for i, j, _ in ps.pairs])
+        SCORES[name][ps.name] = (s, labels)
         f, t, p, r = best_f1(s, labels)
         rows.append({"similarity": name, "kind": "reference", "auc": roc_auc(s, labels), "best_f1": f,
                      "at": t, "p": p, "r": r})
@@ -365,6 +470,7 @@ def evaluate_similarities(ps: PairSet, algorithms: list[str], out: dict) -> None
             ms = 1000 * (time.perf_counter() - t0) / max(1, len(ps.docs))
             s, passed, cand = pair_scores(algo, feats, ps.pairs)
             f, t, p, r = best_f1(s, labels)
+            SCORES[f"{name}[{label_of(ov)}]"][ps.name] = (s, labels)
             dp, dr, df = prf(passed & cand, labels)
             rows.append({"similarity": f"{name}[{label_of(ov)}]", "kind": name, "auc": roc_auc(s, labels),
                          "best_f1": f, "at": t, "p": p, "r": r, "default_p": dp, "default_r": dr,
@@ -419,6 +525,13 @@ def sweep_minhash(ps: PairSet, overrides: dict[str, Any], out: dict) -> None:
                      "p": p, "r": r, "f1": f})
         print(f"| {t} | {algo.bands} x {algo.rows} | {cr:.3f} | {p:.3f} | {r:.3f} | {f:.3f} |")
     out.setdefault("sweeps", {})[f"{ps.name}/minhash[{label_of(overrides)}]"] = rows
+
+
+def run_sweeps(ps: PairSet, algorithms: list[str], out: dict) -> None:
+    for overrides in SWEEPS["simhash"] if "simhash" in algorithms else []:
+        sweep_simhash(ps, overrides, out)
+    for overrides in SWEEPS["minhash"] if "minhash" in algorithms else []:
+        sweep_minhash(ps, overrides, out)
 
 
 # --- clusters and the guard ------------------------------------------------------------------
@@ -600,19 +713,20 @@ def main(argv: list[str] | None = None) -> int:
             print(f"\nLLVM html -> text: {how}; {len(ll.docs)} pages")
             out["llvm_text"] = how
             if "llvm" in parts:
-                evaluate_similarities(ll, algorithms, out)
-                if "simhash" in algorithms:
-                    sweep_simhash(ll, {}, out)
-                if "minhash" in algorithms:
-                    sweep_minhash(ll, {}, out)
+                lt = text_bearing(ll)
+                for subset in (ll, lt):
+                    evaluate_similarities(subset, algorithms, out)
+                    run_sweeps(subset, algorithms, out)
             if "guard" in parts:
                 evaluate_guard(ll, algorithms, out)
         except DataMissing as exc:
             print(f"llvm skipped: {exc}", file=sys.stderr)
-    if "copycat" in parts and "simhash" in algorithms and "copycat" in out:
-        sweep_simhash(cc, {}, out)
-    if "copycat" in parts and "minhash" in algorithms and "copycat" in out:
-        sweep_minhash(cc, {}, out)
+    if "copycat" in parts and "copycat" in out:
+        run_sweeps(cc, algorithms, out)
+    evaluated = [n for n in ("copycat", "llvm_text50") if n in out]
+    if len(evaluated) == 2:
+        joint_choice(evaluated, out)
+        threshold_grid(evaluated, out)
     out["docs"] = make.how
     out["seconds"] = time.perf_counter() - t0
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)

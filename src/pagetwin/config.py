@@ -48,9 +48,9 @@ class ExactSettings:
 @dataclass
 class SimHashSettings:
     bits: int = 64
-    k: int = 3  # Hamming distance at most k
+    k: int = 5  # Hamming distance at most k (calibrated: bench/RESULTS.md, near duplicates)
     min_tokens: int = 20  # pages with fewer content words get no SimHash
-    shingle: int = 1  # words per feature (1 = single words)
+    shingle: int = 2  # words per feature (1 = single words)
     weighting: str = "tf"  # feature weight: "tf", "logtf" (1 + ln tf) or "binary"
     content_only: bool = True  # features from content words only (stop words dropped)
     blocks: int = 0  # block-table blocks n > k (C(n, k) tables); 0 = fewest giving min_key_bits
@@ -59,15 +59,15 @@ class SimHashSettings:
 
 @dataclass
 class MinHashSettings:
-    threshold: float = 0.8  # Jaccard threshold the LSH bands are derived for and edges must pass
+    threshold: float = 0.9  # Jaccard threshold the LSH bands are derived for and edges must pass
     num_perm: int = 128
-    shingle: int = 5  # words per shingle
+    shingle: int = 1  # words per shingle (calibrated with multiset: bench/RESULTS.md)
     min_tokens: int = 10
     seed: int = 1
     content_only: bool = False  # shingles over content words only (stop words dropped)
-    multiset: bool = False  # repeats count: estimate weighted (multiset) Jaccard of shingle counts
-    fp_weight: float = 0.5  # bands x rows minimise fp_weight * FP area + fn_weight * FN area
-    fn_weight: float = 0.5
+    multiset: bool = True  # repeats count: estimate weighted (multiset) Jaccard of shingle counts
+    fp_weight: float = 0.3  # bands x rows minimise fp_weight * FP area + fn_weight * FN area
+    fn_weight: float = 0.7  # (a false positive costs one verification, a false negative a pair)
 
 
 @dataclass
