@@ -57,6 +57,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--keep", metavar="POLICY", help="page to keep per cluster: longest (default), earliest, first")
     p.add_argument("--survivors", metavar="FILE", help="also write the kept pages as a WARC file (.warc.gz)")
     p.add_argument("--parquet", action="store_true", help="also write clusters.parquet and pairs.parquet")
+    p.add_argument("--runner", choices=("local", "spark"), default="local",
+                   help="who runs the two passes: local process pool (default) or Apache Spark (extra 'spark')")
+    p.add_argument("--spark-master", metavar="URL", help="Spark master (default: local[*], or spark-submit's)")
     p.set_defaults(func=cmd_dedup)
 
     p = sub.add_parser("text", help="print each page's main text as JSON lines {id, url, text}")
@@ -143,7 +146,14 @@ def _err(msg: str) -> None:
 def cmd_dedup(args: argparse.Namespace, settings: Settings) -> int:
     from pagetwin.runners.local import dedup
 
-    summary = dedup(args.inputs, args.out, settings, args.index, log=_err, survivors=args.survivors, parquet=args.parquet)
+    engine = None
+    if args.runner == "spark":
+        from pagetwin.runners.spark import SparkEngine  # raises ConfigError without pyspark
+
+        engine = SparkEngine(master=args.spark_master)
+    summary = dedup(
+        args.inputs, args.out, settings, args.index, log=_err, survivors=args.survivors, parquet=args.parquet, engine=engine
+    )
     records = summary["records"]
     _err(
         f"{summary['pages']['read']} pages read, {sum(records['skipped'].values())} records skipped, "

@@ -185,10 +185,14 @@ def dedup(
     log: Callable[[str], None] = lambda msg: None,
     survivors: str | Path | None = None,
     parquet: bool = False,
+    engine: Any = None,
 ) -> dict[str, Any]:
     """Read, fingerprint, index, match, cluster and write DIR/clusters.jsonl, pairs.jsonl and
     summary.json (and clusters/pairs.parquet with ``parquet``; the kept pages as a WARC file
-    at ``survivors``). Returns the summary. Raises InputError when no input can be read."""
+    at ``survivors``). Returns the summary. Raises InputError when no input can be read.
+
+    ``engine`` runs the two passes over the pages (default LocalEngine, a process pool; see
+    runners.spark.SparkEngine); this process alone writes the index, matches and clusters."""
     from pagetwin import __version__
     from pagetwin.cluster import clusters
     from pagetwin.fingerprints import build_algorithms
@@ -212,8 +216,9 @@ def dedup(
     # Pass 1: learn (merged with what the index learned in earlier runs).
     t = time.monotonic()
     learned = None
+    engine = engine or LocalEngine()
     if needs_learning(settings):
-        learned = learn(readable, settings, _stored_learned(index, settings))
+        learned = engine.learn(readable, settings, _stored_learned(index, settings))
         _store_learned(index, learned)
     timings["learn"] = time.monotonic() - t
 
@@ -227,7 +232,15 @@ def dedup(
     progress = Progress(settings, "fingerprinting")
     index.begin()
     pending = 0
-    for _, result in map_pages("fingerprint", _new_pages(readable, settings, stats, index, already_indexed), settings, learned):
+    def known(page: Page) -> bool:
+        """A page already in the index is marked seen in this run and not stored again."""
+        pid = index.known_pid(page.id, _source_path(page.source))
+        if pid is not None:
+            index.mark_seen(pid)
+            already_indexed["pages"] += 1
+        return pid is not None
+
+    for result in engine.fingerprint(readable, settings, learned, stats, known):
         _store(index, result)
         if result.error:
             page_errors[result.error] += 1
@@ -316,20 +329,29 @@ def dedup(
     return summary
 
 
-def _new_pages(
-    inputs: list[str], settings: Settings, stats: SourceStats, index: Any, already: Counter
-) -> Iterator[Page]:
-    """Pages not yet in the index; a page already there is marked seen in this run and skipped."""
-    want_images = "images" in settings.match.algorithms
-    for page in iter_pages(inputs, settings.input, stats, want_images=want_images):
-        if page.kind == "image":
-            continue
-        pid = index.known_pid(page.id, _source_path(page.source))
-        if pid is not None:
-            index.mark_seen(pid)
-            already["pages"] += 1
-            continue
-        yield page
+class LocalEngine:
+    """Runs both passes on this machine: a process pool, or this process with one worker."""
+
+    def learn(self, inputs: list[str], settings: Settings, previous: Learned | None) -> Learned:
+        return learn(inputs, settings, previous)
+
+    def fingerprint(
+        self,
+        inputs: list[str],
+        settings: Settings,
+        learned: Learned | None,
+        stats: SourceStats,
+        known: Callable[[Page], bool],
+    ) -> Iterator[PageResult]:
+        """Pass 2 over the pages that ``known`` does not claim, in input order; image records
+        (read for pass 1) are not pages. ``stats`` counts the records read."""
+        pages = (
+            page
+            for page in iter_pages(inputs, settings.input, stats, want_images="images" in settings.match.algorithms)
+            if page.kind != "image" and not known(page)
+        )
+        for _, result in map_pages("fingerprint", pages, settings, learned):
+            yield result
 
 
 def _store(index: Any, result: PageResult) -> None:
