@@ -602,6 +602,26 @@ def cluster_pairs_quality(clusters: list[list[int]], ps: PairSet) -> dict[str, f
     return res
 
 
+def doc_subset(ps: PairSet, min_words: int) -> PairSet:
+    """The pages with at least min_words tokens, renumbered, with the labelled pairs among them."""
+    keep = [i for i, d in enumerate(ps.docs) if len(d.tokens) >= min_words]
+    new = {old: n for n, old in enumerate(keep)}
+    pairs = [(new[i], new[j], y) for i, j, y in ps.pairs if i in new and j in new]
+    groups = [ps.groups[i] for i in keep] if ps.groups is not None else None
+    return PairSet(f"{ps.name}_docs{min_words}", [ps.docs[i] for i in keep], pairs, groups)
+
+
+# Settings under which the guard is measured: the defaults, and looser ones where chains form.
+GUARD_SETTINGS: list[tuple[list[str], dict[str, dict]]] = [
+    (["simhash", "minhash"], {}),
+    (["minhash"], {"minhash": {"threshold": 0.8}}),
+    (["minhash"], {"minhash": {"threshold": 0.7}}),
+    (["minhash"], {"minhash": {"threshold": 0.6}}),
+    (["minhash"], {"minhash": {"threshold": 0.5}}),
+    (["simhash"], {"simhash": {"k": 8}}),
+]
+
+
 def evaluate_guard(ps: PairSet, algorithms: list[str], out: dict, overrides: dict[str, dict] | None = None) -> None:
     from pagetwin.guard import split_component
 
@@ -659,20 +679,23 @@ def measure_speed(ps: PairSet, out: dict) -> None:
         t0 = time.perf_counter()
         featurize(algo, docs)
         rows[name] = 1000 * (time.perf_counter() - t0) / len(docs)
-    mh = MinHash(Settings().minhash)
-    try:
-        from datasketch import MinHash as DSMinHash
-
-        w = mh.settings.shingle
+    for w in (1, 5):
+        mh = MinHash(replace(Settings().minhash, shingle=w, multiset=False))
+        t0 = time.perf_counter()
+        featurize(mh, docs)
+        rows[f"minhash, {w}-word shingles as a set"] = 1000 * (time.perf_counter() - t0) / len(docs)
+        try:
+            from datasketch import MinHash as DSMinHash
+        except ImportError:
+            continue
         t0 = time.perf_counter()
         for d in docs:
             toks = d.tokens
             sh = {" ".join(toks[i : i + w]).encode() for i in range(max(1, len(toks) - w + 1))}
             m = DSMinHash(num_perm=mh.settings.num_perm)
             m.update_batch(list(sh))
-        rows["datasketch MinHash (sha1 per shingle, same shingles)"] = 1000 * (time.perf_counter() - t0) / len(docs)
-    except ImportError:
-        pass
+        rows[f"datasketch MinHash {mh.settings.num_perm} perm, {w}-word shingles (sha1 each)"] = (
+            1000 * (time.perf_counter() - t0) / len(docs))
     out["speed_ms_per_doc"] = rows
     print(f"\n#### feature time per page ({ps.name}, {len(docs)} pages, mean {np.mean([len(d.tokens) for d in docs]):.0f} tokens)\n")
     for k, v in rows.items():
@@ -702,7 +725,8 @@ def main(argv: list[str] | None = None) -> int:
         if "copycat" in parts:
             evaluate_similarities(cc, algorithms, out)
         if "guard" in parts:
-            evaluate_guard(cc, [a for a in algorithms], out)
+            for algos, ov in GUARD_SETTINGS:
+                evaluate_guard(cc, [a for a in algos if a in algorithms], out, ov)
         if "speed" in parts:
             measure_speed(cc, out)
     except DataMissing as exc:
@@ -718,7 +742,9 @@ def main(argv: list[str] | None = None) -> int:
                     evaluate_similarities(subset, algorithms, out)
                     run_sweeps(subset, algorithms, out)
             if "guard" in parts:
-                evaluate_guard(ll, algorithms, out)
+                lt_docs = doc_subset(ll, 50)
+                for algos, ov in GUARD_SETTINGS:
+                    evaluate_guard(lt_docs, [a for a in algos if a in algorithms], out, ov)
         except DataMissing as exc:
             print(f"llvm skipped: {exc}", file=sys.stderr)
     if "copycat" in parts and "copycat" in out:

@@ -50,7 +50,7 @@ def test_missing_edges_are_verified_once_each():
         return True
 
     edges = [(0, 1, 1.0), (1, 2, 1.0), (0, 3, 1.0), (1, 3, 1.0)]
-    parts = split_component([0, 1, 2, 3], edges, similar)
+    parts = split_component([0, 1, 2, 3], edges, similar, core_size=4)
     assert parts == [[0, 1, 2, 3]]
     assert sorted(asked) == [(0, 2), (2, 3)]
 

@@ -5,20 +5,27 @@ Union-find over verified edges is transitive: A~B and B~C put A and C in one clu
 A and C share nothing (a page quoting two articles, a template-heavy hub page, a run of
 revisions that drifts). The guard splits each component into clusters around verified cores.
 
-Rule (defaults measured, see bench/RESULTS.md "Near duplicates: calibration"): repeatedly,
-within what is left of the component, take a *center*: rule "center" takes the member with
-the most verified edges to the others (ties: the higher summed score, then the smaller page
-number); rule "keep" takes the page the cluster would keep (``keep(members)``). Grow a *core*
-around it: the center's neighbours, closest first, each added only if it is verified-similar
-to every page already in the core, up to ``core_size`` pages. The cluster is the core plus
-every remaining neighbour of the core that is verified-similar to *every* core page (joined by
-a verified edge, or passing ``similar(a, b)``, a fresh verification of the pair by the
-configured algorithms). Recompute the connected components of the members left and repeat.
+Rule: repeatedly, within what is left of the component, take a *center*: rule "center" (the
+default) takes the member with the most verified edges to the others (ties: the higher summed
+score, then the smaller page number); rule "keep" takes the page the cluster would keep
+(``keep(members)``). Grow a *core* around it: the center's neighbours, closest first, each
+added only if it is verified-similar to every page already in the core, up to ``core_size``
+pages (default 2: the center and its closest match). The cluster is the core plus every
+remaining neighbour of the core that is verified-similar to *every* core page (joined by a
+verified edge, or passing ``similar(a, b)``, a fresh verification of the pair by the configured
+algorithms). Recompute the connected components of the members left and repeat.
 
 So a chain A~B~C with A and C unrelated never ends in one cluster once core_size >= 2:
 whichever of A, B, C is the center, the core holds two of them that resemble each other and
 the third must resemble both. With core_size = 1 the rule is a star around the center (every
 member verified-similar to the center, members at most two steps apart).
+
+Why this default (bench/calibrate.py --part guard; bench/RESULTS.md "Near duplicates:
+calibration"): at the calibrated thresholds it cost no recall on the copycat judgements or the
+LLVM 15/16 pages, and where looser thresholds let chains form it raised precision and cut the
+largest cluster (copycat, MinHash at 0.5: largest cluster 12 -> 11, 0.6: precision 0.317 ->
+0.327). Rule "keep" and core_size 4 cut a little deeper (higher all-pairs precision on LLVM)
+but lost true pairs (recall -0.3 to -1.4 points).
 
 Cost: a round asks at most core_size verifications per neighbour of the core, so a component
 of n members with maximum degree d costs O(n d core_size) ``similar`` calls at worst, never the
@@ -31,7 +38,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 RULES = ("center", "keep")
-DEFAULT_CORE = 4
+DEFAULT_CORE = 2
 
 
 def split_component(
