@@ -71,6 +71,21 @@ def test_two_templates_on_one_site():
         assert ABOUT_A not in out and ABOUT_B not in out and "Copyright" not in out
 
 
+def test_copies_of_one_page_are_not_template():
+    # Soft 404s: the same "not found" page under many URLs of a site. Everything on them is
+    # repeated, but they are copies, not template: they keep their page-level text.
+    pages = site_pages(8, seed=11)
+    missing = (
+        "<html><body><div class='top'><a href='/'>Home</a></div><div class='story'><h1>Page not found</h1>"
+        "<p>We are sorry, the page you have requested is not available on this site any more.</p></div></body></html>"
+    )
+    pages += [(f"https://gazette.example/missing/{i}", missing, []) for i in range(4)]
+    model = fitted(pages).for_site(SITE)
+    out = text_of(missing, model)
+    assert "the page you have requested is not available" in out
+    assert text_of(pages[0][1], model).count("\n") >= 4 and ABOUT_A not in text_of(pages[0][1], model)
+
+
 def test_small_site_falls_back_to_page_level():
     s = ExtractSettings(min_site_pages=5)
     model = fitted(site_pages(4, seed=4), s)

@@ -24,8 +24,13 @@ decision per block:
    keeps its short paragraphs and a slot that is chrome everywhere ("latest news" boxes whose
    text changes on every page) goes even when its text looks like content on this page.
 
-Removing templates only removes: with a site model, the lines kept are a subsequence of the
-page's block texts, and a lower ``template_share`` never keeps a block a higher one drops.
+5. **Copies are not templates**: when template removal would leave less than 10 % of the
+   page-level text, the page is a copy of other pages of its site (a soft 404) or a page type
+   the slot priors misjudge; then the page-level text minus the exact template blocks stands,
+   or, if that is also (nearly) nothing, the page-level text (so that copies still look alike).
+
+The lines kept are always a subsequence of the page's block texts; as long as step 5 does not
+apply, a lower ``template_share`` never keeps a block a higher one drops.
 """
 
 from __future__ import annotations
@@ -50,6 +55,7 @@ BAD_WEIGHT = 2.0
 PREFER_DEEP = True
 SCORE = "purity"
 HINT_SHARE = 0.5  # a marked article body needs this share of the best region's balance
+MIN_KEPT_SHARE = 0.1  # slot priors leaving less of the page-level text than this are overruled
 PAGE_WEIGHT = 0.4  # weight of the page-level decision against the site prior of the slot
 
 
@@ -194,6 +200,18 @@ def decide(blocks: Blocks, site: SiteModel | None, settings: ExtractSettings) ->
         else:
             final[b] = keep[b]
         images_ok[b] = inside[b] or final[b]
+    # Overruling, when template removal would leave less than MIN_KEPT_SHARE of the page-level
+    # text: (1) if the exact template blocks alone leave more, the slot priors misjudged a page
+    # type of its own (a forum post on a site of catalogue pages with one table layout): the
+    # page-level decision minus the exact template blocks stands; (2) if even they do not, the
+    # page is a copy of other pages of its site (a soft 404, "item not found"): what repeats is
+    # the page itself, and its page-level text stays, so that copies still look alike.
+    page_size = sum(size for size, k in zip(blocks.size, keep) if k)
+    if page_size and sum(size for size, k in zip(blocks.size, final) if k) < MIN_KEPT_SHARE * page_size:
+        exact = [k and not t for k, t in zip(keep, template)]
+        if sum(size for size, k in zip(blocks.size, exact) if k) >= MIN_KEPT_SHARE * page_size:
+            return exact, [ok and not t for ok, t in zip(inside, template)]
+        return keep, inside
     return final, images_ok
 
 
