@@ -49,8 +49,9 @@ BLOCK_TAGS = frozenset(
 )
 HEADING_TAGS = frozenset("h1 h2 h3 h4 h5 h6".split())
 # Chrome by tag. header/footer inside an <article> or <main> hold the article's own title and
-# byline, so they are only chrome at the page level.
-CHROME_TAGS = frozenset(["nav", "aside"])
+# byline, so they are only chrome at the page level. Figure captions and photo credits are not
+# the article's text (the figure itself, with its images, stays).
+CHROME_TAGS = frozenset(["nav", "aside", "figcaption"])
 PAGE_CHROME_TAGS = frozenset(["header", "footer"])
 CONTENT_ROOT_TAGS = frozenset(["article", "main"])
 
@@ -62,7 +63,7 @@ CHROME_WORDS = frozenset(
     recommended recommendations promo promos advert adverts advertisement advertisements
     advertising ad ads adsense sponsored sponsor banner cookie cookies consent newsletter
     subscribe subscription signup popup modal skiplink skip toolbar pagination pager
-    tagcloud comments commentlist disqus outbrain taboola widget widgets masthead""".split()
+    tagcloud comment comments commentlist disqus outbrain taboola widget widgets masthead""".split()
 )
 # Words that name a wrapper of the page's content ("content-sidebar-wrap", "post-share-wrapper"):
 # a class with one of them is not chrome by its words alone.

@@ -8,7 +8,7 @@ decision per block:
 1. **Page-level class** of each block with text, from its own evidence: link density (share of
    its characters inside ``<a>``), size (characters; a CJK character counts 3), block tag.
    ``good`` (long, few links), ``near`` (medium, few links), ``short`` (under 30), ``bad``
-   (link-dense), ``heading``.
+   (link-dense, or a bare URL), ``heading``.
 2. **Main region**: every block's subtree gets the size of its good text minus the size of its
    link-dense text; the block with the highest balance is the page's main region (the article
    container, not the whole page when the page also has menus and link lists). Text blocks
@@ -75,7 +75,7 @@ def classify(blocks: Blocks) -> list[int]:
             out.append(EMPTY)
             continue
         density = link / len(text)
-        if density > BAD_LINK_DENSITY:
+        if density > BAD_LINK_DENSITY or (text.startswith(("http://", "https://", "www.")) and " " not in text):
             out.append(BAD)
         elif tag in HEADING_TAGS:
             out.append(HEADING)
