@@ -185,7 +185,7 @@ def _walk(tree, max_depth: int) -> Blocks:
     hint = out.hint
     pieces: list[list[str]] = []
     link_chars: list[int] = []
-    child_hashes: list[list[int]] = []
+    child_acc: list[int] = []  # the hashes of a block's children with content, folded in order
     image_keys: list[list[str]] = []
     has_content: list[bool] = []
     images = out.images
@@ -215,11 +215,13 @@ def _walk(tree, max_depth: int) -> Blocks:
             sizes[b] = text_size(text) if text else 0
             content = bool(text) or has_content[b]
             contents[b] = content
-            h = xxh(f"{tags[b]}\x00{digits('0', text)}\x00{' '.join(image_keys[b])}\x00{child_hashes[b]}".encode("utf-8", "surrogatepass"))
+            folded = digits("0", text) if text else ""
+            imgs = image_keys[b]
+            h = xxh(f"{tags[b]}\x00{folded}\x00{' '.join(imgs) if imgs else ''}\x00{child_acc[b]}".encode("utf-8", "surrogatepass"))
             hashes[b] = h
             p = parents[b]
             if p >= 0 and content:
-                child_hashes[p].append(h)
+                child_acc[p] = (child_acc[p] * 1_000_003 + h) & 0xFFFFFFFFFFFFFFFF
                 has_content[p] = True
             pieces[b] = []  # free early
             continue
@@ -272,7 +274,7 @@ def _walk(tree, max_depth: int) -> Blocks:
             hint.append(is_hint)
             pieces.append([])
             link_chars.append(0)
-            child_hashes.append([])
+            child_acc.append(0)
             image_keys.append([])
             has_content.append(False)
             block = b
