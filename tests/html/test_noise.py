@@ -1,3 +1,4 @@
+import random
 import time
 
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
@@ -7,6 +8,7 @@ from pagetwin.html.blocks import walk
 from pagetwin.html.noise import extract
 from pagetwin.html.parse import parse_html
 from pagetwin.html.templates import SiteTemplates, page_stats
+from tests.html.sites import paragraph
 
 S = ExtractSettings()
 
@@ -101,7 +103,8 @@ def test_main_content_images_kept_template_images_dropped():
     pages = []
     for i in range(6):
         figure = f"<figure><img src='/photos/{i}.jpg' data-src='/photos/{i}-large.jpg' alt='Photo {i}' width='800'><figcaption>The harbour in spring, photographed for story {i}.</figcaption></figure>"
-        pages.append(page(article_extra=figure).replace("<div id='wrap'>", "<div id='wrap'>" + logo))
+        own = f"<p>{paragraph(random.Random(i))}</p>"  # each page its own article, not a copy
+        pages.append(page(article_extra=figure + own).replace("<div id='wrap'>", "<div id='wrap'>" + logo))
     # Page level: the logo is outside the article region, the photo inside.
     imgs = extract(parse_html(pages[0]), None, S).images
     assert [im["src"] for im in imgs] == ["/photos/0.jpg"]
