@@ -413,5 +413,5 @@ def format_report(rows: list[dict]) -> str:
                 sample = " | ".join(repr(t) for t in s["text"])
                 lines.append(f"    {s['share']:6.1%} {s['pages']:6d}  {sample}")
         if not row["blocks"] and not row["slots"]:
-            lines.append("  nothing repeated on enough pages")
+            lines.append("  nothing repeated on enough pages beyond what page-level rules remove")
     return "\n".join(lines) + ("\n" if lines else "")
