@@ -214,3 +214,28 @@ def test_applying_twice_changes_nothing(n, seed, templates):
         shares = second.hash_share([h for h, txt in zip(blocks.hash, blocks.text) if txt])
         assert max(shares) <= s.template_share
         assert text_of(html, second, s) == t
+
+
+_MARKUP = st.lists(
+    st.sampled_from(["<div class=a>", "<div id=b1>", "</div>", "<p>", "</p>", "<a href=x>", "</a>", "<li>", "<ul>",
+                     "</ul>", "<table><tr><td>", "<h2>", "</h2>", "words of text here ", "2024 ", "menu ", "<img src=l.png>",
+                     "<br>", "<nav>", "</nav>", "<span hidden>", "</span>", "<article>", "</article>"]),
+    max_size=50,
+)  # fmt: skip
+
+
+@hsettings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_MARKUP, min_size=5, max_size=8))
+def test_any_site_of_any_markup_is_handled(site):
+    s = ExtractSettings()
+    htmls = ["".join(parts) for parts in site]
+    model = SiteTemplates(s)
+    for html in htmls:
+        model.fit(SITE, page_stats(parse_html(html), s))
+    site_model = model.for_site(SITE)
+    restored = SiteTemplates.from_bytes(model.to_bytes()).for_site(SITE)
+    for html in htmls:
+        lines = text_of(html, site_model).splitlines()
+        assert is_subsequence(lines, [t for t in walk(parse_html(html)).text if t])
+        assert text_of(html, restored) == "\n".join(lines)
+    model.report()
