@@ -301,8 +301,21 @@ def _walk(tree, max_depth: int) -> Blocks:
             if attrs and is_hidden(attrs):
                 continue
         elif tag == "a" and not in_link:
+            child = node.last_child
+            if child is not None and child.prev is None and child.is_text_node:
+                # The common <a>words</a>: read its text here, no context to push.
+                if block >= 0:
+                    s = child.text_content
+                    if s:
+                        pieces[block].append(s)
+                        link_chars[block] += len(s.strip())
+                continue
             push((block, in_link, article, -1))
             in_link = True
+            while child is not None:
+                push(child)
+                child = child.prev
+            continue
         # Children, pushed in reverse so they come off the stack in document order.
         child = node.last_child
         while child is not None:
