@@ -104,40 +104,54 @@ def needs_learning(settings: Settings) -> bool:
 def learn(inputs: list[str], settings: Settings, previous: Learned | None = None) -> Learned:
     """Pass 1 over the inputs: site templates, document frequencies, image hashes. ``previous``
     (from an index) is merged in, so an incremental run learns from all pages seen so far."""
+    want_images = "images" in settings.match.algorithms
+    progress = Progress(settings, "learning")
+    pages = iter_pages(inputs, settings.input, SourceStats(), want_images=want_images)
+    learned = fit_learned(map_pages("learn", pages, settings), settings, progress.update)
+    progress.close()
+    return merge_learned(learned, previous)
+
+
+def fit_learned(
+    results: Iterable[tuple[Page, Any]], settings: Settings, on_page: Callable[[], None] = lambda: None
+) -> Learned:
+    """Fold pass-1 results, (page, Worker.learn(page)) in input order, into a Learned (shared
+    by this runner and runners.spark, which folds each partition and merges them)."""
     from pagetwin.html.templates import SiteTemplates
     from pagetwin.text.keywords import DocFreq
 
     templates = SiteTemplates(settings.extract) if settings.extract.templates else None
     doc_freq = DocFreq() if needs_doc_freq(settings) else None
     image_hashes: dict[str, int] = {}
-    want_images = "images" in settings.match.algorithms
-    progress = Progress(settings, "learning")
-    pages = iter_pages(inputs, settings.input, SourceStats(), want_images=want_images)
     # Byte-identical copies of a page are counted once: a site holding one article under three
     # URLs must not make that article look like its template.
     seen_payloads: set[int] = set()
-    for page, (site, stats, words, image) in map_pages("learn", pages, settings):
+    for page, (site, stats, words, image) in results:
+        on_page()
         if image is not None:  # every URL of an image, byte-identical copies included
             image_hashes[image[0]] = image[1]
         if page.payload_digest:
             digest = key64(page.payload_digest)
             if digest in seen_payloads:
-                progress.update()
                 continue
             seen_payloads.add(digest)
         if stats is not None and templates is not None:
             templates.fit(site, stats)
         if words is not None and doc_freq is not None:
             doc_freq.fit(words)
-        progress.update()
-    progress.close()
-    if previous is not None:
-        if templates is not None and previous.templates is not None:
-            templates = templates.merge(previous.templates)
-        if doc_freq is not None and previous.doc_freq is not None:
-            doc_freq = doc_freq.merge(previous.doc_freq)
-        image_hashes = {**previous.image_hashes, **image_hashes}
     return Learned(templates, doc_freq, image_hashes)
+
+
+def merge_learned(learned: Learned, other: Learned | None) -> Learned:
+    """``learned`` with ``other``'s counts added; ``learned``'s image hashes win."""
+    if other is None:
+        return learned
+    templates, doc_freq = learned.templates, learned.doc_freq
+    if templates is not None and other.templates is not None:
+        templates = templates.merge(other.templates)
+    if doc_freq is not None and other.doc_freq is not None:
+        doc_freq = doc_freq.merge(other.doc_freq)
+    return Learned(templates, doc_freq, {**other.image_hashes, **learned.image_hashes})
 
 
 # -- pagetwin text ------------------------------------------------------------------------

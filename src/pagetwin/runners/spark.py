@@ -1,0 +1,319 @@
+"""The Spark runner: the two passes of ``pagetwin dedup`` on Apache Spark (the only module that
+imports pyspark). The driver (this process) still writes the index, matches and clusters, as with
+runners.local; Spark reads and fingerprints the pages.
+
+Work is distributed by input file: one partition per WARC/ARC/JSONL/HTML file given, and the
+files of a folder grouped ``files_per_task`` to a partition (page ids stay relative to the folder
+given, as with the local runner). Partitions come back in input order, so pages reach the driver
+in the same order as with the local runner and get the same index rows.
+
+Pass 1 (learn): each partition fits its own SiteTemplates / DocFreq / image hashes with the same
+fold as runners.local (``fit_learned``, byte-identical payloads counted once per partition) and
+returns them as bytes; the driver merges them. Pass 2 (fingerprint): settings and the learned
+models are broadcast, each partition runs ``Worker.fingerprint`` on its pages and returns the
+results (no page bodies) and its SourceStats. Results are computed in parallel, kept by Spark
+(memory, then disk) and streamed to the driver one partition at a time: the driver holds one
+partition's results, never the whole run's.
+
+Executors need pagetwin installed in the Python that runs them (``spark.pyspark.python``; by
+default this process's interpreter, which is right for ``local[N]``).
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import shutil
+import sys
+import uuid
+from collections.abc import Callable, Iterable, Iterator
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from pagetwin.config import ConfigError, Settings
+from pagetwin.model import Page
+from pagetwin.pipeline import Learned, PageResult, Worker
+from pagetwin.sources import Skip, SourceStats, iter_pages
+
+INSTALL_HINT = "pip install 'pagetwin[spark]' (pyspark) and Java 17 or newer"
+
+# A unit of work, one partition: (path, None) for an input file read as the local runner reads
+# it, or (folder, [(file path, id relative to the folder), ...]) for some files of a folder.
+Unit = tuple[str, list[tuple[str, str]] | None]
+
+
+def _java() -> str | None:
+    home = os.environ.get("JAVA_HOME")
+    if home and os.access(os.path.join(home, "bin", "java"), os.X_OK):
+        return os.path.join(home, "bin", "java")
+    return shutil.which("java")
+
+
+_LOG4J2 = """\
+rootLogger.level = warn
+rootLogger.appenderRef.stderr.ref = stderr
+appender.console.type = Console
+appender.console.name = stderr
+appender.console.target = SYSTEM_ERR
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n
+logger.hadoop.name = org.apache.hadoop.util.NativeCodeLoader
+logger.hadoop.level = error
+"""
+
+
+def _log_config() -> str:
+    """A log4j2 configuration file for the driver JVM: level WARN, on stderr."""
+    import tempfile
+
+    path = os.path.join(tempfile.gettempdir(), f"pagetwin-spark-log4j2-{os.getuid()}.properties")
+    if not os.path.exists(path) or Path(path).read_text() != _LOG4J2:
+        tmp = f"{path}.{os.getpid()}"
+        Path(tmp).write_text(_LOG4J2)
+        os.replace(tmp, path)
+    return path
+
+
+class SparkEngine:
+    """Runs pass 1 (learn) and pass 2 (fingerprint) on Spark; see runners.local.dedup(engine=).
+
+    ``master``: a Spark master URL; default ``local[N]`` with N = settings.run.workers (all
+    cores when 0), or the master given to spark-submit. ``conf``: extra Spark settings."""
+
+    files_per_task = 256  # files of a folder per partition
+
+    def __init__(self, master: str | None = None, app_name: str = "pagetwin", conf: dict[str, str] | None = None) -> None:
+        try:
+            import pyspark  # noqa: F401
+        except ImportError as exc:
+            raise ConfigError(f"--runner spark needs pyspark, which is not installed: {INSTALL_HINT}") from exc
+        if _java() is None:
+            raise ConfigError(f"--runner spark needs Java (no java on PATH or in JAVA_HOME): {INSTALL_HINT}")
+        self.master = master
+        self.app_name = app_name
+        self.conf = dict(conf or {})
+        self._session: Any = None
+        self._owned = False
+        atexit.register(self.close)
+
+    # -- the session ----------------------------------------------------------------------
+
+    def _context(self, settings: Settings) -> Any:
+        if self._session is not None:
+            return self._session.sparkContext
+        from pyspark.sql import SparkSession
+
+        from pagetwin.runners.local import worker_count
+
+        had_session = SparkSession.getActiveSession() is not None
+        builder = SparkSession.builder.appName(self.app_name)
+        under_submit = "PYSPARK_GATEWAY_PORT" in os.environ  # spark-submit chose the master
+        master = self.master or (None if under_submit else f"local[{worker_count(settings)}]")
+        if master:
+            builder = builder.master(master)
+        defaults = {
+            "spark.ui.enabled": "false",
+            "spark.ui.showConsoleProgress": "false",
+            "spark.driver.memory": "1g",
+        }
+        if master and master.startswith("local"):
+            # No network needed (nor wanted) in local mode.
+            os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+            defaults["spark.driver.host"] = "127.0.0.1"
+            defaults["spark.driver.bindAddress"] = "127.0.0.1"
+        if not under_submit:
+            # Warnings and errors only, on stderr (Spark's default profile chatters at startup).
+            defaults["spark.driver.extraJavaOptions"] = f"-Dlog4j2.configurationFile={_log_config()}"
+        # Executors run this interpreter (pyspark reads the variable, not spark.pyspark.python).
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+        for key, value in {**defaults, **self.conf}.items():
+            builder = builder.config(key, value)
+        try:
+            self._session = builder.getOrCreate()
+        except Exception as exc:  # noqa: BLE001 - Java missing, too old, or Spark misconfigured
+            msg = " ".join(str(exc).split())[:300]
+            raise ConfigError(f"could not start Spark ({type(exc).__name__}: {msg}); {INSTALL_HINT}") from exc
+        self._owned = not had_session
+        self._session.sparkContext.setLogLevel("WARN")
+        return self._session.sparkContext
+
+    def close(self) -> None:
+        """Stop the SparkSession this engine started (one it found running is left alone)."""
+        session, self._session = self._session, None
+        if session is not None and self._owned:
+            session.stop()
+
+    # -- the partitions -------------------------------------------------------------------
+
+    def units(self, inputs: list[str], stats: SourceStats) -> list[Unit]:
+        """One unit of work per input file, folders expanded to their files (problems listing a
+        folder go to ``stats``)."""
+        out: list[Unit] = []
+        for path in inputs:
+            if os.path.isdir(path):
+                files = folder_files(path, stats)
+                step = max(1, self.files_per_task)
+                out.extend((path, files[i : i + step]) for i in range(0, len(files), step))
+            else:
+                out.append((path, None))
+        return out
+
+    def _run(self, settings: Settings, units: list[Unit], fn: Callable, shared: Any) -> Iterator[Any]:
+        """``fn(broadcast, units)`` on every partition, results streamed in partition order."""
+        from pyspark import StorageLevel
+
+        sc = self._context(settings)
+        shared = sc.broadcast((uuid.uuid4().hex, *shared))
+        rdd = sc.parallelize(units, len(units)).mapPartitions(partial(fn, shared))
+        rdd.persist(StorageLevel.MEMORY_AND_DISK)
+        try:
+            rdd.count()  # every partition at once, kept by Spark; then one at a time to here
+            yield from rdd.toLocalIterator()
+        finally:
+            rdd.unpersist()
+            shared.destroy()
+
+    # -- the passes -----------------------------------------------------------------------
+
+    def learn(self, inputs: list[str], settings: Settings, previous: Learned | None) -> Learned:
+        from pagetwin.html.templates import SiteTemplates
+        from pagetwin.runners.local import fit_learned, merge_learned
+        from pagetwin.text.keywords import DocFreq
+
+        learned = fit_learned((), settings)  # the empty models, as the local runner starts
+        units = self.units(inputs, SourceStats())
+        if units:
+            for templates, doc_freq, images in self._run(settings, units, _learn_partition, (settings,)):
+                part = Learned(
+                    SiteTemplates.from_bytes(templates, settings.extract) if templates is not None else None,
+                    DocFreq.from_bytes(doc_freq) if doc_freq is not None else None,
+                    images,
+                )
+                learned = merge_learned(part, learned)  # later partitions' image hashes win
+        return merge_learned(learned, previous)
+
+    def fingerprint(
+        self,
+        inputs: list[str],
+        settings: Settings,
+        learned: Learned | None,
+        stats: SourceStats,
+        known: Callable[[Page], bool],
+    ) -> Iterator[PageResult]:
+        """Pass 2 over the pages that ``known`` does not claim, in input order (``known`` runs
+        here, on the driver). ``stats`` gets every partition's counts. Stops the SparkSession
+        when done."""
+        try:
+            units = self.units(inputs, stats)
+            if not units:
+                return
+            for part_stats, result in self._run(settings, units, _fingerprint_partition, (settings, learned)):
+                if part_stats is not None:
+                    stats.merge(part_stats)
+                elif not known(result.page):
+                    yield result
+        finally:
+            self.close()
+
+
+# -- what runs on the executors ------------------------------------------------------------
+
+_workers: dict[str, Worker] = {}  # per Python worker process: one Worker per broadcast
+
+
+def _worker(token: str, settings: Settings, learned: Learned | None) -> Worker:
+    worker = _workers.get(token)
+    if worker is None:
+        _workers.clear()  # an earlier pass's worker is not needed again
+        worker = _workers[token] = Worker(settings, learned)
+    return worker
+
+
+def _learn_partition(shared: Any, units: Iterable[Unit]) -> Iterator[tuple[bytes | None, bytes | None, dict[str, int]]]:
+    from pagetwin.runners.local import fit_learned
+
+    token, settings = shared.value
+    worker = _worker(token, settings, None)
+    want_images = "images" in settings.match.algorithms
+    pages = (page for unit in units for page in unit_pages(unit, settings, SourceStats(), want_images))
+    learned = fit_learned(((page, worker.learn(page)) for page in pages), settings)
+    yield (
+        learned.templates.to_bytes() if learned.templates is not None else None,
+        learned.doc_freq.to_bytes() if learned.doc_freq is not None else None,
+        learned.image_hashes,
+    )
+
+
+def _fingerprint_partition(shared: Any, units: Iterable[Unit]) -> Iterator[tuple[SourceStats | None, PageResult | None]]:
+    """(None, result) per page (image records are read for pass 1 only), then (stats, None)."""
+    token, settings, learned = shared.value
+    worker = _worker(token, settings, learned)
+    want_images = "images" in settings.match.algorithms
+    stats = SourceStats()
+    for unit in units:
+        for page in unit_pages(unit, settings, stats, want_images):
+            if page.kind != "image":
+                yield None, worker.fingerprint(page)
+    yield stats, None
+
+
+def unit_pages(unit: Unit, settings: Settings, stats: SourceStats, want_images: bool) -> Iterator[Page]:
+    """The pages of one unit of work, counted in ``stats`` as sources.iter_pages counts them."""
+    from pagetwin.sources.files import read_html_file
+
+    path, files = unit
+    if files is None:
+        yield from iter_pages([path], settings.input, stats, want_images)
+        return
+    for file_path, page_id in files:
+        try:
+            try:
+                item = read_html_file(file_path, page_id, settings.input)
+            except OSError as exc:
+                stats.error(f"{file_path}: cannot read ({exc.strerror or exc})")
+                item = Skip("unreadable-file", page_id)
+        except Exception as exc:  # noqa: BLE001 - bad data must not stop the run
+            msg = " ".join(str(exc).split())[:200]
+            stats.error(f"{file_path}: reading stopped ({type(exc).__name__}: {msg})")
+            continue
+        if isinstance(item, Skip):
+            stats.skip(item.reason, "", item.detail)
+        else:
+            stats.count_page(item)
+            yield item
+
+
+def folder_files(folder: str, stats: SourceStats) -> list[tuple[str, str]]:
+    """(path, id) of every .html/.htm file under ``folder`` in the order sources.files.iter_folder
+    reads them: depth first, entries sorted by name, links to directories not followed; the id
+    is the path relative to the folder (POSIX separators)."""
+    from pagetwin.sources.files import HTML_SUFFIXES
+
+    root = Path(folder)
+    out: list[tuple[str, str]] = []
+
+    def listing(directory: str) -> Iterator[os.DirEntry]:
+        try:
+            with os.scandir(directory) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError as exc:
+            stats.error(f"{directory}: cannot read directory ({exc.strerror or exc})")
+            entries = []
+        return iter(entries)
+
+    stack = [listing(str(root))]
+    while stack:
+        entry = next(stack[-1], None)
+        if entry is None:
+            stack.pop()
+            continue
+        try:
+            is_dir = entry.is_dir(follow_symlinks=False)
+        except OSError:
+            is_dir = False
+        if is_dir:
+            stack.append(listing(entry.path))
+        elif entry.name.lower().endswith(HTML_SUFFIXES):
+            out.append((entry.path, Path(entry.path).relative_to(root).as_posix()))
+    return out

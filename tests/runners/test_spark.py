@@ -1,0 +1,251 @@
+"""The Spark runner (runners/spark.py): same clusters as the local runner, through the CLI, on a
+WARC and a folder the tests write; the units of work keep the local runner's page ids and
+accounting; a clear usage error without pyspark or Java."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+import types
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings as hsettings, strategies as st
+
+from pagetwin.cli import main
+from pagetwin.config import ConfigError, Settings
+from pagetwin.outputs.warc import WarcWriter
+from pagetwin.runners import spark
+from pagetwin.sources import SourceStats, iter_pages
+from tests.sitegen import article, page
+
+
+def _lines(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def _png(seed: int) -> bytes:
+    import numpy as np
+    from PIL import Image
+
+    rng = np.random.default_rng(seed)
+    pixels = (rng.random((48, 64, 3)) * 255).astype("uint8")
+    buf = io.BytesIO()
+    Image.fromarray(pixels).resize((256, 192)).save(buf, "PNG")
+    return buf.getvalue()
+
+
+def _inputs(tmp_path: Path) -> tuple[Path, Path, dict[str, str]]:
+    """A WARC (an article under two URLs, a revisit of it, an edited copy, unrelated stories,
+    images, records that are not pages) and a folder (two
+    sites in subfolders with copies inside each and of a WARC article, unreadable and
+    non-HTML files). Returns (warc, folder, names -> ids)."""
+    from hashlib import sha1
+    from base64 import b32encode
+
+    story = article(1)
+    edited = list(story)
+    edited[2] = edited[2].replace(".", ", officials said.", 1)
+    html = page("Harbour bridge reopens", story).encode()
+    ids: dict[str, str] = {}
+    warc = tmp_path / "crawl.warc.gz"
+    with WarcWriter(warc) as w:
+        w.write_warcinfo(warc.name, {"software": "tests"})
+        ids["a"] = w.write_response("https://news.example/bridge", html, date="2024-03-12T10:00:00Z")
+        w.write_request("https://news.example/bridge")
+        ids["a2"] = w.write_response("https://news.example/bridge?ref=home", html, date="2024-03-12T10:05:00Z")
+        ids["near"] = w.write_response(
+            "https://news.example/bridge-updated",
+            page("Harbour bridge reopens", edited, date="13 March 2024").encode(),
+            date="2024-03-13T10:00:00Z",
+        )
+        for i in range(8):
+            ids[f"other{i}"] = w.write_response(
+                f"https://news.example/story{i}", page(f"Story {i}", article(100 + i)).encode()
+            )
+        for i in range(4):
+            w.write_response(f"https://news.example/img/{i}.png", _png(i), content_type="image/png")
+        w.write_response("https://news.example/site.css", b"body{color:red}", content_type="text/css")
+        digest = "sha1:" + b32encode(sha1(html).digest()).decode()
+        ids["revisit"] = w.write_revisit(
+            "https://news.example/bridge", digest, "https://news.example/bridge", "2024-03-12T10:00:00Z",
+            date="2024-03-20T10:00:00Z",
+        )
+    folder = tmp_path / "site"
+    for sub, seed, n in (("blog", 200, 7), ("docs/guide", 300, 6)):
+        d = folder / sub
+        d.mkdir(parents=True)
+        for i in range(n):
+            (d / f"p{i:02d}.html").write_text(page(f"{sub} {i}", article(seed + i), site=sub.title()))
+        ids[f"{sub}/copy"] = f"{sub}/p00 copy.html"
+        shutil.copy(d / "p00.html", d / "p00 copy.html")  # sorted next to p00: same partition
+    ids["folder-bridge"] = "blog/bridge.htm"
+    (folder / "blog" / "bridge.htm").write_text(page("Harbour bridge reopens", story, site="Blog"))
+    (folder / "empty.html").write_text("  \n")
+    (folder / "notes.txt").write_text("not a page")
+    return warc, folder, ids
+
+
+def _need_spark() -> None:
+    pytest.importorskip("pyspark", reason="pyspark is not installed (pip install 'pagetwin[spark]')")
+    if spark._java() is None:
+        pytest.skip("Java is not installed (Spark needs Java 17)")
+
+
+def test_spark_runner_matches_local_runner(tmp_path, monkeypatch):
+    _need_spark()
+    pytest.importorskip("PIL", reason="Pillow is not installed (extra 'images')")
+    warc, folder, ids = _inputs(tmp_path)
+    # Several partitions per folder: 3 files each.
+    monkeypatch.setattr(spark.SparkEngine, "files_per_task", 3)
+    args = [str(warc), str(folder), "--algorithms", "exact,simhash,minhash,con,images"]
+    assert main(["dedup", *args, "--out", str(tmp_path / "local"), "--workers", "1"]) == 0
+    started = time.monotonic()
+    assert main(["dedup", *args, "--out", str(tmp_path / "spark"), "--runner", "spark", "--spark-master", "local[2]"]) == 0
+    spark_seconds = time.monotonic() - started
+    local_rows = _lines(tmp_path / "local" / "clusters.jsonl")
+    spark_rows = _lines(tmp_path / "spark" / "clusters.jsonl")
+    assert spark_rows == local_rows, "the Spark runner must give the local runner's ids, clusters and keep flags"
+
+    # The planted duplicates are found (so equality above is not two empty results).
+    by_id = {r["id"]: r for r in spark_rows}
+    assert set(ids.values()) <= set(by_id)
+    cluster = {name: by_id[i]["cluster"] for name, i in ids.items()}
+    assert cluster["a"] == cluster["a2"] == cluster["near"] == cluster["revisit"] == cluster["folder-bridge"]
+    assert cluster["blog/copy"] == by_id["blog/p00.html"]["cluster"] != cluster["docs/guide/copy"]
+    assert cluster["docs/guide/copy"] == by_id["docs/guide/p00.html"]["cluster"]
+    assert len({cluster["other0"], cluster["other1"], cluster["a"], cluster["blog/copy"]}) == 4
+    keeps: dict[str, int] = {}
+    for r in spark_rows:
+        keeps[r["cluster"]] = keeps.get(r["cluster"], 0) + r["keep"]
+    assert set(keeps.values()) == {1}
+
+    local = json.loads((tmp_path / "local" / "summary.json").read_text())
+    summary = json.loads((tmp_path / "spark" / "summary.json").read_text())
+    rec = summary["records"]
+    assert rec == local["records"]
+    assert rec["records_total"] == rec["pages_read"] + rec["images"] + sum(rec["skipped"].values())
+    assert rec["images"] == 4 and rec["skipped"]["empty-body"] == 1 and rec["skipped"]["request"] == 1
+    assert summary["pages"]["in_output"] == summary["pages"]["read"] == len(spark_rows)
+    assert summary["clusters"] == local["clusters"] and summary["pairs"] == local["pairs"]
+    assert _lines(tmp_path / "spark" / "pairs.jsonl") == _lines(tmp_path / "local" / "pairs.jsonl")
+
+    # Again on the same index: every page is known (dropped on the driver), nothing changes.
+    out = tmp_path / "again"
+    index = tmp_path / "spark" / "index.sqlite"
+    assert main(["dedup", *args, "--out", str(out), "--index", str(index), "--runner", "spark", "--spark-master", "local[2]"]) == 0
+    again = json.loads((out / "summary.json").read_text())
+    assert again["pages"]["already_indexed"] == again["pages"]["read"] == summary["pages"]["read"]
+    assert _lines(out / "clusters.jsonl") == local_rows
+
+    # Pass 1 alone: the partitions' models merged equal the local runner's model.
+    from pagetwin.config import Settings
+    from pagetwin.runners.local import learn
+
+    settings = Settings()
+    settings.match.algorithms = ["exact", "simhash", "minhash", "con", "images"]
+    inputs = [str(warc), str(folder)]
+    engine = spark.SparkEngine(master="local[2]")
+    try:
+        merged = engine.learn(inputs, settings, None)
+    finally:
+        engine.close()
+    single = learn(inputs, settings)
+    # Documents: the WARC's 10 distinct responses (a2 is a byte-identical a), the folder's 8 + 6
+    # distinct pages (each copy sits in its original's partition, so it is counted once).
+    assert merged.doc_freq == single.doc_freq and merged.doc_freq.n_docs_ == 10 + 8 + 6
+    assert merged.image_hashes == single.image_hashes and len(merged.image_hashes) == 4
+    assert sorted(merged.templates.sites_) == sorted(single.templates.sites_)
+    for site, counts in single.templates.compact().sites_.items():
+        other = merged.templates.sites_[site]
+        assert other.pages == counts.pages
+        assert dict(zip(other.hash_keys.tolist(), other.hash_pages.tolist())) == dict(
+            zip(counts.hash_keys.tolist(), counts.hash_pages.tolist())
+        )
+    print(f"spark dedup of {rec['pages_read']} pages: {spark_seconds:.1f} s (session start included)")
+
+
+# -- units of work: the local runner's ids and accounting, without Spark ------------------
+
+
+def _units_pages(engine_cls, inputs: list[str], per_task: int) -> tuple[list[tuple[str, str, str]], SourceStats]:
+    engine = object.__new__(engine_cls)  # no session needed for the units
+    engine.files_per_task = per_task
+    stats = SourceStats()
+    settings = Settings()
+    pages = [
+        (p.id, p.url, p.payload_digest)
+        for unit in engine.units(inputs, stats)
+        for p in spark.unit_pages(unit, settings, stats, want_images=False)
+    ]
+    return pages, stats
+
+
+@pytest.mark.parametrize("per_task", [1, 2, 256])
+def test_units_read_what_the_local_runner_reads(tmp_path, per_task):
+    pytest.importorskip("PIL", reason="Pillow is not installed (extra 'images')")
+    warc, folder, _ = _inputs(tmp_path)
+    (folder / "docs" / "link").symlink_to(folder / "blog")  # not followed, as iter_folder does
+    (folder / "bad.html").write_bytes(b"\x00\x01\x02" * 100)  # binary: skipped with a reason
+    inputs = [str(folder), str(warc), str(folder / "blog" / "p01.html")]
+    expected_stats = SourceStats()
+    expected = [(p.id, p.url, p.payload_digest) for p in iter_pages(inputs, Settings().input, expected_stats)]
+    got, stats = _units_pages(spark.SparkEngine, inputs, per_task)
+    assert got == expected
+    assert stats.to_dict() == expected_stats.to_dict() and stats.consistent()
+    assert "blog/p00 copy.html" in [i for i, _, _ in got] and "p01.html" in [i for i, _, _ in got]
+
+
+@hsettings(max_examples=25, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["", "a", "a/b", "B", "a/c d"]), st.sampled_from(
+    ["x.html", "Y.HTM", "z.htm", "_1.html", "a.html", "b.txt", "a"])), max_size=12))
+def test_folder_files_in_iter_folder_order(layout):
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "root"
+        root.mkdir()
+        for sub, name in layout:
+            d = root / sub
+            if d.exists() and not d.is_dir():
+                continue
+            d.mkdir(parents=True, exist_ok=True)
+            target = d / name
+            if not target.exists():
+                target.write_text(f"<html><body><p>{sub}/{name}</p></body></html>")
+        expected = [p.id for p in iter_pages([str(root)], Settings().input, SourceStats())]
+        got = [rel for _, rel in spark.folder_files(str(root), SourceStats())]
+        # Files that read as pages keep their order; folder_files lists every HTML file.
+        assert [rel for rel in got if rel in expected] == expected
+
+
+# -- usage errors -------------------------------------------------------------------------
+
+
+def test_without_pyspark_a_one_line_usage_error(tmp_path, monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "pyspark", None)  # import pyspark raises ImportError
+    with pytest.raises(ConfigError, match=r"pip install 'pagetwin\[spark\]'.*Java 17"):
+        spark.SparkEngine()
+    html = tmp_path / "a.html"
+    html.write_text(page("One", article(1)))
+    assert main(["dedup", str(html), "--out", str(tmp_path / "out"), "--runner", "spark"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "pyspark" in err and "pip install 'pagetwin[spark]'" in err
+    assert not (tmp_path / "out" / "clusters.jsonl").exists()
+
+
+def test_without_java_a_usage_error(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "pyspark", types.ModuleType("pyspark"))  # installed or not
+    monkeypatch.delenv("JAVA_HOME", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(ConfigError, match=r"needs Java.*Java 17"):
+        spark.SparkEngine()
+    java = tmp_path / "jdk" / "bin" / "java"
+    java.parent.mkdir(parents=True)
+    java.write_text("#!/bin/sh\n")
+    java.chmod(0o755)
+    monkeypatch.setenv("JAVA_HOME", str(tmp_path / "jdk"))
+    assert spark._java() == str(java) and os.access(spark._java(), os.X_OK)
