@@ -9,12 +9,15 @@ decision per block:
    its characters inside ``<a>``), size (characters; a CJK character counts 3), block tag.
    ``good`` (long, few links), ``near`` (medium, few links), ``short`` (under 30), ``bad``
    (link-dense, or a bare URL), ``heading``.
-2. **Main region**: every block's subtree gets the size of its good text minus the size of its
-   link-dense text; the block with the highest balance is the page's main region (the article
-   container, not the whole page when the page also has menus and link lists). Text blocks
-   outside it are dropped, except the heading right before it (the article title).
+2. **Main region**: every block's subtree gets a score from its good text G (good blocks in
+   full, near blocks at half) and its link-dense text B: ``G * G / (G + 2 B)`` (much content,
+   little chrome); the highest-scoring block (the deepest on ties) is the page's main region,
+   unless the page marks its article body (``itemprop=articleBody``, ``entry-content``, ...)
+   and that block scores at least half as much. Text blocks outside the region are dropped,
+   except the h1/h2 right before it (the article title).
 3. **Page-level keep** inside the region: good, near and headings; short blocks without links
-   when a neighbouring text block is kept (context, as jusText does); link-dense blocks never.
+   when the nearest non-short block before or after them is good or near (context, as jusText
+   does); link-dense blocks never.
 4. **Site evidence** (``site`` given, learned in pass 1 by ``templates.SiteTemplates``):
    a block whose subtree (exact hash, or the hash of one of its ancestors) is on more than
    ``template_share`` of the site's pages is template and is dropped, whatever step 3 said.
@@ -23,7 +26,6 @@ decision per block:
    ``0.4 * page_keep + 0.6 * prior >= 0.5``, so a slot that is content on the site's pages
    keeps its short paragraphs and a slot that is chrome everywhere ("latest news" boxes whose
    text changes on every page) goes even when its text looks like content on this page.
-
 5. **Copies are not templates**: when template removal would leave less than 10 % of the
    page-level text, the page is a copy of other pages of its site (a soft 404) or a page type
    the slot priors misjudge; then the page-level text minus the exact template blocks stands,
