@@ -69,3 +69,18 @@ def test_utf16_without_bom():
     for enc in ("utf-16-le", "utf-16-be"):
         text, charset, _ = decode_html("<html><body><p>Grüße</p></body></html>".encode(enc), "utf-8")
         assert charset == enc and "Grüße" in text
+
+
+@given(st.lists(st.sampled_from(["<div>", "</div>", "<span>", "</span>", "<br>", "<p>", "text", "</x>", "<!-- c -->"]), max_size=300))
+def test_depth_bound_never_underestimates(parts):
+    from pagetwin.html.parse import _depth_bound
+
+    html = "".join(parts)
+    depth = deepest = 0
+    for part in parts:  # the exact depth, void and optional-end elements not counted
+        if part in ("<div>", "<span>"):
+            depth += 1
+            deepest = max(deepest, depth)
+        elif part in ("</div>", "</span>", "</x>"):
+            depth = max(depth - 1, 0)
+    assert _depth_bound(html) >= deepest

@@ -5,6 +5,8 @@ from __future__ import annotations
 import codecs
 import re
 
+import numpy as np
+
 from selectolax.lexbor import LexborHTMLParser
 
 _META_CHARSET = re.compile(
@@ -102,13 +104,31 @@ _FLAT = frozenset(
 )
 
 
+# "<" followed by a letter opens (+1), by "/" closes (-1), by anything else neither.
+_TAG_STEP = np.zeros(256, dtype=np.int32)
+_TAG_STEP[np.frombuffer(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ", dtype=np.uint8)] = 1
+_TAG_STEP[ord("/")] = -1
+
+
+def _depth_bound(html: str) -> int:
+    """An upper bound of the nesting depth, vectorised: every start tag counts as an open
+    element (void and unclosed ones too), the running depth floored at zero like a parser's
+    stack. It passes most real pages without looking at tag names."""
+    data = np.frombuffer(html.encode("utf-8", "surrogatepass"), dtype=np.uint8)
+    steps = _TAG_STEP[data[1:][data[:-1] == 60]]
+    if not len(steps):
+        return 0
+    depth = np.cumsum(steps)
+    return int((depth - np.minimum(np.minimum.accumulate(depth), 0)).max())
+
+
 def limit_depth(html: str, max_depth: int) -> tuple[str, bool]:
     """Drop the tags nested deeper than ``max_depth`` (their text stays), so a DOM nested
     100,000 deep parses in linear time: lexbor's tree builder checks the stack of open elements
     at each tag, which is quadratic in the depth. Returns (html, whether anything was cut)."""
-    if html.count("<") < max_depth:
+    if html.count("<") < max_depth or _depth_bound(html) <= max_depth:
         return html, False
-    # Fast check (self-closing syntax ignored: it can only overestimate the depth).
+    # Tag-name check (self-closing syntax ignored: it can only overestimate the depth).
     depth = deepest = 0
     for closing, name in _TAG_START.findall(html):
         if name.lower() in _FLAT:
