@@ -54,8 +54,6 @@ MAX_LINK_DENSITY = 0.3  # more text in links than this: not a paragraph of conte
 BAD_LINK_DENSITY = 0.5
 NEAR_WEIGHT = 0.5
 BAD_WEIGHT = 2.0
-PREFER_DEEP = True
-SCORE = "purity"
 HINT_SHARE = 0.5  # a marked article body needs this share of the best region's balance
 MIN_KEPT_SHARE = 0.1  # slot priors leaving less of the page-level text than this are overruled
 PAGE_WEIGHT = 0.4  # weight of the page-level decision against the site prior of the slot
@@ -112,13 +110,11 @@ def main_region(blocks: Blocks, classes: list[int]) -> list[bool]:
         if p >= 0:
             good[p] += good[b]
             bad[p] += bad[b]
-    if SCORE == "diff":
-        balance = [g - BAD_WEIGHT * x for g, x in zip(good, bad)]
-    else:
-        balance = [g * g / (g + BAD_WEIGHT * x) if g > 0 else -x for g, x in zip(good, bad)]
+    balance = [g * g / (g + BAD_WEIGHT * x) if g > 0 else -x for g, x in zip(good, bad)]
     best = 0
     for b in range(1, n):
-        if balance[b] > balance[best] or (PREFER_DEEP and balance[b] == balance[best] and parent[b] >= best):
+        # On a tie the deeper block wins (a wrapper adding nothing is not the region).
+        if balance[b] > balance[best] or (balance[b] == balance[best] and parent[b] >= best):
             best = b
     # A block the page itself marks as the article body wins when it holds a good part of it.
     hinted = [b for b in range(n) if blocks.hint[b] and balance[b] > 0]
