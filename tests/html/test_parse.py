@@ -71,16 +71,28 @@ def test_utf16_without_bom():
         assert charset == enc and "Grüße" in text
 
 
-@given(st.lists(st.sampled_from(["<div>", "</div>", "<span>", "</span>", "<br>", "<p>", "text", "</x>", "<!-- c -->"]), max_size=300))
+@given(st.lists(st.sampled_from(["<div>", "</div>", "<span>", "</span>", "<br>", "<p>", "text", "</x>", "<!-- c -->", "<b>", "</b>"]), max_size=300))
 def test_depth_bound_never_underestimates(parts):
     from pagetwin.html.parse import _depth_bound
 
     html = "".join(parts)
     depth = deepest = 0
-    for part in parts:  # the exact depth, void and optional-end elements not counted
-        if part in ("<div>", "<span>"):
-            depth += 1
-            deepest = max(deepest, depth)
-        elif part in ("</div>", "</span>", "</x>"):
-            depth = max(depth - 1, 0)
+    stack: list[str] = []
+    for part in parts:  # a parser's stack: an end tag pops to its element, a stray one is ignored
+        if part in ("<div>", "<span>", "<b>"):
+            stack.append(part[1:-1])
+            deepest = max(deepest, len(stack))
+        elif part.startswith("</") and part[2:-1] in stack:
+            while stack.pop() != part[2:-1]:
+                pass
     assert _depth_bound(html) >= deepest
+
+
+def test_stray_end_tags_do_not_hide_deep_nesting():
+    import time
+
+    html = "<div></x>" * 50_000 + "bottom"
+    start = time.process_time()
+    tree = parse_html(html, max_depth=64)
+    assert time.process_time() - start < 5
+    assert "bottom" in tree.body.text()

@@ -94,7 +94,6 @@ def decode_html(body: bytes, http_charset: str | None = None) -> tuple[str, str,
         return text, "utf-8", text.count("\ufffd")
 
 
-_TAG_START = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9:-]*)")
 _TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9:-]*)[^>]*?(/?)>")
 # Elements that never hold children, or whose end tag is implied (a naive count would take
 # every unclosed <p> or <li> for a level of nesting).
@@ -104,55 +103,82 @@ _FLAT = frozenset(
 )
 
 
-# "<" followed by a letter opens (+1), by "/" closes (-1), by anything else neither.
-_TAG_STEP = np.zeros(256, dtype=np.int32)
-_TAG_STEP[np.frombuffer(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ", dtype=np.uint8)] = 1
-_TAG_STEP[ord("/")] = -1
+_LETTER = np.zeros(256, dtype=bool)
+_LETTER[np.frombuffer(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ", dtype=np.uint8)] = True
+_NAME_CHAR = _LETTER.copy()
+_NAME_CHAR[np.frombuffer(b"0123456789:-", dtype=np.uint8)] = True
 
 
 def _depth_bound(html: str) -> int:
-    """An upper bound of the nesting depth, vectorised: every start tag counts as an open
-    element (void and unclosed ones too), the running depth floored at zero like a parser's
-    stack. It passes most real pages without looking at tag names."""
-    data = np.frombuffer(html.encode("utf-8", "surrogatepass"), dtype=np.uint8)
-    steps = _TAG_STEP[data[1:][data[:-1] == 60]]
-    if not len(steps):
+    """An upper bound of the nesting depth, vectorised (no Python loop over tags).
+
+    Every start tag opens an element (void and unclosed ones too: that only overestimates).
+    An end tag closes one only while more elements of its name (its first three characters)
+    have been opened than closed before it: a parser ignores stray end tags, so counting them
+    would let ``<div></x>`` repeated 100,000 times pass as shallow. The running depth is
+    floored at zero like a parser's stack."""
+    data = np.frombuffer(html.encode("utf-8", "surrogatepass") + b"\0\0\0\0", dtype=np.uint8)
+    lt = np.flatnonzero(data[:-4] == 60)
+    after = data[lt + 1]
+    is_open = _LETTER[after]
+    is_close = (after == 47) & _LETTER[data[lt + 2]]
+    keep = is_open | is_close
+    lt, is_open, is_close = lt[keep], is_open[keep], is_close[keep]
+    if not len(lt):
         return 0
-    depth = np.cumsum(steps)
+    first = lt + 1 + is_close
+    b0, b1, b2 = data[first] | 32, data[first + 1], data[first + 2]
+    ok1 = _NAME_CHAR[b1]
+    ok2 = ok1 & _NAME_CHAR[b2]
+    code = (b0.astype(np.int64) << 16) | (((b1 | 32) * ok1).astype(np.int64) << 8) | ((b2 | 32) * ok2)
+    # Opens and closes of the same name before each tag: group by name, in page order.
+    order = np.argsort(code, kind="stable")  # tags are already in page order
+    opens, closes = is_open[order].astype(np.int64), is_close[order].astype(np.int64)
+    group_start = np.flatnonzero(np.r_[True, code[order][1:] != code[order][:-1]])
+    sizes = np.diff(np.r_[group_start, len(order)])
+    opens_before = np.cumsum(opens) - opens
+    closes_before = np.cumsum(closes) - closes
+    opens_before -= np.repeat(opens_before[group_start], sizes)
+    closes_before -= np.repeat(closes_before[group_start], sizes)
+    valid = np.empty(len(order), dtype=bool)
+    valid[order] = closes.astype(bool) & (opens_before > closes_before)
+    depth = np.cumsum(is_open.astype(np.int64) - valid)
     return int((depth - np.minimum(np.minimum.accumulate(depth), 0)).max())
 
 
 def limit_depth(html: str, max_depth: int) -> tuple[str, bool]:
     """Drop the tags nested deeper than ``max_depth`` (their text stays), so a DOM nested
     100,000 deep parses in linear time: lexbor's tree builder checks the stack of open elements
-    at each tag, which is quadratic in the depth. Returns (html, whether anything was cut)."""
+    at each tag, which is quadratic in the depth. Returns (html, whether anything was cut).
+
+    A vectorised upper bound (_depth_bound) passes most pages at once; the others are scanned
+    tag by tag, void and optional-end elements not counted, an end tag closing only an open
+    element of its name (stray end tags are ignored, as a parser ignores them)."""
     if html.count("<") < max_depth or _depth_bound(html) <= max_depth:
-        return html, False
-    # Tag-name check (self-closing syntax ignored: it can only overestimate the depth).
-    depth = deepest = 0
-    for closing, name in _TAG_START.findall(html):
-        if name.lower() in _FLAT:
-            continue
-        if closing:
-            depth = depth - 1 if depth else 0
-        else:
-            depth += 1
-            if depth > deepest:
-                deepest = depth
-    if deepest <= max_depth:
         return html, False
     out: list[str] = []
     last = depth = 0
+    open_by_name: dict[str, int] = {}
+    cut = False
     for m in _TAG.finditer(html):
         name = m.group(2).lower()
         if name in _FLAT or m.group(3):
             continue
-        closing = bool(m.group(1))
-        level = depth if closing else depth + 1
-        depth = max(depth - 1, 0) if closing else depth + 1
+        if m.group(1):
+            if not open_by_name.get(name):
+                continue  # a stray end tag: the parser ignores it
+            open_by_name[name] -= 1
+            level, depth = depth, depth - 1
+        else:
+            open_by_name[name] = open_by_name.get(name, 0) + 1
+            depth += 1
+            level = depth
         if level > max_depth:
             out.append(html[last : m.start()])
             last = m.end()
+            cut = True
+    if not cut:
+        return html, False
     out.append(html[last:])
     return "".join(out), True
 
