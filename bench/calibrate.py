@@ -52,34 +52,34 @@ ALGORITHMS = ["simhash", "minhash"]
 VARIANTS: dict[str, list[dict[str, Any]]] = {
     "simhash": [
         {},
-        {"shingle": 1, "weighting": "tf", "content_only": True},
+        {"shingle": 1, "weighting": "tf", "content_only": True, "k": 3},  # the field's usual
         {"shingle": 1, "weighting": "logtf", "content_only": True},
         {"shingle": 1, "weighting": "binary", "content_only": True},
         {"shingle": 1, "weighting": "tf", "content_only": False},
-        {"shingle": 2, "weighting": "tf", "content_only": True},
         {"shingle": 2, "weighting": "tf", "content_only": False},
         {"shingle": 3, "weighting": "tf", "content_only": False},
     ],
     "minhash": [
         {},
-        *({"shingle": s, "content_only": False} for s in (1, 2, 3, 4, 5, 8)),
-        *({"shingle": s, "content_only": True} for s in (1, 2, 3)),
-        *({"shingle": s, "multiset": True} for s in (1, 2, 3)),
+        # the field's usual: word 5-shingle sets, J 0.8, balanced S-curve (datasketch's choice)
+        {"shingle": 5, "multiset": False, "threshold": 0.8, "fp_weight": 0.5, "fn_weight": 0.5},
+        *({"shingle": s, "multiset": False} for s in (1, 2, 3, 4, 5, 8)),
+        *({"shingle": s, "multiset": False, "content_only": True} for s in (1, 2, 3)),
+        *({"shingle": s, "multiset": True} for s in (2, 3)),
         {"shingle": 1, "multiset": True, "content_only": True},
         *({"shingle": 1, "multiset": True, "num_perm": n} for n in (64, 256)),
         # the LSH's weight on false negatives: edges are verified, so a false positive costs
         # only a verification, a false negative a lost pair
         *({"shingle": 1, "multiset": True, "threshold": 0.9, "fp_weight": round(1 - w, 2), "fn_weight": w}
-          for w in (0.5, 0.7, 0.8, 0.9)),
-        {"shingle": 3, "num_perm": 64},
-        {"shingle": 3, "num_perm": 256},
+          for w in (0.5, 0.8, 0.9)),
     ],
 }
 
 # Settings whose precision / recall is swept (SimHash over k, MinHash-LSH over the threshold).
 SWEEPS: dict[str, list[dict[str, Any]]] = {
-    "simhash": [{}, {"shingle": 2}, {"shingle": 1, "content_only": False}],
-    "minhash": [{}, {"shingle": 1, "multiset": True}, {"shingle": 3}],
+    "simhash": [{}, {"shingle": 1, "content_only": True}],
+    "minhash": [{}, {"shingle": 5, "multiset": False, "fp_weight": 0.5, "fn_weight": 0.5},
+                {"shingle": 3, "multiset": False}],
 }
 
 
