@@ -173,3 +173,12 @@ def test_any_markup_is_handled(parts):
     stats = page_stats(parse_html(html), S)
     assert len(stats.slots) == len(stats.slot_kept)
     assert all(0.0 <= k <= 1.0 for k in stats.slot_kept.tolist())
+
+
+def test_page_without_text_keeps_its_images():
+    # A caption-less gallery: no content text, so no text region; its images are the content.
+    figures = "".join(f"<figure><img src='/g/{i}.jpg' data-original='/g/{i}-full.jpg' width='800'></figure>" for i in range(4))
+    html = f"<html><body><nav><a href='/'>Home</a></nav><div class='gallery'>{figures}</div></body></html>"
+    imgs = extract(parse_html(html), None, S).images
+    assert [im["src"] for im in imgs] == [f"/g/{i}.jpg" for i in range(4)]
+    assert imgs[0]["data-original"] == "/g/0-full.jpg"  # lazy-loading attributes are kept

@@ -49,9 +49,9 @@ BLOCK_TAGS = frozenset(
 )
 HEADING_TAGS = frozenset("h1 h2 h3 h4 h5 h6".split())
 # Chrome by tag. header/footer inside an <article> or <main> hold the article's own title and
-# byline, so they are only chrome at the page level. Figure captions and photo credits are not
-# the article's text (the figure itself, with its images, stays).
-CHROME_TAGS = frozenset(["nav", "aside", "figcaption"])
+# byline, so they are only chrome at the page level. (Figure captions stay: on a gallery they
+# are the only text.)
+CHROME_TAGS = frozenset(["nav", "aside"])
 PAGE_CHROME_TAGS = frozenset(["header", "footer"])
 CONTENT_ROOT_TAGS = frozenset(["article", "main"])
 
@@ -82,7 +82,10 @@ _WORDS = re.compile(r"[a-z]+")
 _DIGITS = re.compile(r"\d+")
 _CJK = re.compile(r"[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\u3000-\u303f\uff00-\uffef]")
 
-IMAGE_ATTRS = ("src", "data-src", "srcset", "data-srcset", "alt", "title", "width", "height")
+try:  # the attributes html.images.image_refs reads (lazy-loading variants included)
+    from pagetwin.html.images import RAW_IMAGE_ATTRS as IMAGE_ATTRS
+except ImportError:  # pragma: no cover
+    IMAGE_ATTRS = ("src", "data-src", "srcset", "data-srcset", "alt", "title", "width", "height")
 
 
 @dataclass
@@ -282,7 +285,7 @@ def _walk(tree, max_depth: int) -> Blocks:
             if block >= 0:
                 attrs = node.attributes
                 raw = {k: attrs[k] for k in IMAGE_ATTRS if attrs.get(k)}
-                src = raw.get("src") or raw.get("data-src") or raw.get("srcset") or raw.get("data-srcset")
+                src = raw.get("src") or raw.get("data-src") or raw.get("srcset") or raw.get("data-srcset") or raw.get("data-original")
                 if src:
                     images.append((block, raw))
                     image_keys[block].append(src)

@@ -116,6 +116,10 @@ def main_region(blocks: Blocks, classes: list[int]) -> list[bool]:
         # On a tie the deeper block wins (a wrapper adding nothing is not the region).
         if balance[b] > balance[best] or (balance[b] == balance[best] and parent[b] >= best):
             best = b
+    if balance[best] <= 0:
+        # No content text anywhere (a caption-less gallery, an image page): the region is the
+        # whole page, so that its images are not lost; its text blocks still need to be good.
+        return [True] * n
     # A block the page itself marks as the article body wins when it holds a good part of it.
     hinted = [b for b in range(n) if blocks.hint[b] and balance[b] > 0]
     if hinted:
