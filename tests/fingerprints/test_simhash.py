@@ -121,3 +121,17 @@ def test_far_pairs_rarely_share_keys():
         a, b = rng.getrandbits(64), rng.getrandbits(64)
         shared += bool(set(algo.keys(a)) & set(algo.keys(b)))
     assert shared <= 2  # 4 tables x 2^-16 per table
+
+
+def test_block_vote_equals_one_matrix_vote_on_a_large_page():
+    import numpy as np
+
+    from pagetwin.fingerprints.simhash import simhash64
+
+    rng = np.random.default_rng(0)
+    hashes = rng.integers(0, 2**63, size=20_000, dtype=np.uint64) * np.uint64(2) + np.uint64(1)
+    weights = rng.random(20_000)
+    bits = np.unpackbits(hashes.view(np.uint8).reshape(-1, 8), axis=1, bitorder="little")
+    votes = weights @ (bits * 2.0 - 1.0)
+    expected = int.from_bytes(np.packbits(votes > 0, bitorder="little").tobytes(), "little")
+    assert simhash64(hashes, weights) == expected

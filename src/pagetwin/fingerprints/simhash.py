@@ -23,14 +23,21 @@ from pagetwin.fingerprints.lsh import block_table_masks, mix64, shingle_hashes, 
 from pagetwin.model import Doc, Evidence
 
 
+_BLOCK = 8192  # features per block of the vote
+
+
 def simhash64(hashes: np.ndarray, weights: np.ndarray) -> int:
     """The 64-bit SimHash of features given by their uint64 hashes and float weights."""
     if len(hashes) == 0:
         return 0
     h = np.ascontiguousarray(hashes, dtype=np.uint64)
-    # (n, 64) matrix of bits, bit i of each hash in column i (little-endian bit order).
-    bits = np.unpackbits(h.view(np.uint8).reshape(-1, 8), axis=1, bitorder="little")
-    votes = np.asarray(weights, dtype=float) @ (bits.astype(np.float64) * 2.0 - 1.0)
+    w = np.asarray(weights, dtype=float)
+    votes = np.zeros(64)
+    # in blocks, so a huge page never builds a huge (n, 64) matrix
+    for start in range(0, len(h), _BLOCK):
+        # (n, 64) matrix of bits, bit i of each hash in column i (little-endian bit order)
+        bits = np.unpackbits(h[start : start + _BLOCK].view(np.uint8).reshape(-1, 8), axis=1, bitorder="little")
+        votes += w[start : start + _BLOCK] @ (bits.astype(np.float64) * 2.0 - 1.0)
     packed = np.packbits(votes > 0, bitorder="little")
     return int.from_bytes(packed.tobytes(), "little")
 
