@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from itertools import combinations
+from math import comb
 
 import numpy as np
 import xxhash
@@ -147,16 +148,10 @@ def auto_blocks(k: int, bits: int = 64, min_key_bits: int = 16, max_tables: int 
         sizes = sorted(block_sizes(bits, n))
         if sum(sizes[: n - k]) >= min_key_bits:
             break
-        if _comb(n + 1, k) > max_tables:
+        if comb(n + 1, k) > max_tables:
             break
         n += 1
     return n
-
-
-def _comb(n: int, k: int) -> int:
-    from math import comb
-
-    return comb(n, k)
 
 
 @lru_cache(maxsize=64)
