@@ -18,7 +18,6 @@ from __future__ import annotations
 import difflib
 import json
 import re
-import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -42,18 +41,12 @@ def index_file(path: str | Path) -> Path:
 
 def open_index(path: str | Path):
     """A read-only Index over an existing file (no new run is recorded, nothing is written)."""
-    from pagetwin.index.sqlite import Index
+    from pagetwin.index.sqlite import Index, IndexError_
 
-    file = index_file(path)
-    index = Index.__new__(Index)
-    index.path = file
     try:
-        index.db = sqlite3.connect(f"{file.resolve().as_uri()}?mode=ro", uri=True)
-        index.db.execute("SELECT 1 FROM pages LIMIT 1")
-    except sqlite3.DatabaseError as exc:
-        raise ExplainError(f"{file} is not a pagetwin index: {exc}") from exc
-    index.run = 0
-    return index
+        return Index.open_readonly(index_file(path))
+    except IndexError_ as exc:
+        raise ExplainError(str(exc)) from exc
 
 
 def _settings(index) -> Any:

@@ -80,6 +80,19 @@ class Index:
             raise IndexError_(f"{self.path} is not a pagetwin index: {exc}") from exc
         self.run = self._check_and_start_run(settings_dict)
 
+    @classmethod
+    def open_readonly(cls, path: str | Path) -> Index:
+        """An existing index, read only: no run is recorded, nothing can be written."""
+        self = cls.__new__(cls)
+        self.path = Path(path)
+        try:
+            self.db = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True)
+            self.db.execute("SELECT 1 FROM pages LIMIT 1")
+        except sqlite3.DatabaseError as exc:
+            raise IndexError_(f"{self.path} is not a pagetwin index: {exc}") from exc
+        self.run = int(self._meta("runs") or 0)  # the latest run's pages count as "this run"
+        return self
+
     # -- settings and runs ----------------------------------------------------------------
 
     def _meta(self, key: str) -> str | None:
