@@ -162,44 +162,41 @@ def cmd_dedup(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def cmd_text(args: argparse.Namespace, settings: Settings) -> int:
-    from pagetwin.runners.local import iter_texts
-    from pagetwin.sources import InputError, SourceStats, check_inputs
+def _readable(inputs: list[str]) -> list[str]:
+    """The inputs that can be read; a message on stderr for each that cannot (InputError: none)."""
+    from pagetwin.sources import readable_inputs
 
-    problems = check_inputs(args.inputs)
-    if len(problems) == len(args.inputs):
-        raise InputError("; ".join(problems))
+    readable, problems = readable_inputs(inputs)
     for problem in problems:
         _err(problem)
+    return readable
+
+
+def _print_rows(iter_rows, args: argparse.Namespace, settings: Settings) -> int:
+    """One JSON line per page on stdout, from a runner's row iterator; skips summed on stderr."""
+    from pagetwin.sources import SourceStats
+
     stats = SourceStats()
     out = sys.stdout
-    for row in iter_texts([p for p in args.inputs if not any(p in m for m in problems)], settings, stats):
+    for row in iter_rows(_readable(args.inputs), settings, stats):
         out.write(json.dumps(row, ensure_ascii=False))
         out.write("\n")
     skipped = sum(stats.skipped.values())
     if skipped:
         _err(f"{stats.pages_read} pages, {skipped} records skipped: {dict(stats.skipped)}")
     return 0
+
+
+def cmd_text(args: argparse.Namespace, settings: Settings) -> int:
+    from pagetwin.runners.local import iter_texts
+
+    return _print_rows(iter_texts, args, settings)
 
 
 def cmd_keywords(args: argparse.Namespace, settings: Settings) -> int:
     from pagetwin.runners.local import iter_keywords
-    from pagetwin.sources import InputError, SourceStats, check_inputs
 
-    problems = check_inputs(args.inputs)
-    if len(problems) == len(args.inputs):
-        raise InputError("; ".join(problems))
-    for problem in problems:
-        _err(problem)
-    stats = SourceStats()
-    out = sys.stdout
-    for row in iter_keywords([p for p in args.inputs if not any(p in m for m in problems)], settings, stats):
-        out.write(json.dumps(row, ensure_ascii=False))
-        out.write("\n")
-    skipped = sum(stats.skipped.values())
-    if skipped:
-        _err(f"{stats.pages_read} pages, {skipped} records skipped: {dict(stats.skipped)}")
-    return 0
+    return _print_rows(iter_keywords, args, settings)
 
 
 def cmd_endings(args: argparse.Namespace, settings: Settings) -> int:
@@ -213,16 +210,10 @@ def cmd_endings(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_templates(args: argparse.Namespace, settings: Settings) -> int:
     from pagetwin.html.templates import format_report, normalize_site
     from pagetwin.runners.local import learn
-    from pagetwin.sources import InputError, check_inputs
-
-    problems = check_inputs(args.inputs)
-    if len(problems) == len(args.inputs):
-        raise InputError("; ".join(problems))
-    for problem in problems:
-        _err(problem)
+    inputs = _readable(args.inputs)
     settings.extract.templates = True
     settings.text.weighting = "density"  # only the templates are learned: no document frequencies
-    learned = learn([p for p in args.inputs if not any(p in m for m in problems)], settings)
+    learned = learn(inputs, settings)
     site = normalize_site(args.site, settings.extract) if args.site else None
     rows = learned.templates.report(site, samples=max(1, args.samples))
     if site is not None and not rows:

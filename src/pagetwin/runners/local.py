@@ -20,7 +20,7 @@ from pagetwin.config import Settings
 from pagetwin.fingerprints.base import key64
 from pagetwin.model import Page
 from pagetwin.pipeline import Learned, PageResult, Worker, compress_text, needs_doc_freq
-from pagetwin.sources import InputError, SourceStats, check_inputs, iter_pages
+from pagetwin.sources import SourceStats, iter_pages, readable_inputs
 
 # -- the process pool ---------------------------------------------------------------------
 
@@ -216,12 +216,9 @@ def dedup(
 
     started = time.monotonic()
     timings: dict[str, float] = {}
-    problems = check_inputs(inputs)
-    if len(problems) == len(inputs):
-        raise InputError("; ".join(problems))
+    readable, problems = readable_inputs(inputs)
     for problem in problems:
         log(problem)
-    readable = [p for p in inputs if not any(p in msg for msg in problems)]
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     algorithms = build_algorithms(settings)

@@ -47,6 +47,20 @@ def check_inputs(inputs: list[str]) -> list[str]:
     return problems
 
 
+def readable_inputs(inputs: list[str]) -> tuple[list[str], list[str]]:
+    """(the inputs that can be read, one-line messages for those that cannot).
+    Raises InputError, naming every problem, when none can be read."""
+    readable, problems = [], []
+    for path in inputs:
+        found = check_inputs([path])
+        problems.extend(found)
+        if not found:
+            readable.append(path)
+    if not readable:
+        raise InputError("; ".join(problems) or "no input given")
+    return readable, problems
+
+
 def input_kind(path: str) -> str | None:
     """"folder", "html", "jsonl", "warc", "arc", or None when the format is not recognised.
     WARC and ARC are told apart by content; the name decides only for the other kinds."""
