@@ -235,11 +235,6 @@ def test_translations_policy_setting(gallery_warc: Path, tmp_path: Path) -> None
     assert clusters[SITE + "/de/galerien/hafen"] == clusters[SITE + "/galleries/harbour"]
 
 
-@pytest.mark.xfail(
-    reason="html.noise.main_region finds no region on a page without text blocks, so the "
-    "images of a caption-less gallery are dropped before the images algorithm sees them",
-    strict=False,
-)
 def test_caption_less_gallery_joins_its_twin(gallery_warc: Path, tmp_path: Path) -> None:
     clusters = _dedup(gallery_warc, tmp_path / "bare", "exact,images")
     assert clusters[SITE + BARE_SLIDESHOW] == clusters[SITE + "/galleries/harbour"]

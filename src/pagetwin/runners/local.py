@@ -405,7 +405,7 @@ def _stored_learned(index: Any, settings: Settings) -> Learned | None:
 
     images = index.load_model("image_hashes")
     return Learned(
-        SiteTemplates.from_bytes(templates) if templates else None,
+        SiteTemplates.from_bytes(templates, settings.extract) if templates else None,
         DocFreq.from_bytes(doc_freq) if doc_freq else None,
         {k: int(v) for k, v in json.loads(images).items()} if images else {},
     )
