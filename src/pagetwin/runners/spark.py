@@ -204,16 +204,18 @@ class SparkEngine:
         """Pass 2 over the pages that ``known`` does not claim, in input order (``known`` runs
         here, on the driver). ``stats`` gets every partition's counts. Stops the SparkSession
         when done."""
+        units = self.units(inputs, stats)
+        if not units:
+            return
+        results = self._run(settings, units, _fingerprint_partition, (settings, learned))
         try:
-            units = self.units(inputs, stats)
-            if not units:
-                return
-            for part_stats, result in self._run(settings, units, _fingerprint_partition, (settings, learned)):
+            for part_stats, result in results:
                 if part_stats is not None:
                     stats.merge(part_stats)
                 elif not known(result.page):
                     yield result
         finally:
+            results.close()  # unpersist while the session is still up
             self.close()
 
 
