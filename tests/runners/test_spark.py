@@ -144,7 +144,6 @@ def test_spark_runner_matches_local_runner(tmp_path, monkeypatch):
     assert _lines(out / "clusters.jsonl") == local_rows
 
     # Pass 1 alone: the partitions' models merged equal the local runner's model.
-    from pagetwin.config import Settings
     from pagetwin.runners.local import learn
 
     settings = Settings()
@@ -173,8 +172,8 @@ def test_spark_runner_matches_local_runner(tmp_path, monkeypatch):
 # -- units of work: the local runner's ids and accounting, without Spark ------------------
 
 
-def _units_pages(engine_cls, inputs: list[str], per_task: int) -> tuple[list[tuple[str, str, str]], SourceStats]:
-    engine = object.__new__(engine_cls)  # no session needed for the units
+def _units_pages(inputs: list[str], per_task: int) -> tuple[list[tuple[str, str, str]], SourceStats]:
+    engine = object.__new__(spark.SparkEngine)  # no session (nor pyspark) needed for the units
     engine.files_per_task = per_task
     stats = SourceStats()
     settings = Settings()
@@ -195,7 +194,7 @@ def test_units_read_what_the_local_runner_reads(tmp_path, per_task):
     inputs = [str(folder), str(warc), str(folder / "blog" / "p01.html")]
     expected_stats = SourceStats()
     expected = [(p.id, p.url, p.payload_digest) for p in iter_pages(inputs, Settings().input, expected_stats)]
-    got, stats = _units_pages(spark.SparkEngine, inputs, per_task)
+    got, stats = _units_pages(inputs, per_task)
     assert got == expected
     assert stats.to_dict() == expected_stats.to_dict() and stats.consistent()
     assert "blog/p00 copy.html" in [i for i, _, _ in got] and "p01.html" in [i for i, _, _ in got]
