@@ -75,7 +75,7 @@ class KeywordSettings:
     n: int = 10  # keywords per page
     des_mode: str = "text"  # des: "description", "text" or "auto" (sites reuse one description: RESULTS.md)
     des_bytes: int = 512
-    a: float = 0.002  # con-w / sort-w: weight distance threshold (calibrated, bench/RESULTS.md)
+    a: float = 0.001  # con-w / sort-w: weight distance threshold (calibrated, bench/RESULTS.md)
     min_keywords: int = 5
     des_min_chars: int = 20  # des: a shorter Des(P) (after normalisation) gives no fingerprint
     tie_quantum: float = 0.001  # con: unit-length weights rounded to this rank equal, then A-Z
