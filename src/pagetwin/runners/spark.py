@@ -287,35 +287,8 @@ def unit_pages(unit: Unit, settings: Settings, stats: SourceStats, want_images: 
 
 
 def folder_files(folder: str, stats: SourceStats) -> list[tuple[str, str]]:
-    """(path, id) of every .html/.htm file under ``folder`` in the order sources.files.iter_folder
-    reads them: depth first, entries sorted by name, links to directories not followed; the id
-    is the path relative to the folder (POSIX separators)."""
-    from pagetwin.sources.files import HTML_SUFFIXES
+    """(path, id) of every .html/.htm file under ``folder``, in the order the local runner
+    reads them (sources.files.walk_folder)."""
+    from pagetwin.sources.files import walk_folder
 
-    root = Path(folder)
-    out: list[tuple[str, str]] = []
-
-    def listing(directory: str) -> Iterator[os.DirEntry]:
-        try:
-            with os.scandir(directory) as it:
-                entries = sorted(it, key=lambda e: e.name)
-        except OSError as exc:
-            stats.error(f"{directory}: cannot read directory ({exc.strerror or exc})")
-            entries = []
-        return iter(entries)
-
-    stack = [listing(str(root))]
-    while stack:
-        entry = next(stack[-1], None)
-        if entry is None:
-            stack.pop()
-            continue
-        try:
-            is_dir = entry.is_dir(follow_symlinks=False)
-        except OSError:
-            is_dir = False
-        if is_dir:
-            stack.append(listing(entry.path))
-        elif entry.name.lower().endswith(HTML_SUFFIXES):
-            out.append((entry.path, Path(entry.path).relative_to(root).as_posix()))
-    return out
+    return list(walk_folder(folder, stats))

@@ -98,12 +98,12 @@ def iter_html_file(path: str, settings: InputSettings, stats: SourceStats) -> It
         yield Skip("unreadable-file", os.path.basename(path))
 
 
-def iter_folder(folder: str, settings: InputSettings, stats: SourceStats) -> Iterator[Page | Skip]:
-    """Every .html/.htm file under ``folder``, in the order of their sorted relative paths
-    (directories are walked depth first, entries sorted by name; links to directories are
-    not followed, so a link loop cannot trap the walk)."""
+def walk_folder(folder: str, stats: SourceStats) -> Iterator[tuple[str, str]]:
+    """(path, id) of every .html/.htm file under ``folder``, in the order of their sorted
+    relative paths (directories walked depth first, entries sorted by name; links to
+    directories are not followed, so a link loop cannot trap the walk). The id is the path
+    relative to the folder, with POSIX separators."""
     root = Path(folder)
-    stack: list[Iterator[os.DirEntry]] = []
 
     def listing(directory: str) -> Iterator[os.DirEntry]:
         try:
@@ -114,7 +114,7 @@ def iter_folder(folder: str, settings: InputSettings, stats: SourceStats) -> Ite
             entries = []
         return iter(entries)
 
-    stack.append(listing(str(root)))
+    stack: list[Iterator[os.DirEntry]] = [listing(str(root))]
     while stack:
         entry = next(stack[-1], None)
         if entry is None:
@@ -126,13 +126,16 @@ def iter_folder(folder: str, settings: InputSettings, stats: SourceStats) -> Ite
             is_dir = False
         if is_dir:
             stack.append(listing(entry.path))
-            continue
-        if not entry.name.lower().endswith(HTML_SUFFIXES):
-            continue
-        rel = Path(entry.path).relative_to(root).as_posix()
+        elif entry.name.lower().endswith(HTML_SUFFIXES):
+            yield entry.path, Path(entry.path).relative_to(root).as_posix()
+
+
+def iter_folder(folder: str, settings: InputSettings, stats: SourceStats) -> Iterator[Page | Skip]:
+    """Every .html/.htm file under ``folder`` as a page, in walk_folder's order."""
+    for path, rel in walk_folder(folder, stats):
         try:
-            yield read_html_file(entry.path, rel, settings)
+            yield read_html_file(path, rel, settings)
         except OSError as exc:
             # Seen but unreadable: counted, and named in the errors.
-            stats.error(f"{entry.path}: cannot read ({exc.strerror or exc})")
+            stats.error(f"{path}: cannot read ({exc.strerror or exc})")
             yield Skip("unreadable-file", rel)
