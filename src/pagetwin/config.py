@@ -96,7 +96,7 @@ class ChunkSettings:
     merge_partial: bool = False  # cluster partial copies with their source
     min_tokens: int = 40
     winnow: int = 8  # index keys: the smallest chunk hash of every window of this many chunks
-    max_keys: int = 256  # at most this many index keys per page (the smallest winnowed hashes)
+    max_keys: int = 512  # at most this many index keys per page (the smallest winnowed hashes)
     epsilon: float = 2.5  # SCAM closeness: f_a/f_b + f_b/f_a below this counts a chunk as shared
 
 

@@ -137,3 +137,15 @@ def test_features_deterministic_and_round_trip(tokens, k):
     assert back == f and list(alg.keys(back)) == list(alg.keys(f))
     ev = alg.verify(f, back)
     assert ev.passed and ev.score == pytest.approx(1.0)
+
+
+def test_short_quote_inside_a_very_long_page_still_shares_a_key():
+    # the long page keeps only its max_keys smallest winnowed hashes
+    quoted = words(300, 20)
+    long_page = words(10000, 21) + quoted + words(10000, 22)
+    alg = Chunks()
+    fa, fb = alg.features(doc(long_page)), alg.features(doc(quoted))
+    assert len(fa.sample) == ChunkSettings().max_keys
+    assert set(alg.keys(fa)) & set(alg.keys(fb))
+    ev = alg.verify(fa, fb)
+    assert ev.detail["kind"] == "partial" and ev.detail["contain_ab"] == 1.0

@@ -10,7 +10,10 @@ hashes with a window of ``winnow`` chunks: the smallest hash of every window is 
 leftmost on a tie), so any passage of at least ``winnow + chunk_words - 1`` content words that
 two pages share gives them a common key. The density is about 2 / (winnow + 1) of the chunks;
 beyond ``max_keys`` only the smallest selected hashes are kept (a consistent choice across
-pages, so a shared passage still tends to be sampled on both sides).
+pages, so a shared passage still tends to be sampled on both sides). The cap only bites on pages
+of more than about 2,300 content words (512 keys); a 300-word quote inside a 20,000-word page
+then shares a key with the quoted page unless all of its ~66 keys miss the long page's 512
+smallest (probability about 0.05 %).
 
 Verification of a candidate pair (A, B), with f_A(c), f_B(c) the chunk frequencies:
 
