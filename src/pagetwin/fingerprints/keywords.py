@@ -23,8 +23,12 @@ page repeated twice have proportional tf weights); after normalisation D = 1 - c
 *Rank ties are broken by the keyword itself*: keywords are ranked by their normalised weight
 rounded to ``tie_quantum`` (descending), then by code-point order of the keyword. Two keywords
 whose weights differ by less than about one quantum therefore keep the same relative order on
-two near-copies even when the noise in the weights would swap them (the rounding boundary
-itself can still split them; smaller quanta make that rarer but make order noise likelier).
+two near-copies even when the noise in the weights would swap them (a rounding boundary
+between them can still split them; larger quanta make that rarer but put genuinely different
+weights in one rank).
+
+Des(P) is normalised before MD5 (NFKC, case folding, whitespace collapsed: ``normalize_text``),
+and the 512-byte cut is taken after normalisation, on a UTF-8 character boundary.
 
 MD5 is the algorithm's own choice (the seed specifies it); keys for the index are xxhash of it.
 """
