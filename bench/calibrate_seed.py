@@ -126,7 +126,7 @@ def project_html_docs(pages: list[tuple[str, str, bytes]], n_keywords: int) -> l
     settings = Settings()
     settings.text.keywords = n_keywords
     settings.keywords.n = n_keywords  # the pipeline gives Doc.keywords the keyword algorithms' N
-    settings.text.weighting = ANALYSIS["weighting"]
+    settings.keywords.weighting = ANALYSIS["weighting"]
     settings.match.algorithms = ["con"]  # the pipeline computes keywords only for keyword algorithms
     worker = Worker(settings)
     templates, doc_freq = SiteTemplates(settings.extract), DocFreq()
@@ -408,7 +408,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--analysis", choices=("auto", "project", "local"), default="auto",
                     help="docs from the project's extraction and text analysis, or the bench's local stand-in")
     ap.add_argument("--weighting", choices=("tfidf", "density"), default="tfidf",
-                    help="keyword weighting of the project analysis (text.weighting)")
+                    help="keyword weighting of the project analysis (keywords.weighting)")
     ap.add_argument("--parts", default=",".join(PARTS), help=f"tables to make, of {','.join(PARTS)}")
     args = ap.parse_args(argv)
     ANALYSIS["weighting"] = args.weighting

@@ -28,7 +28,7 @@ the in-memory page bytes, the footing the peers get: pass 1 decodes, parses and 
 parses and runs ``noise.extract`` with the site's learned model. Both must give the same texts
 (a warning says otherwise). The speed column is (2); (1), which also reads and JSON-decodes
 the input file in both passes, is its own column. Settings are the defaults except
-``text.weighting = "density"``, so that pass 1 does not also compute document frequencies, which
+``keywords.weighting = "density"``, so that pass 1 does not also compute document frequencies, which
 text extraction does not use. Peers get the decoded HTML string and their default settings:
 ``trafilatura.extract(html)``, ``resiliparse extract_plain_text(html, main_content=True)``,
 ``justext.justext(html, stoplist)`` keeping the non-boilerplate paragraphs (English stop list;
@@ -202,7 +202,7 @@ def default_settings():
     from pagetwin.config import Settings
 
     settings = Settings()
-    settings.text.weighting = "density"
+    settings.keywords.weighting = "density"
     return settings
 
 

@@ -13,7 +13,8 @@ from tests.test_e2e_neardup import make_corpus
 def out_dir(tmp_path_factory):
     root = tmp_path_factory.mktemp("explain")
     make_corpus(root / "in")
-    assert main(["dedup", str(root / "in"), "--out", str(root / "out"), "--workers", "1"]) == 0
+    algorithms = "exact,con-w,simhash,minhash"  # the default set and SimHash
+    assert main(["dedup", str(root / "in"), "--out", str(root / "out"), "--workers", "1", "--algorithms", algorithms]) == 0
     return root / "out"
 
 
@@ -32,7 +33,7 @@ def test_explain_near_duplicates(out_dir):
     d = explain(out_dir, "courier/story.html", "post/story.html")
     assert d["same_cluster"] and d["edge"] is not None
     by_name = {r["algorithm"]: r for r in d["algorithms"]}
-    assert {"simhash", "minhash"} <= set(by_name)
+    assert {"exact", "con-w", "simhash", "minhash"} == set(by_name)
     passing = [r for r in d["algorithms"] if r["passed"]]
     assert passing and all(r["shared_keys"] > 0 for r in passing)
     assert all(0.0 <= r["score"] <= 1.0 for r in d["algorithms"] if r["score"] is not None)

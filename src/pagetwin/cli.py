@@ -135,8 +135,10 @@ def _validate(settings: Settings) -> None:
         raise ConfigError(f"unknown keep policy {settings.cluster.keep!r} (choose from {', '.join(KEEP_POLICIES)})")
     if settings.extract.site_key not in ("host", "domain"):
         raise ConfigError("extract.site_key must be 'host' or 'domain'")
-    if settings.text.weighting not in ("tfidf", "density"):
-        raise ConfigError("text.weighting must be 'tfidf' or 'density'")
+    for name in ("text.weighting", "keywords.weighting"):
+        section, _, field = name.partition(".")
+        if getattr(getattr(settings, section), field) not in ("tfidf", "density"):
+            raise ConfigError(f"{name} must be 'tfidf' or 'density'")
 
 
 def _err(msg: str) -> None:
@@ -212,7 +214,7 @@ def cmd_templates(args: argparse.Namespace, settings: Settings) -> int:
     from pagetwin.runners.local import learn
     inputs = _readable(args.inputs)
     settings.extract.templates = True
-    settings.text.weighting = "density"  # only the templates are learned: no document frequencies
+    settings.keywords.weighting = "density"  # only the templates are learned: no document frequencies
     learned = learn(inputs, settings)
     site = normalize_site(args.site, settings.extract) if args.site else None
     rows = learned.templates.report(site, samples=max(1, args.samples))

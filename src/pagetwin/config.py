@@ -37,7 +37,7 @@ class ExtractSettings:
 class TextSettings:
     lang: str = ""  # force a language (ISO 639-1) instead of detecting it
     keywords: int = 10  # N for `pagetwin keywords` (the keyword algorithms use keywords.n)
-    weighting: str = "tfidf"  # "tfidf" or "density"
+    weighting: str = "tfidf"  # keyword weights of `pagetwin keywords`: "tfidf" or "density"
 
 
 @dataclass
@@ -79,6 +79,7 @@ class KeywordSettings:
     min_keywords: int = 5
     des_min_chars: int = 20  # des: a shorter Des(P) (after normalisation) gives no fingerprint
     tie_quantum: float = 0.001  # con: unit-length weights rounded to this rank equal, then A-Z
+    weighting: str = "density"  # keyword weights: "density" measured better than "tfidf" (RESULTS.md)
 
 
 @dataclass
@@ -116,7 +117,11 @@ class ImageSettings:
 
 @dataclass
 class MatchSettings:
-    algorithms: list[str] = field(default_factory=lambda: ["exact", "simhash", "minhash"])
+    # Chosen by measurement (bench/RESULTS.md, "Seed algorithms" and "Near duplicates"):
+    # exact digests, then con-w (the only text method that works on very short pages), then
+    # MinHash (the best single similarity on longer pages). Mean F1 over copycat, LLVM and
+    # LLVM-with-text 0.927, against 0.918 for exact + simhash + minhash.
+    algorithms: list[str] = field(default_factory=lambda: ["exact", "con-w", "minhash"])
     max_bucket: int = 200  # larger candidate buckets are compared only to near neighbours, counted
     guard: bool = True  # anti-chaining: members must be within threshold of a verified core
 

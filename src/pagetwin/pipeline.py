@@ -51,7 +51,7 @@ def needs_keywords(settings: Settings) -> bool:
 
 
 def needs_doc_freq(settings: Settings) -> bool:
-    return settings.text.weighting == "tfidf" and needs_keywords(settings)
+    return settings.keywords.weighting == "tfidf" and needs_keywords(settings)
 
 
 class Worker:
@@ -156,7 +156,7 @@ class Worker:
         if self.wants_keywords:
             # The keyword algorithms' N (keywords.n), weights normalised over those N.
             doc.keywords = top_keywords(
-                analysis, self.settings.keywords.n, self.settings.text.weighting, self.learned.doc_freq
+                analysis, self.settings.keywords.n, self.settings.keywords.weighting, self.learned.doc_freq
             )
         if extracted.images:
             doc.images = self._images(extracted.images, page.url)

@@ -148,6 +148,7 @@ def test_spark_runner_matches_local_runner(tmp_path, monkeypatch):
 
     settings = Settings()
     settings.match.algorithms = ["exact", "simhash", "minhash", "con", "images"]
+    settings.keywords.weighting = "tfidf"  # so pass 1 learns document frequencies too
     inputs = [str(warc), str(folder)]
     engine = spark.SparkEngine(master="local[2]")
     try:

@@ -58,7 +58,6 @@ COMPATIBILITY = (
     "extract.templates",
     "extract.site_key",
     "text.lang",
-    "text.weighting",
     "match.algorithms",  # older pages would lack the features of an added algorithm
 )
 

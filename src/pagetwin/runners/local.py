@@ -178,9 +178,13 @@ def iter_keywords(inputs: list[str], settings: Settings, stats: SourceStats | No
     from dataclasses import replace
 
     stats = stats if stats is not None else SourceStats()
-    # Keywords are what this command is for: learn document frequencies as a keyword
-    # algorithm would make dedup do.
-    settings = replace(settings, match=replace(settings.match, algorithms=[*settings.match.algorithms, "con"]))
+    # Keywords are what this command is for: learn what a keyword algorithm weighting its
+    # keywords by text.weighting would make dedup learn (document frequencies for tf-idf).
+    settings = replace(
+        settings,
+        keywords=replace(settings.keywords, weighting=settings.text.weighting),
+        match=replace(settings.match, algorithms=[*settings.match.algorithms, "con"]),
+    )
     learned = learn(inputs, settings) if settings.extract.templates or needs_doc_freq(settings) else None
     for page, result in map_pages("keywords", iter_pages(inputs, settings.input, stats), settings, learned):
         if page.kind != "response":
