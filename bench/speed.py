@@ -380,7 +380,7 @@ def main(argv: list[str] | None = None) -> int:
         "cpu_count": os.cpu_count(),
         "machine": platform.platform(),
         "python": platform.python_version(),
-        "load_average_at_start": os.getloadavg(),
+        "load_average_at_end": os.getloadavg(),
         "runs": {k: {kk: vv for kk, vv in v.items() if kk != "stdout"} for k, v in runs.items()},
         "ratios": ratios,
         "memory_vs_pages": memory,
