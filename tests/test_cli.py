@@ -11,7 +11,7 @@ import pytest
 
 from pagetwin.cli import main
 from pagetwin.outputs.warc import WarcWriter
-from tests.sitegen import article, page
+from tests.sitegen import article, news_crawl, page
 
 
 def _lines(path):
@@ -19,37 +19,9 @@ def _lines(path):
 
 
 def _crawl(path):
-    """A small crawl: an article under two URLs (exact), a revisit of it, an edited copy
-    (near duplicate), three unrelated articles, a stylesheet and a request record."""
-    story = article(1)
-    edited = list(story)
-    edited[2] = edited[2].replace(".", ", officials said.", 1)
-    ids = {}
+    """The tests' news crawl (tests.sitegen.news_crawl): names -> WARC-Record-IDs."""
     with WarcWriter(path) as w:
-        w.write_warcinfo(path.name, {"software": "tests"})
-        html = page("Harbour bridge reopens", story).encode()
-        ids["a"] = w.write_response("https://news.example/bridge", html, date="2024-03-12T10:00:00Z")
-        w.write_request("https://news.example/bridge")
-        ids["a2"] = w.write_response("https://news.example/bridge?ref=home", html, date="2024-03-12T10:05:00Z")
-        ids["near"] = w.write_response(
-            "https://news.example/bridge-updated",
-            page("Harbour bridge reopens", edited, date="13 March 2024").encode(),
-            date="2024-03-13T10:00:00Z",
-        )
-        for i in range(12):
-            ids[f"other{i}"] = w.write_response(
-                f"https://news.example/story{i}", page(f"Story {i}", article(100 + i)).encode(), date="2024-03-12T11:00:00Z"
-            )
-        w.write_response("https://news.example/site.css", b"body{color:red}", content_type="text/css")
-        from hashlib import sha1
-        from base64 import b32encode
-
-        digest = "sha1:" + b32encode(sha1(html).digest()).decode()
-        ids["revisit"] = w.write_revisit(
-            "https://news.example/bridge", digest, "https://news.example/bridge", "2024-03-12T10:00:00Z",
-            date="2024-03-20T10:00:00Z",
-        )
-    return ids
+        return news_crawl(w)[0]
 
 
 def test_dedup_warc_end_to_end(tmp_path):

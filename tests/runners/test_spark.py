@@ -22,7 +22,7 @@ from pagetwin.config import ConfigError, Settings
 from pagetwin.outputs.warc import WarcWriter
 from pagetwin.runners import spark
 from pagetwin.sources import SourceStats, iter_pages
-from tests.sitegen import article, page
+from tests.sitegen import article, news_crawl, page
 
 
 def _lines(path: Path) -> list[dict]:
@@ -45,37 +45,9 @@ def _inputs(tmp_path: Path) -> tuple[Path, Path, dict[str, str]]:
     images, records that are not pages) and a folder (two
     sites in subfolders with copies inside each and of a WARC article, unreadable and
     non-HTML files). Returns (warc, folder, names -> ids)."""
-    from hashlib import sha1
-    from base64 import b32encode
-
-    story = article(1)
-    edited = list(story)
-    edited[2] = edited[2].replace(".", ", officials said.", 1)
-    html = page("Harbour bridge reopens", story).encode()
-    ids: dict[str, str] = {}
     warc = tmp_path / "crawl.warc.gz"
     with WarcWriter(warc) as w:
-        w.write_warcinfo(warc.name, {"software": "tests"})
-        ids["a"] = w.write_response("https://news.example/bridge", html, date="2024-03-12T10:00:00Z")
-        w.write_request("https://news.example/bridge")
-        ids["a2"] = w.write_response("https://news.example/bridge?ref=home", html, date="2024-03-12T10:05:00Z")
-        ids["near"] = w.write_response(
-            "https://news.example/bridge-updated",
-            page("Harbour bridge reopens", edited, date="13 March 2024").encode(),
-            date="2024-03-13T10:00:00Z",
-        )
-        for i in range(8):
-            ids[f"other{i}"] = w.write_response(
-                f"https://news.example/story{i}", page(f"Story {i}", article(100 + i)).encode()
-            )
-        for i in range(4):
-            w.write_response(f"https://news.example/img/{i}.png", _png(i), content_type="image/png")
-        w.write_response("https://news.example/site.css", b"body{color:red}", content_type="text/css")
-        digest = "sha1:" + b32encode(sha1(html).digest()).decode()
-        ids["revisit"] = w.write_revisit(
-            "https://news.example/bridge", digest, "https://news.example/bridge", "2024-03-12T10:00:00Z",
-            date="2024-03-20T10:00:00Z",
-        )
+        ids, story = news_crawl(w, others=8, images=[_png(i) for i in range(4)])
     folder = tmp_path / "site"
     for sub, seed, n in (("blog", 200, 7), ("docs/guide", 300, 6)):
         d = folder / sub
