@@ -73,10 +73,17 @@ def bucket_pairs(bucket: list[int], max_bucket: int, chain: bool) -> Iterator[tu
             yield a, b
 
 
-def find_edges(index: Index, algorithms: list[Algorithm], max_bucket: int, stats: MatchStats) -> list[Edge]:
-    """All verified edges: revisits, then every algorithm's verified candidate pairs."""
+def find_edges(
+    index: Index,
+    algorithms: list[Algorithm],
+    max_bucket: int,
+    stats: MatchStats,
+    revisits: list[tuple[int, int]] = (),
+) -> list[Edge]:
+    """All verified edges: ``revisits`` ((original, revisit) pages joined by payload digest,
+    Index.revisit_pairs), then every algorithm's verified candidate pairs."""
     evidence: dict[tuple[int, int], list[Evidence]] = {}
-    for original, revisit in index.revisit_pairs():
+    for original, revisit in revisits:
         a, b = sorted((original, revisit))
         evidence.setdefault((a, b), []).append(
             Evidence("revisit", 1.0, True, {"payload_digest": "equal"})

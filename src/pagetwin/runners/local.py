@@ -243,16 +243,18 @@ def dedup(
     page_errors: Counter = Counter()
     replaced_chars = 0
     flattened = 0
-    already_indexed = Counter()
+    already_indexed = 0
     progress = Progress(settings, "fingerprinting")
     index.begin()
     pending = 0
+
     def known(page: Page) -> bool:
         """A page already in the index is marked seen in this run and not stored again."""
+        nonlocal already_indexed
         pid = index.known_pid(page.id, _source_path(page.source))
         if pid is not None:
             index.mark_seen(pid)
-            already_indexed["pages"] += 1
+            already_indexed += 1
         return pid is not None
 
     for result in engine.fingerprint(readable, settings, learned, stats, known):
@@ -276,18 +278,18 @@ def dedup(
     # Match, verify, cluster.
     t = time.monotonic()
     match_stats = MatchStats()
-    edges = find_edges(index, algorithms, settings.match.max_bucket, match_stats)
+    revisits = list(index.revisit_pairs())  # (original, revisit)
+    edges = find_edges(index, algorithms, settings.match.max_bucket, match_stats, revisits)
     index.begin()
     index.replace_edges((e.a, e.b, e.kind, evidence_json(e.evidence)) for e in edges)
     index.commit()
     timings["match"] = time.monotonic() - t
 
     t = time.monotonic()
-    merge_kinds = {"duplicate", "revisit"} | ({"partial"} if settings.chunks.merge_partial else set())
-    merge_kinds.discard("revisit")
+    # Revisits are attached to their original after the guard, not linked through it.
+    merge_kinds = {"duplicate"} | ({"partial"} if settings.chunks.merge_partial else set())
     linked = [(e.a, e.b) for e in edges if e.kind in merge_kinds]
     split = _guard(index, algorithms, edges, settings) if settings.match.guard else None
-    revisits = list(index.revisit_pairs())
     rows = clusters(index.pages_for_clustering(), linked, settings.cluster.keep, split, attach=revisits)
     index.begin()
     index.replace_clusters(rows)
@@ -317,7 +319,7 @@ def dedup(
         "pages": {
             "read": stats.pages_read,
             "in_output": n_lines,
-            "already_indexed": already_indexed["pages"],
+            "already_indexed": already_indexed,
             "without_analysis": dict(page_errors),
             "replaced_characters": replaced_chars,
             "deep_dom_flattened": flattened,
