@@ -9,7 +9,7 @@ Pass 2 (fingerprinting): parse, remove noise and template, analyse the text, fin
 from __future__ import annotations
 
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pagetwin.config import Settings
@@ -66,7 +66,6 @@ class Worker:
         self.analyzer = TextAnalyzer(settings.text)
         self.algorithms = build_algorithms(settings)
         self.wants_keywords = needs_keywords(settings)
-        self.flattened = False  # set by extract() for the page in hand
 
     # -- pass 1 ---------------------------------------------------------------------------
 
@@ -101,16 +100,17 @@ class Worker:
         html, flattened = limit_depth(html, self.settings.input.max_dom_depth)
         return LexborHTMLParser(html), replaced, flattened
 
-    def extract(self, page: Page) -> tuple[Any, int]:
-        """Main content of one page (html.noise.Extracted) and the count of undecodable chars."""
+    def extract(self, page: Page) -> tuple[Any, int, bool]:
+        """Main content of one page (html.noise.Extracted), the count of undecodable chars, and
+        whether deep nesting was flattened."""
         from pagetwin.html import templates
         from pagetwin.html.noise import extract
 
-        tree, replaced, self.flattened = self.parse(page)
+        tree, replaced, flattened = self.parse(page)
         site_model = None
         if self.learned.templates is not None:
             site_model = self.learned.templates.for_site(templates.site_key(page.url, self.settings.extract))
-        return extract(tree, site_model, self.settings.extract), replaced
+        return extract(tree, site_model, self.settings.extract), replaced, flattened
 
     def safe_extract(self, page: Page) -> str:
         """Main text of one response ("" for other records or when the page cannot be read)."""
@@ -134,10 +134,11 @@ class Worker:
             return {"lang": "und", "keywords": []}
         return {"lang": analysis.lang, "keywords": [[t, w] for t, w in top]}
 
-    def analyse(self, page: Page) -> tuple[Doc, int]:
+    def analyse(self, page: Page) -> tuple[Doc, int, bool]:
+        """The analysed page, the count of undecodable chars, whether nesting was flattened."""
         from pagetwin.text.keywords import top_keywords
 
-        extracted, replaced = self.extract(page)
+        extracted, replaced, flattened = self.extract(page)
         analysis = self.analyzer.analyze(extracted.text)
         doc = Doc(
             page_id=page.id,
@@ -160,7 +161,7 @@ class Worker:
             )
         if extracted.images:
             doc.images = self._images(extracted.images, page.url)
-        return doc, replaced
+        return doc, replaced, flattened
 
     def _images(self, raw: list[dict], page_url: str) -> list:
         from pagetwin.html.images import image_refs
@@ -169,44 +170,31 @@ class Worker:
 
     def fingerprint(self, page: Page) -> PageResult:
         """Pass 2 for one page. Never raises: a failure is reported in PageResult.error."""
-        bare = _without_body(page)
+        bare = replace(page, body=b"")
         if page.kind != "response":
             return PageResult(bare, None, {}, {})
         try:
-            doc, replaced = self.analyse(page)
+            doc, replaced, flattened = self.analyse(page)
         except RecursionError:
             return PageResult(bare, None, {}, {}, error="dom-too-deep")
         except Exception as exc:  # noqa: BLE001 - bad data must not stop the run
             return PageResult(bare, None, {}, {}, error=f"extract-error: {type(exc).__name__}")
         features: dict[str, bytes] = {}
         keys: dict[str, list[int]] = {}
+        error = ""
         for algorithm in self.algorithms:
             try:
                 feats = algorithm.features(doc)
             except Exception as exc:  # noqa: BLE001
-                return PageResult(bare, doc, features, keys, error=f"{algorithm.name}-error: {type(exc).__name__}")
+                error = f"{algorithm.name}-error: {type(exc).__name__}"
+                break
             if feats is None:
                 continue
             features[algorithm.name] = algorithm.encode(feats)
             keys[algorithm.name] = list(dict.fromkeys(algorithm.keys(feats)))
-        return PageResult(bare, doc, features, keys, replaced_chars=replaced, flattened=self.flattened)
-
-
-def _without_body(page: Page) -> Page:
-    return Page(
-        id=page.id,
-        url=page.url,
-        body=b"",
-        http_charset=page.http_charset,
-        crawl_date=page.crawl_date,
-        payload_digest=page.payload_digest,
-        source=page.source,
-        kind=page.kind,
-        refers_to_digest=page.refers_to_digest,
-        refers_to_uri=page.refers_to_uri,
-        truncated=page.truncated,
-        meta=page.meta,
-    )
+        # The parent stores text, language and title: the word lists need not cross processes.
+        slim = replace(doc, tokens=[], stop=[], keywords=[], images=[])
+        return PageResult(bare, slim, features, keys, error=error, replaced_chars=replaced, flattened=flattened)
 
 
 def compress_text(text: str) -> bytes:
