@@ -296,18 +296,7 @@ def _warc_record(
         return short, True
     if digest is None and hasher is not None:
         digest = b32_digest(hasher.digest())
-    raw = bytes(kept[body_offset:])
-    raw_cut = len(raw) > limit
-    result = prepare_body(
-        raw[:limit],
-        media=media,
-        transfer_encoding=http.get("Transfer-Encoding") if http else "",
-        content_encoding=http.get("Content-Encoding") if http else "",
-        limit=limit,
-        sniff=settings.sniff_html,
-        want_images=want_images,
-        raw_cut=raw_cut,
-    )
+    result = _payload(bytes(kept[body_offset:]), media, http, limit, settings, want_images)
     if result.kind == "skip":
         return Skip(result.reason, f"{name}: {url} {result.detail}".strip()), False
     kind = "image" if result.kind == "image" else "response"
@@ -424,8 +413,21 @@ def _arc_record(rec, pos: int, path: str, name: str, limit: int, settings: Input
         raise _StreamBroken(str(exc)) from exc
     if getattr(rec.raw_stream, "limit", 0):
         return Skip("truncated-record", f"{name} at byte {pos}")
-    raw = bytes(kept)
-    result = prepare_body(
+    result = _payload(bytes(kept), media, http, limit, settings, want_images)
+    if result.kind == "skip":
+        return Skip(result.reason, f"{name}: {url} {result.detail}".strip())
+    _note_body(meta, result, limit)
+    return Page(
+        id=f"{name}:{pos}", url=url, body=result.body, http_charset=charset, crawl_date=date,
+        payload_digest=b32_digest(hasher.digest()), source=path,
+        kind="image" if result.kind == "image" else "response", truncated=result.cut, meta=meta,
+    )
+
+
+def _payload(raw: bytes, media: str, http, limit: int, settings: InputSettings, want_images: bool):
+    """The page body from a record's raw payload (kept up to one byte over ``limit``, which
+    tells that it was longer): transfer and content encodings undone, cut and sniffed."""
+    return prepare_body(
         raw[:limit],
         media=media,
         transfer_encoding=http.get("Transfer-Encoding") if http else "",
@@ -434,14 +436,6 @@ def _arc_record(rec, pos: int, path: str, name: str, limit: int, settings: Input
         sniff=settings.sniff_html,
         want_images=want_images,
         raw_cut=len(raw) > limit,
-    )
-    if result.kind == "skip":
-        return Skip(result.reason, f"{name}: {url} {result.detail}".strip())
-    _note_body(meta, result, limit)
-    return Page(
-        id=f"{name}:{pos}", url=url, body=result.body, http_charset=charset, crawl_date=date,
-        payload_digest=b32_digest(hasher.digest()), source=path,
-        kind="image" if result.kind == "image" else "response", truncated=result.cut, meta=meta,
     )
 
 
