@@ -50,7 +50,12 @@ class Algorithm(ABC):
     # The edge kind a passing verification makes; verify() may override via detail["kind"].
     edge_kind: ClassVar[str] = "duplicate"
 
+    # The settings dataclass; an algorithm made without settings gets its defaults.
+    settings_class: ClassVar[type | None] = None
+
     def __init__(self, settings: Any = None) -> None:
+        if settings is None and self.settings_class is not None:
+            settings = self.settings_class()
         self.settings = settings
 
     @abstractmethod

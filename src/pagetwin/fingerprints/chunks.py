@@ -141,8 +141,7 @@ class Chunks(Algorithm):
     name = "chunks"
     settings: ChunkSettings
 
-    def __init__(self, settings: ChunkSettings | None = None) -> None:
-        super().__init__(settings if settings is not None else ChunkSettings())
+    settings_class = ChunkSettings
 
     def features(self, doc: Doc) -> ChunkFeatures | None:
         s = self.settings

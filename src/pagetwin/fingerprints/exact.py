@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from pagetwin.config import ExactSettings
 from pagetwin.fingerprints.base import Algorithm, key64, register
 from pagetwin.model import Doc, Evidence
 
@@ -18,11 +19,11 @@ class Exact(Algorithm):
 
     name = "exact"
     keys_are_proof = True
+    settings_class = ExactSettings
 
     def features(self, doc: Doc) -> dict[str, str] | None:
-        use_payload = self.settings is None or self.settings.use_payload_digest
         text = doc.text_digest if doc.text.strip() else ""
-        payload = (doc.payload_digest or "") if use_payload else ""
+        payload = (doc.payload_digest or "") if self.settings.use_payload_digest else ""
         if not text and not payload:
             return None
         return {"t": text, "p": payload}

@@ -139,9 +139,10 @@ def token_jaccard(a: list[int], b: list[int]) -> float:
 @register
 class Images(Algorithm):
     name = "images"
+    settings_class = ImageSettings
 
     def __init__(self, settings: ImageSettings | None = None) -> None:
-        super().__init__(settings or ImageSettings())
+        super().__init__(settings)
         self._masks: list[int] | None = None
 
     # -- features and keys ----------------------------------------------------------------

@@ -129,8 +129,7 @@ def _digest_evidence(name: str, a: str, b: str) -> Evidence:
 class _KeywordAlgorithm(Algorithm):
     settings: KeywordSettings
 
-    def __init__(self, settings: KeywordSettings | None = None) -> None:
-        super().__init__(settings if settings is not None else KeywordSettings())
+    settings_class = KeywordSettings
 
     def _ranked(self, doc: Doc) -> list[tuple[str, float]] | None:
         s = self.settings

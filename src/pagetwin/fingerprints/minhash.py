@@ -71,8 +71,10 @@ def estimate_jaccard(a: np.ndarray, b: np.ndarray) -> float:
 class MinHash(Algorithm):
     name = "minhash"
 
+    settings_class = MinHashSettings
+
     def __init__(self, settings: MinHashSettings | None = None) -> None:
-        super().__init__(settings or MinHashSettings())
+        super().__init__(settings)
         s = self.settings
         self._a, self._b = permutations(s.num_perm, s.seed)
         self.bands, self.rows = lsh_params(

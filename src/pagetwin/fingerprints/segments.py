@@ -74,8 +74,10 @@ class Segments(Algorithm):
     name = "segments"
     settings: SegmentSettings
 
+    settings_class = SegmentSettings
+
     def __init__(self, settings: SegmentSettings | None = None) -> None:
-        super().__init__(settings if settings is not None else SegmentSettings())
+        super().__init__(settings)
         if not 1 <= self.settings.m <= self.settings.n:
             raise ValueError(f"segments: need 1 <= m <= n, got m={self.settings.m}, n={self.settings.n}")
 

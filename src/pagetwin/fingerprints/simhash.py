@@ -64,8 +64,10 @@ def hamming(a: int, b: int) -> int:
 class SimHash(Algorithm):
     name = "simhash"
 
+    settings_class = SimHashSettings
+
     def __init__(self, settings: SimHashSettings | None = None) -> None:
-        super().__init__(settings or SimHashSettings())
+        super().__init__(settings)
         s = self.settings
         if s.bits != 64:
             raise ValueError("simhash.bits: only 64 is supported")
