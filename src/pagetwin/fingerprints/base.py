@@ -36,6 +36,11 @@ def key64(*parts: bytes | str | int) -> int:
     return v - (1 << 64) if v >= (1 << 63) else v
 
 
+def hamming(a: int, b: int) -> int:
+    """Number of differing bits of two 64-bit hashes (SimHash fingerprints, perceptual hashes)."""
+    return ((a ^ b) & 0xFFFFFFFFFFFFFFFF).bit_count()
+
+
 class Algorithm(ABC):
     """Base class of the fingerprinting algorithms.
 

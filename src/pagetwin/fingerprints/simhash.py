@@ -18,7 +18,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from pagetwin.config import SimHashSettings
-from pagetwin.fingerprints.base import Algorithm, register
+from pagetwin.fingerprints.base import Algorithm, hamming, register
 from pagetwin.fingerprints.lsh import block_table_masks, mix64, shingle_hashes, token_hashes
 from pagetwin.model import Doc, Evidence
 
@@ -54,10 +54,6 @@ def weighted_features(hashes: np.ndarray, weighting: str) -> tuple[np.ndarray, n
     else:
         raise ValueError(f"unknown simhash weighting {weighting!r} (tf, logtf, binary)")
     return uniq, w
-
-
-def hamming(a: int, b: int) -> int:
-    return (a ^ b).bit_count()
 
 
 @register

@@ -39,6 +39,7 @@ import warnings
 from collections.abc import Mapping
 from urllib.parse import parse_qsl, quote, urlencode, urljoin, urlsplit, urlunsplit
 
+from pagetwin.fingerprints.base import hamming  # noqa: F401 - part of this module's API
 from pagetwin.model import ImageRef
 
 # Query parameters that change only the rendition of an image (size, quality) or bust caches.
@@ -435,8 +436,3 @@ def _dct_hash(pixels) -> int:  # noqa: ANN001 - 32x32 float array
     for bit in bits:
         value = (value << 1) | int(bit)
     return value
-
-
-def hamming(a: int, b: int) -> int:
-    """Number of differing bits of two 64-bit hashes."""
-    return ((a ^ b) & 0xFFFFFFFFFFFFFFFF).bit_count()
