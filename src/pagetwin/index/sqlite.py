@@ -163,6 +163,10 @@ class Index:
     def commit(self) -> None:
         self.db.execute("COMMIT")
 
+    def page_ident(self, pid: int) -> tuple[str, str]:
+        """(id, url) of a page: what the outputs name it by, without reading its text."""
+        return self.db.execute("SELECT id, url FROM pages WHERE pid=?", (pid,)).fetchone()
+
     def page(self, pid: int) -> dict[str, Any] | None:
         cur = self.db.execute("SELECT * FROM pages WHERE pid=?", (pid,))
         row = cur.fetchone()

@@ -30,8 +30,7 @@ def write_pairs(index: Any, path: Path) -> int:
         if pid not in ids:
             if len(ids) > 100_000:
                 ids.clear()
-            row = index.page(pid)
-            ids[pid] = (row["id"], row["url"])
+            ids[pid] = index.page_ident(pid)
         return ids[pid]
 
     with open(path, "w", encoding="utf-8") as out:
