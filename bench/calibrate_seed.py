@@ -132,7 +132,7 @@ def project_html_docs(pages: list[tuple[str, str, bytes]], n_keywords: int) -> l
     templates, doc_freq = SiteTemplates(settings.extract), DocFreq()
     page_objs = [Page(pid, url, body) for pid, url, body in pages]
     for page in page_objs:
-        site, stats, words, _ = worker.learn(page)
+        site, stats, words, _, _ = worker.learn(page)
         if stats is not None:
             templates.fit(site, stats)
         if words is not None:

@@ -165,8 +165,7 @@ def run_pagetwin(pages: list[dict], settings=None) -> tuple[list[str], float, fl
     """pagetwin on the pages, both passes, twice: (texts, kernel CPU seconds, CLI CPU seconds).
 
     The kernel run calls, on the same in-memory bytes the peers get decoded, what the runner's
-    workers call per page (decode, parse, ``templates.page_stats`` then ``SiteTemplates.fit``;
-    decode, parse, ``noise.extract`` with the site's model). The CLI run is ``pagetwin text``'s
+    workers call per page (``_run_pagetwin_kernels``). The CLI run is ``pagetwin text``'s
     own function, ``runners.local.iter_texts`` over a JSONL file of {"url", "html"} (one worker;
     reading the JSONL twice included, writing it not). Both must give the same texts."""
     import tempfile
@@ -214,22 +213,24 @@ def page_level_settings():
 
 
 def _run_pagetwin_kernels(pages, settings) -> tuple[list[str], float]:
-    from pagetwin.html import templates as tm
-    from pagetwin.html.noise import extract
-    from pagetwin.html.parse import decode_html, parse_html
+    """What the runner does per page, in this process, on the in-memory bytes: pass 1
+    ``Worker.learn`` (decode, depth guard, parse, walk, page statistics, and the parsed blocks
+    as bytes) folded by ``fit_learned``; pass 2 ``Worker.extract`` of each page carrying its
+    pass-1 blocks (``run.reuse_parse``; parsing again when it is off)."""
+    from dataclasses import replace
 
+    from pagetwin.model import Page
+    from pagetwin.pipeline import Worker
+    from pagetwin.runners.local import fit_learned
+
+    records = [Page(id=str(p.get("id", i)), url=p["url"], body=p["body"]) for i, p in enumerate(pages)]
+    worker = Worker(settings, keep_parsed=settings.run.reuse_parse)
     t0 = time.process_time()
-    templates = tm.SiteTemplates(settings.extract)
-    for p in pages:
-        if not settings.extract.templates:
-            break
-        tree = parse_html(decode_html(p["body"])[0])
-        templates.fit(tm.site_key(p["url"], settings.extract), tm.page_stats(tree, settings.extract))
-    out = []
-    for p in pages:
-        tree = parse_html(decode_html(p["body"])[0])
-        model = templates.for_site(tm.site_key(p["url"], settings.extract))
-        out.append(extract(tree, model, settings.extract).text)
+    if settings.extract.templates:
+        results = [(page, worker.learn(page)) for page in records]
+        worker.learned.templates = fit_learned(results, settings).templates
+        records = [replace(page, body=b"", parsed=r[4]) if r[4] else page for page, r in results]
+    out = [worker.extract(page)[0].text for page in records]
     return out, time.process_time() - t0
 
 

@@ -136,6 +136,10 @@ class RunSettings:
     workers: int = 0  # 0 = all cores
     progress: bool = True  # progress bar when stderr is a terminal
     chunk_pages: int = 16  # pages per task sent to a worker
+    # Pass 2 reads pass 1's parsed pages from a temporary file instead of parsing again
+    # (disk: about 5 KB a page; runners.spill).
+    reuse_parse: bool = True
+    temp_dir: str = ""  # where temporary files go ("" = the system's, $TMPDIR)
 
 
 @dataclass

@@ -2,8 +2,10 @@
 the runners (runners/local.py, runners/spark.py) own iteration, grouping and storage.
 
 Pass 1 (learning): parse the page, return its subtree statistics for the site templates,
-its word set for document frequencies, or an image's perceptual hash.
-Pass 2 (fingerprinting): parse, remove noise and template, analyse the text, fingerprint.
+its word set for document frequencies, or an image's perceptual hash; and, when the runner keeps
+them for pass 2, the page's parsed blocks as bytes (``html.noise.ParsedPage``).
+Pass 2 (fingerprinting): remove noise and template (from pass 1's blocks when the page carries
+them, else parsing again), analyse the text, fingerprint.
 """
 
 from __future__ import annotations
@@ -13,8 +15,10 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pagetwin.config import Settings
-from pagetwin.html.parse import decode_html, limit_depth
 from selectolax.lexbor import LexborHTMLParser
+
+from pagetwin.html.noise import ParsedPage, extract_parsed, parse_page
+from pagetwin.html.parse import decode_html, limit_depth
 from pagetwin.model import Doc, Page
 from pagetwin.text.normalize import text_digest
 
@@ -57,7 +61,7 @@ def needs_doc_freq(settings: Settings) -> bool:
 class Worker:
     """Per-process state: settings, learned models, analyzer and algorithms, built once."""
 
-    def __init__(self, settings: Settings, learned: Learned | None = None) -> None:
+    def __init__(self, settings: Settings, learned: Learned | None = None, keep_parsed: bool = False) -> None:
         from pagetwin.fingerprints import build_algorithms
         from pagetwin.text.analyze import TextAnalyzer
 
@@ -66,51 +70,57 @@ class Worker:
         self.analyzer = TextAnalyzer(settings.text)
         self.algorithms = build_algorithms(settings)
         self.wants_keywords = needs_keywords(settings)
+        self.keep_parsed = keep_parsed  # learn() returns each page's ParsedPage bytes for pass 2
 
     # -- pass 1 ---------------------------------------------------------------------------
 
-    def learn(self, page: Page) -> tuple[str, Any, list[str] | None, tuple[str, int] | None]:
+    def learn(self, page: Page) -> tuple[str, Any, list[str] | None, tuple[str, int] | None, bytes]:
         """Pass-1 statistics of one page: (site, PageStats or None, word set or None,
-        (normalised image URL, phash) or None for image records)."""
+        (normalised image URL, phash) or None for image records, the page's ParsedPage bytes
+        or b"" when not kept). A page that cannot be parsed gives nothing here; pass 2 reports
+        it."""
         from pagetwin.html import templates
 
         if page.kind == "image":
             from pagetwin.html.images import image_phash, normalize_image_url
 
             phash = image_phash(page.body)
-            return "", None, None, (normalize_image_url(page.url), phash) if phash is not None else None
+            return "", None, None, (normalize_image_url(page.url), phash) if phash is not None else None, b""
         if page.kind != "response":
-            return "", None, None, None
-        tree, _, _ = self.parse(page)
+            return "", None, None, None, b""
         site = templates.site_key(page.url, self.settings.extract)
-        stats = templates.page_stats(tree, self.settings.extract) if self.settings.extract.templates else None
+        try:
+            parsed = self.parse(page)
+        except Exception:  # noqa: BLE001 - bad data must not stop the run
+            return site, None, None, None, b""
+        stats = templates.blocks_stats(parsed.blocks, self.settings.extract) if self.settings.extract.templates else None
         words = None
         if needs_doc_freq(self.settings):
-            from pagetwin.html.noise import extract
-
-            text = extract(tree, None, self.settings.extract).text
+            text = extract_parsed(parsed, None, self.settings.extract).text
             words = sorted(set(self.analyzer.analyze(text).tokens))
-        return site, stats, words, None
+        return site, stats, words, None, parsed.to_bytes() if self.keep_parsed else b""
 
     # -- pass 2 ---------------------------------------------------------------------------
 
-    def parse(self, page: Page) -> tuple[LexborHTMLParser, int, bool]:
-        """(DOM, undecodable characters replaced, whether deep nesting was flattened)."""
+    def parse(self, page: Page) -> ParsedPage:
+        """The page's blocks, title and description: pass 1's when the page carries them
+        (``page.parsed``), else decoded, depth-limited, parsed and walked now."""
+        if page.parsed:
+            return ParsedPage.from_bytes(page.parsed)
         html, _, replaced = decode_html(page.body, page.http_charset)
         html, flattened = limit_depth(html, self.settings.input.max_dom_depth)
-        return LexborHTMLParser(html), replaced, flattened
+        return parse_page(LexborHTMLParser(html), replaced=replaced, flattened=flattened)
 
     def extract(self, page: Page) -> tuple[Any, int, bool]:
         """Main content of one page (html.noise.Extracted), the count of undecodable chars, and
         whether deep nesting was flattened."""
         from pagetwin.html import templates
-        from pagetwin.html.noise import extract
 
-        tree, replaced, flattened = self.parse(page)
+        parsed = self.parse(page)
         site_model = None
         if self.learned.templates is not None:
             site_model = self.learned.templates.for_site(templates.site_key(page.url, self.settings.extract))
-        return extract(tree, site_model, self.settings.extract), replaced, flattened
+        return extract_parsed(parsed, site_model, self.settings.extract), parsed.replaced, parsed.flattened
 
     def safe_extract(self, page: Page) -> str:
         """Main text of one response ("" for other records or when the page cannot be read)."""
@@ -170,7 +180,7 @@ class Worker:
 
     def fingerprint(self, page: Page) -> PageResult:
         """Pass 2 for one page. Never raises: a failure is reported in PageResult.error."""
-        bare = replace(page, body=b"")
+        bare = replace(page, body=b"", parsed=b"")
         if page.kind != "response":
             return PageResult(bare, None, {}, {})
         try:

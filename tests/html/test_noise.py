@@ -5,7 +5,7 @@ from hypothesis import HealthCheck, given, settings as hsettings, strategies as 
 
 from pagetwin.config import ExtractSettings
 from pagetwin.html.blocks import walk
-from pagetwin.html.noise import extract
+from pagetwin.html.noise import ParsedPage, extract, extract_parsed, parse_page
 from pagetwin.html.parse import parse_html
 from pagetwin.html.templates import SiteTemplates, page_stats
 from tests.html.sites import paragraph
@@ -182,3 +182,29 @@ def test_page_without_text_keeps_its_images():
     imgs = extract(parse_html(html), None, S).images
     assert [im["src"] for im in imgs] == [f"/g/{i}.jpg" for i in range(4)]
     assert imgs[0]["data-original"] == "/g/0-full.jpg"  # lazy-loading attributes are kept
+
+
+@hsettings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(["<div class='a1'>", "</div>", "<p>", "</p>", "<a href=x>", "</a>", "<li>", "<img src=i.png alt=x>",
+                                 "<h1>", "text 2024 ", "more words here ", "\u4e2d\u6587", "\ud800", "<title>t</title>",
+                                 "<meta name=description content='d e'>"]),
+                max_size=60))  # fmt: skip
+def test_parsed_page_round_trips_and_decides_the_same(parts):
+    # Pass 2 decides on pass 1's serialised blocks: they must come back equal (lone surrogates,
+    # CJK and image attributes included) and give the same text as parsing again.
+    html = "".join(parts)
+    parsed = parse_page(parse_html(html), replaced=3, flattened=True)
+    back = ParsedPage.from_bytes(parsed.to_bytes())
+    assert back == parsed
+    assert extract_parsed(back, None, S) == extract(parse_html(html), None, S)
+
+
+def test_parsed_page_of_another_format_is_refused():
+    import marshal
+    import zlib
+
+    import pytest
+
+    data = zlib.compress(marshal.dumps((99, "", "", 0, False)))
+    with pytest.raises(ValueError, match="format 99"):
+        ParsedPage.from_bytes(data)

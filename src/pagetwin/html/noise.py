@@ -37,6 +37,8 @@ apply, a lower ``template_share`` never keeps a block a higher one drops.
 
 from __future__ import annotations
 
+import marshal
+import zlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -237,13 +239,55 @@ def page_meta(tree) -> tuple[str, str]:
     return title, description
 
 
-def extract(tree, site: SiteModel | None, settings: ExtractSettings, max_depth: int = 512) -> Extracted:
-    """Main content of a parsed page (``html.parse.parse_html``). ``site`` is the learned model
-    of the page's site (``SiteTemplates.for_site``), or None for page-level removal only.
-    Note: removes never-content elements (scripts, styles, hidden) from ``tree``."""
+@dataclass
+class ParsedPage:
+    """What both passes need of a page's DOM: its blocks, title and description, and how its
+    bytes decoded. Pass 1 builds it once; serialised (``to_bytes``), it lets pass 2 decide
+    without parsing and walking the page again."""
+
+    blocks: Blocks
+    title: str = ""
+    description: str = ""
+    replaced: int = 0  # characters that could not be decoded
+    flattened: bool = False  # nesting deeper than input.max_dom_depth was flattened
+
+    _FIELDS = ("tag", "parent", "sig", "hash", "text", "link", "size", "content", "in_article", "hint", "images")
+    _FORMAT = 1  # bumped when the layout below changes
+
+    def to_bytes(self) -> bytes:
+        """marshal (built-in types only: fast, and nothing but this module reads it back),
+        zlib level 1 (block texts shrink about 3x for little CPU)."""
+        b = self.blocks
+        record = (self._FORMAT, self.title, self.description, self.replaced, self.flattened,
+                  *(getattr(b, name) for name in self._FIELDS))  # fmt: skip
+        return zlib.compress(marshal.dumps(record), 1)
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> ParsedPage:
+        record = marshal.loads(zlib.decompress(data))
+        if record[0] != cls._FORMAT:
+            raise ValueError(f"parsed page format {record[0]}, expected {cls._FORMAT}")
+        blocks = Blocks(**dict(zip(cls._FIELDS, record[5:])))
+        return cls(blocks, record[1], record[2], record[3], record[4])
+
+
+def parse_page(tree, max_depth: int = 512, replaced: int = 0, flattened: bool = False) -> ParsedPage:
+    """The blocks, title and description of a parsed page (``html.parse.parse_html``)."""
     title, description = page_meta(tree)
-    blocks = walk(tree, max_depth)
+    return ParsedPage(walk(tree, max_depth), title, description, replaced, flattened)
+
+
+def extract_parsed(page: ParsedPage, site: SiteModel | None, settings: ExtractSettings) -> Extracted:
+    """Main content of a page: the blocks kept by ``decide``, one line each, and the images of
+    the blocks that may carry main-content images."""
+    blocks = page.blocks
     keep, images_ok = decide(blocks, site, settings)
     text = "\n".join(t for t, k in zip(blocks.text, keep) if k and t)
     images = [raw for b, raw in blocks.images if images_ok[b]]
-    return Extracted(text=text, title=title, description=description, images=images)
+    return Extracted(text=text, title=page.title, description=page.description, images=images)
+
+
+def extract(tree, site: SiteModel | None, settings: ExtractSettings, max_depth: int = 512) -> Extracted:
+    """Main content of a parsed page (``html.parse.parse_html``). ``site`` is the learned model
+    of the page's site (``SiteTemplates.for_site``), or None for page-level removal only."""
+    return extract_parsed(parse_page(tree, max_depth), site, settings)

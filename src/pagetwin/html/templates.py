@@ -31,7 +31,7 @@ from urllib.parse import unquote, urlsplit
 import numpy as np
 
 from pagetwin.config import ExtractSettings
-from pagetwin.html.blocks import walk
+from pagetwin.html.blocks import Blocks, walk
 from pagetwin.html.noise import page_keep
 from pagetwin.text.normalize import url_host
 
@@ -78,7 +78,11 @@ class PageStats:
 
 def page_stats(tree, settings: ExtractSettings, max_depth: int = 512) -> PageStats:
     """Pass 1 for one parsed page (see the module docstring)."""
-    blocks = walk(tree, max_depth)
+    return blocks_stats(walk(tree, max_depth), settings)
+
+
+def blocks_stats(blocks: Blocks, settings: ExtractSettings) -> PageStats:
+    """Pass 1 for the blocks of one page (``html.blocks.walk``)."""
     keep, _ = page_keep(blocks)
     hashes = [h for h, c in zip(blocks.hash, blocks.content) if c]
     slot_total: dict[int, int] = {}

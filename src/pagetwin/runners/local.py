@@ -20,6 +20,7 @@ from pagetwin.config import Settings
 from pagetwin.fingerprints.base import key64
 from pagetwin.model import Page
 from pagetwin.pipeline import Learned, PageResult, Worker, compress_text, needs_doc_freq
+from pagetwin.runners.spill import ParsedSpill
 from pagetwin.sources import SourceStats, iter_pages, readable_inputs
 
 # -- the process pool ---------------------------------------------------------------------
@@ -27,9 +28,9 @@ from pagetwin.sources import SourceStats, iter_pages, readable_inputs
 _worker: Worker | None = None
 
 
-def _init_worker(settings: Settings, learned: Learned | None) -> None:
+def _init_worker(settings: Settings, learned: Learned | None, keep_parsed: bool) -> None:
     global _worker
-    _worker = Worker(settings, learned)
+    _worker = Worker(settings, learned, keep_parsed)
 
 
 def _run_chunk(method: str, pages: list[Page]) -> list[Any]:
@@ -49,20 +50,25 @@ def worker_count(settings: Settings) -> int:
 
 
 def map_pages(
-    method: str, pages: Iterable[Page], settings: Settings, learned: Learned | None = None
+    method: str,
+    pages: Iterable[Page],
+    settings: Settings,
+    learned: Learned | None = None,
+    keep_parsed: bool = False,
 ) -> Iterator[tuple[Page, Any]]:
     """Apply ``Worker.<method>`` to every page, in input order, yielding (page, result).
 
     With one worker it runs in this process. Otherwise a pool, with at most 4 chunks per worker
-    in flight: the sources are read only as fast as the workers go (bounded memory)."""
+    in flight: the sources are read only as fast as the workers go (bounded memory).
+    ``keep_parsed``: pass 1 returns the pages' parsed blocks too (see runners.spill)."""
     workers = worker_count(settings)
     if workers <= 1:
-        worker = Worker(settings, learned)
+        worker = Worker(settings, learned, keep_parsed)
         fn = getattr(worker, method)
         for page in pages:
             yield page, fn(page)
         return
-    with ProcessPoolExecutor(workers, initializer=_init_worker, initargs=(settings, learned)) as pool:
+    with ProcessPoolExecutor(workers, initializer=_init_worker, initargs=(settings, learned, keep_parsed)) as pool:
         pending: deque[tuple[list[Page], Future]] = deque()
         for chunk in _chunks(pages, settings.run.chunk_pages):
             # Bodies are not needed back in the parent; keep only what the caller reads.
@@ -101,15 +107,33 @@ def needs_learning(settings: Settings) -> bool:
     return settings.extract.templates or needs_doc_freq(settings) or "images" in settings.match.algorithms
 
 
-def learn(inputs: list[str], settings: Settings, previous: Learned | None = None) -> Learned:
+def learn(
+    inputs: list[str], settings: Settings, previous: Learned | None = None, spill: ParsedSpill | None = None
+) -> Learned:
     """Pass 1 over the inputs: site templates, document frequencies, image hashes. ``previous``
-    (from an index) is merged in, so an incremental run learns from all pages seen so far."""
+    (from an index) is merged in, so an incremental run learns from all pages seen so far.
+    With ``spill``, the pages and their parsed blocks are kept there for pass 2 to replay
+    (``spill.replay``), and the records read are counted in ``spill.stats``."""
     want_images = "images" in settings.match.algorithms
     progress = Progress(settings, "learning")
-    pages = iter_pages(inputs, settings.input, SourceStats(), want_images=want_images)
-    learned = fit_learned(map_pages("learn", pages, settings), settings, progress.update)
+    pages = iter_pages(inputs, settings.input, spill.stats if spill else SourceStats(), want_images=want_images)
+    results = map_pages("learn", pages, settings, keep_parsed=spill is not None)
+    if spill is not None:
+        results = _spilled(results, spill)
+    learned = fit_learned(results, settings, progress.update)
     progress.close()
     return merge_learned(learned, previous)
+
+
+def _spilled(results: Iterable[tuple[Page, Any]], spill: ParsedSpill) -> Iterator[tuple[Page, Any]]:
+    for page, result in results:
+        spill.add(page, result[4])
+        yield page, result
+
+
+def new_spill(settings: Settings) -> ParsedSpill | None:
+    """A spill for pass 1's parsed pages, or None when ``run.reuse_parse`` is off."""
+    return ParsedSpill(settings.run.temp_dir) if settings.run.reuse_parse else None
 
 
 def fit_learned(
@@ -126,7 +150,7 @@ def fit_learned(
     # Byte-identical copies of a page are counted once: a site holding one article under three
     # URLs must not make that article look like its template.
     seen_payloads: set[int] = set()
-    for page, (site, stats, words, image) in results:
+    for page, (site, stats, words, image, _) in results:
         on_page()
         if image is not None:  # every URL of an image, byte-identical copies included
             image_hashes[image[0]] = image[1]
@@ -154,6 +178,18 @@ def merge_learned(learned: Learned, other: Learned | None) -> Learned:
     return Learned(templates, doc_freq, {**other.image_hashes, **learned.image_hashes})
 
 
+def _pass2_pages(
+    inputs: list[str], settings: Settings, stats: SourceStats, spill: ParsedSpill | None, want_images: bool = False
+) -> Iterator[Page]:
+    """Pass 2's pages: replayed from pass 1's spill (pass 1's counts go to ``stats``), or read
+    from the sources again."""
+    if spill is None:
+        yield from iter_pages(inputs, settings.input, stats, want_images=want_images)
+        return
+    stats.merge(spill.stats)
+    yield from spill.replay()
+
+
 # -- pagetwin text ------------------------------------------------------------------------
 
 
@@ -161,11 +197,16 @@ def iter_texts(inputs: list[str], settings: Settings, stats: SourceStats | None 
     """{"id", "url", "text"} of every page: main content after noise and template removal,
     the site templates learned from the same inputs."""
     stats = stats if stats is not None else SourceStats()
-    learned = learn(inputs, settings) if settings.extract.templates else None
-    for page, result in map_pages("safe_extract", iter_pages(inputs, settings.input, stats), settings, learned):
-        if page.kind != "response":
-            continue
-        yield {"id": page.id, "url": page.url, "text": result}
+    spill = new_spill(settings) if settings.extract.templates else None
+    try:
+        learned = learn(inputs, settings, spill=spill) if settings.extract.templates else None
+        for page, result in map_pages("safe_extract", _pass2_pages(inputs, settings, stats, spill), settings, learned):
+            if page.kind != "response":
+                continue
+            yield {"id": page.id, "url": page.url, "text": result}
+    finally:
+        if spill is not None:
+            spill.close()
 
 
 # -- pagetwin keywords --------------------------------------------------------------------
@@ -185,11 +226,17 @@ def iter_keywords(inputs: list[str], settings: Settings, stats: SourceStats | No
         keywords=replace(settings.keywords, weighting=settings.text.weighting),
         match=replace(settings.match, algorithms=[*settings.match.algorithms, "con"]),
     )
-    learned = learn(inputs, settings) if settings.extract.templates or needs_doc_freq(settings) else None
-    for page, result in map_pages("keywords", iter_pages(inputs, settings.input, stats), settings, learned):
-        if page.kind != "response":
-            continue
-        yield {"id": page.id, "url": page.url, **result}
+    learning = settings.extract.templates or needs_doc_freq(settings)
+    spill = new_spill(settings) if learning else None
+    try:
+        learned = learn(inputs, settings, spill=spill) if learning else None
+        for page, result in map_pages("keywords", _pass2_pages(inputs, settings, stats, spill), settings, learned):
+            if page.kind != "response":
+                continue
+            yield {"id": page.id, "url": page.url, **result}
+    finally:
+        if spill is not None:
+            spill.close()
 
 
 # -- pagetwin dedup -----------------------------------------------------------------------
@@ -347,10 +394,21 @@ def dedup(
 
 
 class LocalEngine:
-    """Runs both passes on this machine: a process pool, or this process with one worker."""
+    """Runs both passes on this machine: a process pool, or this process with one worker.
+    Pass 1's parsed pages are kept in a temporary file for pass 2 (``run.reuse_parse``)."""
+
+    def __init__(self) -> None:
+        self._spill: ParsedSpill | None = None
 
     def learn(self, inputs: list[str], settings: Settings, previous: Learned | None) -> Learned:
-        return learn(inputs, settings, previous)
+        self.close()
+        self._spill = new_spill(settings)
+        return learn(inputs, settings, previous, self._spill)
+
+    def close(self) -> None:
+        if self._spill is not None:
+            self._spill.close()
+            self._spill = None
 
     def fingerprint(
         self,
@@ -362,13 +420,13 @@ class LocalEngine:
     ) -> Iterator[PageResult]:
         """Pass 2 over the pages that ``known`` does not claim, in input order; image records
         (read for pass 1) are not pages. ``stats`` counts the records read."""
-        pages = (
-            page
-            for page in iter_pages(inputs, settings.input, stats, want_images="images" in settings.match.algorithms)
-            if page.kind != "image" and not known(page)
-        )
-        for _, result in map_pages("fingerprint", pages, settings, learned):
-            yield result
+        pages = _pass2_pages(inputs, settings, stats, self._spill, "images" in settings.match.algorithms)
+        pages = (page for page in pages if page.kind != "image" and not known(page))
+        try:
+            for _, result in map_pages("fingerprint", pages, settings, learned):
+                yield result
+        finally:
+            self.close()
 
 
 def _store(index: Any, result: PageResult) -> None:

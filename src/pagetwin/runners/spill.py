@@ -1,0 +1,57 @@
+"""Pass 1's pages, parsed, kept on disk for pass 2.
+
+Reading the sources and parsing and walking each page's DOM are most of an extraction's cost,
+and both passes need the same pages and the same blocks. Pass 1 appends every page it read
+(its record without the HTML) with its parsed blocks (``html.noise.ParsedPage`` bytes, about
+5 KB a page: two thirds of the gzipped WARC) to a temporary file; pass 2 replays that file instead
+of reading and parsing the sources again, and the workers decide on the blocks (``Page.parsed``)
+without the page's HTML being sent to them.
+
+A page pass 1 could not parse keeps its body, so that pass 2 tries again and reports why it
+fails. Image records are pass 1's only (their perceptual hashes) and are not kept.
+"""
+
+from __future__ import annotations
+
+import pickle
+import tempfile
+from collections.abc import Iterator
+from dataclasses import replace
+
+from pagetwin.model import Page
+from pagetwin.sources import SourceStats
+
+
+class ParsedSpill:
+    """An append-only temporary file of pass 1's pages with their parsed blocks, in input order."""
+
+    def __init__(self, directory: str | None = None) -> None:
+        self._file = tempfile.TemporaryFile(prefix="pagetwin-parsed-", dir=directory or None)
+        self.stats = SourceStats()  # what pass 1 counted reading the sources; pass 2 reports it
+        self.pages = 0
+        self.parsed_bytes = 0
+
+    def add(self, page: Page, parsed: bytes) -> None:
+        if page.kind == "image":
+            return
+        record = replace(page, body=b"" if parsed else page.body, parsed=parsed)
+        pickle.dump(record, self._file, protocol=pickle.HIGHEST_PROTOCOL)
+        self.pages += 1
+        self.parsed_bytes += len(parsed)
+
+    def replay(self) -> Iterator[Page]:
+        """The pages added, in the order they were added."""
+        self._file.flush()
+        self._file.seek(0)
+        load, file = pickle.load, self._file
+        for _ in range(self.pages):
+            yield load(file)
+
+    def close(self) -> None:
+        self._file.close()
+
+    def __enter__(self) -> ParsedSpill:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
