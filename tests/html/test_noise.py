@@ -205,6 +205,6 @@ def test_parsed_page_of_another_format_is_refused():
 
     import pytest
 
-    data = zlib.compress(marshal.dumps((99, "", "", 0, False)))
+    data = zlib.compress(marshal.dumps((99, "", "", 0, False, None)))
     with pytest.raises(ValueError, match="format 99"):
         ParsedPage.from_bytes(data)

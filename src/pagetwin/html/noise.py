@@ -177,9 +177,15 @@ def page_keep(blocks: Blocks, classes: list[int] | None = None) -> tuple[list[bo
     return keep, inside
 
 
-def decide(blocks: Blocks, site: SiteModel | None, settings: ExtractSettings) -> tuple[list[bool], list[bool]]:
-    """Keep-or-drop for every block, and which blocks may carry main-content images."""
-    keep, inside = page_keep(blocks)
+def decide(
+    blocks: Blocks,
+    site: SiteModel | None,
+    settings: ExtractSettings,
+    page_level: tuple[list[bool], list[bool]] | None = None,
+) -> tuple[list[bool], list[bool]]:
+    """Keep-or-drop for every block, and which blocks may carry main-content images.
+    ``page_level``: ``page_keep(blocks)`` when already computed."""
+    keep, inside = page_level or page_keep(blocks)
     if site is None or len(blocks) == 0:
         return keep, inside
     share = site.hash_share(blocks.hash)
@@ -250,15 +256,22 @@ class ParsedPage:
     description: str = ""
     replaced: int = 0  # characters that could not be decoded
     flattened: bool = False  # nesting deeper than input.max_dom_depth was flattened
+    page_level_: tuple[list[bool], list[bool]] | None = None  # page_keep(blocks), once computed
 
     _FIELDS = ("tag", "parent", "sig", "hash", "text", "link", "size", "content", "in_article", "hint", "images")
-    _FORMAT = 1  # bumped when the layout below changes
+    _FORMAT = 2  # bumped when the layout below changes
+
+    def page_level(self) -> tuple[list[bool], list[bool]]:
+        """The page-level decision, ``page_keep(blocks)``: computed once, for both passes."""
+        if self.page_level_ is None:
+            self.page_level_ = page_keep(self.blocks)
+        return self.page_level_
 
     def to_bytes(self) -> bytes:
         """marshal (built-in types only: fast, and nothing but this module reads it back),
         zlib level 1 (block texts shrink about 3x for little CPU)."""
         b = self.blocks
-        record = (self._FORMAT, self.title, self.description, self.replaced, self.flattened,
+        record = (self._FORMAT, self.title, self.description, self.replaced, self.flattened, self.page_level_,
                   *(getattr(b, name) for name in self._FIELDS))  # fmt: skip
         return zlib.compress(marshal.dumps(record), 1)
 
@@ -267,8 +280,8 @@ class ParsedPage:
         record = marshal.loads(zlib.decompress(data))
         if record[0] != cls._FORMAT:
             raise ValueError(f"parsed page format {record[0]}, expected {cls._FORMAT}")
-        blocks = Blocks(**dict(zip(cls._FIELDS, record[5:])))
-        return cls(blocks, record[1], record[2], record[3], record[4])
+        blocks = Blocks(**dict(zip(cls._FIELDS, record[6:])))
+        return cls(blocks, *record[1:6])
 
 
 def parse_page(tree, max_depth: int = 512, replaced: int = 0, flattened: bool = False) -> ParsedPage:
@@ -281,7 +294,7 @@ def extract_parsed(page: ParsedPage, site: SiteModel | None, settings: ExtractSe
     """Main content of a page: the blocks kept by ``decide``, one line each, and the images of
     the blocks that may carry main-content images."""
     blocks = page.blocks
-    keep, images_ok = decide(blocks, site, settings)
+    keep, images_ok = decide(blocks, site, settings, page.page_level())
     text = "\n".join(t for t, k in zip(blocks.text, keep) if k and t)
     images = [raw for b, raw in blocks.images if images_ok[b]]
     return Extracted(text=text, title=page.title, description=page.description, images=images)

@@ -81,9 +81,12 @@ def page_stats(tree, settings: ExtractSettings, max_depth: int = 512) -> PageSta
     return blocks_stats(walk(tree, max_depth), settings)
 
 
-def blocks_stats(blocks: Blocks, settings: ExtractSettings) -> PageStats:
-    """Pass 1 for the blocks of one page (``html.blocks.walk``)."""
-    keep, _ = page_keep(blocks)
+def blocks_stats(
+    blocks: Blocks, settings: ExtractSettings, page_level: tuple[list[bool], list[bool]] | None = None
+) -> PageStats:
+    """Pass 1 for the blocks of one page (``html.blocks.walk``); ``page_level`` is
+    ``noise.page_keep(blocks)`` when already computed."""
+    keep, _ = page_level or page_keep(blocks)
     hashes = [h for h, c in zip(blocks.hash, blocks.content) if c]
     slot_total: dict[int, int] = {}
     slot_kept: dict[int, int] = {}
