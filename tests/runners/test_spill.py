@@ -26,3 +26,63 @@ def test_replay_gives_the_pages_in_order_without_their_html(tmp_path):
         assert bad.body == b"<p>unparsed</p>" and bad.parsed == b""
         assert list(spill.replay()) == replayed  # replayable
         assert spill.pages == 3 and spill.parsed_bytes == len(b"blocks-of-a")
+
+
+class _FullDisk:
+    """A file whose writes fail as on a full disk."""
+
+    def __init__(self, after: int) -> None:
+        self.after = after
+
+    def write(self, data: bytes) -> int:
+        self.after -= 1
+        if self.after < 0:
+            raise OSError(28, "No space left on device")
+        return len(data)
+
+    def flush(self) -> None:
+        pass
+
+    def truncate(self, size: int) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_full_disk_makes_the_spill_give_up_not_the_run(tmp_path):
+    spill = ParsedSpill(str(tmp_path))
+    spill._file = _FullDisk(after=2)
+    for i in range(5):
+        spill.add(Page(str(i), f"https://x.example/{i}", body=b"<p>x</p>"), b"blocks")
+    spill.finish()
+    assert "No space left on device" in spill.failed
+    import pytest
+
+    with pytest.raises(RuntimeError):
+        list(spill.replay())
+
+
+def test_dedup_reads_the_sources_again_when_the_spill_failed(tmp_path, monkeypatch):
+    import json
+
+    from pagetwin.cli import main
+    from pagetwin.runners import spill as spill_module
+    from tests.html.sites import site_pages
+
+    site = tmp_path / "site.jsonl"
+    site.write_text("".join(json.dumps({"url": u, "html": h}) + "\n" for u, h, _ in site_pages(6, seed=1)))
+    real_init = spill_module.ParsedSpill.__init__
+
+    def full_disk_init(self, directory=None):
+        real_init(self, directory)
+        self._file.close()
+        self._file = _FullDisk(after=3)
+
+    monkeypatch.setattr(spill_module.ParsedSpill, "__init__", full_disk_init)
+    out = tmp_path / "out"
+    assert main(["dedup", str(site), "--out", str(out), "--workers", "1"]) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["pages"]["read"] == 6 and summary["records"]["records_total"] == 6
+    assert any("No space left on device" in e and "again" in e for e in summary["input_errors"])
+    assert len((out / "clusters.jsonl").read_text().splitlines()) == 6

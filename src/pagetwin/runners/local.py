@@ -121,6 +121,8 @@ def learn(
     if spill is not None:
         results = _spilled(results, spill)
     learned = fit_learned(results, settings, progress.update)
+    if spill is not None:
+        spill.finish()
     progress.close()
     return merge_learned(learned, previous)
 
@@ -183,7 +185,9 @@ def _pass2_pages(
 ) -> Iterator[Page]:
     """Pass 2's pages: replayed from pass 1's spill (pass 1's counts go to ``stats``), or read
     from the sources again."""
-    if spill is None:
+    if spill is None or spill.failed:
+        if spill is not None:
+            stats.error(f"{spill.failed}; pass 2 reads and parses the inputs again")
         yield from iter_pages(inputs, settings.input, stats, want_images=want_images)
         return
     stats.merge(spill.stats)

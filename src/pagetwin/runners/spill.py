@@ -8,11 +8,14 @@ of reading and parsing the sources again, and the workers decide on the blocks (
 without the page's HTML being sent to them.
 
 A page pass 1 could not parse keeps its body, so that pass 2 tries again and reports why it
-fails. Image records are pass 1's only (their perceptual hashes) and are not kept.
+fails. Image records are pass 1's only (their perceptual hashes) and are not kept. When the
+file cannot be written (a full disk), the spill gives up (``failed`` says why) and pass 2 reads
+and parses the sources again.
 """
 
 from __future__ import annotations
 
+import contextlib
 import pickle
 import tempfile
 from collections.abc import Iterator
@@ -30,18 +33,37 @@ class ParsedSpill:
         self.stats = SourceStats()  # what pass 1 counted reading the sources; pass 2 reports it
         self.pages = 0
         self.parsed_bytes = 0
+        self.failed = ""  # why the spill gave up, "" while it is usable
 
     def add(self, page: Page, parsed: bytes) -> None:
-        if page.kind == "image":
+        if page.kind == "image" or self.failed:
             return
         record = replace(page, body=b"" if parsed else page.body, parsed=parsed)
-        pickle.dump(record, self._file, protocol=pickle.HIGHEST_PROTOCOL)
+        try:
+            pickle.dump(record, self._file, protocol=pickle.HIGHEST_PROTOCOL)
+        except OSError as exc:
+            self._give_up(exc)
+            return
         self.pages += 1
         self.parsed_bytes += len(parsed)
 
+    def finish(self) -> None:
+        """End of pass 1: everything written (or ``failed`` set)."""
+        if not self.failed:
+            try:
+                self._file.flush()
+            except OSError as exc:
+                self._give_up(exc)
+
+    def _give_up(self, exc: OSError) -> None:
+        self.failed = f"cannot write the temporary file of parsed pages ({exc.strerror or exc})"
+        with contextlib.suppress(OSError):
+            self._file.truncate(0)
+
     def replay(self) -> Iterator[Page]:
-        """The pages added, in the order they were added."""
-        self._file.flush()
+        """The pages added, in the order they were added (after ``finish``)."""
+        if self.failed:
+            raise RuntimeError(self.failed)
         self._file.seek(0)
         load, file = pickle.load, self._file
         for _ in range(self.pages):
