@@ -38,9 +38,10 @@ apply, a lower ``template_share`` never keeps a block a higher one drops.
 from __future__ import annotations
 
 import marshal
-import zlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+
+import zstandard
 
 from pagetwin.config import ExtractSettings
 from pagetwin.html.blocks import HEADING_TAGS, Blocks, walk
@@ -49,6 +50,8 @@ if TYPE_CHECKING:
     from pagetwin.html.templates import SiteModel
 
 GOOD, NEAR, SHORT, BAD, HEADING, EMPTY = range(6)
+_ZSTD_COMPRESS = zstandard.ZstdCompressor(level=1).compress
+_ZSTD_DECOMPRESS = zstandard.ZstdDecompressor().decompress
 
 GOOD_SIZE = 150  # characters (Latin equivalents) for a block to be content on its own
 SHORT_SIZE = 30  # under this a block needs context
@@ -269,15 +272,15 @@ class ParsedPage:
 
     def to_bytes(self) -> bytes:
         """marshal (built-in types only: fast, and nothing but this module reads it back),
-        zlib level 1 (block texts shrink about 3x for little CPU)."""
+        zstd level 1 (2.5x smaller; zlib level 1 is as small and 2.4x slower)."""
         b = self.blocks
         record = (self._FORMAT, self.title, self.description, self.replaced, self.flattened, self.page_level_,
                   *(getattr(b, name) for name in self._FIELDS))  # fmt: skip
-        return zlib.compress(marshal.dumps(record), 1)
+        return _ZSTD_COMPRESS(marshal.dumps(record))
 
     @classmethod
     def from_bytes(cls, data: bytes) -> ParsedPage:
-        record = marshal.loads(zlib.decompress(data))
+        record = marshal.loads(_ZSTD_DECOMPRESS(data))
         if record[0] != cls._FORMAT:
             raise ValueError(f"parsed page format {record[0]}, expected {cls._FORMAT}")
         blocks = Blocks(**dict(zip(cls._FIELDS, record[6:])))
