@@ -31,6 +31,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+import numpy as np
 import xxhash
 
 # Never visible content: the walk does not enter these (nor anything inside them).
@@ -80,7 +81,9 @@ CONTENT_INSIDE = (
 _BODY_HINT = re.compile(r"articlebody|entrycontent|storybody|postbody|postcontent|articlecontent|articletext|storytext|bodytext|maincontent")
 _WORDS = re.compile(r"[a-z]+")
 _DIGITS = re.compile(r"\d+")
-_CJK = re.compile(r"[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\u3000-\u303f\uff00-\uffef]")
+_CJK = re.compile(r"[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\u3000-\u303f\uff00-\uffef]+")
+# The same ranges as code points, for counting CJK characters of many texts at once.
+_CJK_RANGES = ((0x2E80, 0x9FFF), (0xAC00, 0xD7AF), (0xF900, 0xFAFF), (0x3000, 0x303F), (0xFF00, 0xFFEF))
 
 try:  # the attributes html.images.image_refs reads (lazy-loading variants included)
     from pagetwin.html.images import RAW_IMAGE_ATTRS as IMAGE_ATTRS
@@ -129,7 +132,18 @@ def text_size(text: str) -> int:
     character carries about as much as a short word)."""
     if text.isascii():
         return len(text)
-    return len(text) + 2 * len(_CJK.findall(text))
+    return len(text) + 2 * sum(map(len, _CJK.findall(text)))  # runs of CJK characters
+
+
+def _text_sizes(texts: list[str]) -> list[int]:
+    """text_size of many non-empty texts in one numpy pass over their code points."""
+    points = np.frombuffer("".join(texts).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    cjk = np.zeros(len(points), dtype=bool)
+    for low, high in _CJK_RANGES:  # (they overlap: 3000-303F is inside 2E80-9FFF)
+        cjk |= (points >= low) & (points <= high)
+    starts = np.cumsum([0] + [len(t) for t in texts[:-1]])
+    counts = np.add.reduceat(cjk.astype(np.int64), starts)
+    return [len(t) + 2 * int(n) for t, n in zip(texts, counts)]
 
 
 _CLASS_MEMO: dict[tuple[str, str, str], tuple[bool, bool, str]] = {}
@@ -176,6 +190,45 @@ def walk(tree, max_depth: int = 512) -> Blocks:
     return out
 
 
+# What the walk does with a node, by its tag name (see _walk).
+_TEXT, _SKIP, _INLINE, _BLOCK, _CHROME, _A, _SPAN, _CELL, _BR, _IMG, _SOURCE = range(11)
+# Attributes that can hide an element (is_hidden reads only these).
+_HIDING_ATTRS = frozenset(["hidden", "aria-hidden", "type", "style"])
+
+
+def _kind_of(tag: str | None) -> int:
+    """The walk's rule for a node of this tag name (``node.tag``: ``-text`` for text nodes,
+    ``-comment``/``-doctype``, None for other non-elements)."""
+    if tag == "-text":
+        return _TEXT
+    if tag is None or tag[0] == "-" or tag in SKIP_TAGS:
+        return _SKIP  # comments, doctype; scripts, styles, controls, frames
+    if tag in BLOCK_TAGS:
+        return _CHROME if tag in CHROME_TAGS else _BLOCK
+    if tag == "img":
+        return _IMG
+    if tag == "source":
+        return _SOURCE
+    if tag == "td" or tag == "th":
+        return _CELL
+    if tag == "br":
+        return _BR
+    if tag == "span" or tag == "font" or tag == "label" or tag == "small":
+        return _SPAN
+    return _A if tag == "a" else _INLINE
+
+
+# The walk dispatches on lexbor's integer tag id (``node.tag_id``, no string made) through
+# this cache of _kind_of, filled on first sight of each id. Only ids of lexbor's static tag
+# table are cached: it names the tags lexbor knows (div, a, ...) with small ids, the same in
+# every document; other names (<my-widget>, <o:p>) get per-document ids, pointers into the
+# document, so those are looked up by name each time.
+_STATIC_TAG_IDS = 1 << 16
+_KINDS: dict[int, int] = {}
+_BLOCK_NAMES: dict[int, str] = {}  # tag id -> name, for block tags (their names are stored)
+_SIG_MEMO: dict[tuple[int, str], int] = {}  # (parent signature, path part) -> signature
+
+
 def _walk(tree, max_depth: int) -> Blocks:
     out = Blocks()
     root = tree.body
@@ -189,37 +242,46 @@ def _walk(tree, max_depth: int) -> Blocks:
     pieces: list[list[str]] = []
     link_chars: list[int] = []
     child_acc: list[int] = []  # the hashes of a block's children with content, folded in order
-    image_keys: list[list[str]] = []
+    image_keys: dict[int, list[str]] = {}  # block -> its image sources (few blocks have any)
     has_content: list[bool] = []
     images = out.images
     xxh = xxhash.xxh64_intdigest
     digits = _DIGITS.sub
+    kinds, block_names, sig_memo, class_memo = _KINDS, _BLOCK_NAMES, _SIG_MEMO, _CLASS_MEMO
+    hiding = _HIDING_ATTRS.isdisjoint
+    wide: list[int] = []  # blocks whose text is not ASCII
 
-    # The stack holds bare nodes to enter, and context tuples (block, in_link, article,
-    # closing) pushed before an element's children: popping one restores that context, and a
+    # The stack holds bare nodes to enter, and context tuples (block, in_link, article, depth,
+    # own, closing) pushed before an element's children: popping one restores that context
+    # (``own`` is the current block's list of text pieces, ``depth`` its nesting depth), and a
     # closing block (its hash needs all its children) is finished then. The context changes
     # only at block elements and links, so most nodes cost one pop.
-    block, in_link, article, depth = -1, False, False, 0
-    block_depth: list[int] = []
+    block, in_link, article, depth, own = -1, False, False, -1, None
     stack: list = [root]
     pop, push = stack.pop, stack.append
     ctx_type = tuple
     while stack:
         node = pop()
         if type(node) is ctx_type:
-            closing = node[3]
-            block, in_link, article = node[0], node[1], node[2]
-            if closing < 0:
+            block, in_link, article, depth, own, b = node
+            if b < 0:
                 continue
-            b = closing
-            text = " ".join("".join(pieces[b]).split())
-            texts[b] = text
-            links[b] = min(link_chars[b], len(text))
-            sizes[b] = text_size(text) if text else 0
-            content = bool(text) or has_content[b]
+            parts = pieces[b]
+            text = " ".join("".join(parts).split()) if parts else ""
+            if text:
+                texts[b] = text
+                links[b] = min(link_chars[b], len(text))
+                if text.isascii():
+                    sizes[b] = len(text)
+                else:
+                    wide.append(b)  # sized at the end, all at once
+                content = True
+                folded = digits("0", text)
+            else:  # no text: link chars are 0 too (they count stripped text)
+                content = has_content[b]
+                folded = ""
             contents[b] = content
-            folded = digits("0", text) if text else ""
-            imgs = image_keys[b]
+            imgs = image_keys.get(b)
             h = xxh(f"{tags[b]}\x00{folded}\x00{' '.join(imgs) if imgs else ''}\x00{child_acc[b]}".encode("utf-8", "surrogatepass"))
             hashes[b] = h
             p = parents[b]
@@ -228,33 +290,45 @@ def _walk(tree, max_depth: int) -> Blocks:
                 has_content[p] = True
             pieces[b] = []  # free early
             continue
-        tag = node.tag
-        if tag == "-text":
+        tid = node.tag_id
+        kind = kinds.get(tid)
+        if kind is None:
+            tag = node.tag
+            kind = _kind_of(tag)
+            if tid < _STATIC_TAG_IDS:
+                kinds[tid] = kind
+                if kind == _BLOCK:
+                    block_names[tid] = tag
+        if kind == _TEXT:
             if block >= 0:
                 s = node.text_content
                 if s:
-                    pieces[block].append(s)
+                    own.append(s)
                     if in_link:
                         link_chars[block] += len(s.strip())
             continue
-        if tag is None or tag[0] == "-" or tag in SKIP_TAGS:
-            continue  # comments, doctype; scripts, styles, controls, frames
-        if tag in BLOCK_TAGS:
-            if tag in CHROME_TAGS or (tag in PAGE_CHROME_TAGS and not article):
+        if kind == _INLINE:
+            pass
+        elif kind == _SKIP or kind == _CHROME:
+            continue
+        elif kind == _BLOCK:
+            tag = block_names.get(tid) or node.tag
+            if not article and tag in PAGE_CHROME_TAGS:
                 continue
             attrs = node.attributes
             if attrs:
-                if is_hidden(attrs):
+                if not hiding(attrs) and is_hidden(attrs):
                     continue
-                chrome, is_hint, part = _class_facts(
-                    tag, attrs.get("class") or "", attrs.get("id") or "", attrs.get("itemprop") or ""
-                )
+                key = (tag, attrs.get("class") or "", attrs.get("id") or "", attrs.get("itemprop") or "")
+                facts = class_memo.get(key)
+                if facts is None:
+                    facts = _class_facts(*key)
+                chrome, is_hint, part = facts
+                if chrome and tag not in ("html", "body", "main") and node.css_first(CONTENT_INSIDE) is None:
+                    continue
             else:
-                chrome, is_hint, part = False, False, tag
-            if chrome and tag not in ("html", "body", "main") and node.css_first(CONTENT_INSIDE) is None:
-                continue
-            depth = block_depth[block] + 1 if block >= 0 else 0
-            if depth > max_depth:
+                is_hint, part = False, tag
+            if depth >= max_depth:
                 # Too deep: the rest of this subtree is flat text of the current block.
                 s = node.text(deep=True, separator=" ")
                 if s:
@@ -263,65 +337,78 @@ def _walk(tree, max_depth: int) -> Blocks:
             b = len(tags)
             tags.append(tag)
             parents.append(block)
-            block_depth.append(depth)
             parent_sig = sigs[block] if block >= 0 else 0
-            sigs.append(xxh(f"{parent_sig}/{part}".encode("utf-8", "surrogatepass")))
+            sig = sig_memo.get((parent_sig, part))
+            if sig is None:
+                sig = xxh(f"{parent_sig}/{part}".encode("utf-8", "surrogatepass"))
+                if len(sig_memo) > 100_000:
+                    sig_memo.clear()
+                sig_memo[parent_sig, part] = sig
+            sigs.append(sig)
             hashes.append(0)
             texts.append("")
             links.append(0)
             sizes.append(0)
             contents.append(False)
-            push((block, in_link, article, b))
+            push((block, in_link, article, depth, own, b))
             article = article or tag in CONTENT_ROOT_TAGS
             in_article.append(article)
             hint.append(is_hint)
-            pieces.append([])
+            own = []
+            pieces.append(own)
             link_chars.append(0)
             child_acc.append(0)
-            image_keys.append([])
             has_content.append(False)
             block = b
-        elif tag == "img" or (tag == "source" and node.parent is not None and node.parent.tag == "picture"):
+            depth += 1
+        elif kind == _A:
+            if not in_link:
+                child = node.last_child
+                if child is not None and child.prev is None and child.is_text_node:
+                    # The common <a>words</a>: read its text here, no context to push.
+                    if block >= 0:
+                        s = child.text_content
+                        if s:
+                            own.append(s)
+                            link_chars[block] += len(s.strip())
+                    continue
+                push((block, in_link, article, depth, own, -1))
+                in_link = True
+                while child is not None:
+                    push(child)
+                    child = child.prev
+                continue
+        elif kind == _SPAN:
+            attrs = node.attributes
+            if attrs and not hiding(attrs) and is_hidden(attrs):
+                continue
+        elif kind == _CELL:
+            # Cells are inline: a table row reads as one line ("1 Kyle Busch 5040").
+            if block >= 0:
+                own.append(" ")
+        elif kind == _BR:
+            if block >= 0:
+                own.append(" ")
+            continue
+        elif kind == _IMG or (node.parent is not None and node.parent.tag == "picture"):  # _SOURCE
             if block >= 0:
                 attrs = node.attributes
                 raw = {k: attrs[k] for k in IMAGE_ATTRS if attrs.get(k)}
                 src = raw.get("src") or raw.get("data-src") or raw.get("srcset") or raw.get("data-srcset") or raw.get("data-original")
                 if src:
                     images.append((block, raw))
-                    image_keys[block].append(src)
+                    if block in image_keys:
+                        image_keys[block].append(src)
+                    else:
+                        image_keys[block] = [src]
                     has_content[block] = True
-            continue
-        elif tag == "td" or tag == "th":
-            # Cells are inline: a table row reads as one line ("1 Kyle Busch 5040").
-            if block >= 0:
-                pieces[block].append(" ")
-        elif tag == "br":
-            if block >= 0:
-                pieces[block].append(" ")
-            continue
-        elif tag == "span" or tag == "font" or tag == "label" or tag == "small":
-            attrs = node.attributes
-            if attrs and is_hidden(attrs):
-                continue
-        elif tag == "a" and not in_link:
-            child = node.last_child
-            if child is not None and child.prev is None and child.is_text_node:
-                # The common <a>words</a>: read its text here, no context to push.
-                if block >= 0:
-                    s = child.text_content
-                    if s:
-                        pieces[block].append(s)
-                        link_chars[block] += len(s.strip())
-                continue
-            push((block, in_link, article, -1))
-            in_link = True
-            while child is not None:
-                push(child)
-                child = child.prev
             continue
         # Children, pushed in reverse so they come off the stack in document order.
         child = node.last_child
         while child is not None:
             push(child)
             child = child.prev
+    if wide:
+        for b, size in zip(wide, _text_sizes([texts[b] for b in wide])):
+            sizes[b] = size
     return out

@@ -103,10 +103,15 @@ _FLAT = frozenset(
 )
 
 
-_LETTER = np.zeros(256, dtype=bool)
-_LETTER[np.frombuffer(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ", dtype=np.uint8)] = True
-_NAME_CHAR = _LETTER.copy()
-_NAME_CHAR[np.frombuffer(b"0123456789:-", dtype=np.uint8)] = True
+# Classes of the characters of a tag name, by UTF-16 code unit: 0 none, 1-26 a letter (either
+# case), 27-36 a digit, 37 ':', 38 '-'. The first three of a name, in base 39, make its group.
+_NAME_CLASS = np.zeros(1 << 16, dtype=np.uint16)
+for _i, _c in enumerate("abcdefghijklmnopqrstuvwxyz"):
+    _NAME_CLASS[ord(_c)] = _NAME_CLASS[ord(_c.upper())] = _i + 1
+for _i, _c in enumerate("0123456789:-"):
+    _NAME_CLASS[ord(_c)] = 27 + _i
+_IS_LETTER = (_NAME_CLASS >= 1) & (_NAME_CLASS <= 26)
+_AFTER = np.arange(1, 5)  # the four code units read after each '<'
 
 
 def _depth_bound(html: str) -> int:
@@ -116,33 +121,38 @@ def _depth_bound(html: str) -> int:
     An end tag closes one only while more elements of its name (its first three characters)
     have been opened than closed before it: a parser ignores stray end tags, so counting them
     would let ``<div></x>`` repeated 100,000 times pass as shallow. The running depth is
-    floored at zero like a parser's stack."""
-    data = np.frombuffer(html.encode("utf-8", "surrogatepass") + b"\0\0\0\0", dtype=np.uint8)
-    lt = np.flatnonzero(data[:-4] == 60)
-    after = data[lt + 1]
-    is_open = _LETTER[after]
-    is_close = (after == 47) & _LETTER[data[lt + 2]]
-    keep = is_open | is_close
-    lt, is_open, is_close = lt[keep], is_open[keep], is_close[keep]
+    floored at zero like a parser's stack.
+
+    Tags are ASCII, so the page is read as UTF-16 code units (a near copy of the string, unlike
+    UTF-8) or, when it is ASCII, as bytes: a non-ASCII character is never a name character."""
+    if html.isascii():
+        data = np.frombuffer(html.encode("ascii"), dtype=np.uint8)
+    else:
+        data = np.frombuffer(html.encode("utf-16-le", "surrogatepass"), dtype=np.uint16)
+    lt = np.flatnonzero(data == 60)
     if not len(lt):
         return 0
-    first = lt + 1 + is_close
-    b0, b1, b2 = data[first] | 32, data[first + 1], data[first + 2]
-    ok1 = _NAME_CHAR[b1]
-    ok2 = ok1 & _NAME_CHAR[b2]
-    code = (b0.astype(np.int64) << 16) | (((b1 | 32) * ok1).astype(np.int64) << 8) | ((b2 | 32) * ok2)
-    # Opens and closes of the same name before each tag: group by name, in page order.
-    order = np.argsort(code, kind="stable")  # tags are already in page order
-    opens, closes = is_open[order].astype(np.int64), is_close[order].astype(np.int64)
-    group_start = np.flatnonzero(np.r_[True, code[order][1:] != code[order][:-1]])
-    sizes = np.diff(np.r_[group_start, len(order)])
-    opens_before = np.cumsum(opens) - opens
-    closes_before = np.cumsum(closes) - closes
-    opens_before -= np.repeat(opens_before[group_start], sizes)
-    closes_before -= np.repeat(closes_before[group_start], sizes)
-    valid = np.empty(len(order), dtype=bool)
-    valid[order] = closes.astype(bool) & (opens_before > closes_before)
-    depth = np.cumsum(is_open.astype(np.int64) - valid)
+    at = lt[:, None] + _AFTER
+    after = data.take(at, mode="clip")
+    if at[-1, -1] >= len(data):
+        after[at >= len(data)] = 0  # past the end of the page
+    letter = _IS_LETTER[after[:, :2]]
+    is_open = letter[:, 0]
+    is_close = (after[:, 0] == 47) & letter[:, 1]
+    # Other '<' (comments, "a < b") stay in the arrays as neither an open nor a close.
+    name = _NAME_CLASS[np.where(is_close[:, None], after[:, 1:], after[:, :3])]
+    second = name[:, 1]
+    code = (name[:, 0] * 39 + second) * 39 + name[:, 2] * (second > 0)  # < 39**3, fits uint16
+    # Opens minus closes of the same name before each tag: group by name, in page order.
+    order = np.argsort(code, kind="stable")  # (a radix sort on uint16; tags stay in page order)
+    step = is_open.astype(np.int64) - is_close
+    sorted_code, sorted_step = code[order], step[order]
+    starts = np.flatnonzero(np.r_[True, sorted_code[1:] != sorted_code[:-1]])
+    before = np.cumsum(sorted_step) - sorted_step
+    before -= np.repeat(before[starts], np.diff(np.r_[starts, len(order)]))
+    valid = np.empty(len(order), dtype=np.int64)
+    valid[order] = (sorted_step < 0) & (before > 0)
+    depth = np.cumsum(is_open - valid)
     return int((depth - np.minimum(np.minimum.accumulate(depth), 0)).max())
 
 
