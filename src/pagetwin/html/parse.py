@@ -111,7 +111,7 @@ for _i, _c in enumerate("abcdefghijklmnopqrstuvwxyz"):
 for _i, _c in enumerate("0123456789:-"):
     _NAME_CLASS[ord(_c)] = 27 + _i
 _IS_LETTER = (_NAME_CLASS >= 1) & (_NAME_CLASS <= 26)
-_AFTER = np.arange(1, 5)  # the four code units read after each '<'
+_NAME_AT = np.arange(3)  # the first three characters of a tag name
 
 
 def _depth_bound(html: str) -> int:
@@ -120,8 +120,7 @@ def _depth_bound(html: str) -> int:
     Every start tag opens an element (void and unclosed ones too: that only overestimates).
     An end tag closes one only while more elements of its name (its first three characters)
     have been opened than closed before it: a parser ignores stray end tags, so counting them
-    would let ``<div></x>`` repeated 100,000 times pass as shallow. The running depth is
-    floored at zero like a parser's stack.
+    would let ``<div></x>`` repeated 100,000 times pass as shallow.
 
     Tags are ASCII, so the page is read as UTF-16 code units (a near copy of the string, unlike
     UTF-8) or, when it is ASCII, as bytes: a non-ASCII character is never a name character."""
@@ -132,28 +131,30 @@ def _depth_bound(html: str) -> int:
     lt = np.flatnonzero(data == 60)
     if not len(lt):
         return 0
-    at = lt[:, None] + _AFTER
-    after = data.take(at, mode="clip")
-    if at[-1, -1] >= len(data):
-        after[at >= len(data)] = 0  # past the end of the page
-    letter = _IS_LETTER[after[:, :2]]
-    is_open = letter[:, 0]
-    is_close = (after[:, 0] == 47) & letter[:, 1]
+    if lt[-1] + 4 >= len(data):
+        return _depth_bound(html + "\0\0\0\0")  # a '<' at the very end: what follows is none
+    after = data[lt + 1]
+    is_open = _IS_LETTER[after]
+    is_close = (after == 47) & _IS_LETTER[data[lt + 2]]
     # Other '<' (comments, "a < b") stay in the arrays as neither an open nor a close.
-    name = _NAME_CLASS[np.where(is_close[:, None], after[:, 1:], after[:, :3])]
-    second = name[:, 1]
-    code = (name[:, 0] * 39 + second) * 39 + name[:, 2] * (second > 0)  # < 39**3, fits uint16
+    first = lt + 1
+    first += is_close
+    name0, name1, name2 = (_NAME_CLASS[data[first + i]] for i in range(3))
+    name2 *= name1 > 0
+    code = (name0 * 39 + name1) * 39 + name2  # < 39**3: uint16, which numpy sorts by radix
     # Opens minus closes of the same name before each tag: group by name, in page order.
-    order = np.argsort(code, kind="stable")  # (a radix sort on uint16; tags stay in page order)
-    step = is_open.astype(np.int64) - is_close
+    order = np.argsort(code, kind="stable")
+    step = is_open.astype(np.int8) - is_close
     sorted_code, sorted_step = code[order], step[order]
-    starts = np.flatnonzero(np.r_[True, sorted_code[1:] != sorted_code[:-1]])
+    group_start = np.empty(len(order), dtype=bool)
+    group_start[0] = True
+    np.not_equal(sorted_code[1:], sorted_code[:-1], out=group_start[1:])
     before = np.cumsum(sorted_step) - sorted_step
-    before -= np.repeat(before[starts], np.diff(np.r_[starts, len(order)]))
+    before -= before[np.flatnonzero(group_start)][np.cumsum(group_start) - 1]
     valid = np.empty(len(order), dtype=np.int64)
     valid[order] = (sorted_step < 0) & (before > 0)
-    depth = np.cumsum(is_open - valid)
-    return int((depth - np.minimum(np.minimum.accumulate(depth), 0)).max())
+    # No floor needed: a close counts only after an open of its name, so depth never goes below 0.
+    return int(np.cumsum(is_open - valid).max())
 
 
 def limit_depth(html: str, max_depth: int) -> tuple[str, bool]:
@@ -164,7 +165,8 @@ def limit_depth(html: str, max_depth: int) -> tuple[str, bool]:
     A vectorised upper bound (_depth_bound) passes most pages at once; the others are scanned
     tag by tag, void and optional-end elements not counted, an end tag closing only an open
     element of its name (stray end tags are ignored, as a parser ignores them)."""
-    if html.count("<") < max_depth or _depth_bound(html) <= max_depth:
+    # The depth is at most the number of '<': counting them is cheaper on a short page.
+    if (len(html) < 64 * max_depth and html.count("<") < max_depth) or _depth_bound(html) <= max_depth:
         return html, False
     out: list[str] = []
     last = depth = 0
