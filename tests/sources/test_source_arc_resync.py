@@ -219,3 +219,29 @@ def test_clipped_last_record_is_still_a_truncated_record(tmp_path):
     assert [p.url for p in pages] == URLS[:3]
     assert stats.skipped == {"arc-header": 1, "truncated-record": 1}
     assert any("clipped" in e for e in stats.errors)
+
+
+MEMBERS = [gzip.compress(r) for r in [arc_file([])] + _records()]  # one gzip member per record
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    target=st.integers(1, len(URLS)),
+    flips=st.lists(st.tuples(st.floats(0, 1, exclude_max=True), st.integers(1, 255)), min_size=1, max_size=4),
+    cut=st.booleans(),
+)
+def test_damage_inside_one_gzip_member_loses_no_other_record(target, flips, cut):
+    bad = bytearray(MEMBERS[target])
+    for where, mask in flips:
+        bad[int(where * len(bad))] ^= mask
+    if cut:
+        bad = bad[: int(flips[0][0] * len(bad))]
+    data = b"".join(MEMBERS[:target]) + bytes(bad) + b"".join(MEMBERS[target + 1 :])
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "members.arc.gz")
+        with open(path, "wb") as fh:
+            fh.write(data)
+        pages, stats = read_all([path])
+    others = [u for i, u in enumerate(URLS) if i != target - 1]
+    assert [p.url for p in pages if p.url in others] == others
+    assert not any("reading stopped" in e for e in stats.errors)
