@@ -82,8 +82,10 @@ _BODY_HINT = re.compile(r"articlebody|entrycontent|storybody|postbody|postconten
 _WORDS = re.compile(r"[a-z]+")
 _DIGITS = re.compile(r"\d+")
 _CJK = re.compile(r"[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\u3000-\u303f\uff00-\uffef]+")
-# The same ranges as code points, for counting CJK characters of many texts at once.
-_CJK_RANGES = ((0x2E80, 0x9FFF), (0xAC00, 0xD7AF), (0xF900, 0xFAFF), (0x3000, 0x303F), (0xFF00, 0xFFEF))
+# The same ranges as a table of the BMP, for counting CJK characters of many texts at once.
+_IS_CJK = np.zeros(1 << 16, dtype=bool)
+for _low, _high in ((0x2E80, 0x9FFF), (0xAC00, 0xD7AF), (0xF900, 0xFAFF), (0x3000, 0x303F), (0xFF00, 0xFFEF)):
+    _IS_CJK[_low : _high + 1] = True
 
 try:  # the attributes html.images.image_refs reads (lazy-loading variants included)
     from pagetwin.html.images import RAW_IMAGE_ATTRS as IMAGE_ATTRS
@@ -138,11 +140,9 @@ def text_size(text: str) -> int:
 def _text_sizes(texts: list[str]) -> list[int]:
     """text_size of many non-empty texts in one numpy pass over their code points."""
     points = np.frombuffer("".join(texts).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-    cjk = np.zeros(len(points), dtype=bool)
-    for low, high in _CJK_RANGES:  # (they overlap: 3000-303F is inside 2E80-9FFF)
-        cjk |= (points >= low) & (points <= high)
+    cjk = _IS_CJK[np.minimum(points, 0xFFFF)].view(np.uint8)  # (U+FFFF is not CJK)
     starts = np.cumsum([0] + [len(t) for t in texts[:-1]])
-    counts = np.add.reduceat(cjk.astype(np.int64), starts)
+    counts = np.add.reduceat(cjk, starts, dtype=np.int64)
     return [len(t) + 2 * int(n) for t, n in zip(texts, counts)]
 
 
@@ -229,6 +229,11 @@ _BLOCK_NAMES: dict[int, str] = {}  # tag id -> name, for block tags (their names
 _SIG_MEMO: dict[tuple[int, str], int] = {}  # (parent signature, path part) -> signature
 
 
+_LINK_END = object()  # on the stack after a link's children: leaving the link
+_FOLD_DIGITS = bytes(48 if 48 <= c <= 57 else c for c in range(256))  # ASCII digits -> "0"
+_MASK64 = 0xFFFFFFFFFFFFFFFF
+
+
 def _walk(tree, max_depth: int) -> Blocks:
     out = Blocks()
     root = tree.body
@@ -236,59 +241,61 @@ def _walk(tree, max_depth: int) -> Blocks:
         root = tree.root
     if root is None:
         return out
-    tags, parents, sigs, hashes = out.tag, out.parent, out.sig, out.hash
-    texts, links, sizes, contents, in_article = out.text, out.link, out.size, out.content, out.in_article
-    hint = out.hint
-    pieces: list[list[str]] = []
-    link_chars: list[int] = []
-    child_acc: list[int] = []  # the hashes of a block's children with content, folded in order
+    opened: list[tuple] = []  # per block, when opened: (tag, parent, sig, in_article, hint)
+    closed: list[tuple] = []  # per block, when closed: (block, hash, text, link, size, content)
     image_keys: dict[int, list[str]] = {}  # block -> its image sources (few blocks have any)
-    has_content: list[bool] = []
+    wide: list[int] = []  # blocks whose text is not ASCII (sized at the end, all at once)
     images = out.images
     xxh = xxhash.xxh64_intdigest
     digits = _DIGITS.sub
     kinds, block_names, sig_memo, class_memo = _KINDS, _BLOCK_NAMES, _SIG_MEMO, _CLASS_MEMO
     hiding = _HIDING_ATTRS.isdisjoint
-    wide: list[int] = []  # blocks whose text is not ASCII
+    link_end = _LINK_END
 
-    # The stack holds bare nodes to enter, and context tuples (block, in_link, article, depth,
-    # own, closing) pushed before an element's children: popping one restores that context
-    # (``own`` is the current block's list of text pieces, ``depth`` its nesting depth), and a
-    # closing block (its hash needs all its children) is finished then. The context changes
-    # only at block elements and links, so most nodes cost one pop.
-    block, in_link, article, depth, own = -1, False, False, -1, None
+    # The current block's state lives in locals: its number, nesting depth, signature, own
+    # text pieces, chars inside links, folded child hashes (Merkle step) and whether its
+    # subtree has content; plus whether the walk is inside a link or an <article>/<main>.
+    # Entering a block pushes the enclosing block's state as one tuple, after the block's
+    # children: popping it finishes the block (its hash needs all its children) and restores
+    # the enclosing state. Links push _LINK_END. Most nodes cost one pop.
+    block, depth, sig, own, link_chars, acc, has = -1, -1, 0, None, 0, 0, False
+    in_link = article = False
     stack: list = [root]
     pop, push = stack.pop, stack.append
     ctx_type = tuple
     while stack:
         node = pop()
         if type(node) is ctx_type:
-            block, in_link, article, depth, own, b = node
-            if b < 0:
-                continue
-            parts = pieces[b]
-            text = " ".join("".join(parts).split()) if parts else ""
+            b, tag = block, node[-1]
+            text = " ".join("".join(own).split()) if own else ""
             if text:
-                texts[b] = text
-                links[b] = min(link_chars[b], len(text))
                 if text.isascii():
-                    sizes[b] = len(text)
+                    size = len(text)
+                    folded = text.encode("ascii").translate(_FOLD_DIGITS)
+                    while b"00" in folded:  # runs of digits -> one "0"
+                        folded = folded.replace(b"00", b"0")
                 else:
-                    wide.append(b)  # sized at the end, all at once
+                    size = 0
+                    wide.append(b)
+                    folded = digits("0", text).encode("utf-8", "surrogatepass")
+                link = min(link_chars, len(text))
                 content = True
-                folded = digits("0", text)
-            else:  # no text: link chars are 0 too (they count stripped text)
-                content = has_content[b]
-                folded = ""
-            contents[b] = content
+            else:  # no text: no link chars either (they count stripped text)
+                size = link = 0
+                folded = b""
+                content = has
             imgs = image_keys.get(b)
-            h = xxh(f"{tags[b]}\x00{folded}\x00{' '.join(imgs) if imgs else ''}\x00{child_acc[b]}".encode("utf-8", "surrogatepass"))
-            hashes[b] = h
-            p = parents[b]
-            if p >= 0 and content:
-                child_acc[p] = (child_acc[p] * 1_000_003 + h) & 0xFFFFFFFFFFFFFFFF
-                has_content[p] = True
-            pieces[b] = []  # free early
+            h = xxh(b"%s\x00%s\x00%s\x00%d" % (
+                tag.encode(), folded, " ".join(imgs).encode("utf-8", "surrogatepass") if imgs else b"", acc
+            ))  # fmt: skip
+            closed.append((b, h, text, link, size, content))
+            block, depth, sig, own, link_chars, acc, has, in_link, article, _ = node
+            if block >= 0 and content:
+                acc = (acc * 1_000_003 + h) & _MASK64
+                has = True
+            continue
+        if node is link_end:
+            in_link = False
             continue
         tid = node.tag_id
         kind = kinds.get(tid)
@@ -305,7 +312,7 @@ def _walk(tree, max_depth: int) -> Blocks:
                 if s:
                     own.append(s)
                     if in_link:
-                        link_chars[block] += len(s.strip())
+                        link_chars += len(s.strip())
             continue
         if kind == _INLINE:
             pass
@@ -332,35 +339,18 @@ def _walk(tree, max_depth: int) -> Blocks:
                 # Too deep: the rest of this subtree is flat text of the current block.
                 s = node.text(deep=True, separator=" ")
                 if s:
-                    pieces[block].append(" " + s + " ")
+                    own.append(" " + s + " ")
                 continue
-            b = len(tags)
-            tags.append(tag)
-            parents.append(block)
-            parent_sig = sigs[block] if block >= 0 else 0
-            sig = sig_memo.get((parent_sig, part))
-            if sig is None:
-                sig = xxh(f"{parent_sig}/{part}".encode("utf-8", "surrogatepass"))
+            push((block, depth, sig, own, link_chars, acc, has, in_link, article, tag))
+            child_sig = sig_memo.get((sig, part))
+            if child_sig is None:
+                child_sig = xxh(f"{sig}/{part}".encode("utf-8", "surrogatepass"))
                 if len(sig_memo) > 100_000:
                     sig_memo.clear()
-                sig_memo[parent_sig, part] = sig
-            sigs.append(sig)
-            hashes.append(0)
-            texts.append("")
-            links.append(0)
-            sizes.append(0)
-            contents.append(False)
-            push((block, in_link, article, depth, own, b))
+                sig_memo[sig, part] = child_sig
             article = article or tag in CONTENT_ROOT_TAGS
-            in_article.append(article)
-            hint.append(is_hint)
-            own = []
-            pieces.append(own)
-            link_chars.append(0)
-            child_acc.append(0)
-            has_content.append(False)
-            block = b
-            depth += 1
+            opened.append((tag, block, child_sig, article, is_hint))
+            block, depth, sig, own, link_chars, acc, has = len(opened) - 1, depth + 1, child_sig, [], 0, 0, False
         elif kind == _A:
             if not in_link:
                 child = node.last_child
@@ -370,9 +360,9 @@ def _walk(tree, max_depth: int) -> Blocks:
                         s = child.text_content
                         if s:
                             own.append(s)
-                            link_chars[block] += len(s.strip())
+                            link_chars += len(s.strip())
                     continue
-                push((block, in_link, article, depth, own, -1))
+                push(link_end)
                 in_link = True
                 while child is not None:
                     push(child)
@@ -401,14 +391,19 @@ def _walk(tree, max_depth: int) -> Blocks:
                         image_keys[block].append(src)
                     else:
                         image_keys[block] = [src]
-                    has_content[block] = True
+                    has = True
             continue
         # Children, pushed in reverse so they come off the stack in document order.
         child = node.last_child
         while child is not None:
             push(child)
             child = child.prev
-    if wide:
-        for b, size in zip(wide, _text_sizes([texts[b] for b in wide])):
-            sizes[b] = size
+    if opened:
+        out.tag, out.parent, out.sig, out.in_article, out.hint = map(list, zip(*opened))
+        closed.sort()  # post-order -> block order
+        _, out.hash, out.text, out.link, out.size, out.content = map(list, zip(*closed))
+        if wide:
+            sizes = out.size
+            for b, size in zip(wide, _text_sizes([out.text[b] for b in wide])):
+                sizes[b] = size
     return out
