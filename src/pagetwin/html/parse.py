@@ -50,32 +50,36 @@ def _codec(label: str | None) -> str | None:
 
 def detect_charset(body: bytes, http_charset: str | None = None) -> str:
     """The charset to decode ``body`` with: HTTP header, then BOM, then meta tag, then detection."""
+    return _detect_charset(body, http_charset)[0]
+
+
+def _detect_charset(body: bytes, http_charset: str | None) -> tuple[str, str | None]:
+    """(charset, the body decoded when detection had to decode it whole to decide)."""
     for bom, name in _BOMS:
         if body.startswith(bom):
-            return name
+            return name, None
     head = body[:512]
     if len(head) >= 8 and head.count(b"\x00") * 4 >= len(head):
         # UTF-16 without a BOM: ASCII markup leaves every other byte NUL (valid UTF-8 otherwise).
         odd_nuls = head[1::2].count(b"\x00")
-        return "utf-16-le" if odd_nuls >= head[0::2].count(b"\x00") else "utf-16-be"
+        return ("utf-16-le" if odd_nuls >= head[0::2].count(b"\x00") else "utf-16-be"), None
     codec = _codec(http_charset)
     if codec:
-        return codec
+        return codec, None
     m = _META_CHARSET.search(body[:4096])
     if m:
         codec = _codec(m.group(1).decode("ascii", "replace"))
         if codec:
             # A page declaring a UTF-16 charset in ASCII markup is lying: it is ASCII-compatible.
-            return "utf-8" if codec.startswith("utf-16") else codec
+            return ("utf-8" if codec.startswith("utf-16") else codec), None
     try:
-        body.decode("utf-8")
-        return "utf-8"
+        return "utf-8", body.decode("utf-8")
     except UnicodeDecodeError:
         pass
     from charset_normalizer import from_bytes
 
     best = from_bytes(body[:65536]).best()
-    return _codec(best.encoding if best else None) or "cp1252"
+    return _codec(best.encoding if best else None) or "cp1252", None
 
 
 def decode_html(body: bytes, http_charset: str | None = None) -> tuple[str, str, int]:
@@ -83,15 +87,28 @@ def decode_html(body: bytes, http_charset: str | None = None) -> tuple[str, str,
 
     Never raises on bad bytes: what cannot be decoded is replaced (U+FFFD) and counted.
     """
-    charset = detect_charset(body, http_charset)
+    charset, text = _detect_charset(body, http_charset)
+    replaced = 0
     try:
-        return body.decode(charset), charset, 0
+        if text is None:
+            text = body.decode(charset)
     except UnicodeDecodeError:
         text = body.decode(charset, errors="replace")
-        return text, charset, text.count("\ufffd")
+        replaced = text.count("\ufffd")
     except LookupError:
         text = body.decode("utf-8", errors="replace")
-        return text, "utf-8", text.count("\ufffd")
+        charset, replaced = "utf-8", text.count("\ufffd")
+    if charset == "utf-8" and type(body) is bytes:
+        _LAST_UTF8[:] = [(text, body)]
+    return text, charset, replaced
+
+
+# decode_html remembers its last UTF-8 page, so that limit_depth on that very text reads the
+# depth bound from the page's bytes instead of encoding the text again. UTF-8 (errors replaced
+# or not) keeps every ASCII byte as that character and makes every other byte part of a
+# non-ASCII character: where the '<' are and which ASCII letters follow them, all that
+# _depth_bound reads, is the same in the bytes and in the text.
+_LAST_UTF8: list = []  # [(text, body)] of the last page decoded as UTF-8
 
 
 _TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9:-]*)[^>]*?(/?)>")
@@ -124,15 +141,22 @@ def _depth_bound(html: str) -> int:
 
     Tags are ASCII, so the page is read as UTF-16 code units (a near copy of the string, unlike
     UTF-8) or, when it is ASCII, as bytes: a non-ASCII character is never a name character."""
-    if html.isascii():
+    if _LAST_UTF8 and _LAST_UTF8[0][0] is html:
+        data = np.frombuffer(_LAST_UTF8[0][1], dtype=np.uint8)
+    elif html.isascii():
         data = np.frombuffer(html.encode("ascii"), dtype=np.uint8)
     else:
         data = np.frombuffer(html.encode("utf-16-le", "surrogatepass"), dtype=np.uint16)
+    return _depth_bound_of(data)
+
+
+def _depth_bound_of(data: np.ndarray) -> int:
+    """_depth_bound of a page's code units (bytes of ASCII or UTF-8, or UTF-16 units)."""
     lt = np.flatnonzero(data == 60)
     if not len(lt):
         return 0
-    if lt[-1] + 4 >= len(data):
-        return _depth_bound(html + "\0\0\0\0")  # a '<' at the very end: what follows is none
+    if lt[-1] + 4 >= len(data):  # a '<' at the very end: what follows it reads as NULs
+        return _depth_bound_of(np.concatenate([data, np.zeros(4, dtype=data.dtype)]))
     after = data[lt + 1]
     is_open = _IS_LETTER[after]
     is_close = (after == 47) & _IS_LETTER[data[lt + 2]]
