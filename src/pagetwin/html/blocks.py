@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import xxhash
+from selectolax.lexbor import LexborHTMLParser
 
 # Never visible content: the walk does not enter these (nor anything inside them).
 SKIP_TAGS = frozenset(
@@ -224,6 +225,8 @@ def _kind_of(tag: str | None) -> int:
 # every document; other names (<my-widget>, <o:p>) get per-document ids, pointers into the
 # document, so those are looked up by name each time.
 _STATIC_TAG_IDS = 1 << 16
+# A text node's tag id (its tag is "-text" exactly when its id is this one).
+_TEXT_ID = LexborHTMLParser("<p>x</p>").css_first("p").first_child.tag_id
 _KINDS: dict[int, int] = {}
 _BLOCK_NAMES: dict[int, str] = {}  # tag id -> name, for block tags (their names are stored)
 _SIG_MEMO: dict[tuple[int, str], int] = {}  # (parent signature, path part) -> signature
@@ -250,7 +253,7 @@ def _walk(tree, max_depth: int) -> Blocks:
     digits = _DIGITS.sub
     kinds, block_names, sig_memo, class_memo = _KINDS, _BLOCK_NAMES, _SIG_MEMO, _CLASS_MEMO
     hiding = _HIDING_ATTRS.isdisjoint
-    link_end = _LINK_END
+    link_end, text_id = _LINK_END, _TEXT_ID
 
     # The current block's state lives in locals: its number, nesting depth, signature, own
     # text pieces, chars inside links, folded child hashes (Merkle step) and whether its
@@ -298,6 +301,14 @@ def _walk(tree, max_depth: int) -> Blocks:
             in_link = False
             continue
         tid = node.tag_id
+        if tid == text_id:
+            if block >= 0:
+                s = node.text_content
+                if s:
+                    own.append(s)
+                    if in_link:
+                        link_chars += len(s.strip())
+            continue
         kind = kinds.get(tid)
         if kind is None:
             tag = node.tag
@@ -393,11 +404,24 @@ def _walk(tree, max_depth: int) -> Blocks:
                         image_keys[block] = [src]
                     has = True
             continue
-        # Children, pushed in reverse so they come off the stack in document order.
+        # Children, pushed in reverse so they come off the stack in document order; a lone
+        # text child (<p>words</p>, <b>words</b>) is read here instead.
         child = node.last_child
-        while child is not None:
-            push(child)
-            child = child.prev
+        if child is None:
+            continue
+        prev = child.prev
+        if prev is None and child.tag_id == text_id:
+            if block >= 0:
+                s = child.text_content
+                if s:
+                    own.append(s)
+                    if in_link:
+                        link_chars += len(s.strip())
+            continue
+        push(child)
+        while prev is not None:
+            push(prev)
+            prev = prev.prev
     if opened:
         out.tag, out.parent, out.sig, out.in_article, out.hint = map(list, zip(*opened))
         closed.sort()  # post-order -> block order
