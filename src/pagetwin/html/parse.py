@@ -88,10 +88,11 @@ def decode_html(body: bytes, http_charset: str | None = None) -> tuple[str, str,
     Never raises on bad bytes: what cannot be decoded is replaced (U+FFFD) and counted.
     """
     charset, text = _detect_charset(body, http_charset)
-    replaced = 0
+    replaced, strict = 0, False
     try:
         if text is None:
             text = body.decode(charset)
+        strict = True
     except UnicodeDecodeError:
         text = body.decode(charset, errors="replace")
         replaced = text.count("\ufffd")
@@ -99,16 +100,23 @@ def decode_html(body: bytes, http_charset: str | None = None) -> tuple[str, str,
         text = body.decode("utf-8", errors="replace")
         charset, replaced = "utf-8", text.count("\ufffd")
     if charset == "utf-8" and type(body) is bytes:
-        _LAST_UTF8[:] = [(text, body)]
+        _LAST_UTF8[:] = [(text, body, strict)]
     return text, charset, replaced
 
 
-# decode_html remembers its last UTF-8 page, so that limit_depth on that very text reads the
-# depth bound from the page's bytes instead of encoding the text again. UTF-8 (errors replaced
-# or not) keeps every ASCII byte as that character and makes every other byte part of a
-# non-ASCII character: where the '<' are and which ASCII letters follow them, all that
-# _depth_bound reads, is the same in the bytes and in the text.
-_LAST_UTF8: list = []  # [(text, body)] of the last page decoded as UTF-8
+# decode_html remembers its last UTF-8 page, so that limit_depth and parse_limited on that very
+# text use the page's bytes instead of encoding the text again. UTF-8 (errors replaced or not)
+# keeps every ASCII byte as that character and makes every other byte part of a non-ASCII
+# character: where the '<' are and which ASCII letters follow them, all that _depth_bound
+# reads, is the same in the bytes and in the text. When the body decoded without errors
+# ("strict"), the text encodes back to exactly the body, which lexbor can then parse as is.
+_LAST_UTF8: list = []  # [(text, body, strict)] of the last page decoded as UTF-8
+
+
+def _last_utf8(html: str) -> tuple | None:
+    """(text, body, strict) when ``html`` is the text decode_html last made from UTF-8."""
+    last = _LAST_UTF8[0] if _LAST_UTF8 else None
+    return last if last is not None and last[0] is html else None
 
 
 _TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9:-]*)[^>]*?(/?)>")
@@ -141,8 +149,9 @@ def _depth_bound(html: str) -> int:
 
     Tags are ASCII, so the page is read as UTF-16 code units (a near copy of the string, unlike
     UTF-8) or, when it is ASCII, as bytes: a non-ASCII character is never a name character."""
-    if _LAST_UTF8 and _LAST_UTF8[0][0] is html:
-        data = np.frombuffer(_LAST_UTF8[0][1], dtype=np.uint8)
+    last = _last_utf8(html)
+    if last is not None:
+        data = np.frombuffer(last[1], dtype=np.uint8)
     elif html.isascii():
         data = np.frombuffer(html.encode("ascii"), dtype=np.uint8)
     else:
@@ -221,7 +230,19 @@ def limit_depth(html: str, max_depth: int) -> tuple[str, bool]:
 
 def parse_html(html: str, max_depth: int = 512) -> LexborHTMLParser:
     """Parse HTML into a lexbor DOM, nesting beyond ``max_depth`` flattened (see limit_depth)."""
-    return LexborHTMLParser(limit_depth(html, max_depth)[0])
+    return parse_limited(html, max_depth)[0]
+
+
+def parse_limited(html: str, max_depth: int = 512) -> tuple[LexborHTMLParser, bool]:
+    """parse_html, and whether deep nesting was flattened (limit_depth's flag).
+
+    lexbor parses UTF-8: given a text, selectolax encodes it first. The text decode_html just
+    made from a valid UTF-8 body is that body exactly, so it is parsed as is (same tree)."""
+    limited, cut = limit_depth(html, max_depth)
+    last = _last_utf8(html)
+    if not cut and last is not None and last[2]:
+        return LexborHTMLParser(last[1]), False
+    return LexborHTMLParser(limited), cut
 
 
 _BINARY_CTRL = re.compile(rb"[\x00-\x08\x0e-\x1a\x1c-\x1f]")
