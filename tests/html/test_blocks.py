@@ -78,3 +78,37 @@ def test_walk_is_deterministic_and_parents_come_first(parts):
     assert a.hash == b.hash and a.sig == b.sig and a.text == b.text
     assert all(p < i for i, p in enumerate(a.parent))
     assert all(0 <= link <= len(t) for link, t in zip(a.link, a.text))
+
+
+def test_digits_fold_in_ascii_and_unicode_text():
+    b = blocks_of(
+        "<p>Page 1 of 22</p><p>Page 7 of 9</p><p>Page 7 of 9 2</p>"
+        "<p>版权 ２０１９ 中文</p><p>版权 ２０２４ 中文</p><p>版权 中文</p>"
+    )
+    h = {t: b.hash[i] for i, t in enumerate(b.text) if t}
+    assert h["Page 1 of 22"] == h["Page 7 of 9"] != h["Page 7 of 9 2"]
+    assert h["版权 ２０１９ 中文"] == h["版权 ２０２４ 中文"] != h["版权 中文"]
+
+
+@hsettings(max_examples=60, deadline=None)
+@given(st.lists(st.text(alphabet="ab 1中文，😀\u3000é", max_size=12).filter(bool), min_size=1, max_size=8))
+def test_text_sizes_of_many_texts_equal_text_size_of_each(texts):
+    from pagetwin.html.blocks import _text_sizes
+
+    assert _text_sizes(texts) == [text_size(t) for t in texts]
+
+
+def test_custom_elements_are_inline_and_known_tags_keep_their_rules():
+    from selectolax.lexbor import LexborHTMLParser
+
+    from pagetwin.html.blocks import BLOCK_TAGS, SKIP_TAGS, _kind_of
+
+    b = blocks_of("<p>one <my-widget>two</my-widget> <o:p>three</o:p></p><my-box><p>four</p></my-box>")
+    assert b.text[by_text(b, "one")] == "one two three"
+    assert by_text(b, "four") != by_text(b, "one")
+    # The walk reads a node's rule through its tag id: the same rule as its name's.
+    names = sorted(BLOCK_TAGS | SKIP_TAGS | {"a", "img", "span", "td", "br", "b", "picture"})
+    tree = LexborHTMLParser("")
+    for name in names:
+        node = tree.create_node(name)
+        assert node.tag == name and _kind_of(node.tag) == _kind_of(name)

@@ -96,3 +96,37 @@ def test_stray_end_tags_do_not_hide_deep_nesting():
     tree = parse_html(html, max_depth=64)
     assert time.process_time() - start < 5
     assert "bottom" in tree.body.text()
+
+
+_FRAGMENTS = ["<div>", "</div>", "<span>", "</x>", "<a href='é'>", "</a>", "<p>", "é", "中文", "😀", "<", "</", "<!-- c -->", " ", "x"]
+_BAD_BYTES = [b"\xff", b"\xc3", b"\xe2\x82", b"\xed\xa0\x80", b"<\xc3\xa9", b"</\xe2\x82", b"<di\xff"]
+
+
+@given(st.lists(st.one_of(st.sampled_from(_FRAGMENTS).map(lambda f: f.encode("utf-8")), st.sampled_from(_BAD_BYTES)), max_size=200))
+def test_depth_bound_from_the_utf8_body_equals_the_bound_from_the_text(parts):
+    from pagetwin.html.parse import _depth_bound, _last_utf8
+
+    body = b"".join(parts)
+    text, charset, _ = decode_html(body, "utf-8")
+    assert charset == "utf-8" and _last_utf8(text) is not None  # the bound will read the bytes
+    copy = (text + "x")[:-1]  # an equal text that decode_html did not make: read as text
+    assert len(text) < 2 or _last_utf8(copy) is None  # (short strings are shared singletons)
+    assert _depth_bound(text) == _depth_bound(copy)
+    assert limit_depth(text, 3) == limit_depth(copy, 3)
+
+
+def test_parse_limited_parses_a_valid_utf8_body_as_is_and_flags_flattening():
+    from selectolax.lexbor import LexborHTMLParser
+
+    from pagetwin.html.parse import parse_limited
+
+    body = "<html><body><p>Grüße, 中文 😀</p><div><b>x</b></div></body></html>".encode("utf-8")
+    text = decode_html(body)[0]
+    tree, flattened = parse_limited(text, 64)
+    assert tree.html == LexborHTMLParser(text).html and not flattened
+    # Invalid bytes: the text (with U+FFFD) is what gets parsed.
+    text = decode_html(body + b"<p>\xff</p>")[0]
+    assert parse_limited(text, 64)[0].html == LexborHTMLParser(text).html
+    deep = decode_html(("<div>" * 200 + "bottom").encode("utf-8"))[0]
+    tree, flattened = parse_limited(deep, 64)
+    assert flattened and "bottom" in tree.body.text()
