@@ -119,7 +119,8 @@ def _last_utf8(html: str) -> tuple | None:
     return last if last is not None and last[0] is html else None
 
 
-_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9:-]*)[^>]*?(/?)>")
+# A start or end tag and its name, up to the first '>' (a greedy [^>]* runs in one C loop).
+_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9:-]*)[^>]*>")
 # Elements that never hold children, or whose end tag is implied (a naive count would take
 # every unclosed <p> or <li> for a level of nesting).
 _FLAT = frozenset(
@@ -206,8 +207,11 @@ def limit_depth(html: str, max_depth: int) -> tuple[str, bool]:
     open_by_name: dict[str, int] = {}
     cut = False
     for m in _TAG.finditer(html):
+        end = m.end()
+        if html[end - 2] == "/":
+            continue  # self-closing (the '/' before '>' always follows the name)
         name = m.group(2).lower()
-        if name in _FLAT or m.group(3):
+        if name in _FLAT:
             continue
         if m.group(1):
             if not open_by_name.get(name):
@@ -220,7 +224,7 @@ def limit_depth(html: str, max_depth: int) -> tuple[str, bool]:
             level = depth
         if level > max_depth:
             out.append(html[last : m.start()])
-            last = m.end()
+            last = end
             cut = True
     if not cut:
         return html, False
