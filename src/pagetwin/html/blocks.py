@@ -192,7 +192,7 @@ def walk(tree, max_depth: int = 512) -> Blocks:
 
 
 # What the walk does with a node, by its tag name (see _walk).
-_TEXT, _SKIP, _INLINE, _BLOCK, _CHROME, _A, _SPAN, _CELL, _BR, _IMG, _SOURCE = range(11)
+_TEXT, _SKIP, _INLINE, _BLOCK, _A, _SPAN, _CELL, _BR, _IMG, _SOURCE = range(10)
 # Attributes that can hide an element (is_hidden reads only these).
 _HIDING_ATTRS = frozenset(["hidden", "aria-hidden", "type", "style"])
 
@@ -205,7 +205,7 @@ def _kind_of(tag: str | None) -> int:
     if tag is None or tag[0] == "-" or tag in SKIP_TAGS:
         return _SKIP  # comments, doctype; scripts, styles, controls, frames
     if tag in BLOCK_TAGS:
-        return _CHROME if tag in CHROME_TAGS else _BLOCK
+        return _SKIP if tag in CHROME_TAGS else _BLOCK  # nav, aside: chrome by their tag
     if tag == "img":
         return _IMG
     if tag == "source":
@@ -232,7 +232,7 @@ _BLOCK_NAMES: dict[int, str] = {}  # tag id -> name, for block tags (their names
 _SIG_MEMO: dict[tuple[int, str], int] = {}  # (parent signature, path part) -> signature
 
 
-_LINK_END = object()  # on the stack after a link's children: leaving the link
+_LINK_END = ()  # on the stack after a link's children: leaving the link
 _FOLD_DIGITS = bytes(48 if 48 <= c <= 57 else c for c in range(256))  # ASCII digits -> "0"
 _MASK64 = 0xFFFFFFFFFFFFFFFF
 
@@ -253,14 +253,14 @@ def _walk(tree, max_depth: int) -> Blocks:
     digits = _DIGITS.sub
     kinds, block_names, sig_memo, class_memo = _KINDS, _BLOCK_NAMES, _SIG_MEMO, _CLASS_MEMO
     hiding = _HIDING_ATTRS.isdisjoint
-    link_end, text_id = _LINK_END, _TEXT_ID
+    text_id = _TEXT_ID
 
     # The current block's state lives in locals: its number, nesting depth, signature, own
     # text pieces, chars inside links, folded child hashes (Merkle step) and whether its
     # subtree has content; plus whether the walk is inside a link or an <article>/<main>.
     # Entering a block pushes the enclosing block's state as one tuple, after the block's
     # children: popping it finishes the block (its hash needs all its children) and restores
-    # the enclosing state. Links push _LINK_END. Most nodes cost one pop.
+    # the enclosing state. Links push _LINK_END, an empty tuple. Most nodes cost one pop.
     block, depth, sig, own, link_chars, acc, has = -1, -1, 0, None, 0, 0, False
     in_link = article = False
     stack: list = [root]
@@ -269,6 +269,9 @@ def _walk(tree, max_depth: int) -> Blocks:
     while stack:
         node = pop()
         if type(node) is ctx_type:
+            if not node:  # _LINK_END
+                in_link = False
+                continue
             b, tag = block, node[-1]
             text = " ".join("".join(own).split()) if own else ""
             if text:
@@ -297,9 +300,6 @@ def _walk(tree, max_depth: int) -> Blocks:
                 acc = (acc * 1_000_003 + h) & _MASK64
                 has = True
             continue
-        if node is link_end:
-            in_link = False
-            continue
         tid = node.tag_id
         if tid == text_id:
             if block >= 0:
@@ -325,10 +325,10 @@ def _walk(tree, max_depth: int) -> Blocks:
                     if in_link:
                         link_chars += len(s.strip())
             continue
+        if kind == _SKIP:
+            continue
         if kind == _INLINE:
             pass
-        elif kind == _SKIP or kind == _CHROME:
-            continue
         elif kind == _BLOCK:
             tag = block_names.get(tid) or node.tag
             if not article and tag in PAGE_CHROME_TAGS:
@@ -373,7 +373,7 @@ def _walk(tree, max_depth: int) -> Blocks:
                             own.append(s)
                             link_chars += len(s.strip())
                     continue
-                push(link_end)
+                push(_LINK_END)
                 in_link = True
                 while child is not None:
                     push(child)
