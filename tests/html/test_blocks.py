@@ -112,3 +112,25 @@ def test_custom_elements_are_inline_and_known_tags_keep_their_rules():
     for name in names:
         node = tree.create_node(name)
         assert node.tag == name and _kind_of(node.tag) == _kind_of(name)
+
+
+def test_every_digit_besides_0_to_9_is_found_in_utf8_bytes():
+    # The walk folds the digits of mostly-ASCII text in its UTF-8 bytes when these two searches
+    # find nothing; they must find every other character \d matches.
+    import re
+
+    from pagetwin.html.blocks import _FULLWIDTH_DIGIT, _OTHER_DIGIT_LEAD
+
+    digit = re.compile(r"\d")
+    missed = [
+        hex(code)
+        for code in range(0x80, 0x110000)
+        if not 0xD800 <= code <= 0xDFFF
+        and digit.match(chr(code))
+        and _OTHER_DIGIT_LEAD(chr(code).encode()) is None
+        and _FULLWIDTH_DIGIT(chr(code).encode()) is None
+    ]
+    assert missed == []
+    b = blocks_of("<p>naïve ١٢ x</p><p>naïve ٣ x</p><p>naïve 12 x</p><p>naïve 3 x</p><p>naïve x</p>")
+    h = {t: b.hash[i] for i, t in enumerate(b.text) if t}
+    assert h["naïve ١٢ x"] == h["naïve ٣ x"] == h["naïve 12 x"] == h["naïve 3 x"] != h["naïve x"]

@@ -234,6 +234,13 @@ _SIG_MEMO: dict[tuple[int, str], int] = {}  # (parent signature, path part) -> s
 
 _LINK_END = ()  # on the stack after a link's children: leaving the link
 _FOLD_DIGITS = bytes(48 if 48 <= c <= 57 else c for c in range(256))  # ASCII digits -> "0"
+# In UTF-8, every character besides 0-9 that \\d matches (str.isdecimal: Arabic-Indic,
+# Devanagari, Thai, fullwidth digits...) starts with one of these bytes or is a fullwidth digit,
+# and 4-byte characters (the astral planes) are not told apart. Text where neither search finds
+# anything has only 0-9 for digits: its bytes are folded with _FOLD_DIGITS, not the regex.
+# (tests/html/test_blocks.py checks this against every character.)
+_OTHER_DIGIT_LEAD = re.compile(rb"[\xd9\xdb\xdf\xe0\xe1\xea\xf0-\xf4]").search
+_FULLWIDTH_DIGIT = re.compile(rb"\xef\xbc[\x90-\x99]").search
 _MASK64 = 0xFFFFFFFFFFFFFFFF
 
 
@@ -253,7 +260,7 @@ def _walk(tree, max_depth: int) -> Blocks:
     digits = _DIGITS.sub
     kinds, block_names, sig_memo, class_memo = _KINDS, _BLOCK_NAMES, _SIG_MEMO, _CLASS_MEMO
     hiding = _HIDING_ATTRS.isdisjoint
-    text_id = _TEXT_ID
+    text_id, other_digit_lead, fullwidth_digit = _TEXT_ID, _OTHER_DIGIT_LEAD, _FULLWIDTH_DIGIT
 
     # The current block's state lives in locals: its number, nesting depth, signature, own
     # text pieces, chars inside links, folded child hashes (Merkle step) and whether its
@@ -283,7 +290,14 @@ def _walk(tree, max_depth: int) -> Blocks:
                 else:
                     size = 0
                     wide.append(b)
-                    folded = digits("0", text).encode("utf-8", "surrogatepass")
+                    folded = text.encode("utf-8", "surrogatepass")
+                    # (mostly ASCII, like Latin text with a few curly quotes: bytes are faster)
+                    if len(folded) < 2 * len(text) and other_digit_lead(folded) is None and fullwidth_digit(folded) is None:
+                        folded = folded.translate(_FOLD_DIGITS)
+                        while b"00" in folded:
+                            folded = folded.replace(b"00", b"0")
+                    else:
+                        folded = digits("0", text).encode("utf-8", "surrogatepass")
                 link = min(link_chars, len(text))
                 content = True
             else:  # no text: no link chars either (they count stripped text)
