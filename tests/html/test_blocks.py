@@ -131,6 +131,11 @@ def test_every_digit_besides_0_to_9_is_found_in_utf8_bytes():
         and _FULLWIDTH_DIGIT(chr(code).encode()) is None
     ]
     assert missed == []
+    # ... and text sized without the CJK count must hold no CJK character.
+    from pagetwin.html.blocks import _CJK, _MAYBE_CJK, _MAYBE_CJK_E2
+
+    cjk = [chr(c).encode() for c in range(0x2E80, 0x10000) if not 0xD800 <= c <= 0xDFFF and _CJK.match(chr(c))]
+    assert all(_MAYBE_CJK(e) or _MAYBE_CJK_E2(e) for e in cjk)
     b = blocks_of("<p>naïve ١٢ x</p><p>naïve ٣ x</p><p>naïve 12 x</p><p>naïve 3 x</p><p>naïve x</p>")
     h = {t: b.hash[i] for i, t in enumerate(b.text) if t}
     assert h["naïve ١٢ x"] == h["naïve ٣ x"] == h["naïve 12 x"] == h["naïve 3 x"] != h["naïve x"]

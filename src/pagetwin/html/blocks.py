@@ -142,9 +142,10 @@ def _text_sizes(texts: list[str]) -> list[int]:
     """text_size of many non-empty texts in one numpy pass over their code points."""
     points = np.frombuffer("".join(texts).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
     cjk = _IS_CJK[np.minimum(points, 0xFFFF)].view(np.uint8)  # (U+FFFF is not CJK)
-    starts = np.cumsum([0] + [len(t) for t in texts[:-1]])
-    counts = np.add.reduceat(cjk, starts, dtype=np.int64)
-    return [len(t) + 2 * int(n) for t, n in zip(texts, counts)]
+    lengths = [len(t) for t in texts]
+    starts = np.cumsum([0, *lengths[:-1]])
+    counts = np.add.reduceat(cjk, starts, dtype=np.int64).tolist()
+    return [length + 2 * n for length, n in zip(lengths, counts)]
 
 
 _CLASS_MEMO: dict[tuple[str, str, str], tuple[bool, bool, str]] = {}
@@ -241,6 +242,10 @@ _FOLD_DIGITS = bytes(48 if 48 <= c <= 57 else c for c in range(256))  # ASCII di
 # (tests/html/test_blocks.py checks this against every character.)
 _OTHER_DIGIT_LEAD = re.compile(rb"[\xd9\xdb\xdf\xe0\xe1\xea\xf0-\xf4]").search
 _FULLWIDTH_DIGIT = re.compile(rb"\xef\xbc[\x90-\x99]").search
+# A CJK character (_CJK) in UTF-8 starts with a byte from E3 to EF, or with E2 BA-BF: text
+# with neither has none (text_size is its length).
+_MAYBE_CJK = re.compile(rb"[\xe3-\xef]").search
+_MAYBE_CJK_E2 = re.compile(rb"\xe2[\xba-\xbf]").search
 _MASK64 = 0xFFFFFFFFFFFFFFFF
 
 
@@ -261,6 +266,7 @@ def _walk(tree, max_depth: int) -> Blocks:
     kinds, block_names, sig_memo, class_memo = _KINDS, _BLOCK_NAMES, _SIG_MEMO, _CLASS_MEMO
     hiding = _HIDING_ATTRS.isdisjoint
     text_id, other_digit_lead, fullwidth_digit = _TEXT_ID, _OTHER_DIGIT_LEAD, _FULLWIDTH_DIGIT
+    maybe_cjk, maybe_cjk_e2 = _MAYBE_CJK, _MAYBE_CJK_E2
 
     # The current block's state lives in locals: its number, nesting depth, signature, own
     # text pieces, chars inside links, folded child hashes (Merkle step) and whether its
@@ -288,9 +294,12 @@ def _walk(tree, max_depth: int) -> Blocks:
                     while b"00" in folded:  # runs of digits -> one "0"
                         folded = folded.replace(b"00", b"0")
                 else:
-                    size = 0
-                    wide.append(b)
                     folded = text.encode("utf-8", "surrogatepass")
+                    if maybe_cjk(folded) is None and maybe_cjk_e2(folded) is None:
+                        size = len(text)
+                    else:
+                        size = 0
+                        wide.append(b)  # sized at the end, all at once
                     # (mostly ASCII, like Latin text with a few curly quotes: bytes are faster)
                     if len(folded) < 2 * len(text) and other_digit_lead(folded) is None and fullwidth_digit(folded) is None:
                         folded = folded.translate(_FOLD_DIGITS)
