@@ -235,7 +235,7 @@ _SIG_MEMO: dict[tuple[int, str], int] = {}  # (parent signature, path part) -> s
 
 _LINK_END = ()  # on the stack after a link's children: leaving the link
 _FOLD_DIGITS = bytes(48 if 48 <= c <= 57 else c for c in range(256))  # ASCII digits -> "0"
-# In UTF-8, every character besides 0-9 that \\d matches (str.isdecimal: Arabic-Indic,
+# In UTF-8, every character besides 0-9 that \d matches (str.isdecimal: Arabic-Indic,
 # Devanagari, Thai, fullwidth digits...) starts with one of these bytes or is a fullwidth digit,
 # and 4-byte characters (the astral planes) are not told apart. Text where neither search finds
 # anything has only 0-9 for digits: its bytes are folded with _FOLD_DIGITS, not the regex.
@@ -259,7 +259,7 @@ def _walk(tree, max_depth: int) -> Blocks:
     opened: list[tuple] = []  # per block, when opened: (tag, parent, sig, in_article, hint)
     closed: list[tuple] = []  # per block, when closed: (block, hash, text, link, size, content)
     image_keys: dict[int, list[str]] = {}  # block -> its image sources (few blocks have any)
-    wide: list[int] = []  # blocks whose text is not ASCII (sized at the end, all at once)
+    wide: list[int] = []  # blocks whose text may hold CJK characters (sized at the end, at once)
     images = out.images
     xxh = xxhash.xxh64_intdigest
     digits = _DIGITS.sub
@@ -324,7 +324,7 @@ def _walk(tree, max_depth: int) -> Blocks:
                 has = True
             continue
         tid = node.tag_id
-        if tid == text_id:
+        if tid == text_id:  # (_kind_of's _TEXT: a node's tag is "-text" for this id only)
             if block >= 0:
                 s = node.text_content
                 if s:
@@ -340,14 +340,6 @@ def _walk(tree, max_depth: int) -> Blocks:
                 kinds[tid] = kind
                 if kind == _BLOCK:
                     block_names[tid] = tag
-        if kind == _TEXT:
-            if block >= 0:
-                s = node.text_content
-                if s:
-                    own.append(s)
-                    if in_link:
-                        link_chars += len(s.strip())
-            continue
         if kind == _SKIP:
             continue
         if kind == _INLINE:
