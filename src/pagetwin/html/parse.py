@@ -137,7 +137,6 @@ for _i, _c in enumerate("abcdefghijklmnopqrstuvwxyz"):
 for _i, _c in enumerate("0123456789:-"):
     _NAME_CLASS[ord(_c)] = 27 + _i
 _IS_LETTER = (_NAME_CLASS >= 1) & (_NAME_CLASS <= 26)
-_NAME_AT = np.arange(3)  # the first three characters of a tag name
 
 
 def _depth_bound(html: str) -> int:
@@ -148,8 +147,9 @@ def _depth_bound(html: str) -> int:
     have been opened than closed before it: a parser ignores stray end tags, so counting them
     would let ``<div></x>`` repeated 100,000 times pass as shallow.
 
-    Tags are ASCII, so the page is read as UTF-16 code units (a near copy of the string, unlike
-    UTF-8) or, when it is ASCII, as bytes: a non-ASCII character is never a name character."""
+    Tags are ASCII, so the page is read as its UTF-8 bytes when decode_html just made it from
+    them, else as bytes when it is ASCII, else as UTF-16 code units (a near copy of the string,
+    unlike UTF-8): a non-ASCII character, or byte, is never a name character."""
     last = _last_utf8(html)
     if last is not None:
         data = np.frombuffer(last[1], dtype=np.uint8)
