@@ -139,3 +139,15 @@ def test_every_digit_besides_0_to_9_is_found_in_utf8_bytes():
     b = blocks_of("<p>naïve ١٢ x</p><p>naïve ٣ x</p><p>naïve 12 x</p><p>naïve 3 x</p><p>naïve x</p>")
     h = {t: b.hash[i] for i, t in enumerate(b.text) if t}
     assert h["naïve ١٢ x"] == h["naïve ٣ x"] == h["naïve 12 x"] == h["naïve 3 x"] != h["naïve x"]
+
+
+def test_chrome_named_boxes_are_kept_only_around_the_article():
+    b = blocks_of(
+        "<div class='sidebar'><p>side one</p></div>"
+        "<div class='sidebar'><div itemprop='author'><p>side two</p></div></div>"  # itemprop, not the body
+        "<div class='sidebar'><div itemprop='articleBody'><p>body text</p></div></div>"
+        "<div class='share'><h1>The title</h1></div>"
+    )
+    texts = [t for t in b.text if t]
+    assert "body text" in texts and "The title" in texts
+    assert "side one" not in texts and "side two" not in texts
