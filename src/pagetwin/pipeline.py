@@ -15,10 +15,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pagetwin.config import Settings
-from selectolax.lexbor import LexborHTMLParser
-
 from pagetwin.html.noise import ParsedPage, extract_parsed, parse_page
-from pagetwin.html.parse import decode_html, limit_depth
+from pagetwin.html.parse import decode_html, parse_limited
 from pagetwin.model import Doc, Page
 from pagetwin.text.normalize import text_digest
 
@@ -108,8 +106,9 @@ class Worker:
         if page.parsed:
             return ParsedPage.from_bytes(page.parsed)
         html, _, replaced = decode_html(page.body, page.http_charset)
-        html, flattened = limit_depth(html, self.settings.input.max_dom_depth)
-        return parse_page(LexborHTMLParser(html), replaced=replaced, flattened=flattened)
+        # The very text decode_html returned: parse_limited then parses a UTF-8 body as is.
+        tree, flattened = parse_limited(html, self.settings.input.max_dom_depth)
+        return parse_page(tree, replaced=replaced, flattened=flattened)
 
     def extract(self, page: Page) -> tuple[Any, int, bool]:
         """Main content of one page (html.noise.Extracted), the count of undecodable chars, and

@@ -24,13 +24,13 @@ def _site(tmp_path, n=8):
 @pytest.fixture
 def parse_count(monkeypatch):
     calls = []
-    real = pipeline.LexborHTMLParser
+    real = pipeline.parse_limited
 
-    def counting(html):
+    def counting(html, max_depth):
         calls.append(len(html))
-        return real(html)
+        return real(html, max_depth)
 
-    monkeypatch.setattr(pipeline, "LexborHTMLParser", counting)
+    monkeypatch.setattr(pipeline, "parse_limited", counting)
     return calls
 
 
