@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import json
+import tempfile
+
+import pytest
+from hypothesis import given, settings as hsettings, strategies as st
+
 from pagetwin.model import Page
 from pagetwin.runners.spill import ParsedSpill
 
@@ -57,15 +63,11 @@ def test_a_full_disk_makes_the_spill_give_up_not_the_run(tmp_path):
         spill.add(Page(str(i), f"https://x.example/{i}", body=b"<p>x</p>"), b"blocks")
     spill.finish()
     assert "No space left on device" in spill.failed
-    import pytest
-
     with pytest.raises(RuntimeError):
         list(spill.replay())
 
 
 def test_dedup_reads_the_sources_again_when_the_spill_failed(tmp_path, monkeypatch):
-    import json
-
     from pagetwin.cli import main
     from pagetwin.runners import spill as spill_module
     from tests.html.sites import site_pages
@@ -86,3 +88,34 @@ def test_dedup_reads_the_sources_again_when_the_spill_failed(tmp_path, monkeypat
     assert summary["pages"]["read"] == 6 and summary["records"]["records_total"] == 6
     assert any("No space left on device" in e and "again" in e for e in summary["input_errors"])
     assert len((out / "clusters.jsonl").read_text().splitlines()) == 6
+
+_text = st.text(max_size=30)
+_page = st.builds(
+    Page,
+    id=_text,
+    url=_text,
+    body=st.binary(max_size=40),
+    crawl_date=st.none() | _text,
+    source=_text,
+    kind=st.sampled_from(["response", "revisit", "image"]),
+    truncated=st.booleans(),
+    meta=st.dictionaries(st.text(max_size=5), st.integers() | _text, max_size=3),
+)
+
+
+@hsettings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(_page, st.binary(max_size=40)), max_size=12))
+def test_replay_is_the_added_pages_minus_images_in_order(items):
+    with tempfile.TemporaryDirectory() as tmp, ParsedSpill(tmp) as spill:
+        for page, parsed in items:
+            spill.add(page, parsed)
+        spill.finish()
+        replayed = list(spill.replay())
+    expected = [(p, b) for p, b in items if p.kind != "image"]
+    assert len(replayed) == len(expected)
+    for got, (page, parsed) in zip(replayed, expected):
+        assert got.parsed == parsed
+        assert got.body == (b"" if parsed else page.body)  # the HTML goes only with its blocks
+        assert (got.id, got.url, got.source, got.kind, got.truncated, got.meta) == (
+            page.id, page.url, page.source, page.kind, page.truncated, page.meta
+        )
