@@ -179,19 +179,10 @@ def is_hidden(attrs: dict) -> bool:
     return bool(style) and _HIDDEN_STYLE.search(style) is not None
 
 
-_LAST: list = []  # [(tree, max_depth, blocks)] of the last walk: pass 1 walks a tree twice
-
-
 def walk(tree, max_depth: int = 512) -> Blocks:
-    """The blocks of a parsed page (see the module docstring). Never recursive.
-
-    The blocks of the last tree walked are remembered (one page), since the runner's pass 1
-    asks for the same tree's template statistics and its page-level text."""
-    if _LAST and _LAST[0][0] is tree and _LAST[0][1] == max_depth:
-        return _LAST[0][2]
-    out = _walk(tree, max_depth)
-    _LAST[:] = [(tree, max_depth, out)]
-    return out
+    """The blocks of a parsed page (see the module docstring). Never recursive. (The pipeline
+    walks each page once: ``noise.ParsedPage`` carries the blocks to both passes.)"""
+    return _walk(tree, max_depth)
 
 
 # What the walk does with a node, by its tag name (see _walk).
