@@ -77,9 +77,32 @@ def test_spark_runner_matches_local_runner(tmp_path, monkeypatch):
     monkeypatch.setattr(spark.SparkEngine, "files_per_task", 3)
     args = [str(warc), str(folder), "--algorithms", "exact,simhash,minhash,con,images"]
     assert main(["dedup", *args, "--out", str(tmp_path / "local"), "--workers", "1"]) == 0
+    # Pass 2 fingerprints the pages pass 1 kept (run.reuse_parse, the default): the inputs are
+    # moved away between the passes and the output is still the local runner's.
+    real_learn = spark.SparkEngine.learn
+    moved = [(warc, tmp_path / "moved.warc.gz"), (folder, tmp_path / "moved-site")]
+
+    def learn_then_move_inputs(self, *a, **kw):
+        learned = real_learn(self, *a, **kw)
+        for path, away in moved:
+            path.rename(away)
+        return learned
+
     started = time.monotonic()
-    assert main(["dedup", *args, "--out", str(tmp_path / "spark"), "--runner", "spark", "--spark-master", "local[2]"]) == 0
+    with monkeypatch.context() as m:
+        m.setattr(spark.SparkEngine, "learn", learn_then_move_inputs)
+        code = main(["dedup", *args, "--out", str(tmp_path / "spark"), "--runner", "spark", "--spark-master", "local[2]"])
     spark_seconds = time.monotonic() - started
+    for path, away in moved:
+        away.rename(path)
+    assert code == 0
+    # Reading and parsing again in pass 2 gives the same bytes.
+    assert main(["dedup", *args, "--out", str(tmp_path / "reparsed"), "--runner", "spark", "--spark-master", "local[2]",
+                 "--set", "run.reuse_parse=false"]) == 0
+    for name in ("clusters.jsonl", "pairs.jsonl"):
+        expected = (tmp_path / "local" / name).read_bytes()
+        assert (tmp_path / "spark" / name).read_bytes() == expected, name
+        assert (tmp_path / "reparsed" / name).read_bytes() == expected, name
     local_rows = _lines(tmp_path / "local" / "clusters.jsonl")
     spark_rows = _lines(tmp_path / "spark" / "clusters.jsonl")
     assert spark_rows == local_rows, "the Spark runner must give the local runner's ids, clusters and keep flags"
@@ -100,7 +123,7 @@ def test_spark_runner_matches_local_runner(tmp_path, monkeypatch):
     local = json.loads((tmp_path / "local" / "summary.json").read_text())
     summary = json.loads((tmp_path / "spark" / "summary.json").read_text())
     rec = summary["records"]
-    assert rec == local["records"]
+    assert rec == local["records"] == json.loads((tmp_path / "reparsed" / "summary.json").read_text())["records"]
     assert rec["records_total"] == rec["pages_read"] + rec["images"] + sum(rec["skipped"].values())
     assert rec["images"] == 4 and rec["skipped"]["empty-body"] == 1 and rec["skipped"]["request"] == 1
     assert summary["pages"]["in_output"] == summary["pages"]["read"] == len(spark_rows)
@@ -221,3 +244,80 @@ def test_without_java_a_usage_error(tmp_path, monkeypatch):
     java.chmod(0o755)
     monkeypatch.setenv("JAVA_HOME", str(tmp_path / "jdk"))
     assert spark._java() == str(java) and os.access(spark._java(), os.X_OK)
+
+
+# -- pass 2 on pass 1's parsed pages (run.reuse_parse), the executors' code without Spark ------
+
+
+def _passes(units: list, settings: Settings, reuse: bool, token: str) -> tuple[list, list, SourceStats]:
+    """Both passes as the executors run them, one partition per unit, in this process: (models
+    per partition, pass-2 results, the counts pass 2 reports)."""
+    from pagetwin.html.templates import SiteTemplates
+    from pagetwin.pipeline import Learned
+    from pagetwin.runners.local import fit_learned, merge_learned
+
+    pass1 = types.SimpleNamespace(value=(f"{token}-1", settings))  # what a broadcast offers
+    if reuse:
+        kept = [list(spark._learn_partition_keeping(pass1, [unit])) for unit in units]
+        models = [value for items in kept for tag, value in items if tag == spark._MODELS]
+    else:
+        models = [m for unit in units for m in spark._learn_partition(pass1, [unit])]
+    learned = fit_learned((), settings)
+    for templates, _, images in models:
+        part = Learned(SiteTemplates.from_bytes(templates, settings.extract), None, images)
+        learned = merge_learned(part, learned)
+    pass2 = types.SimpleNamespace(value=(f"{token}-2", settings, learned))
+    if reuse:
+        out = [pair for items in kept for pair in spark._fingerprint_kept(pass2, items)]
+    else:
+        out = [pair for unit in units for pair in spark._fingerprint_partition(pass2, [unit])]
+    results, stats = [], SourceStats()
+    for part_stats, result in out:
+        if part_stats is not None:
+            stats.merge(part_stats)
+        else:
+            results.append(result)
+    return models, results, stats
+
+
+@pytest.mark.parametrize("spill_fails", [False, True])
+def test_executors_parse_each_page_once_with_reuse(tmp_path, monkeypatch, spill_fails):
+    pytest.importorskip("PIL", reason="Pillow is not installed (extra 'images')")
+    import pagetwin.pipeline as pipeline
+    from pagetwin.runners.spill import ParsedSpill
+
+    warc, folder, _ = _inputs(tmp_path)
+    engine = object.__new__(spark.SparkEngine)
+    engine.files_per_task = 4
+    units = engine.units([str(warc), str(folder)], SourceStats())
+    settings = Settings()
+    settings.match.algorithms = ["exact", "simhash", "minhash", "images"]
+    parses: list[int] = []
+    real = pipeline.parse_limited
+
+    def counting(html, max_depth):
+        parses.append(len(html))
+        return real(html, max_depth)
+
+    monkeypatch.setattr(pipeline, "parse_limited", counting)
+    if spill_fails:  # a full disk: the partition's pages are read again and parsed in pass 2
+        def full(spill):
+            spill._give_up(OSError(28, "No space left on device"))
+
+        monkeypatch.setattr(ParsedSpill, "finish", full)
+    models, results, stats = _passes(units, settings, reuse=True, token=f"reuse-{spill_fails}")
+    reused_parses = len(parses)
+    parses.clear()
+    expect_models, expect, expect_stats = _passes(units, settings, reuse=False, token=f"again-{spill_fails}")
+
+    responses = [r for r in expect if r.page.kind == "response"]
+    assert len(responses) > 20 and len(parses) == 2 * len(responses)  # twice without reuse
+    assert reused_parses == (len(parses) if spill_fails else len(responses))
+    assert models == expect_models
+    fields = lambda r: (r.page, r.doc, r.features, r.keys, r.error, r.replaced_chars, r.flattened)  # noqa: E731
+    assert [fields(r) for r in results] == [fields(r) for r in expect]
+    assert all(not r.page.body and not r.page.parsed for r in results)
+    if spill_fails:
+        assert len(stats.errors) == len(units) and "No space left" in stats.errors[0]
+        stats.errors = []
+    assert stats.to_dict() == expect_stats.to_dict()

@@ -15,6 +15,13 @@ results (no page bodies) and its SourceStats. Results are computed in parallel, 
 (memory, then disk) and streamed to the driver one partition at a time: the driver holds one
 partition's results, never the whole run's.
 
+Each page is read and parsed once (``run.reuse_parse``, the default): pass 1's partitions also
+give their pages back without their HTML, carrying their parsed blocks (``Page.parsed``, as
+runners.spill keeps them for the local runner), and their SourceStats. Spark keeps that RDD
+(memory, then disk) between the passes; pass 2 maps ``Worker.fingerprint`` over it instead of
+reading the inputs again, reports pass 1's counts, and drops it when done. Nothing of it goes to
+the driver but the results, as above. With ``run.reuse_parse`` false pass 2 reads the inputs again.
+
 Executors need pagetwin installed in the Python that runs them (``spark.pyspark.python``; by
 default this process's interpreter, which is right for ``local[N]``).
 """
@@ -95,6 +102,7 @@ class SparkEngine:
         self.conf = dict(conf or {})
         self._session: Any = None
         self._owned = False
+        self._kept: _KeptPages | None = None  # pass 1's pages, parsed, for pass 2
         atexit.register(self.close)
 
     # -- the session ----------------------------------------------------------------------
@@ -139,7 +147,9 @@ class SparkEngine:
         return self._session.sparkContext
 
     def close(self) -> None:
-        """Stop the SparkSession this engine started (one it found running is left alone)."""
+        """Drop pass 1's kept pages; stop the SparkSession this engine started (one it found
+        running is left alone)."""
+        self._drop_kept()
         session, self._session = self._session, None
         if session is not None and self._owned:
             session.stop()
@@ -161,18 +171,33 @@ class SparkEngine:
 
     def _run(self, settings: Settings, units: list[Unit], fn: Callable, shared: Any) -> Iterator[Any]:
         """``fn(broadcast, units)`` on every partition, results streamed in partition order."""
+        sc = self._context(settings)
+        shared = sc.broadcast((uuid.uuid4().hex, *shared))
+        try:
+            yield from _streamed(sc.parallelize(units, len(units)).mapPartitions(partial(fn, shared)))
+        finally:
+            shared.destroy()
+
+    def _learn_keeping_pages(
+        self, inputs: list[str], settings: Settings, units: list[Unit], unit_stats: SourceStats
+    ) -> Iterator[Any]:
+        """Pass 1's models per partition, in partition order; the partitions' pages (parsed)
+        and SourceStats stay with Spark for pass 2 (``self._kept``)."""
         from pyspark import StorageLevel
 
         sc = self._context(settings)
-        shared = sc.broadcast((uuid.uuid4().hex, *shared))
-        rdd = sc.parallelize(units, len(units)).mapPartitions(partial(fn, shared))
+        shared = sc.broadcast((uuid.uuid4().hex, settings))
+        rdd = sc.parallelize(units, len(units)).mapPartitions(partial(_learn_partition_keeping, shared))
         rdd.persist(StorageLevel.MEMORY_AND_DISK)
-        try:
-            rdd.count()  # every partition at once, kept by Spark; then one at a time to here
-            yield from rdd.toLocalIterator()
-        finally:
-            rdd.unpersist()
-            shared.destroy()
+        self._kept = _KeptPages(list(inputs), unit_stats, rdd, shared)
+        # Computing the models computes (and keeps) the pages: one pass over the inputs.
+        yield from _streamed(rdd.filter(_is_models).map(_value))
+
+    def _drop_kept(self) -> None:
+        kept, self._kept = self._kept, None
+        if kept is not None and self._session is not None:
+            kept.rdd.unpersist()
+            kept.shared.destroy()
 
     # -- the passes -----------------------------------------------------------------------
 
@@ -181,16 +206,27 @@ class SparkEngine:
         from pagetwin.runners.local import fit_learned, merge_learned
         from pagetwin.text.keywords import DocFreq
 
+        self._drop_kept()
         learned = fit_learned((), settings)  # the empty models, as the local runner starts
-        units = self.units(inputs, SourceStats())
-        if units:
-            for templates, doc_freq, images in self._run(settings, units, _learn_partition, (settings,)):
+        unit_stats = SourceStats()
+        units = self.units(inputs, unit_stats)
+        if not units:
+            return merge_learned(learned, previous)
+        if settings.run.reuse_parse:
+            parts = self._learn_keeping_pages(inputs, settings, units, unit_stats)
+        else:
+            parts = self._run(settings, units, _learn_partition, (settings,))
+        try:
+            for templates, doc_freq, images in parts:
                 part = Learned(
                     SiteTemplates.from_bytes(templates, settings.extract) if templates is not None else None,
                     DocFreq.from_bytes(doc_freq) if doc_freq is not None else None,
                     images,
                 )
                 learned = merge_learned(part, learned)  # later partitions' image hashes win
+        except BaseException:
+            self._drop_kept()
+            raise
         return merge_learned(learned, previous)
 
     def fingerprint(
@@ -203,20 +239,58 @@ class SparkEngine:
     ) -> Iterator[PageResult]:
         """Pass 2 over the pages that ``known`` does not claim, in input order (``known`` runs
         here, on the driver). ``stats`` gets every partition's counts. Stops the SparkSession
-        when done."""
-        units = self.units(inputs, stats)
-        if not units:
-            return
-        results = self._run(settings, units, _fingerprint_partition, (settings, learned))
+        when done. The pages pass 1 kept (same inputs, ``run.reuse_parse``) are fingerprinted
+        without being read or parsed again."""
+        kept = self._kept
         try:
-            for part_stats, result in results:
-                if part_stats is not None:
-                    stats.merge(part_stats)
-                elif not known(result.page):
-                    yield result
+            if kept is not None and kept.inputs == list(inputs) and settings.run.reuse_parse:
+                stats.merge(kept.unit_stats)
+                sc = self._context(settings)
+                shared = sc.broadcast((uuid.uuid4().hex, settings, learned))
+                results = _streamed(kept.rdd.mapPartitions(partial(_fingerprint_kept, shared)))
+            else:
+                self._drop_kept()
+                units = self.units(inputs, stats)
+                if not units:
+                    return
+                shared = None
+                results = self._run(settings, units, _fingerprint_partition, (settings, learned))
+            try:
+                for part_stats, result in results:
+                    if part_stats is not None:
+                        stats.merge(part_stats)
+                    elif not known(result.page):
+                        yield result
+            finally:
+                results.close()  # unpersist while the session is still up
+                if shared is not None:
+                    shared.destroy()
         finally:
-            results.close()  # unpersist while the session is still up
             self.close()
+
+
+class _KeptPages:
+    """Pass 1's RDD of tagged items per partition: (_PAGE, page without HTML, parsed) ...,
+    (_STATS, SourceStats), (_MODELS, learned models as bytes); and what pass 2 needs with it."""
+
+    def __init__(self, inputs: list[str], unit_stats: SourceStats, rdd: Any, shared: Any) -> None:
+        self.inputs = inputs
+        self.unit_stats = unit_stats  # problems listing the folders (driver side)
+        self.rdd = rdd
+        self.shared = shared  # pass 1's broadcast: Spark may recompute a lost partition with it
+
+
+def _streamed(rdd: Any) -> Iterator[Any]:
+    """All partitions of ``rdd`` computed at once and kept by Spark (memory, then disk), then
+    streamed here one partition at a time, in order."""
+    from pyspark import StorageLevel
+
+    rdd.persist(StorageLevel.MEMORY_AND_DISK)
+    try:
+        rdd.count()
+        yield from rdd.toLocalIterator()
+    finally:
+        rdd.unpersist()
 
 
 # -- what runs on the executors ------------------------------------------------------------
@@ -224,12 +298,31 @@ class SparkEngine:
 _workers: dict[str, Worker] = {}  # per Python worker process: one Worker per broadcast
 
 
-def _worker(token: str, settings: Settings, learned: Learned | None) -> Worker:
+def _worker(token: str, settings: Settings, learned: Learned | None, keep_parsed: bool = False) -> Worker:
     worker = _workers.get(token)
     if worker is None:
         _workers.clear()  # an earlier pass's worker is not needed again
-        worker = _workers[token] = Worker(settings, learned)
+        worker = _workers[token] = Worker(settings, learned, keep_parsed)
     return worker
+
+
+_PAGE, _STATS, _MODELS = 0, 1, 2  # tags of the items of pass 1's kept RDD
+
+
+def _is_models(item: tuple[int, Any]) -> bool:
+    return item[0] == _MODELS
+
+
+def _value(item: tuple[int, Any]) -> Any:
+    return item[1]
+
+
+def _models_bytes(learned: Learned) -> tuple[bytes | None, bytes | None, dict[str, int]]:
+    return (
+        learned.templates.to_bytes() if learned.templates is not None else None,
+        learned.doc_freq.to_bytes() if learned.doc_freq is not None else None,
+        learned.image_hashes,
+    )
 
 
 def _learn_partition(shared: Any, units: Iterable[Unit]) -> Iterator[tuple[bytes | None, bytes | None, dict[str, int]]]:
@@ -240,11 +333,59 @@ def _learn_partition(shared: Any, units: Iterable[Unit]) -> Iterator[tuple[bytes
     want_images = "images" in settings.match.algorithms
     pages = (page for unit in units for page in unit_pages(unit, settings, SourceStats(), want_images))
     learned = fit_learned(((page, worker.learn(page)) for page in pages), settings)
-    yield (
-        learned.templates.to_bytes() if learned.templates is not None else None,
-        learned.doc_freq.to_bytes() if learned.doc_freq is not None else None,
-        learned.image_hashes,
-    )
+    yield _models_bytes(learned)
+
+
+def _learn_partition_keeping(shared: Any, units: Iterable[Unit]) -> Iterator[tuple[int, Any]]:
+    """Pass 1 of a partition keeping its pages for pass 2: (_PAGE, page) per page that is not an
+    image record (its HTML replaced by its parsed blocks; a page that did not parse keeps its
+    HTML), then (_STATS, SourceStats), then (_MODELS, the models as _learn_partition gives them).
+
+    The models are known only at the end, so the pages wait in a temporary file meanwhile
+    (runners.spill, bounded memory); if it cannot be written, the partition's pages are read
+    again unparsed and pass 2 parses them."""
+    from pagetwin.runners.local import fit_learned
+    from pagetwin.runners.spill import ParsedSpill
+
+    token, settings = shared.value
+    worker = _worker(token, settings, None, keep_parsed=True)
+    want_images = "images" in settings.match.algorithms
+    units = list(units)
+    stats = SourceStats()
+
+    def learned_and_kept(spill: ParsedSpill) -> Iterator[tuple[Page, Any]]:
+        for unit in units:
+            for page in unit_pages(unit, settings, stats, want_images):
+                result = worker.learn(page)
+                spill.add(page, result[4])
+                yield page, result
+
+    with ParsedSpill(settings.run.temp_dir) as spill:
+        learned = fit_learned(learned_and_kept(spill), settings)
+        spill.finish()
+        if spill.failed:
+            stats.error(f"{spill.failed}; pass 2 parses these pages again")
+            kept = (page for unit in units for page in unit_pages(unit, settings, SourceStats(), want_images))
+        else:
+            kept = spill.replay()
+        for page in kept:
+            if page.kind != "image":
+                yield _PAGE, page
+    yield _STATS, stats
+    yield _MODELS, _models_bytes(learned)
+
+
+def _fingerprint_kept(
+    shared: Any, items: Iterable[tuple[int, Any]]
+) -> Iterator[tuple[SourceStats | None, PageResult | None]]:
+    """Pass 2 over a partition pass 1 kept: as _fingerprint_partition, pass 1's counts."""
+    token, settings, learned = shared.value
+    worker = _worker(token, settings, learned)
+    for tag, value in items:
+        if tag == _PAGE:
+            yield None, worker.fingerprint(value)
+        elif tag == _STATS:
+            yield value, None
 
 
 def _fingerprint_partition(shared: Any, units: Iterable[Unit]) -> Iterator[tuple[SourceStats | None, PageResult | None]]:
