@@ -148,6 +148,23 @@ def test_spark_runner_matches_local_runner(tmp_path, monkeypatch):
     engine = spark.SparkEngine(master="local[2]")
     try:
         merged = engine.learn(inputs, settings, None)
+        jsc = engine._session.sparkContext._jsc
+        # The pages pass 1 kept wait for pass 2, held by Spark: one persisted RDD.
+        assert engine._kept is not None and jsc.getPersistentRDDs().size() == 1
+        engine.close()
+        assert engine._kept is None
+        # A pass 1 that fails lets go of what it kept.
+        import pagetwin.runners.local as local_runner
+
+        def failing_merge(*_):
+            raise RuntimeError("planted")
+
+        with monkeypatch.context() as m:
+            m.setattr(local_runner, "merge_learned", failing_merge)
+            with pytest.raises(RuntimeError, match="planted"):
+                engine.learn(inputs, settings, None)
+        jsc = engine._session.sparkContext._jsc
+        assert engine._kept is None and jsc.getPersistentRDDs().isEmpty()
     finally:
         engine.close()
     single = learn(inputs, settings)
