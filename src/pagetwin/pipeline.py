@@ -91,7 +91,9 @@ class Worker:
             parsed = self.parse(page)
         except Exception:  # noqa: BLE001 - bad data must not stop the run
             return site, None, None, None, b""
-        stats = templates.blocks_stats(parsed.blocks, self.settings.extract, parsed.page_level()) if self.settings.extract.templates else None
+        stats = None
+        if self.settings.extract.templates:
+            stats = templates.blocks_stats(parsed.blocks, self.settings.extract, parsed.page_level())
         words = None
         if needs_doc_freq(self.settings):
             text = extract_parsed(parsed, None, self.settings.extract).text

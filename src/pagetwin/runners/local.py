@@ -201,13 +201,21 @@ def iter_texts(inputs: list[str], settings: Settings, stats: SourceStats | None 
     """{"id", "url", "text"} of every page: main content after noise and template removal,
     the site templates learned from the same inputs."""
     stats = stats if stats is not None else SourceStats()
-    spill = new_spill(settings) if settings.extract.templates else None
+    for page, text in _learn_then_map("safe_extract", inputs, settings, stats, settings.extract.templates):
+        yield {"id": page.id, "url": page.url, "text": text}
+
+
+def _learn_then_map(
+    method: str, inputs: list[str], settings: Settings, stats: SourceStats, learning: bool
+) -> Iterator[tuple[Page, Any]]:
+    """Pass 1 when ``learning`` (its parsed pages spilled for pass 2), then (page,
+    ``Worker.<method>(page)``) for every response page, in input order."""
+    spill = new_spill(settings) if learning else None
     try:
-        learned = learn(inputs, settings, spill=spill) if settings.extract.templates else None
-        for page, result in map_pages("safe_extract", _pass2_pages(inputs, settings, stats, spill), settings, learned):
-            if page.kind != "response":
-                continue
-            yield {"id": page.id, "url": page.url, "text": result}
+        learned = learn(inputs, settings, spill=spill) if learning else None
+        for page, result in map_pages(method, _pass2_pages(inputs, settings, stats, spill), settings, learned):
+            if page.kind == "response":
+                yield page, result
     finally:
         if spill is not None:
             spill.close()
@@ -231,16 +239,8 @@ def iter_keywords(inputs: list[str], settings: Settings, stats: SourceStats | No
         match=replace(settings.match, algorithms=[*settings.match.algorithms, "con"]),
     )
     learning = settings.extract.templates or needs_doc_freq(settings)
-    spill = new_spill(settings) if learning else None
-    try:
-        learned = learn(inputs, settings, spill=spill) if learning else None
-        for page, result in map_pages("keywords", _pass2_pages(inputs, settings, stats, spill), settings, learned):
-            if page.kind != "response":
-                continue
-            yield {"id": page.id, "url": page.url, **result}
-    finally:
-        if spill is not None:
-            spill.close()
+    for page, result in _learn_then_map("keywords", inputs, settings, stats, learning):
+        yield {"id": page.id, "url": page.url, **result}
 
 
 # -- pagetwin dedup -----------------------------------------------------------------------
