@@ -4,7 +4,11 @@ resiliparse and jusText, scored against ground truth in the same run, on the sam
     .venv/bin/python bench/extraction.py [--sets cleanportaleval,scrapinghub,chinese_wce]
         [--tools pagetwin,pagetwin-page,trafilatura,resiliparse,justext] [--limit N] [--repeat N]
         [--data ../shared/data] [--json OUT]
+    .venv/bin/python bench/extraction.py --sets cleanportaleval,scrapinghub,chinese_wce,wcxb-dev
     .venv/bin/python bench/extraction.py --memory CRAWL...   # peak memory of pass 1
+
+The default ``--sets`` leaves out ``wcxb-dev`` (1,497 pages, minutes per tool); name it, alone
+(``--sets wcxb-dev``) or beside the others, to run it.
 
 ``--memory``: each crawl (e.g. the corpora of ``bench/corpus.py``) goes through pass 1 alone
 (``runners.local.learn``, one worker) in a fresh process; the table gives the model's entries,
@@ -19,6 +23,14 @@ Data (read-only, ``../shared/data/extraction``; see its README):
   ``ground-truth.json``. Sites have 1-2 pages: page-level removal only.
 - ``chinese_wce``: 69 Chinese pages of 57 hosts, gold ``cleaned/<id>.txt``. The set has no URLs:
   each page is its own site (page level only).
+- ``wcxb-dev``: the WCXB development split, 1,497 pages of 7 page types from 1,296 hosts,
+  ``html/<id>.html.gz``; gold ``ground_truth.main_content`` of ``ground-truth/<id>.json`` (an
+  empty or null ``main_content`` is an empty gold text: 21 pages), page type
+  ``_internal.page_type.primary`` (``category`` read as ``collection``, as WCXB's
+  ``evaluate.py`` does). The site of a page is the host of the file's ``url``, as in a crawl:
+  the few hosts with ``extract.min_site_pages`` (5) pages or more (rei.com and
+  store.steampowered.com 12, developer.mozilla.org 9, ...) get site templates, the rest
+  page-level removal only; the 5 pages without a URL are each their own site.
 
 How pagetwin is run (``run_pagetwin``), twice per set: (1) through ``pagetwin text``'s own
 function, ``runners.local.iter_texts`` (one worker), over a temporary JSONL file of
@@ -35,7 +47,7 @@ text extraction does not use. Peers get the decoded HTML string and their defaul
 for Chinese, which jusText has no stop list for, an empty stop list with both stop-word
 thresholds at 0).
 
-Metrics (``cleaneval_prf``, ``shingle_pr``):
+Metrics (``cleaneval_prf``, ``shingle_pr``, ``bow_prf``):
 
 - **CleanEval word level** (cleanportaleval): the gold file without its URL line and with its
   ``<p>``/``<h>``/``<l>`` markers removed and HTML entities decoded; gold and extracted text
@@ -48,6 +60,14 @@ Metrics (``cleaneval_prf``, ``shingle_pr``):
   |common| / |gold|, counting shingles as multisets; a text shorter than 4 tokens is one
   shingle. P and R are averaged over pages and F1 is the harmonic mean of the two averages
   (the article-extraction-benchmark convention). An empty extraction has P = 0 (R = 0).
+- **Bag of words** (wcxb-dev, WCXB's own metric, as its ``evaluate.py``): extracted text and
+  ``main_content`` tokenised to lower-cased ``\\w+`` words, counted as multisets; common =
+  the sum over words of the smaller of the two counts; per page precision = common / extracted
+  words, recall = common / gold words, F1 their harmonic mean. P, R and F are each averaged over
+  all pages (F is the mean of the per-page F1s, not the harmonic mean of the averages), and again
+  over the pages of each type (article, service, product, collection, listing, forum,
+  documentation). An empty extraction scores 0; an empty gold text scores 1 if the extraction
+  is empty too, else 0.
 - **Speed**: pages per CPU second of each tool on the set, one process (``time.process_time``
   over all pages, so that other load on a shared machine does not skew the comparison; pagetwin:
   both passes, decoding and parsing twice included; peers: one call per page on the decoded
@@ -107,6 +127,18 @@ def cleaneval_prf(extracted: str, gold: str) -> tuple[float, float, float]:
     return p, r, (2 * p * r / (p + r) if p + r else 0.0)
 
 
+def bow_prf(extracted: str, gold: str) -> tuple[float, float, float]:
+    """Bag-of-words precision, recall, F1 of one page (WCXB's metric; multiset counts)."""
+    a, b = Counter(words(extracted)), Counter(words(gold))
+    if not b:
+        return (1.0, 1.0, 1.0) if not a else (0.0, 0.0, 0.0)
+    if not a:
+        return (0.0, 0.0, 0.0)
+    common = sum((a & b).values())
+    p, r = common / sum(a.values()), common / sum(b.values())
+    return p, r, (2 * p * r / (p + r) if p + r else 0.0)
+
+
 def shingles(text: str, unit: str, n: int = 4) -> Counter:
     toks = words(text) if unit == "word" else [c for c in text if not c.isspace()]
     if not toks:
@@ -153,6 +185,18 @@ def load_set(name: str, data: Path, limit: int | None) -> list[dict]:
                 # No URLs in this set: every page is its own site.
                 pages.append({"id": path.stem, "url": f"http://{path.stem}.invalid/", "body": path.read_bytes(),
                               "gold": gold.read_text(encoding="utf-8", errors="replace")})  # fmt: skip
+    elif name == "wcxb-dev":
+        for gold_path in sorted((base / "ground-truth").glob("*.json")):
+            path = base / "html" / (gold_path.stem + ".html.gz")
+            if not path.exists():
+                continue
+            doc = json.loads(gold_path.read_text(encoding="utf-8"))
+            kind = ((doc.get("_internal") or {}).get("page_type") or {}).get("primary") or "article"
+            # A page without a URL is its own site.
+            url = doc.get("url") or f"http://wcxb-{gold_path.stem}.invalid/"
+            pages.append({"id": gold_path.stem, "url": url, "body": gzip.decompress(path.read_bytes()),
+                          "gold": (doc.get("ground_truth") or {}).get("main_content") or "",
+                          "type": "collection" if kind == "category" else kind})  # fmt: skip
     else:
         raise SystemExit(f"unknown set {name!r}")
     return pages[:limit] if limit else pages
@@ -276,7 +320,24 @@ def run_tool(tool: str, pages: list[dict], htmls: list[str], lang: str) -> tuple
     return texts, time.process_time() - t0, None
 
 
+WCXB_TYPES = ("article", "service", "product", "collection", "listing", "forum", "documentation")
+
+
+def _macro(prf: list[tuple[float, float, float]]) -> dict:
+    n = len(prf) or 1
+    return {"pages": len(prf), "P": sum(x[0] for x in prf) / n, "R": sum(x[1] for x in prf) / n, "F": sum(x[2] for x in prf) / n}
+
+
 def score(set_name: str, texts: list[str], pages: list[dict]) -> dict:
+    """P, R, F of a set, "per_page" F; for wcxb-dev also "by_type": {type or "all": P, R, F}."""
+    if set_name == "wcxb-dev":
+        prf = [bow_prf(t, p["gold"]) for t, p in zip(texts, pages)]
+        kinds = [p.get("type", "article") for p in pages]
+        order = list(WCXB_TYPES) + sorted(set(kinds) - set(WCXB_TYPES))
+        by_type = {k: _macro([x for x, kind in zip(prf, kinds) if kind == k]) for k in order if k in kinds}
+        by_type["all"] = _macro(prf)
+        return {"P": by_type["all"]["P"], "R": by_type["all"]["R"], "F": by_type["all"]["F"],
+                "per_page": [round(x[2], 4) for x in prf], "by_type": by_type}  # fmt: skip
     if set_name == "cleanportaleval":
         prf = [cleaneval_prf(t, p["gold"]) for t, p in zip(texts, pages)]
         n = len(prf)
@@ -370,6 +431,7 @@ def main(argv: list[str] | None = None) -> int:
             s["pages_per_s"] = len(pages) / best if best else float("inf")
             s["cli_pages_per_s"] = len(pages) / cli_best if cli_best else None
             s["pages"] = len(pages)
+            s["ids"] = [p["id"] for p in pages]  # the pages of "per_page", in order
             results.setdefault(set_name, {})[tool] = s
             rows.append((set_name, tool, len(pages), s["P"], s["R"], s["F"], s["pages_per_s"], s["cli_pages_per_s"]))
             cli = f" ({s['cli_pages_per_s']:.0f} as pagetwin text)" if s["cli_pages_per_s"] else ""
@@ -381,6 +443,17 @@ def main(argv: list[str] | None = None) -> int:
         traf = results[set_name].get("trafilatura", {}).get("pages_per_s")
         ratio = f"{pps / traf:.1f}" if traf else ""
         print(f"| {set_name} | {tool} | {n} | {p:.3f} | {r:.3f} | {f:.3f} | {pps:.0f} | {ratio} | {f'{cli:.0f}' if cli else ''} |")
+    typed = [(set_name, tool, s["by_type"]) for set_name, tools in results.items() for tool, s in tools.items() if "by_type" in s]
+    if typed:
+        kinds = list(dict.fromkeys(k for _, _, by in typed for k in by if k != "all")) + ["all"]
+        print()
+        print("F per page type (P / R in the JSON):")
+        print()
+        counts = typed[0][2]
+        print("| set | tool | " + " | ".join(f"{k} ({counts[k]['pages']})" if k in counts else k for k in kinds) + " |")
+        print("|---|---|" + "---:|" * len(kinds))
+        for set_name, tool, by in typed:
+            print(f"| {set_name} | {tool} | " + " | ".join(f"{by[k]['F']:.3f}" if k in by else "" for k in kinds) + " |")
     if args.json:
         args.json.write_text(json.dumps(results, indent=1))
     return 0
