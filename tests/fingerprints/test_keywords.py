@@ -15,7 +15,10 @@ from pagetwin.fingerprints.keywords import (
     Sort,
     SortW,
     cut_utf8,
+    LEAD_WORDS,
     des_text,
+    des_words,
+    lead_text,
     ranked_keywords,
     weight_distance,
 )
@@ -97,6 +100,37 @@ def test_des_no_usable_text_gives_none():
 def test_des_mode_is_checked():
     with pytest.raises(ValueError):
         Des(KeywordSettings(des_mode="title")).features(doc("some text long enough to be used"))
+
+
+LEAD = (
+    "You may not want to put coffee in your sports bottle just yet, but a new study suggests "
+    "drinking the equivalent of two cups before exercise may reduce postworkout muscle pain by "
+    "nearly 50%. Researchers say that's more muscle pain relief than aspirin can provide.\n"
+    "Second paragraph of the story, which a site may trim or correct."
+)
+
+
+def test_des_text_starts_at_the_lead_paragraph():
+    # Each site writes its own headline, kicker, dateline and byline above the same story.
+    a = doc("HEALTH NEWS\nCaffeine may ease muscle pain\n24 Hours, 1 minutes Ago\n" + LEAD)
+    b = doc("Caffeine May Ease Workout Pain\nReviewed By Louise Chang, MD, on Wednesday, Jan 17\n"
+            "More From WebMD\n" + LEAD.replace("that's", "that\u2019s").replace("50%.", "50 % ."))
+    alg = Des(KeywordSettings(des_mode="text"))
+    assert des_text(a, "text").startswith("you may not want to put coffee")
+    assert joins(alg, a, b)  # lines before the lead skipped, punctuation and spacing ignored
+    assert not joins(Des(KeywordSettings(des_mode="prefix")), a, b)
+    c = doc("HEALTH NEWS\n" + LEAD.replace("two cups", "three cups"))
+    assert not joins(alg, a, c)  # a changed word in the lead's first 512 bytes still counts
+
+
+def test_lead_text_rule():
+    short = "a headline of a few words\nand a byline"
+    assert lead_text(short) == "a headline of a few words and a byline"  # no long line: all of it
+    long_line = " ".join(f"w{i}" for i in range(LEAD_WORDS))
+    assert lead_text("Title\n" + long_line + "\nnext, line!") == long_line + " next line"
+    assert lead_text("Title\n" + long_line, lead_words=LEAD_WORDS + 1) == "title " + long_line
+    assert des_words("Dr. O\u2019Neil\u2014said: \u201cYes\u201d") == ["dr", "o", "neil", "said", "yes"]
+    assert des_words("北京欢迎你") == list("北京欢迎你")  # a Han character counts as a word
 
 
 # ---------------------------------------------------------------- con / sort
@@ -240,8 +274,9 @@ def test_registered_names_and_proof_flags():
 
     assert [c.name for c in ALL] == ["des", "con", "sort", "con-w", "sort-w"]
     assert all(REGISTRY[c.name] is c for c in ALL)
-    assert Des.keys_are_proof and Con.keys_are_proof and Sort.keys_are_proof
-    assert not ConW.keys_are_proof and not SortW.keys_are_proof
+    # No keyword algorithm's keys are "proof": every pair of a bucket is verified, so the five
+    # see the same candidate pairs (a chain of proof edges was cut up by the guard, issue 11).
+    assert not any(c.keys_are_proof for c in ALL)
 
 
 def test_evidence_names_the_digests():
@@ -252,3 +287,109 @@ def test_evidence_names_the_digests():
         assert not ev.passed and ev.detail["md5_a"] != ev.detail["md5_b"]
     ev = Con().verify(Con().features(a), Con().features(a))
     assert ev.passed and ev.detail == {"md5": Con().features(a)}
+
+
+# ---------------------------------------------------------------- con-w within con, sort-w within sort
+# con-w is con plus a weight test, sort-w is sort plus a weight test: whatever pages they are
+# given, every pair a weighted variant joins, its plain one joins too, as keys, as verification
+# and as edges of the matcher (the same candidate pairs: issue 11).
+SMALL_VOCAB = ["river", "bridge", "castle", "market", "tower", "garden", "harbor"]
+near_keyword_lists = st.lists(
+    st.tuples(
+        st.sampled_from(SMALL_VOCAB),
+        st.one_of(st.sampled_from([1.0, 2.0, 3.0, 3.0005, 4.0]), st.floats(0.0, 5.0)),
+    ),
+    max_size=9,
+)
+keyword_settings = st.builds(
+    KeywordSettings,
+    n=st.integers(1, 8),
+    min_keywords=st.integers(0, 4),
+    tie_quantum=st.sampled_from([0.0, 0.001, 0.05]),
+    a=st.sampled_from([0.0, 0.001, 0.05, 1.0]),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(near_keyword_lists, near_keyword_lists, keyword_settings)
+def test_weighted_variants_join_only_what_the_plain_ones_join(kws_a, kws_b, ks):
+    a, b = doc(keywords=kws_a), doc(keywords=kws_b)
+    for plain, weighted in ((Con(ks), ConW(ks)), (Sort(ks), SortW(ks))):
+        fa, fb = weighted.features(a), weighted.features(b)
+        pa, pb = plain.features(a), plain.features(b)
+        assert (fa is None) == (pa is None) and (fb is None) == (pb is None)
+        if fa is None or fb is None:
+            continue
+        assert fa[0] == pa and fb[0] == pb  # the key material is the plain digest
+        if set(weighted.keys(fa)) & set(weighted.keys(fb)):
+            assert set(plain.keys(pa)) & set(plain.keys(pb))
+        if weighted.verify(fa, fb).passed:
+            assert plain.verify(pa, pb).passed
+        if joins(weighted, a, b):
+            assert joins(plain, a, b)
+
+
+class _Index:
+    """The two methods find_edges reads, over features and keys made in memory."""
+
+    def __init__(self, algorithms, docs):
+        self.data = {alg.name: {} for alg in algorithms}
+        self.keys = {alg.name: {} for alg in algorithms}
+        for pid, d in enumerate(docs, start=1):
+            for alg in algorithms:
+                f = alg.features(d)
+                if f is not None:
+                    self.data[alg.name][pid] = alg.encode(f)
+                    for k in alg.keys(f):
+                        self.keys[alg.name].setdefault(k, []).append(pid)
+
+    def features(self, algo, pid):
+        return self.data[algo].get(pid)
+
+    def buckets(self, algo):
+        for _, pids in sorted(self.keys[algo].items()):
+            if len(pids) > 1:
+                yield sorted(pids)
+
+
+def _edges(algorithms, docs, max_bucket=200):
+    from pagetwin.match import MatchStats, find_edges
+
+    index = _Index(algorithms, docs)
+    return {alg.name: {(e.a, e.b) for e in find_edges(index, [alg], max_bucket, MatchStats())} for alg in algorithms}
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(near_keyword_lists, min_size=2, max_size=12), keyword_settings, st.integers(2, 200))
+def test_matcher_edges_of_weighted_variants_are_within_the_plain_ones(lists, ks, max_bucket):
+    docs = [doc(keywords=k) for k in lists]
+    edges = _edges([Con(ks), ConW(ks), Sort(ks), SortW(ks)], docs, max_bucket)
+    assert edges["con-w"] <= edges["con"]
+    assert edges["sort-w"] <= edges["sort"]
+
+
+def test_a_bucket_of_equal_digests_is_not_cut_up_by_the_guard():
+    """Seven pages with one con digest: all 21 pairs are edges, and the anti-chaining guard keeps
+    the seven together (a chain of 6 edges, as when keys were proof, was cut into pieces)."""
+    from pagetwin.guard import split_component
+
+    docs = [doc(keywords=kw(WORDS)) for _ in range(7)]
+    for alg in (Des(), Con(), Sort(), ConW(), SortW()):
+        if alg.name == "des":
+            docs_ = [doc(LEAD) for _ in range(7)]
+        else:
+            docs_ = docs
+        edges = _edges([alg], docs_)[alg.name]
+        assert len(edges) == 21
+        parts = split_component(list(range(1, 8)), [(a, b, 1.0) for a, b in edges], lambda a, b: False)
+        assert parts == [list(range(1, 8))]
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.text(max_size=80), max_size=12), st.integers(1, 600), st.integers(1, 12))
+def test_lead_text_stopping_early_changes_nothing_before_the_cut(lines, max_bytes, lead_words):
+    text = "\n".join(lines)
+    full = lead_text(text, lead_words)
+    early = lead_text(text, lead_words, max_bytes=max_bytes)
+    assert full.startswith(early)
+    assert cut_utf8(early, max_bytes) == cut_utf8(full, max_bytes)

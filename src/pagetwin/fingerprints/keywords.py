@@ -28,9 +28,22 @@ between them can still split them; larger quanta make that rarer but put genuine
 weights in one rank).
 
 Des(P) is normalised before MD5 (NFKC, case folding, whitespace collapsed: ``normalize_text``),
-and the 512-byte cut is taken after normalisation, on a UTF-8 character boundary.
+and the 512-byte cut is taken after normalisation, on a UTF-8 character boundary. In "text" mode
+the page's *valid text* starts at its lead, the first line of at least ``LEAD_WORDS`` (40) words,
+and is taken as words only (punctuation dropped): the headline, dateline and byline above the
+lead are what sites reposting one story change (``des_text``).
 
 MD5 is the algorithm's own choice (the seed specifies it); keys for the index are xxhash of it.
+
+*Equal keys are not treated as proof* (``keys_are_proof`` is False for all five), although for
+des, con and sort an equal MD5 is the whole test: the matcher then verifies every pair of a
+bucket (its neighbours only in a bucket over ``match.max_bucket``) instead of linking the members
+in a chain, so the five algorithms propose the same candidate pairs and differ only in their
+test. With a chain, the anti-chaining guard (``pagetwin.guard``), which grows a cluster only
+through edges, cut a bucket of k equal digests into pieces of at most four pages, while con-w's
+bucket, verified all-pairs, stayed whole: con-w found more pairs than con (issue 11; recall
+0.065 against 0.011 on spotsigs-dev). Now con-w's edges are a subset of con's and sort-w's of
+sort's, for any pages (tests/fingerprints/test_keywords.py).
 """
 
 from __future__ import annotations
@@ -39,6 +52,8 @@ import hashlib
 import math
 from collections.abc import Iterable
 from typing import Any
+
+import regex
 
 from pagetwin.config import KeywordSettings
 from pagetwin.fingerprints.base import Algorithm, key64, register
@@ -61,23 +76,81 @@ def cut_utf8(text: str, max_bytes: int) -> str:
     return data[:max_bytes].decode("utf-8", errors="ignore")
 
 
+# Des(P) in "text" mode starts at the lead: the first line of at least this many words. The lines
+# before it on a news page are headline, kicker, dateline, byline, "more from" links and
+# captions, which every site that reposts a story writes its own way (bench/RESULTS.md, "On
+# reposts"); a body paragraph is longer than any of them. No such line: the text's first line.
+LEAD_WORDS = 40
+# A word of Des(P): a run of letters, marks and digits, or one Han/kana character (those scripts
+# are written without spaces; one character is about a word, as in text.keywords).
+_DES_WORD = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}]|[\p{L}\p{M}\p{N}]+")
+
+
+def des_words(text: str) -> list[str]:
+    """The words of ``text`` after normalisation (NFKC, case folding): punctuation, symbols and
+    spacing dropped, so typography (quotes, dashes, "MD, Wednesday" / "MD on Wednesday" aside)
+    and layout changes do not move the window."""
+    return _DES_WORD.findall(normalize_text(text))
+
+
+def _has_words(line: str, n: int) -> bool:
+    """Whether ``line`` has at least ``n`` words (``des_words``), counting no further."""
+    if n <= 0:
+        return True
+    if len(line) < n:  # fewer characters than words asked (NFKC does not add separators)
+        return False
+    for count, _ in enumerate(_DES_WORD.finditer(normalize_text(line)), start=1):
+        if count >= n:
+            return True
+    return False
+
+
+def lead_text(text: str, lead_words: int = LEAD_WORDS, max_bytes: int | None = None) -> str:
+    """The page's valid text from its lead on, as normalised words joined by one space: the
+    lines before the first line of at least ``lead_words`` words are skipped (all kept when
+    no line is that long). ``max_bytes``: stop once that many UTF-8 bytes are collected (the
+    result then starts with what the full call returns, up to at least ``max_bytes`` bytes)."""
+    lines = text.split("\n")
+    start = next((i for i, line in enumerate(lines) if _has_words(line, lead_words)), 0)
+    out: list[str] = []
+    size = -1
+    for line in lines[start:]:
+        for match in _DES_WORD.finditer(normalize_text(line)):
+            word = match.group()
+            out.append(word)
+            size += len(word.encode("utf-8")) + 1
+            if max_bytes is not None and size >= max_bytes:
+                return " ".join(out)
+    return " ".join(out)
+
+
 def des_text(doc: Doc, mode: str = "auto", max_bytes: int = 512, min_chars: int = 1) -> str:
     """Des(P): the normalised meta description, or the first ``max_bytes`` bytes of the
-    normalised main text; "" when the chosen source is empty.
+    page's valid text; "" when the chosen source is empty.
 
-    Normalisation (NFKC, case folding, whitespace collapsed to one space, see
-    ``normalize_text``) happens *before* the cut, so whitespace or case differences do not
-    shift the 512-byte window. ``mode``: "description", "text" or "auto" (the description when
-    the page has one of at least ``min_chars`` characters, else the text: a description such
-    as "home" says nothing about the page).
+    ``mode``:
+
+    * "text": the first ``max_bytes`` bytes of ``lead_text`` (the words of the main text from
+      its first line of at least ``LEAD_WORDS`` words on);
+    * "prefix": the first ``max_bytes`` bytes of the whole normalised main text (NFKC, case
+      folding, whitespace collapsed to one space, see ``normalize_text``), headline, dateline
+      and byline included;
+    * "description": the meta description;
+    * "auto": the description when the page has one of at least ``min_chars`` characters, else
+      "text" (a description such as "home" says nothing about the page).
+
+    Normalisation happens *before* the cut, so whitespace or case differences do not shift the
+    window; the cut is on a character boundary.
     """
-    if mode not in ("auto", "description", "text"):
-        raise ValueError(f"des_mode must be 'auto', 'description' or 'text', not {mode!r}")
+    if mode not in ("auto", "description", "text", "prefix"):
+        raise ValueError(f"des_mode must be 'auto', 'description', 'text' or 'prefix', not {mode!r}")
     if mode in ("auto", "description"):
         desc = normalize_text(doc.description or "")
         if len(desc) >= max(1, min_chars) or mode == "description":
             return desc
-    return cut_utf8(normalize_text(doc.text or ""), max_bytes).rstrip()
+    if mode == "prefix":
+        return cut_utf8(normalize_text(doc.text or ""), max_bytes).rstrip()
+    return cut_utf8(lead_text(doc.text or "", max_bytes=max_bytes), max_bytes).rstrip()
 
 
 def ranked_keywords(
@@ -148,7 +221,6 @@ class Des(_KeywordAlgorithm):
     """MD5 of the meta description or of the first ``des_bytes`` bytes of the main text."""
 
     name = "des"
-    keys_are_proof = True
 
     def features(self, doc: Doc) -> str | None:
         s = self.settings
@@ -166,7 +238,6 @@ class Con(_KeywordAlgorithm):
     """MD5 of the top-N keywords joined in rank order."""
 
     name = "con"
-    keys_are_proof = True
 
     def _words(self, ranked: list[tuple[str, float]]) -> list[str]:
         return [w for w, _ in ranked]
