@@ -10,7 +10,7 @@ import argparse
 import json
 import sys
 from dataclasses import fields, is_dataclass
-from pagetwin.config import ConfigError, Settings
+from pagetwin.config import PROFILES, ConfigError, Settings
 
 
 def _add_setting_options(parser: argparse.ArgumentParser) -> None:
@@ -37,7 +37,10 @@ def _add_setting_options(parser: argparse.ArgumentParser) -> None:
 def _add_common(parser: argparse.ArgumentParser, inputs: bool = True) -> None:
     if inputs:
         parser.add_argument("inputs", nargs="+", metavar="INPUT", help="WARC/ARC files, folders of HTML, .jsonl files")
-    parser.add_argument("--config", metavar="FILE", help="TOML settings file")
+    parser.add_argument("--profile", metavar="NAME", choices=sorted(PROFILES),
+                        help="named settings over the defaults: 'reposts' (the default: the same story on other sites) "
+                        "or 'near-identical' (verbatim and near-verbatim copies only); `pagetwin config --profile NAME` shows them")
+    parser.add_argument("--config", metavar="FILE", help="TOML settings file (applied over the profile)")
     parser.add_argument("--set", action="append", default=[], metavar="SECTION.NAME=VALUE", help="override one setting")
     parser.add_argument("--workers", type=int, metavar="N", help="worker processes (default: all cores)")
     _add_setting_options(parser)
@@ -103,7 +106,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def resolve_settings(args: argparse.Namespace) -> Settings:
-    settings = Settings.load(getattr(args, "config", None))
+    settings = Settings.load(getattr(args, "config", None), getattr(args, "profile", None) or "")
     for key, value in vars(args).items():
         if key.startswith("set:") and value is not None:
             settings.set(key[4:], value)
@@ -230,7 +233,13 @@ def cmd_templates(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_config(args: argparse.Namespace, settings: Settings) -> int:
-    sys.stdout.write(settings.to_toml())
+    profile = getattr(args, "profile", None) or "reposts"
+    sets = PROFILES[profile]
+    lines = [f"# profile {profile!r} (--profile): the defaults" + (", and" if sets else "")]
+    lines += [f"#   {name} = {value!r}" for name, value in sets.items()]
+    others = [name for name in sorted(PROFILES) if name != profile]
+    lines.append(f"# other profiles: {', '.join(others)} (pagetwin config --profile NAME)")
+    sys.stdout.write("\n".join(lines) + "\n" + settings.to_toml())
     return 0
 
 

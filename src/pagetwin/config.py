@@ -59,13 +59,15 @@ class SimHashSettings:
 
 @dataclass
 class MinHashSettings:
-    threshold: float = 0.9  # Jaccard threshold the LSH bands are derived for and edges must pass
+    # Calibrated on reposts (spotsigs-dev; bench/RESULTS.md, "Reposts"): word pairs, as a set,
+    # J >= 0.3. Profile "near-identical": words as a multiset, J >= 0.9 (copycat judgements).
+    threshold: float = 0.3  # Jaccard threshold the LSH bands are derived for and edges must pass
     num_perm: int = 128
-    shingle: int = 1  # words per shingle (calibrated with multiset: bench/RESULTS.md)
+    shingle: int = 2  # words per shingle
     min_tokens: int = 10
     seed: int = 1
     content_only: bool = False  # shingles over content words only (stop words dropped)
-    multiset: bool = True  # repeats count: estimate weighted (multiset) Jaccard of shingle counts
+    multiset: bool = False  # repeats count: estimate weighted (multiset) Jaccard of shingle counts
     fp_weight: float = 0.3  # bands x rows minimise fp_weight * FP area + fn_weight * FN area
     fn_weight: float = 0.7  # (a false positive costs one verification, a false negative a pair)
 
@@ -123,7 +125,10 @@ class MatchSettings:
     # LLVM-with-text 0.927, against 0.918 for exact + simhash + minhash.
     algorithms: list[str] = field(default_factory=lambda: ["exact", "con-w", "minhash"])
     max_bucket: int = 200  # larger candidate buckets are compared only to near neighbours, counted
-    guard: bool = True  # anti-chaining: members must be within threshold of a verified core
+    guard: bool = True  # anti-chaining: members must be related to every page of a verified core
+    # ... related = a similarity of at least this share of the algorithm's threshold (1.0: the
+    # pair must verify). Reposts are each near some copies, not all (bench/RESULTS.md, "Reposts").
+    guard_share: float = 0.5
 
 
 @dataclass
@@ -158,6 +163,16 @@ class Settings:
     cluster: ClusterSettings = field(default_factory=ClusterSettings)
     run: RunSettings = field(default_factory=RunSettings)
 
+    @classmethod
+    def with_profile(cls, name: str) -> Settings:
+        """The defaults with a named profile's settings applied (``PROFILES``)."""
+        if name not in PROFILES:
+            raise ConfigError(f"unknown profile {name!r} (profiles: {', '.join(sorted(PROFILES))})")
+        settings = cls()
+        for dotted, value in PROFILES[name].items():
+            settings.set(dotted, value)
+        return settings
+
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
@@ -171,9 +186,11 @@ class Settings:
         return _merge(cls(), data, "")
 
     @classmethod
-    def load(cls, path: str | Path | None) -> Settings:
+    def load(cls, path: str | Path | None, profile: str = "") -> Settings:
+        """The defaults, with ``profile`` applied (``PROFILES``), then the TOML file at ``path``."""
+        base = cls.with_profile(profile) if profile else cls()
         if path is None:
-            return cls()
+            return base
         try:
             with open(path, "rb") as fh:
                 data = tomllib.load(fh)
@@ -181,7 +198,7 @@ class Settings:
             raise ConfigError(f"cannot read config {path}: {exc.strerror}") from exc
         except tomllib.TOMLDecodeError as exc:
             raise ConfigError(f"config {path} is not valid TOML: {exc}") from exc
-        return cls.from_dict(data)
+        return _merge(base, data, "")
 
     def set(self, dotted: str, value: Any) -> None:
         """Override one setting by its dotted name, e.g. ``set("minhash.threshold", 0.7)``."""
@@ -190,6 +207,22 @@ class Settings:
         if sec is None or not is_dataclass(sec) or name not in {f.name for f in fields(sec)}:
             raise ConfigError(f"unknown setting {dotted!r}")
         setattr(self, section.replace("-", "_"), _merge(sec, {name: value}, section))
+
+
+# Named sets of settings over the defaults (``--profile NAME``; ``pagetwin config --profile NAME``
+# prints the result). The defaults are the "reposts" profile: the same story republished by
+# other sites, in their own templates, with small edits (bench/RESULTS.md, "Reposts").
+PROFILES: dict[str, dict[str, Any]] = {
+    "reposts": {},
+    # Verbatim and near-verbatim copies only (LLM-dataset deduplication): MinHash over the
+    # multiset of words at J >= 0.9 (calibrated on the copycat judgements, label 3 against 0.5/1).
+    "near-identical": {
+        "minhash.shingle": 1,
+        "minhash.multiset": True,
+        "minhash.threshold": 0.9,
+        "match.guard_share": 1.0,
+    },
+}
 
 
 def _merge(obj: Any, data: dict[str, Any], where: str) -> Any:

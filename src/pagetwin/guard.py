@@ -96,11 +96,17 @@ def split_component(
                 if all(linked(n, c) for c in core):
                     core.append(n)
             part = set(core)
-            # Members: neighbours of the core that resemble every page of the core.
-            for c in core:
-                for m in sorted(adj[c]):
-                    if m in remaining and m not in part and all(linked(m, x) for x in core):
-                        part.add(m)
+            # Members: pages reached by edges from the cluster (breadth first, nearest pages of
+            # a member first) that resemble every page of the core.
+            frontier = list(core)
+            while frontier:
+                nxt = []
+                for c in frontier:
+                    for m in sorted(adj[c], key=lambda n, c=c: (-adj[c][n], n)):
+                        if m in remaining and m not in part and all(linked(m, x) for x in core):
+                            part.add(m)
+                            nxt.append(m)
+                frontier = nxt
             parts.append(sorted(part))
             remaining.difference_update(part)
     parts.sort(key=lambda p: p[0])
@@ -144,13 +150,16 @@ def make_splitter(
     rule: str = "center",
     core_size: int = DEFAULT_CORE,
     kinds: tuple[str, ...] = ("duplicate", "revisit"),
+    related_share: float = 1.0,
 ) -> Callable[[list[int]], list[list[int]]]:
     """The guard as cluster.clusters' ``split`` callable, over an index.
 
     index: pagetwin.index.sqlite.Index (features are read from it to verify pairs without an
     edge); algorithms: the configured Algorithm objects; edges: the verified model.Edge list;
     policy: settings.cluster.keep (used by rule "keep"). ``similar(a, b)`` passes when any
-    algorithm that has features for both pages verifies the pair.
+    algorithm that has features for both pages finds them related: ``Algorithm.related`` at
+    ``related_share`` of its threshold (1.0: the pair must verify; 0.5: half the similarity an
+    edge needs is enough to stay with the core).
     """
     from pagetwin.cluster import keep_key
     from pagetwin.match import FeatureCache
@@ -171,7 +180,7 @@ def make_splitter(
     def similar(a: int, b: int) -> bool:
         for alg, cache in caches:
             fa, fb = cache[a], cache[b]
-            if fa is not None and fb is not None and alg.verify(fa, fb).passed:
+            if fa is not None and fb is not None and alg.related(fa, fb, related_share):
                 return True
         return False
 

@@ -33,6 +33,9 @@ class Page:
     refers_to_uri: str | None = None
     truncated: bool = False  # body was cut (record clipped, or over max_page_bytes)
     meta: dict[str, Any] = field(default_factory=dict)  # other jsonl fields, WARC extras
+    # The site whose template the page is learned with, when its URL cannot tell (an HTML file
+    # with no host evidence: the folder it was given in); "" = the URL's host.
+    site: str = ""
     # Pass 1's parse of the body (html.noise.ParsedPage bytes), attached by the runner so that
     # pass 2 need not parse again; b"" otherwise.
     parsed: bytes = b""

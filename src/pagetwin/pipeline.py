@@ -86,7 +86,7 @@ class Worker:
             return "", None, None, (normalize_image_url(page.url), phash) if phash is not None else None, b""
         if page.kind != "response":
             return "", None, None, None, b""
-        site = templates.site_key(page.url, self.settings.extract)
+        site = templates.page_site(page, self.settings.extract)
         try:
             parsed = self.parse(page)
         except Exception:  # noqa: BLE001 - bad data must not stop the run
@@ -120,7 +120,7 @@ class Worker:
         parsed = self.parse(page)
         site_model = None
         if self.learned.templates is not None:
-            site_model = self.learned.templates.for_site(templates.site_key(page.url, self.settings.extract))
+            site_model = self.learned.templates.for_site(templates.page_site(page, self.settings.extract))
         return extract_parsed(parsed, site_model, self.settings.extract), parsed.replaced, parsed.flattened
 
     def safe_extract(self, page: Page) -> str:

@@ -77,6 +77,12 @@ class Algorithm(ABC):
         same = a == b
         return Evidence(self.name, 1.0 if same else 0.0, same)
 
+    def related(self, a: Any, b: Any, share: float) -> bool:
+        """Whether two pages have enough in common to stay in one cluster (the anti-chaining
+        guard's test): a similarity of at least ``share`` times the threshold. The default, for
+        algorithms without a graded similarity, is ``verify``."""
+        return self.verify(a, b).passed
+
     def encode(self, features: Any) -> bytes:
         return json.dumps(features, separators=(",", ":")).encode()
 

@@ -113,6 +113,9 @@ class MinHash(Algorithm):
             {"jaccard": round(est, 4), "bands": self.bands, "rows": self.rows},
         )
 
+    def related(self, a: np.ndarray, b: np.ndarray, share: float) -> bool:
+        return estimate_jaccard(a, b) >= share * self.settings.threshold
+
     def encode(self, features: np.ndarray) -> bytes:
         return np.ascontiguousarray(features, dtype=np.uint32).tobytes()
 

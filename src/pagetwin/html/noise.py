@@ -21,8 +21,9 @@ decision per block:
 4. **Site evidence** (``site`` given, learned in pass 1 by ``templates.SiteTemplates``):
    a block whose subtree (exact hash, or the hash of one of its ancestors) is on more than
    ``template_share`` of the site's pages is template and is dropped, whatever step 3 said.
-   Then the structural slot of the block (its tag path with class and id): the share of text at
-   that slot that step 3 kept on the site's other pages is a prior; the decision is
+   Then the structural slot of the block (its tag path with class and id), when the slot is on
+   more than ``template_share`` of the site's pages: the share of text at that slot that step 3
+   kept on the site's other pages is a prior; the decision is
    ``0.4 * page_keep + 0.6 * prior >= 0.5``, so a slot that is content on the site's pages
    keeps its short paragraphs and a slot that is chrome everywhere ("latest news" boxes whose
    text changes on every page) goes even when its text looks like content on this page.
@@ -198,7 +199,10 @@ def decide(
     parent = blocks.parent
     n = len(blocks)
     template = [False] * n
-    min_pages = 2 / site.pages_  # a slot seen on one other page says little
+    # A slot is site evidence when it is one of the site's own: on more than template_share of
+    # its pages (and on two at least). A rarer slot is a generic path (div > p) in a folder of
+    # pages from many sites, or a page type of its own, where the page's own evidence is better.
+    min_pages = max(2 / site.pages_, settings.template_share)
     for b in range(n):
         p = parent[b]
         template[b] = share[b] > threshold or (p >= 0 and template[p])

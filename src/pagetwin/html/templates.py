@@ -10,6 +10,25 @@ page-level keep decision of ``html.noise`` at each structural slot. The parent f
   page-level rules kept there (the slot's *prior*: near 1 for the article body's paragraph
   slot, near 0 for a "latest news" box whose text changes on every page).
 
+**Copies are evidence of nothing.** A block is template when it repeats on pages that are
+otherwise different; a block that repeats because the pages are copies of one another (one
+article under several URLs of a site, print views, a folder of reposts of one story) is the
+signal dedup looks for, and must not be learned as template. So ``fit`` counts a site's
+*distinct* pages only: a page is a *copy* when at least ``COPY_SHARE`` (0.8) of its content
+text (the blocks the page-level rules keep, by subtree hash, weighted by their size:
+``PageStats.content``) is already on pages counted for its site. A copy is counted in
+``copies`` and adds nothing to the statistics, neither to the pages nor to the blocks, so an
+article stays on one counted page however many copies of it follow. A site of copies has few
+distinct pages; in a site of distinct pages the copies of one article count once. Template
+text shared by distinct pages counts towards the share too, so a page whose own text is less
+than a fifth of what the page-level rules keep (its template is larger) is taken for a copy
+of the first page with that template and is not counted: such a site learns from fewer pages.
+Limits (bench/RESULTS.md, "Reposts"): a paragraph whose markup differs between two copies
+(links, emphasis) has another subtree hash and is not recognised; a "site" made of nothing but
+reposts of one story, each with its own edits, still counts the reposts that are less than
+0.8 copied, so the story's paragraphs can reach the template share there. Byte-identical
+payloads are dropped before (``runners.local``).
+
 Pass 2 (``noise.extract(tree, templates.for_site(site), settings)``) drops blocks whose hash is on
 more than ``template_share`` of the site's pages and combines the slot prior with the page's own
 evidence. A site with fewer than ``min_site_pages`` pages gets no model (page level only).
@@ -39,6 +58,8 @@ _PENDING_PAGES = 32  # pages buffered per site before their counts are folded in
 _PENDING_TOTAL = 1000  # pages buffered over all sites: above it every site is folded in
 _SNIPPETS_PER_PAGE = 200
 _SAMPLES_PER_SITE = 1000  # sample texts kept per site, for keys on two pages or more
+# A page is a copy when this share of its content text is on pages already counted (docstring).
+COPY_SHARE = 0.8
 
 
 def site_key(url: str, settings: ExtractSettings) -> str:
@@ -53,6 +74,12 @@ def site_key(url: str, settings: ExtractSettings) -> str:
     if settings.site_key == "domain" and host:
         return registered_domain(host)
     return host
+
+
+def page_site(page, settings: ExtractSettings) -> str:
+    """The site of a ``model.Page``: the one its source gave (``Page.site``: an HTML file
+    without host evidence belongs to the folder it was given in), else ``site_key`` of its URL."""
+    return page.site or site_key(page.url, settings)
 
 
 def registered_domain(host: str) -> str:
@@ -74,6 +101,9 @@ class PageStats:
     slots: np.ndarray  # uint64, unique structural signatures of blocks with text
     slot_kept: np.ndarray  # float32, share of the slot's text the page-level rules kept
     snippets: dict[int, str] = field(default_factory=dict)  # hash or slot -> sample text
+    # The blocks the page-level rules keep (unique subtree hashes, sorted) and their text sizes.
+    content: np.ndarray = field(default_factory=lambda: np.zeros(0, np.uint64))
+    content_size: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))
 
 
 def page_stats(tree, settings: ExtractSettings, max_depth: int = 512) -> PageStats:
@@ -113,7 +143,16 @@ def blocks_stats(
     slots = np.fromiter(slot_total.keys(), dtype=np.uint64, count=len(slot_total))
     kept = np.array([slot_kept.get(s, 0) / t for s, t in slot_total.items()], dtype=np.float32)
     order = np.argsort(slots)
-    return PageStats(np.unique(np.array(hashes, dtype=np.uint64)), slots[order], kept[order], snippets)
+    content: dict[int, int] = {}
+    for h, k, t, size in zip(blocks.hash, keep, blocks.text, blocks.size):
+        if k and t and size:
+            content[h] = content.get(h, 0) + size
+    chash = np.fromiter(content.keys(), dtype=np.uint64, count=len(content))
+    csize = np.fromiter(content.values(), dtype=np.float32, count=len(content))
+    corder = np.argsort(chash)
+    return PageStats(
+        np.unique(np.array(hashes, dtype=np.uint64)), slots[order], kept[order], snippets, chash[corder], csize[corder]
+    )
 
 
 def _fold(keys: np.ndarray, values: list[np.ndarray]) -> tuple[np.ndarray, list[np.ndarray]]:
@@ -133,6 +172,7 @@ class _SiteCounts:
     pending: list[PageStats] = field(default_factory=list)
     samples: dict[int, list[str]] = field(default_factory=dict)
     pruned_below: int = 0  # lossy counting: hashes with fewer pages than this were dropped
+    copies: int = 0  # pages not counted: copies of what was counted (module docstring)
 
 
 class SiteModel:
@@ -182,9 +222,13 @@ class SiteTemplates:
     # -- learning --------------------------------------------------------------------------
 
     def fit(self, site: str, stats: PageStats) -> SiteTemplates:
+        """Count one page of ``site``, unless it is a copy of a page already counted there."""
         counts = self.sites_.get(site)
         if counts is None:
             counts = self.sites_[site] = _SiteCounts()
+        if self._is_copy(counts, stats):
+            counts.copies += 1
+            return self
         counts.pending.append(stats)
         counts.pages += 1
         self._pending_total = getattr(self, "_pending_total", 0) + 1
@@ -193,6 +237,17 @@ class SiteTemplates:
         elif self._pending_total >= _PENDING_TOTAL:
             self.compact()  # many small sites: bound what waits
         return self
+
+    @staticmethod
+    def _is_copy(counts: _SiteCounts, stats: PageStats) -> bool:
+        """Whether most of the page's content is on pages already counted (module docstring)."""
+        if not counts.pages or not len(stats.content):
+            return False
+        seen = SiteModel._lookup(counts.hash_keys, counts.hash_pages, stats.content).astype(np.int64)
+        for p in counts.pending:
+            seen += np.isin(stats.content, p.hashes, assume_unique=True)
+        total = float(stats.content_size.sum())
+        return total > 0 and float(stats.content_size[seen > 0].sum()) >= COPY_SHARE * total
 
     def _compact(self, counts: _SiteCounts) -> None:
         pending, counts.pending = counts.pending, []
@@ -274,10 +329,14 @@ class SiteTemplates:
                 src = a if a is not None else b
                 out.sites_[site] = _SiteCounts(
                     src.pages, src.hash_keys, src.hash_pages, src.slot_keys, src.slot_pages,
-                    src.slot_kept, [], dict(src.samples), src.pruned_below,
+                    src.slot_kept, [], dict(src.samples), src.pruned_below, src.copies,
                 )  # fmt: skip
                 continue
-            c = _SiteCounts(pages=a.pages + b.pages, pruned_below=max(a.pruned_below, b.pruned_below))
+            # A page copied in both shards was counted once in each (copies are told apart
+            # within a shard); later pages are checked against the merged counts.
+            c = _SiteCounts(
+                pages=a.pages + b.pages, pruned_below=max(a.pruned_below, b.pruned_below), copies=a.copies + b.copies
+            )
             c.hash_keys, (hp,) = _fold(
                 np.concatenate([a.hash_keys, b.hash_keys]),
                 [np.concatenate([a.hash_pages, b.hash_pages]).astype(np.float64)],
@@ -326,7 +385,8 @@ class SiteTemplates:
             counts = self.sites_.get(name)
             if counts is None:
                 continue
-            entry: dict = {"site": name, "pages": counts.pages, "learned": counts.pages >= self.settings.min_site_pages}
+            entry: dict = {"site": name, "pages": counts.pages, "copies": counts.copies,
+                           "learned": counts.pages >= self.settings.min_site_pages}  # fmt: skip
             n = max(1, counts.pages)
             share = counts.hash_pages / n
             blocks = []
@@ -367,7 +427,7 @@ class SiteTemplates:
         arrays: dict[str, np.ndarray] = {}
         meta = {"settings": {"template_share": self.settings.template_share}, "sites": []}
         for i, (site, c) in enumerate(sorted(self.sites_.items())):
-            meta["sites"].append({"site": site, "pages": c.pages, "pruned_below": c.pruned_below,
+            meta["sites"].append({"site": site, "pages": c.pages, "pruned_below": c.pruned_below, "copies": c.copies,
                                   "samples": [[str(k), v] for k, v in c.samples.items()]})  # fmt: skip
             arrays[f"h{i}"] = c.hash_keys
             arrays[f"hp{i}"] = c.hash_pages
@@ -389,6 +449,7 @@ class SiteTemplates:
                     pages=s["pages"], hash_keys=npz[f"h{i}"], hash_pages=npz[f"hp{i}"],
                     slot_keys=npz[f"s{i}"], slot_pages=npz[f"sp{i}"], slot_kept=npz[f"sk{i}"],
                     samples={int(k): v for k, v in s["samples"]}, pruned_below=s.get("pruned_below", 0),
+                    copies=s.get("copies", 0),
                 )  # fmt: skip
         return out
 
@@ -405,8 +466,9 @@ def format_report(rows: list[dict]) -> str:
     """``SiteTemplates.report`` as text for people."""
     lines = []
     for row in rows:
-        state = "template learned" if row["learned"] else "too few pages: page-level removal only"
-        lines.append(f"{row['site'] or '(no host)'}: {row['pages']} pages ({state})")
+        state = "template learned" if row["learned"] else "too few distinct pages: page-level removal only"
+        copies = f", and {row['copies']} copies of them not counted" if row.get("copies") else ""
+        lines.append(f"{row['site'] or '(no host)'}: {row['pages']} pages{copies} ({state})")
         if not row["learned"]:
             continue
         if row["blocks"]:

@@ -496,7 +496,7 @@ def _guard(index: Any, algorithms: list, edges: list, settings: Settings) -> Cal
     """The anti-chaining guard as a component splitter (see pagetwin.guard)."""
     from pagetwin.guard import make_splitter
 
-    return make_splitter(index, algorithms, edges, policy=settings.cluster.keep)
+    return make_splitter(index, algorithms, edges, policy=settings.cluster.keep, related_share=settings.match.guard_share)
 
 
 def _versions() -> dict[str, str]:

@@ -403,16 +403,17 @@ def _fingerprint_partition(shared: Any, units: Iterable[Unit]) -> Iterator[tuple
 
 def unit_pages(unit: Unit, settings: Settings, stats: SourceStats, want_images: bool) -> Iterator[Page]:
     """The pages of one unit of work, counted in ``stats`` as sources.iter_pages counts them."""
-    from pagetwin.sources.files import read_html_file
+    from pagetwin.sources.files import folder_site, read_html_file
 
     path, files = unit
     if files is None:
         yield from iter_pages([path], settings.input, stats, want_images)
         return
+    site = folder_site(path)
     for file_path, page_id in files:
         try:
             try:
-                item = read_html_file(file_path, page_id, settings.input)
+                item = read_html_file(file_path, page_id, settings.input, site)
             except OSError as exc:
                 stats.error(f"{file_path}: cannot read ({exc.strerror or exc})")
                 item = Skip("unreadable-file", page_id)

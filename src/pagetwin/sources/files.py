@@ -1,8 +1,19 @@
 """HTML files: a folder read recursively (sorted, so runs are deterministic), or single files.
 
 A page's id is its path relative to the folder given (POSIX separators), or its file name when
-the file was given directly. Its URL is the page's own canonical link (``<link rel=canonical>``
-or ``og:url``) when it names an absolute http(s) URL, else a ``file://`` URI.
+the file was given directly.
+
+Its URL, and so its site (whose template is learned over the site's pages), is the first of
+
+1. the page's own canonical link (``<link rel=canonical>``), then ``og:url``, when it names an
+   absolute http(s) URL;
+2. its ``<base href>``, when absolute http(s);
+3. a ``host/path`` layout as ``wget -r`` and ``httrack`` write it: when the first folder of the
+   path relative to the folder given is a host name (``www.example.org``, ``example.org:8080``),
+   the URL is ``http://`` + that path;
+4. else a ``file://`` URI. Such a page's site is the folder that was given (a file given
+   directly: its folder), never a sub-folder's name: a folder's name is not a host, and one
+   folder per topic or story must not become one site per story.
 """
 
 from __future__ import annotations
@@ -10,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from urllib.parse import quote
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -24,6 +36,9 @@ READ_STEP = 1 << 20
 
 _LINK_TAG = re.compile(rb"<link\b[^>]{0,2000}>", re.IGNORECASE)
 _META_TAG = re.compile(rb"<meta\b[^>]{0,2000}>", re.IGNORECASE)
+_BASE_TAG = re.compile(rb"<base\b[^>]{0,2000}>", re.IGNORECASE)
+# A folder named like a host: dot-separated labels, the last alphabetic, an optional port.
+_HOST_DIR = re.compile(r"^(?=.{4,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}(:\d{1,5})?$", re.IGNORECASE)
 _ATTR = re.compile(rb"""([a-zA-Z_:][-a-zA-Z0-9_:.]*)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""")
 
 
@@ -36,7 +51,8 @@ def _attrs(tag: bytes) -> dict[bytes, bytes]:
 
 
 def canonical_url(body: bytes) -> str | None:
-    """The absolute http(s) URL a page declares for itself (canonical link, then og:url)."""
+    """The absolute http(s) URL a page declares for itself (canonical link, then og:url, then
+    ``<base href>``)."""
     head = body[:CANONICAL_SCAN]
     found = None
     for m in _LINK_TAG.finditer(head):
@@ -51,6 +67,11 @@ def canonical_url(body: bytes) -> str | None:
                 found = attrs.get(b"content")
                 break
     if not found:
+        for m in _BASE_TAG.finditer(head):
+            found = _attrs(m.group(0)).get(b"href")
+            if found:
+                break
+    if not found:
         return None
     url = found.decode("utf-8", "replace").strip().replace("&amp;", "&")
     if not re.match(r"(?i)^https?://[^\s/]+", url) or any(c in url for c in " \t\r\n<>\"'"):
@@ -58,8 +79,24 @@ def canonical_url(body: bytes) -> str | None:
     return url
 
 
-def read_html_file(path: str, page_id: str, settings: InputSettings) -> Page | Skip:
-    """One HTML file as a Page (body cut at max_page_bytes; digest over the whole file)."""
+def folder_site(folder: str) -> str:
+    """The site of the pages of a folder given that have no host evidence."""
+    return "file:" + Path(folder).resolve().as_posix()
+
+
+def layout_url(rel: str) -> str | None:
+    """``http://host/path`` when the first folder of ``rel`` (POSIX, relative to the folder
+    given) is a host name, as ``wget -r`` lays pages out; else None."""
+    first, sep, rest = rel.partition("/")
+    if not sep or not rest or not _HOST_DIR.match(first):
+        return None
+    return "http://" + first.lower() + "/" + quote(rest, safe="/%:@!$&'()*+,;=~-._")
+
+
+def read_html_file(path: str, page_id: str, settings: InputSettings, site: str = "") -> Page | Skip:
+    """One HTML file as a Page (body cut at max_page_bytes; digest over the whole file).
+    ``site``: the site of the page when neither its HTML nor ``page_id`` names its URL (the
+    module docstring)."""
     limit = settings.max_page_bytes
     hasher = hashlib.sha1()
     kept = bytearray()
@@ -83,10 +120,15 @@ def read_html_file(path: str, page_id: str, settings: InputSettings) -> Page | S
     meta: dict = {}
     if result.cut:
         meta["cut_at"] = limit
-    url = canonical_url(result.body) or Path(path).resolve().as_uri()
+    url = canonical_url(result.body) or layout_url(page_id)
+    if url is None:
+        url = Path(path).resolve().as_uri()
+        site = site or "file:" + Path(path).parent.resolve().as_posix()
+    else:
+        site = ""
     return Page(
         id=page_id, url=url, body=result.body, payload_digest=b32_digest(hasher.digest()),
-        source=path, truncated=result.cut, meta=meta,
+        source=path, truncated=result.cut, meta=meta, site=site,
     )
 
 
@@ -131,10 +173,12 @@ def walk_folder(folder: str, stats: SourceStats) -> Iterator[tuple[str, str]]:
 
 
 def iter_folder(folder: str, settings: InputSettings, stats: SourceStats) -> Iterator[Page | Skip]:
-    """Every .html/.htm file under ``folder`` as a page, in walk_folder's order."""
+    """Every .html/.htm file under ``folder`` as a page, in walk_folder's order; the pages
+    without host evidence are one site, the folder's."""
+    site = folder_site(folder)
     for path, rel in walk_folder(folder, stats):
         try:
-            yield read_html_file(path, rel, settings)
+            yield read_html_file(path, rel, settings, site)
         except OSError as exc:
             # Seen but unreadable: counted, and named in the errors.
             stats.error(f"{path}: cannot read ({exc.strerror or exc})")
