@@ -31,3 +31,18 @@ def test_unknown_and_mistyped_settings_are_named(tmp_path):
 def test_hyphenated_sections_and_booleans():
     s = Settings.from_dict({"extract": {"templates": False}, "chunks": {"merge-partial": True}})
     assert s.extract.templates is False and s.chunks.merge_partial is True
+
+
+def test_profiles_apply_over_the_defaults_and_toml_over_the_profile(tmp_path):
+    from pagetwin.config import PROFILES
+
+    assert set(PROFILES) >= {"reposts", "near-identical"} and PROFILES["reposts"] == {}
+    near = Settings.with_profile("near-identical")
+    assert (near.minhash.shingle, near.minhash.multiset, near.minhash.threshold) == (1, True, 0.9)
+    assert Settings.with_profile("reposts") == Settings()
+    path = tmp_path / "c.toml"
+    path.write_text("[minhash]\nthreshold = 0.85\n")
+    loaded = Settings.load(path, "near-identical")
+    assert loaded.minhash.threshold == 0.85 and loaded.minhash.shingle == 1
+    with pytest.raises(ConfigError, match="unknown profile 'nope'"):
+        Settings.with_profile("nope")

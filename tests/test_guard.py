@@ -105,3 +105,29 @@ def test_every_member_is_verified_similar_to_its_center(n, seed, rule):
             for c2 in part
             if c1 != c2 and edge_or_similar(c1, c2)
         )
+
+
+def test_members_reached_through_members_join_when_they_resemble_the_core():
+    # Reposts: pages 0-4 resemble each other but only some pairs have an edge. The core is
+    # {2, 1} (2 has the most edges); 4 is two edges away from it and joins only because the
+    # cluster grows breadth first. 5 hangs off 4 and resembles none of them.
+    edges = [(0, 1, 0.9), (1, 2, 0.6), (2, 3, 0.5), (3, 4, 0.5), (4, 5, 0.4), (0, 2, 0.5)]
+
+    def similar(a, b):
+        return a < 5 and b < 5
+
+    parts = split_component(list(range(6)), edges, similar)
+    assert [0, 1, 2, 3, 4] in parts and [5] in parts
+
+
+def test_minhash_related_is_a_share_of_the_threshold():
+    from pagetwin.config import MinHashSettings
+    from pagetwin.fingerprints.minhash import MinHash
+    from pagetwin.model import Doc
+
+    algo = MinHash(MinHashSettings(threshold=0.6, shingle=1, multiset=False))
+    words = [f"w{i}" for i in range(200)]
+    a = algo.features(Doc("a", "", "", None, "", tokens=words[:100]))
+    b = algo.features(Doc("b", "", "", None, "", tokens=words[50:150]))  # Jaccard 1/3
+    assert not algo.verify(a, b).passed
+    assert algo.related(a, b, 0.5) and not algo.related(a, b, 1.0)

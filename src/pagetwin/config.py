@@ -70,6 +70,8 @@ class MinHashSettings:
     multiset: bool = False  # repeats count: estimate weighted (multiset) Jaccard of shingle counts
     fp_weight: float = 0.3  # bands x rows minimise fp_weight * FP area + fn_weight * FN area
     fn_weight: float = 0.7  # (a false positive costs one verification, a false negative a pair)
+    containment: float = 0.8  # a candidate below threshold with this share of the smaller page's
+    # shingles in the larger is a "partial" edge (merged only with match.merge_partial); 0 = off
 
 
 @dataclass
@@ -96,7 +98,7 @@ class ChunkSettings:
     chunk_words: int = 8  # k-word windows registered in the inverted index
     threshold: float = 0.9  # relative-frequency similarity for a duplicate (calibrated)
     containment: float = 0.8  # share of the smaller page found in the larger for "partial"
-    merge_partial: bool = False  # cluster partial copies with their source
+    merge_partial: bool = False  # also cluster chunks' partial copies with their source (as match.merge_partial)
     min_tokens: int = 40
     winnow: int = 8  # index keys: the smallest chunk hash of every window of this many chunks
     max_keys: int = 512  # at most this many index keys per page (the smallest winnowed hashes)
@@ -129,6 +131,9 @@ class MatchSettings:
     # ... related = a similarity of at least this share of the algorithm's threshold (1.0: the
     # pair must verify). Reposts are each near some copies, not all (bench/RESULTS.md, "Reposts").
     guard_share: float = 0.5
+    # Partial edges (one page contains most of the other: a teaser, an article inside a longer
+    # page) are written to pairs.jsonl as "partial"; they join clusters only when this is true.
+    merge_partial: bool = False
 
 
 @dataclass

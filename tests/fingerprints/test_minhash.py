@@ -123,7 +123,7 @@ def test_short_pages_get_no_signature_and_round_trip():
     assert algo.features(doc(["a"] * 9)) is None
     sig = algo.features(doc([f"w{i}" for i in range(50)]))
     data = algo.encode(sig)
-    assert len(data) == 4 * algo.settings.num_perm
+    assert len(data) == 4 * (algo.settings.num_perm + 1)  # the signature, then the shingle count
     assert np.array_equal(algo.decode(data), sig)
     keys = list(algo.keys(sig))
     assert len(keys) == algo.bands and all(-(1 << 63) <= k < (1 << 63) for k in keys)
@@ -147,3 +147,19 @@ def test_multiset_estimates_weighted_jaccard():
     words = [f"u{i}" for i in range(50)]
     plain = MinHash(MinHashSettings(num_perm=256, shingle=1, min_tokens=1))
     assert np.array_equal(plain.features(doc(words)), algo.features(doc(words)))
+
+
+def test_containment_makes_a_partial_edge_below_the_threshold():
+    from pagetwin.config import MinHashSettings
+    from pagetwin.fingerprints.minhash import MinHash
+
+    algo = MinHash(MinHashSettings(threshold=0.5, shingle=1, multiset=False, num_perm=256))
+    words = [f"w{i}" for i in range(300)]
+    teaser, article = doc(words[:100]), doc(words)  # the teaser is all in the article: J = 1/3
+    ev = algo.verify(algo.features(article), algo.features(teaser))
+    assert ev.passed and ev.detail["kind"] == "partial" and ev.detail["container"] == "a"
+    assert ev.detail["containment"] >= 0.8
+    off = MinHash(MinHashSettings(threshold=0.5, shingle=1, multiset=False, num_perm=256, containment=0))
+    assert not off.verify(off.features(article), off.features(teaser)).passed
+    # Overlapping halves are not a containment.
+    assert not algo.verify(algo.features(doc(words[:200])), algo.features(doc(words[100:]))).passed

@@ -239,3 +239,58 @@ def test_any_site_of_any_markup_is_handled(site):
         assert is_subsequence(lines, [t for t in walk(parse_html(html)).text if t])
         assert text_of(html, restored) == "\n".join(lines)
     model.report()
+
+
+# -- copies are not template (issue 11) ----------------------------------------------------
+
+
+def test_copies_of_one_article_count_once_and_the_article_stays():
+    # 10 distinct pages, then 6 more URLs of page 0 (print view, tag page, ...): without the copy
+    # rule page 0's paragraphs would be on 7 of 16 pages (44 % > 25 %) and removed as template.
+    pages = site_pages(10, seed=3)
+    url0, html0, article0 = pages[0]
+    copies = [(f"{url0}?print={i}", html0, article0) for i in range(6)]
+    model = fitted(pages + copies)
+    counts = model.sites_[SITE]
+    assert counts.pages == 10 and counts.copies == 6
+    site = model.for_site(SITE)
+    out = text_of(html0, site)
+    for p in article0:
+        assert p in out
+    assert ABOUT_A not in out  # the site's template is still learned and removed
+    assert model.report(SITE)[0]["copies"] == 6
+
+
+def test_a_site_made_of_copies_learns_no_template():
+    url, html, article = site_pages(1, seed=4)[0]
+    model = fitted([(f"{url}?v={i}", html, article) for i in range(20)])
+    assert model.sites_[SITE].pages == 1 and model.sites_[SITE].copies == 19
+    assert model.for_site(SITE) is None  # fewer than min_site_pages distinct pages
+
+
+def test_copies_survive_serialisation_and_merge():
+    pages = site_pages(8, seed=5)
+    model = fitted(pages + [(pages[1][0] + "?a", pages[1][1], pages[1][2])])
+    back = SiteTemplates.from_bytes(model.to_bytes())
+    assert back.sites_[SITE].copies == 1 and back.sites_[SITE].pages == 8
+    merged = model.merge(back)
+    assert merged.sites_[SITE].copies == 2 and merged.sites_[SITE].pages == 16
+
+
+@hsettings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.integers(0, 7), min_size=1, max_size=12), st.integers(0, 3))
+def test_property_an_exact_copy_never_changes_the_counts(repeats, seed):
+    # Invariant: once a page is counted, fitting it again (a copy) leaves every count as it was.
+    settings = ExtractSettings()
+    pages = site_pages(8, seed=seed)
+    stats = [page_stats(parse_html(html), settings) for _, html, _ in pages]
+    model = SiteTemplates(settings)
+    for s in stats:
+        model.fit(SITE, s)
+    before = SiteTemplates.from_bytes(model.to_bytes()).sites_[SITE]
+    for i in repeats:
+        model.fit(SITE, stats[i])
+    after = model.compact().sites_[SITE]
+    assert after.pages == before.pages and after.copies == len(repeats)
+    assert np.array_equal(after.hash_keys, before.hash_keys) and np.array_equal(after.hash_pages, before.hash_pages)
+    assert np.array_equal(after.slot_pages, before.slot_pages)

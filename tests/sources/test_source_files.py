@@ -93,3 +93,36 @@ def test_links_loops_and_odd_entries(tmp_path):
     assert [p.id for p in pages] == ["dir.html/q.htm", "sub/p.html"]
     assert stats.skipped == {"unreadable-file": 1}
     assert any("gone.html" in e for e in stats.errors)
+
+
+def test_site_of_a_file_base_href_host_folder_else_the_folder_given(tmp_path):
+    from pagetwin.html.templates import page_site
+    from pagetwin.config import ExtractSettings
+
+    root = tmp_path / "saved"
+    (root / "www.example.org" / "news").mkdir(parents=True)
+    (root / "story-a").mkdir()
+    (root / "story-b").mkdir()
+    (root / "www.example.org" / "news" / "1.html").write_bytes(html_page("wget layout"))
+    (root / "story-a" / "x.html").write_bytes(html_page("no host evidence"))
+    (root / "story-b" / "y.html").write_bytes(html_page("no host evidence either"))
+    (root / "story-b" / "base.html").write_bytes(b'<html><head><base href="https://base.example/dir/"></head><body>b</body></html>')
+    pages, _ = read_all([str(root)])
+    by_id = {p.id: p for p in pages}
+    settings = ExtractSettings()
+    assert by_id["www.example.org/news/1.html"].url == "http://www.example.org/news/1.html"
+    assert page_site(by_id["www.example.org/news/1.html"], settings) == "example.org"
+    assert by_id["story-b/base.html"].url == "https://base.example/dir/"
+    # No host evidence: one site, the folder given, whatever sub-folder the file is in.
+    site = "file:" + root.resolve().as_posix()
+    assert page_site(by_id["story-a/x.html"], settings) == site == page_site(by_id["story-b/y.html"], settings)
+    assert by_id["story-a/x.html"].url.startswith("file://")
+
+
+def test_layout_url_wants_a_host_name_folder():
+    from pagetwin.sources.files import layout_url
+
+    assert layout_url("example.org:8080/a b.html") == "http://example.org:8080/a%20b.html"
+    assert layout_url("Sub.Example.CO.UK/x/y.htm") == "http://sub.example.co.uk/x/y.htm"
+    for rel in ("stories/a.html", "a.html", "v1.2/a.html", "-bad.org/a.html", "example.org/"):
+        assert layout_url(rel) is None, rel

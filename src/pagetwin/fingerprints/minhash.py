@@ -15,7 +15,15 @@ Jaccard similarity of the shingle sets, up to 32-bit collisions (probability ~ 2
 Candidates: the signature is cut into ``bands`` bands of ``rows`` rows; each band is a key.
 bands and rows come from the threshold (lsh.lsh_params: bands * rows <= num_perm minimising
 fp_weight * FP area + fn_weight * FN area under the S-curve). Verification: the estimated
-Jaccard (share of agreeing rows) >= threshold.
+Jaccard (share of agreeing rows) >= threshold: a duplicate.
+
+Containment: the features also hold the number of distinct shingles n (one more uint32 after
+the signature), so a candidate pair below the threshold gets the estimated share of the smaller
+page's shingles found in the larger, J / (1 + J) * (n_a + n_b) / min(n_a, n_b). At
+``containment`` or more it is a ``partial`` edge (a teaser of an article, an article inside a
+longer page), which clustering merges only with ``match.merge_partial``. Only pairs the LSH
+bands propose are asked, so a small page inside a much larger one (Jaccard far below the
+threshold) is found by the ``chunks`` algorithm, not here.
 """
 
 from __future__ import annotations
@@ -91,9 +99,12 @@ class MinHash(Algorithm):
         return multiset_hashes(h) if self.settings.multiset else h
 
     def features(self, doc: Doc) -> np.ndarray | None:
+        """The signature, then the number of distinct shingles (module docstring)."""
         if len(self.tokens(doc)) < self.settings.min_tokens:
             return None
-        return minhash_signature(self.shingles(doc), self._a, self._b)
+        shingles = self.shingles(doc)
+        size = min(len(np.unique(shingles)), 0xFFFFFFFF)
+        return np.append(minhash_signature(shingles, self._a, self._b), np.uint32(size))
 
     def keys(self, features: np.ndarray) -> Iterable[int]:
         sig = np.ascontiguousarray(features, dtype=np.uint32)
@@ -105,16 +116,24 @@ class MinHash(Algorithm):
         return out
 
     def verify(self, a: np.ndarray, b: np.ndarray) -> Evidence:
-        est = estimate_jaccard(a, b)
-        return Evidence(
-            self.name,
-            est,
-            est >= self.settings.threshold,
-            {"jaccard": round(est, 4), "bands": self.bands, "rows": self.rows},
-        )
+        s = self.settings
+        est = estimate_jaccard(a[: s.num_perm], b[: s.num_perm])
+        detail: dict = {"jaccard": round(est, 4), "bands": self.bands, "rows": self.rows}
+        if est >= s.threshold:
+            return Evidence(self.name, est, True, detail)
+        n_a, n_b = int(a[s.num_perm]), int(b[s.num_perm])
+        if s.containment > 0 and min(n_a, n_b) > 0:
+            contained = min(1.0, est / (1 + est) * (n_a + n_b) / min(n_a, n_b))
+            detail["containment"] = round(contained, 4)
+            if contained >= s.containment:
+                detail["kind"] = "partial"
+                detail["container"] = "a" if n_a >= n_b else "b"
+                return Evidence(self.name, est, True, detail)
+        return Evidence(self.name, est, False, detail)
 
     def related(self, a: np.ndarray, b: np.ndarray, share: float) -> bool:
-        return estimate_jaccard(a, b) >= share * self.settings.threshold
+        n = self.settings.num_perm
+        return estimate_jaccard(a[:n], b[:n]) >= share * self.settings.threshold
 
     def encode(self, features: np.ndarray) -> bytes:
         return np.ascontiguousarray(features, dtype=np.uint32).tobytes()

@@ -338,7 +338,8 @@ def dedup(
 
     t = time.monotonic()
     # Revisits are attached to their original after the guard, not linked through it.
-    merge_kinds = {"duplicate"} | ({"partial"} if settings.chunks.merge_partial else set())
+    merge_partial = settings.match.merge_partial or settings.chunks.merge_partial
+    merge_kinds = {"duplicate"} | ({"partial"} if merge_partial else set())
     linked = [(e.a, e.b) for e in edges if e.kind in merge_kinds]
     split = _guard(index, algorithms, edges, settings) if settings.match.guard else None
     rows = clusters(index.pages_for_clustering(), linked, settings.cluster.keep, split, attach=revisits)
@@ -496,7 +497,12 @@ def _guard(index: Any, algorithms: list, edges: list, settings: Settings) -> Cal
     """The anti-chaining guard as a component splitter (see pagetwin.guard)."""
     from pagetwin.guard import make_splitter
 
-    return make_splitter(index, algorithms, edges, policy=settings.cluster.keep, related_share=settings.match.guard_share)
+    # Merged partial edges are edges of the component the guard splits, like duplicates.
+    merge_partial = settings.match.merge_partial or settings.chunks.merge_partial
+    kinds = ("duplicate", "revisit", "partial") if merge_partial else ("duplicate", "revisit")
+    return make_splitter(
+        index, algorithms, edges, policy=settings.cluster.keep, kinds=kinds, related_share=settings.match.guard_share
+    )
 
 
 def _versions() -> dict[str, str]:
