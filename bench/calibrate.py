@@ -374,8 +374,10 @@ def featurize(algo, docs: list[Doc]) -> list[Any]:
     return [algo.features(d) for d in docs]
 
 
-def pair_scores(algo, feats: list[Any], pairs) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(score, passed, shares a candidate key) per pair; pages without features score 0."""
+def pair_scores(algo, feats: list[Any], pairs, duplicates_only: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(score, passed, shares a candidate key) per pair; pages without features score 0.
+    ``duplicates_only``: a pair that passes as a ``partial`` copy (containment) does not count as
+    passed (clusters are made of duplicate edges; partial ones are reported apart)."""
     keys = {}
     scores, passed, cand = [], [], []
     for i, j, _ in pairs:
@@ -387,7 +389,7 @@ def pair_scores(algo, feats: list[Any], pairs) -> tuple[np.ndarray, np.ndarray, 
             continue
         ev = algo.verify(fa, fb)
         scores.append(ev.score)
-        passed.append(ev.passed)
+        passed.append(ev.passed and not (duplicates_only and ev.detail.get("kind") == "partial"))
         for x in (i, j):
             if x not in keys:
                 keys[x] = set(algo.keys(feats[x]))

@@ -124,4 +124,4 @@ def test_config_shows_what_a_profile_sets(capsys):
     data = tomllib.loads(out)
     assert data["minhash"]["threshold"] == 0.9 and data["minhash"]["shingle"] == 1
     assert main(["config"]) == 0
-    assert tomllib.loads(capsys.readouterr().out)["minhash"]["threshold"] == 0.3
+    assert tomllib.loads(capsys.readouterr().out)["minhash"]["threshold"] == 0.25

@@ -30,6 +30,9 @@ class ExtractSettings:
     site_key: str = "host"  # "host" or "domain" (registered domain)
     min_site_pages: int = 5  # fewer pages than this: the site falls back to page-level removal
     template_share: float = 0.25  # a block on more than this share of a site's pages is template
+    # A structural slot's prior is used only when the slot is on this share of the site's pages:
+    # a rarer one is a generic path in a folder of many sites' pages (bench/RESULTS.md, "Reposts").
+    min_slot_share: float = 0.2
     max_hashes_per_site: int = 200_000  # bound on per-site counts (pruned above it)
 
 
@@ -60,8 +63,8 @@ class SimHashSettings:
 @dataclass
 class MinHashSettings:
     # Calibrated on reposts (spotsigs-dev; bench/RESULTS.md, "Reposts"): word pairs, as a set,
-    # J >= 0.3. Profile "near-identical": words as a multiset, J >= 0.9 (copycat judgements).
-    threshold: float = 0.3  # Jaccard threshold the LSH bands are derived for and edges must pass
+    # J >= 0.25. Profile "near-identical": words as a multiset, J >= 0.9 (copycat judgements).
+    threshold: float = 0.25  # Jaccard threshold the LSH bands are derived for and edges must pass
     num_perm: int = 128
     shingle: int = 2  # words per shingle
     min_tokens: int = 10

@@ -22,7 +22,7 @@ decision per block:
    a block whose subtree (exact hash, or the hash of one of its ancestors) is on more than
    ``template_share`` of the site's pages is template and is dropped, whatever step 3 said.
    Then the structural slot of the block (its tag path with class and id), when the slot is on
-   more than ``template_share`` of the site's pages: the share of text at that slot that step 3
+   at least ``min_slot_share`` of the site's pages: the share of text at that slot that step 3
    kept on the site's other pages is a prior; the decision is
    ``0.4 * page_keep + 0.6 * prior >= 0.5``, so a slot that is content on the site's pages
    keeps its short paragraphs and a slot that is chrome everywhere ("latest news" boxes whose
@@ -199,10 +199,10 @@ def decide(
     parent = blocks.parent
     n = len(blocks)
     template = [False] * n
-    # A slot is site evidence when it is one of the site's own: on more than template_share of
-    # its pages (and on two at least). A rarer slot is a generic path (div > p) in a folder of
-    # pages from many sites, or a page type of its own, where the page's own evidence is better.
-    min_pages = max(2 / site.pages_, settings.template_share)
+    # A slot is site evidence when it is one of the site's own: on at least min_slot_share of its
+    # pages (and on two at least). A rarer slot is a generic path (div > p) in a folder of pages
+    # from many sites, or a page type of its own, where the page's own evidence is better.
+    min_pages = max(2 / site.pages_, settings.min_slot_share)
     for b in range(n):
         p = parent[b]
         template[b] = share[b] > threshold or (p >= 0 and template[p])
