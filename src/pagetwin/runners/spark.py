@@ -157,16 +157,32 @@ class SparkEngine:
     # -- the partitions -------------------------------------------------------------------
 
     def units(self, inputs: list[str], stats: SourceStats) -> list[Unit]:
-        """One unit of work per input file, folders expanded to their files (problems listing a
-        folder go to ``stats``)."""
+        """One unit of work per input file, folders expanded to their files in the order the
+        local runner reads them (sources.files.walk_inputs): up to ``files_per_task`` HTML files
+        in a row make one unit, each WARC, ARC or JSONL file one unit (problems listing a
+        folder, and the files it ignores, go to ``stats``)."""
+        from pagetwin.sources.files import walk_inputs
+
         out: list[Unit] = []
+        step = max(1, self.files_per_task)
         for path in inputs:
-            if os.path.isdir(path):
-                files = folder_files(path, stats)
-                step = max(1, self.files_per_task)
-                out.extend((path, files[i : i + step]) for i in range(0, len(files), step))
-            else:
+            if not os.path.isdir(path):
                 out.append((path, None))
+                continue
+            run: list[tuple[str, str]] = []
+            for file_path, rel, kind in walk_inputs(path, stats):
+                if kind == "html":
+                    run.append((file_path, rel))
+                    if len(run) == step:
+                        out.append((path, run))
+                        run = []
+                    continue
+                if run:
+                    out.append((path, run))
+                    run = []
+                out.append((file_path, None))
+            if run:
+                out.append((path, run))
         return out
 
     def _run(self, settings: Settings, units: list[Unit], fn: Callable, shared: Any) -> Iterator[Any]:

@@ -1,4 +1,9 @@
-"""Sources: turn inputs (WARC/ARC files, folders of HTML, HTML files, JSON Lines) into Pages.
+"""Sources: turn inputs (WARC/ARC files, folders, HTML files, JSON Lines) into Pages.
+
+``readable_inputs`` expands the inputs as given: a glob pattern that is not an existing path
+becomes the sorted paths it matches, a manifest (``*.paths``, ``*.paths.gz``, ``*.txt``, as
+Common Crawl's ``warc.paths.gz``) the paths it lists. A folder is walked recursively and each
+WARC, ARC, JSONL and HTML file in it is read by its reader (sources.files.walk_inputs).
 
 ``iter_pages`` streams the pages of all inputs and accounts for every record it sees in a
 SourceStats: each record is either yielded (a page, a revisit or, when wanted, an image) or
@@ -9,19 +14,91 @@ Bad data never raises out of ``iter_pages``; problems with whole files go to ``s
 
 from __future__ import annotations
 
+import glob
+import gzip
 import os
+import re
+import zlib
 from collections.abc import Iterator
 
 from pagetwin.config import InputSettings
 from pagetwin.model import Page
 from pagetwin.sources.base import InputError, Skip, SourceStats
 
-__all__ = ["InputError", "SourceStats", "Skip", "check_inputs", "input_kind", "iter_pages"]
+__all__ = ["InputError", "SourceStats", "Skip", "check_inputs", "expand_inputs", "input_kind", "iter_pages", "readable_inputs"]
 
 _WARC_NAMES = (".warc", ".warc.gz", ".warc.zst")
 _ARC_NAMES = (".arc", ".arc.gz")
 _JSONL_NAMES = (".jsonl", ".jsonl.gz", ".ndjson", ".ndjson.gz")
 _HTML_NAMES = (".html", ".htm", ".xhtml")
+_MANIFEST_NAMES = (".paths", ".paths.gz", ".txt")
+_GLOB_CHARS = re.compile(r"[*?\[]")
+_REMOTE = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
+
+
+def is_manifest(path: str) -> bool:
+    """Whether a file given directly is a list of paths: named ``*.paths``, ``*.paths.gz`` or
+    ``*.txt`` (a ``.txt`` that is a WARC or ARC by its content is read as one)."""
+    if not path.lower().endswith(_MANIFEST_NAMES) or not os.path.isfile(path):
+        return False
+    if path.lower().endswith(".txt"):
+        from pagetwin.sources.warc import sniff_archive
+
+        try:
+            return sniff_archive(path) is None
+        except OSError:
+            return False
+    return True
+
+
+def _manifest_paths(manifest: str) -> tuple[list[tuple[str, str]], list[str]]:
+    """([(path, where it is listed), ...], problems) of a manifest: one path a line, gzipped or
+    not; relative paths are relative to the manifest's folder; blank lines and ``#`` comments
+    are skipped; remote paths (``s3://``, ``http://``) are problems, not paths."""
+    base = os.path.dirname(manifest)
+    paths, problems = [], []
+    try:
+        with open(manifest, "rb") as fh:
+            gz = fh.read(2) == b"\x1f\x8b"
+        with gzip.open(manifest, "rb") if gz else open(manifest, "rb") as fh:
+            lines = fh.read().decode("utf-8", "replace").splitlines()
+    except (OSError, EOFError, zlib.error) as exc:
+        return [], [f"{manifest}: cannot be read as a list of paths ({getattr(exc, 'strerror', None) or exc})"]
+    for lineno, line in enumerate(lines, 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        where = f"{manifest}:{lineno}"
+        if _REMOTE.match(line):
+            problems.append(f"{line}: remote paths are not supported by the local runner (listed in {where})")
+            continue
+        paths.append((line if os.path.isabs(line) else os.path.join(base, line), f"listed in {where}"))
+    if not paths and not problems:
+        problems.append(f"{manifest}: lists no paths")
+    return paths, problems
+
+
+def expand_inputs(inputs: list[str]) -> tuple[list[tuple[str, str]], list[str]]:
+    """([(path, "listed in MANIFEST:LINE" or ""), ...], problems): glob patterns
+    that are not existing paths expanded (recursive ``**``, sorted), manifests replaced by the
+    paths they list. A pattern matching nothing is a problem, as a missing file is."""
+    out: list[tuple[str, str]] = []
+    problems: list[str] = []
+    for path in inputs:
+        if not os.path.lexists(path) and _GLOB_CHARS.search(path):
+            matches = sorted(glob.glob(path, recursive=True))
+            if not matches:
+                problems.append(f"{path}: no such file or directory (no path matches the pattern)")
+        else:
+            matches = [path]
+        for one in matches:
+            if is_manifest(one):
+                listed, trouble = _manifest_paths(one)
+                out.extend(listed)
+                problems.extend(trouble)
+            else:
+                out.append((one, ""))
+    return out, problems
 
 
 def check_inputs(inputs: list[str]) -> list[str]:
@@ -48,12 +125,14 @@ def check_inputs(inputs: list[str]) -> list[str]:
 
 
 def readable_inputs(inputs: list[str]) -> tuple[list[str], list[str]]:
-    """(the inputs that can be read, one-line messages for those that cannot).
-    Raises InputError, naming every problem, when none can be read."""
-    readable, problems = [], []
-    for path in inputs:
+    """(the inputs that can be read, globs and manifests expanded (expand_inputs); one-line
+    messages for those that cannot). Raises InputError, naming every problem, when none can be
+    read."""
+    expanded, problems = expand_inputs(inputs)
+    readable = []
+    for path, origin in expanded:
         found = check_inputs([path])
-        problems.extend(found)
+        problems.extend(f"{p} ({origin})" if origin else p for p in found)
         if not found:
             readable.append(path)
     if not readable:
@@ -92,11 +171,10 @@ def input_kind(path: str) -> str | None:
 
 
 def _records(path: str, settings: InputSettings, stats: SourceStats, want_images: bool) -> Iterator[Page | Skip]:
+    """The records of one input file (not a folder), by its kind."""
     from pagetwin.sources import files, jsonl, warc
 
     kind = input_kind(path)
-    if kind == "folder":
-        return files.iter_folder(path, settings, stats)
     if kind == "html":
         return files.iter_html_file(path, settings, stats)
     if kind == "jsonl":
@@ -109,24 +187,58 @@ def _records(path: str, settings: InputSettings, stats: SourceStats, want_images
     return iter(())
 
 
+def _counted(
+    path: str, records: Iterator[Page | Skip], stats: SourceStats, want_images: bool
+) -> Iterator[Page]:
+    """The pages of ``records`` (one file's), every record counted in ``stats``; an exception
+    stops this file only."""
+    try:
+        for item in records:
+            if isinstance(item, Skip):
+                stats.skip(item.reason, "", item.detail)
+            elif item.kind == "image" and not want_images:
+                stats.skip("not-html", "", f"{item.url} image")
+            else:
+                stats.count_page(item)
+                yield item
+    except Exception as exc:  # noqa: BLE001 - the last guard: bad data must not stop the run
+        msg = " ".join(str(exc).split())[:200]
+        stats.error(f"{path}: reading stopped ({type(exc).__name__}: {msg})")
+
+
+def folder_records(
+    folder: str, settings: InputSettings, stats: SourceStats, want_images: bool
+) -> Iterator[tuple[str, Iterator[Page | Skip]]]:
+    """(file path, its records) for every input file of ``folder``, in walk order
+    (files.walk_inputs). HTML files: id relative to the folder, the folder as their site
+    without host evidence; the other files are read as if given directly."""
+    from pagetwin.sources import files
+
+    site = files.folder_site(folder)
+    for path, rel, kind in files.walk_inputs(folder, stats):
+        if kind == "html":
+            yield path, files.iter_folder_html(path, rel, settings, stats, site)
+        else:
+            yield path, _lazy_records(path, settings, stats, want_images)
+
+
+def _lazy_records(path: str, settings: InputSettings, stats: SourceStats, want_images: bool) -> Iterator[Page | Skip]:
+    """_records, opened only when iterated (so an error opening it is caught by _counted)."""
+    yield from _records(path, settings, stats, want_images)
+
+
 def iter_pages(
     inputs: list[str], settings: InputSettings, stats: SourceStats, want_images: bool = False
 ) -> Iterator[Page]:
-    """The pages of all ``inputs``, in order, streamed. Every record seen is counted in
+    """The pages of all ``inputs`` (paths: readable_inputs expands globs and manifests), in
+    order, streamed. Folders are walked (folder_records). Every record seen is counted in
     ``stats``; images are yielded (kind "image") only when ``want_images``."""
     for path in inputs:
         if not os.path.exists(path):
             stats.error(f"{path}: no such file or directory")
             continue
-        try:
-            for item in _records(path, settings, stats, want_images):
-                if isinstance(item, Skip):
-                    stats.skip(item.reason, "", item.detail)
-                elif item.kind == "image" and not want_images:
-                    stats.skip("not-html", "", f"{item.url} image")
-                else:
-                    stats.count_page(item)
-                    yield item
-        except Exception as exc:  # noqa: BLE001 - the last guard: bad data must not stop the run
-            msg = " ".join(str(exc).split())[:200]
-            stats.error(f"{path}: reading stopped ({type(exc).__name__}: {msg})")
+        if os.path.isdir(path):
+            for file_path, records in folder_records(path, settings, stats, want_images):
+                yield from _counted(file_path, records, stats, want_images)
+        else:
+            yield from _counted(path, _lazy_records(path, settings, stats, want_images), stats, want_images)

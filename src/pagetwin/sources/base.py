@@ -38,6 +38,9 @@ class SourceStats:
     partial_decodes: int = 0  # of pages_read, pages whose content encoding stopped early
     errors: list[str] = field(default_factory=list)  # one-line messages about whole files
     examples: dict[str, list[str]] = field(default_factory=dict)  # reason -> a few details
+    # Files in a folder given that are not inputs (logs, CDX files, ...): not records, not read.
+    files_ignored: int = 0
+    ignored_examples: list[str] = field(default_factory=list)  # a few of their paths
 
     def skip(self, reason: str, source: str = "", detail: str = "") -> None:
         """Count one record that was seen and not yielded (counts it in records_total too)."""
@@ -65,6 +68,12 @@ class SourceStats:
         if meta.get("content_decoding") == "partial":
             self.partial_decodes += 1
 
+    def ignore_file(self, path: str) -> None:
+        """Note a file of a folder that is not an input (not a record: records_total is unchanged)."""
+        self.files_ignored += 1
+        if len(self.ignored_examples) < MAX_EXAMPLES:
+            self.ignored_examples.append(path)
+
     def error(self, message: str) -> None:
         """Note a problem with a whole file (kept to one line)."""
         self.errors.append(" ".join(message.split()))
@@ -82,10 +91,12 @@ class SourceStats:
             "partial_decodes": self.partial_decodes,
             "errors": list(self.errors),
             "skip_examples": {k: list(v) for k, v in sorted(self.examples.items())},
+            "files_ignored": self.files_ignored,
+            "files_ignored_examples": list(self.ignored_examples),
         }
 
     def merge(self, other: SourceStats) -> None:
-        for name in ("records_total", "pages_read", "cut", "images", "revisits", "sniffed", "partial_decodes"):
+        for name in ("records_total", "pages_read", "cut", "images", "revisits", "sniffed", "partial_decodes", "files_ignored"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         for reason, n in other.skipped.items():
             self.skipped[reason] = self.skipped.get(reason, 0) + n
@@ -93,6 +104,7 @@ class SourceStats:
             mine = self.examples.setdefault(reason, [])
             mine.extend(shown[: max(0, MAX_EXAMPLES - len(mine))])
         self.errors.extend(other.errors)
+        self.ignored_examples.extend(other.ignored_examples[: max(0, MAX_EXAMPLES - len(self.ignored_examples))])
 
     def consistent(self) -> bool:
         """The accounting invariant holds."""

@@ -1,4 +1,5 @@
-"""HTML files: a folder read recursively (sorted, so runs are deterministic), or single files.
+"""HTML files: a folder read recursively (sorted, so runs are deterministic), or single files;
+and the walk of a folder given, which finds its WARC, ARC, JSONL and HTML files.
 
 A page's id is its path relative to the folder given (POSIX separators), or its file name when
 the file was given directly.
@@ -31,6 +32,8 @@ from pagetwin.sources.base import Skip, SourceStats
 from pagetwin.sources.payload import Body, b32_digest, is_binary, prepare_body
 
 HTML_SUFFIXES = (".html", ".htm")
+ARCHIVE_SUFFIXES = (".warc", ".warc.gz", ".arc", ".arc.gz")
+JSONL_SUFFIXES = (".jsonl", ".jsonl.gz")
 CANONICAL_SCAN = 65536  # bytes searched for a canonical URL
 READ_STEP = 1 << 20
 
@@ -140,11 +143,11 @@ def iter_html_file(path: str, settings: InputSettings, stats: SourceStats) -> It
         yield Skip("unreadable-file", os.path.basename(path))
 
 
-def walk_folder(folder: str, stats: SourceStats) -> Iterator[tuple[str, str]]:
-    """(path, id) of every .html/.htm file under ``folder``, in the order of their sorted
-    relative paths (directories walked depth first, entries sorted by name; links to
-    directories are not followed, so a link loop cannot trap the walk). The id is the path
-    relative to the folder, with POSIX separators."""
+def _walk(folder: str, stats: SourceStats) -> Iterator[tuple[str, str]]:
+    """(path, id) of every file under ``folder``, in the order of their sorted relative paths
+    (directories walked depth first, entries sorted by name; links to directories are not
+    followed, so a link loop cannot trap the walk). The id is the path relative to the folder,
+    with POSIX separators."""
     root = Path(folder)
 
     def listing(directory: str) -> Iterator[os.DirEntry]:
@@ -168,18 +171,47 @@ def walk_folder(folder: str, stats: SourceStats) -> Iterator[tuple[str, str]]:
             is_dir = False
         if is_dir:
             stack.append(listing(entry.path))
-        elif entry.name.lower().endswith(HTML_SUFFIXES):
+        else:
             yield entry.path, Path(entry.path).relative_to(root).as_posix()
 
 
-def iter_folder(folder: str, settings: InputSettings, stats: SourceStats) -> Iterator[Page | Skip]:
-    """Every .html/.htm file under ``folder`` as a page, in walk_folder's order; the pages
-    without host evidence are one site, the folder's."""
-    site = folder_site(folder)
-    for path, rel in walk_folder(folder, stats):
-        try:
-            yield read_html_file(path, rel, settings, site)
-        except OSError as exc:
-            # Seen but unreadable: counted, and named in the errors.
-            stats.error(f"{path}: cannot read ({exc.strerror or exc})")
-            yield Skip("unreadable-file", rel)
+def walk_folder(folder: str, stats: SourceStats) -> Iterator[tuple[str, str]]:
+    """(path, id) of every .html/.htm file under ``folder``, in _walk's order."""
+    for path, rel in _walk(folder, stats):
+        if path.lower().endswith(HTML_SUFFIXES):
+            yield path, rel
+
+
+def folder_kind(name: str) -> str | None:
+    """The kind of a file found in a folder, by its name: "html", "warc" (WARC or ARC: the
+    content tells them apart), "jsonl", or None (not an input: logs, CDX files, ...)."""
+    low = name.lower()
+    if low.endswith(HTML_SUFFIXES):
+        return "html"
+    if low.endswith(ARCHIVE_SUFFIXES):
+        return "warc"
+    if low.endswith(JSONL_SUFFIXES):
+        return "jsonl"
+    return None
+
+
+def walk_inputs(folder: str, stats: SourceStats) -> Iterator[tuple[str, str, str]]:
+    """(path, id, kind) of every input file under ``folder`` (folder_kind), in _walk's order.
+    The other files are not read; they are counted in ``stats.files_ignored``."""
+    for path, rel in _walk(folder, stats):
+        kind = folder_kind(os.path.basename(path))
+        if kind is None:
+            stats.ignore_file(rel)
+        else:
+            yield path, rel, kind
+
+
+def iter_folder_html(path: str, rel: str, settings: InputSettings, stats: SourceStats, site: str) -> Iterator[Page | Skip]:
+    """One HTML file of a folder given as a page (id ``rel``); without host evidence its site
+    is ``site``, the folder's (folder_site)."""
+    try:
+        yield read_html_file(path, rel, settings, site)
+    except OSError as exc:
+        # Seen but unreadable: counted, and named in the errors.
+        stats.error(f"{path}: cannot read ({exc.strerror or exc})")
+        yield Skip("unreadable-file", rel)
