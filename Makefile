@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 setup: $(STAMP)
 
 demo: $(STAMP)
-	$(VENV)/bin/pagetwin dedup examples/debian-docs.warc.gz --out out/demo
+	$(VENV)/bin/pagetwin dedup examples/debian-docs.warc.gz --out out/demo --replace
 	@echo "results: out/demo/clusters.jsonl, out/demo/pairs.jsonl, out/demo/summary.json"
 
 test: $(STAMP)

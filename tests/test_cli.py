@@ -141,7 +141,9 @@ def test_exit_codes_and_messages(tmp_path):
     missing = _run("dedup", str(tmp_path / "nope.warc.gz"), "--out", str(tmp_path / "o"))
     assert missing.returncode == 1
     assert "nope.warc.gz" in missing.stderr and "Traceback" not in missing.stderr
-    assert len(missing.stderr.strip().splitlines()) == 1
+    lines = missing.stderr.strip().splitlines()  # the input's reason, then that nothing could be read
+    assert len(lines) == 2 and "nope.warc.gz: no such file" in lines[0] and "no page could be read" in lines[1]
+    assert (tmp_path / "o" / "summary.json").exists()
     usage = _run("dedup", str(tmp_path), "--out", str(tmp_path / "o"), "--algorithms", "exact,bogus")
     assert usage.returncode == 2 and "bogus" in usage.stderr and "Traceback" not in usage.stderr
     assert _run("frobnicate").returncode == 2

@@ -1,6 +1,11 @@
 """Command-line parsing only; the work is done by the API (runners, index, explain).
 
-Exit status: 0 success, 1 failure (no input could be read, an unusable index), 2 bad usage.
+Exit status: 0 success (for dedup: every input was read cleanly); 1 failure (no page could be
+read and some input could not be, an unusable index); 2 bad usage (options, settings, an output
+target that cannot be written, an --out holding an earlier run without --add or --replace, a
+missing optional dependency: all checked before any work); 3 done, but some inputs could not be
+read or their reading stopped early (each named on stderr; all in summary.json input_errors).
+Records skipped for normal reasons (non-HTML responses, requests, ...) do not change the status.
 Data goes to stdout, messages to stderr.
 """
 
@@ -55,7 +60,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("dedup", help="cluster duplicate pages; write clusters.jsonl, pairs.jsonl, summary.json")
     _add_common(p)
     p.add_argument("--out", required=True, metavar="DIR", help="output folder")
-    p.add_argument("--index", metavar="PATH", help="SQLite index (default DIR/index.sqlite); reused incrementally")
+    p.add_argument("--index", metavar="PATH", help="SQLite index (default DIR/index.sqlite); one outside DIR is reused incrementally")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--add", dest="mode", action="store_const", const="add",
+                      help="--out holds an earlier run: add this run to its index (the outputs then describe the whole index)")
+    mode.add_argument("--replace", dest="mode", action="store_const", const="replace",
+                      help="--out holds an earlier run: delete its outputs and index first")
     p.add_argument("--algorithms", metavar="LIST", help="comma-separated, e.g. exact,simhash,minhash")
     p.add_argument("--keep", metavar="POLICY", help="page to keep per cluster: longest (default), earliest, first")
     p.add_argument("--survivors", metavar="FILE", help="also write the kept pages as a WARC file (.warc.gz)")
@@ -148,23 +158,39 @@ def _err(msg: str) -> None:
     print(f"pagetwin: {msg}", file=sys.stderr)
 
 
+EXIT_INPUT_ERRORS = 3  # done, but some inputs (or the rest of some file) could not be read
+_INPUT_STATUS_EXIT = {"ok": 0, "partial": EXIT_INPUT_ERRORS, "none": 1}
+
+
 def cmd_dedup(args: argparse.Namespace, settings: Settings) -> int:
+    from pagetwin.outputs.files import check_outputs
     from pagetwin.runners.local import dedup
 
+    mode = args.mode or "new"
+    check_outputs(args.out, args.index, args.survivors, args.parquet, mode)  # before Spark starts
     engine = None
     if args.runner == "spark":
         from pagetwin.runners.spark import SparkEngine  # raises ConfigError without pyspark
 
         engine = SparkEngine(master=args.spark_master)
     summary = dedup(
-        args.inputs, args.out, settings, args.index, log=_err, survivors=args.survivors, parquet=args.parquet, engine=engine
-    )
+        args.inputs, args.out, settings, args.index, log=_err, survivors=args.survivors, parquet=args.parquet,
+        engine=engine, mode=mode,
+    )  # fmt: skip
     records = summary["records"]
+    status = summary.get("input_status", "ok")
+    n = len(summary["input_errors"])
+    errors = f"{n} input error{'s' if n != 1 else ''}"
+    if status == "none":
+        _err(f"no page could be read ({errors}); summary in {args.out}")
+        return 1
     _err(
         f"{summary['pages']['read']} pages read, {sum(records['skipped'].values())} records skipped, "
         f"{summary['clusters']} clusters, {summary['duplicates']} duplicates; results in {args.out}"
     )
-    return 0
+    if status != "ok":
+        _err(f"done, but not every input could be read: {errors} (summary.json input_errors)")
+    return _INPUT_STATUS_EXIT.get(status, EXIT_INPUT_ERRORS)
 
 
 def _readable(inputs: list[str]) -> list[str]:

@@ -45,7 +45,10 @@ def write_parquet(index: Any, out_dir: Path) -> None:
         import pyarrow.parquet as pq
     except ImportError as exc:  # the `parquet` extra
         raise RuntimeError("Parquet output needs pyarrow: pip install 'pagetwin[parquet]'") from exc
-    rows = list(index.run_clusters())
+    from pagetwin.outputs.files import atomic_path
+    from pagetwin.outputs.jsonl import index_clusters
+
+    rows = list(index_clusters(index))
     table = pa.table(
         {
             "id": [r[0] for r in rows],
@@ -54,18 +57,18 @@ def write_parquet(index: Any, out_dir: Path) -> None:
             "keep": [bool(r[3]) for r in rows],
         }
     )
-    pq.write_table(table, out_dir / "clusters.parquet")
+    with atomic_path(out_dir / "clusters.parquet") as tmp:
+        pq.write_table(table, tmp)
     pairs = [json.loads(line) for line in (out_dir / "pairs.jsonl").read_text(encoding="utf-8").splitlines()]
-    pq.write_table(
-        pa.table(
-            {
-                "a": [p["a"] for p in pairs],
-                "b": [p["b"] for p in pairs],
-                "url_a": [p["url_a"] for p in pairs],
-                "url_b": [p["url_b"] for p in pairs],
-                "kind": [p["kind"] for p in pairs],
-                "evidence": [json.dumps(p["evidence"], ensure_ascii=False) for p in pairs],
-            }
-        ),
-        out_dir / "pairs.parquet",
+    pairs_table = pa.table(
+        {
+            "a": [p["a"] for p in pairs],
+            "b": [p["b"] for p in pairs],
+            "url_a": [p["url_a"] for p in pairs],
+            "url_b": [p["url_b"] for p in pairs],
+            "kind": [p["kind"] for p in pairs],
+            "evidence": [json.dumps(p["evidence"], ensure_ascii=False) for p in pairs],
+        }
     )
+    with atomic_path(out_dir / "pairs.parquet") as tmp:
+        pq.write_table(pairs_table, tmp)

@@ -255,10 +255,22 @@ def dedup(
     survivors: str | Path | None = None,
     parquet: bool = False,
     engine: Any = None,
+    mode: str = "new",
 ) -> dict[str, Any]:
     """Read, fingerprint, index, match, cluster and write DIR/clusters.jsonl, pairs.jsonl and
     summary.json (and clusters/pairs.parquet with ``parquet``; the kept pages as a WARC file
-    at ``survivors``). Returns the summary. Raises InputError when no input can be read.
+    at ``survivors``). Returns the summary.
+
+    Every output target (and pyarrow for ``parquet``) is checked first: OutputError (a
+    ConfigError) when one cannot be used, before any work. ``mode`` says what to do with an
+    earlier run's files in ``out_dir``: "new" refuses them, "add" adds this run to the index
+    there (every output file then describes the whole index), "replace" deletes them (and
+    ``out_dir``'s own index) first. An ``index_path`` outside ``out_dir`` is always added to.
+
+    An input that cannot be read is reported through ``log`` (one line each, at most
+    MAX_LOGGED_ERRORS) and in summary["input_errors"]; summary["input_status"] is "ok",
+    "partial" (some inputs, or the rest of some file, could not be read) or "none" (no page
+    was read and some input could not be). The summary is written in each case.
 
     ``engine`` runs the two passes over the pages (default LocalEngine, a process pool; see
     runners.spark.SparkEngine); this process alone writes the index, matches and clusters."""
@@ -267,14 +279,20 @@ def dedup(
     from pagetwin.fingerprints import build_algorithms
     from pagetwin.index.sqlite import Index
     from pagetwin.match import MatchStats, evidence_json, find_edges
+    from pagetwin.outputs.files import check_outputs, clear_outputs
     from pagetwin.outputs.jsonl import write_clusters, write_pairs, write_summary
 
     started = time.monotonic()
     timings: dict[str, float] = {}
-    readable, problems = readable_inputs(inputs)
-    for problem in problems:
-        log(problem)
+    check_outputs(out_dir, index_path, survivors, parquet, mode)
+    reporter = _ErrorReporter(log)
+    readable, problems = _readable_inputs(inputs)
+    reporter.report(problems)
     out_dir = Path(out_dir)
+    if mode == "replace":
+        removed = clear_outputs(out_dir, index_path)
+        if removed:
+            log(f"--replace: deleted {', '.join(removed)} in {out_dir}")
     out_dir.mkdir(parents=True, exist_ok=True)
     algorithms = build_algorithms(settings)
     index = Index(index_path or out_dir / "index.sqlite", settings.to_dict())
@@ -323,7 +341,9 @@ def dedup(
     index.commit()
     progress.close()
     timings["fingerprint"] = time.monotonic() - t
-    if stats.pages_read == 0 and not stats.records_total:
+    input_errors = list(dict.fromkeys(problems + stats.errors))
+    reporter.report(input_errors)
+    if stats.pages_read == 0 and not stats.records_total and not input_errors:
         log("no pages in the inputs")
 
     # Match, verify, cluster.
@@ -366,7 +386,8 @@ def dedup(
     summary = {
         "version": __version__,
         "inputs": inputs,
-        "input_errors": problems + stats.errors,
+        "input_errors": input_errors,
+        "input_status": _input_status(input_errors, stats.pages_read),
         "records": stats.to_dict(),
         "pages": {
             "read": stats.pages_read,
@@ -395,7 +416,65 @@ def dedup(
     }
     write_summary(summary, out_dir / "summary.json")
     index.close()
+    reporter.finish()
     return summary
+
+
+MAX_LOGGED_ERRORS = 20  # input errors logged one a line; the rest are counted (all are in the summary)
+
+
+class _ErrorReporter:
+    """Logs each input error once, at most MAX_LOGGED_ERRORS of them, then how many more."""
+
+    def __init__(self, log: Callable[[str], None]) -> None:
+        self.log = log
+        self.seen: set[str] = set()
+        self.logged = 0
+
+    def report(self, messages: Iterable[str]) -> None:
+        for message in messages:
+            if message in self.seen:
+                continue
+            self.seen.add(message)
+            if self.logged < MAX_LOGGED_ERRORS:
+                self.log(message)
+                self.logged += 1
+
+    def finish(self) -> None:
+        more = len(self.seen) - self.logged
+        if more > 0:
+            self.log(f"... and {more} more (summary.json input_errors)")
+
+
+# Notes in SourceStats.errors that are not about reading an input: pass 1's spill (a
+# temporary file) failed and pass 2 read the inputs again, here or in runners.spark.
+_NOT_INPUT_FAILURES = ("; pass 2 reads and parses the inputs again", "; pass 2 parses these pages again")
+
+
+def _input_status(input_errors: list[str], pages_read: int) -> str:
+    """"ok" (every input read), "partial" (some input, or the rest of some file, could not be
+    read) or "none" (no page read, and some input could not be)."""
+    failures = [e for e in input_errors if not e.endswith(_NOT_INPUT_FAILURES)]
+    if not failures:
+        return "ok"
+    return "none" if pages_read == 0 else "partial"
+
+
+def _readable_inputs(inputs: list[str]) -> tuple[list[str], list[str]]:
+    """sources.readable_inputs, or, when no input can be read, ([], a message for each)."""
+    from pagetwin.sources import InputError
+
+    try:
+        return readable_inputs(inputs)
+    except InputError:
+        pass
+    problems: list[str] = []
+    for path in inputs:
+        try:
+            problems.extend(readable_inputs([path])[1])
+        except InputError as exc:
+            problems.append(str(exc))
+    return [], problems or ["no input given"]
 
 
 class LocalEngine:
