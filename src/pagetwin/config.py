@@ -22,6 +22,14 @@ class InputSettings:
     max_page_bytes: int = 5_000_000  # bytes of a page body that are parsed; the rest is cut and counted
     max_dom_depth: int = 512  # deeper subtrees are flattened to text (lexbor itself survives deeper)
     sniff_html: bool = True  # look at the body when Content-Type is missing or wrong
+    # HTTP statuses of WARC/ARC responses that become pages: codes and classes ("2xx,404") or
+    # "any"; the others are skipped, counted as "http-status-NNN" (HTML files, JSONL: no status)
+    statuses: str = "2xx"
+
+    def __post_init__(self) -> None:
+        from pagetwin.sources.payload import status_filter
+
+        status_filter(self.statuses)  # ConfigError on a bad value
 
 
 @dataclass

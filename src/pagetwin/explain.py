@@ -29,6 +29,25 @@ class ExplainError(Exception):
     """The index or one of the pages cannot be found."""
 
 
+MAX_LISTED = 50  # candidates of an ambiguous URL named in the message (all are in .candidates)
+
+
+class AmbiguousPage(ExplainError):
+    """A URL (or id) that several pages share: which one is meant cannot be told.
+    ``candidates`` holds each page's id, url, crawl_date, cluster and source; the message lists
+    them."""
+
+    def __init__(self, ref: str, candidates: list[dict[str, Any]], field: str = "url"):
+        self.ref, self.candidates = ref, candidates
+        name, instead = ("URL", "give one of their ids instead") if field == "url" else ("id", "explain cannot tell them apart")
+        lines = [f"{len(candidates)} pages have the {name} {ref!r} (A and B must each name one page); {instead}:"]
+        for c in candidates[:MAX_LISTED]:
+            lines.append(f"  {c['id']}  crawled {c['crawl_date'] or '-'}  cluster {c['cluster'] or '-'}  {c['url']}  ({c.get('source') or '-'})")
+        if len(candidates) > MAX_LISTED:
+            lines.append(f"  ... and {len(candidates) - MAX_LISTED} more")
+        super().__init__("\n".join(lines))
+
+
 def index_file(path: str | Path) -> Path:
     """DIR/index.sqlite for an output folder, or the path itself when it is a file."""
     p = Path(path)
@@ -109,19 +128,31 @@ def _page_info(index, pid: int) -> dict[str, Any]:
     }
 
 
+def _resolve(index, ref: str) -> int:
+    """The pid of the page ``ref`` names: its id, else its URL, when one page has it. Raises
+    ExplainError when none has it, AmbiguousPage when several share it."""
+    query = (
+        "SELECT p.pid, p.id, p.url, p.crawl_date, c.cluster, p.source FROM pages p LEFT JOIN clusters c ON c.pid = p.pid"
+        " WHERE p.{} = ? ORDER BY p.crawl_date, p.pid"
+    )
+    for column in ("id", "url"):
+        rows = index.db.execute(query.format(column), (ref,)).fetchall()
+        if len(rows) == 1:
+            return rows[0][0]
+        if rows:
+            raise AmbiguousPage(ref, [{"id": r[1], "url": r[2], "crawl_date": r[3], "cluster": r[4], "source": r[5]} for r in rows], column)
+    raise ExplainError(f"no page with id or URL {ref!r} in {index.path}")
+
+
 def explain(index_path: str | Path, a: str, b: str) -> dict[str, Any]:
     """Everything known about pages ``a`` and ``b`` (ids or URLs) in the index; see the module
-    docstring. Raises ExplainError when the index or a page is missing."""
+    docstring. Raises ExplainError when the index or a page is missing, AmbiguousPage (an
+    ExplainError) when a URL given is shared by several pages."""
     from pagetwin.fingerprints import build_algorithms
 
     index = open_index(index_path)
     try:
-        pids = []
-        for ref in (a, b):
-            pid = index.find_page(ref)
-            if pid is None:
-                raise ExplainError(f"no page with id or URL {ref!r} in {index.path}")
-            pids.append(pid)
+        pids = [_resolve(index, ref) for ref in (a, b)]
         pa, pb = (_page_info(index, p) for p in pids)
         settings = _settings(index)
         results = []

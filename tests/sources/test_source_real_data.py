@@ -47,8 +47,9 @@ def test_every_record_is_accounted_for(path):
 def test_ukwa_second_crawl_revisits():
     first = next(DATA.glob("ukwa/BL-20140325121225068-*.warc.gz"))
     second = next(DATA.glob("ukwa/BL-20140325122341434-*.warc.gz"))
-    pages1, _ = read_all([first])
-    pages2, stats2 = read_all([second])
+    every_status = InputSettings(statuses="any")  # revisits of 302 and 404 responses too
+    pages1, _ = read_all([first], every_status)
+    pages2, stats2 = read_all([second], every_status)
     revisits = [p for p in pages2 if p.kind == "revisit"]
     # 55 revisit records: those of HTML responses are pages, the others (style sheets,
     # scripts, images, robots.txt) are counted as not-html.
@@ -104,8 +105,9 @@ def test_copycat_pages_read_and_sniffed_without_content_type(tmp_path):
 
 
 def test_aut_arc_and_warc_agree():
-    arc, _ = read_all([DATA / "aut_example.arc.gz"])
-    warc, _ = read_all([DATA / "aut_example.warc.gz"])
+    every_status = InputSettings(statuses="any")  # the 404 pages agree as well
+    arc, _ = read_all([DATA / "aut_example.arc.gz"], every_status)
+    warc, _ = read_all([DATA / "aut_example.warc.gz"], every_status)
     key = lambda p: (p.url, p.crawl_date)  # noqa: E731
     by_key = {key(p): p for p in warc}
     assert len(arc) == len(warc) > 100
@@ -122,3 +124,16 @@ def test_clipped_and_truncated_real_files():
     all_stats = SourceStats()
     n = sum(1 for _ in iter_pages([str(p) for p in FILES], InputSettings(), all_stats))
     assert n == all_stats.pages_read and all_stats.consistent()
+
+
+def test_error_pages_of_the_real_crawls_are_counted_by_status():
+    """aut_example: 40 "Internet Archive: Page Not Found" 404s (the largest cluster before the
+    status filter) are skipped by default, counted by status; ARC and WARC agree."""
+    for name in ("aut_example.arc.gz", "aut_example.warc.gz"):
+        pages, stats = read_all([DATA / name])
+        assert pages and all(200 <= p.meta["http_status"] < 300 for p in pages if p.kind == "response")
+        assert not any(b"<title>Internet Archive: Page Not Found" in p.body for p in pages)
+        assert stats.skipped["http-status-404"] == 40, stats.skipped
+        every, stats_any = read_all([DATA / name], InputSettings(statuses="any"))
+        refused = sum(n for reason, n in stats.skipped.items() if reason.startswith("http-status-"))
+        assert len(every) == len(pages) + refused and stats_any.records_total == stats.records_total

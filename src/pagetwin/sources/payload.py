@@ -100,6 +100,66 @@ def parse_http_head(block: bytes, max_head: int = 65536) -> HttpMessage | None:
     return HttpMessage(status, headers, head_end + sep)
 
 
+class StatusFilter:
+    """Which HTTP statuses make pages (``input.statuses``): a comma list of codes ("404"),
+    classes ("2xx") and "any" (every response, also one without a parsable status line).
+    ``StatusFilter.parse`` raises ConfigError on anything else."""
+
+    __slots__ = ("any", "codes", "classes", "spec")
+
+    def __init__(self, spec: str, any_: bool, codes: frozenset[int], classes: frozenset[int]):
+        self.spec, self.any, self.codes, self.classes = spec, any_, codes, classes
+
+    @classmethod
+    def parse(cls, spec: str) -> StatusFilter:
+        from pagetwin.config import ConfigError
+
+        if not isinstance(spec, str):
+            raise ConfigError(f"input.statuses must be a string such as '2xx,404' or 'any', got {spec!r}")
+        any_, codes, classes = False, set(), set()
+        items = [item.strip().lower() for item in spec.split(",") if item.strip()]
+        if not items:
+            raise ConfigError("input.statuses is empty (give codes and classes such as '2xx,404', or 'any')")
+        for item in items:
+            if item in ("any", "all", "*"):
+                any_ = True
+            elif len(item) == 3 and item[0] in "12345" and item[1:] == "xx":
+                classes.add(int(item[0]))
+            elif len(item) == 3 and item.isdigit() and 100 <= int(item) <= 599:
+                codes.add(int(item))
+            else:
+                raise ConfigError(
+                    f"input.statuses: {item!r} is not an HTTP status (100-599), a class (1xx-5xx) or 'any'"
+                    f" (got {spec!r})"
+                )
+        return cls(spec, any_, frozenset(codes), frozenset(classes))
+
+    def accepts(self, status: int | None) -> bool:
+        if self.any:
+            return True
+        if status is None:
+            return False
+        return status in self.codes or status // 100 in self.classes
+
+    @staticmethod
+    def reason(status: int | None) -> str:
+        """The skip reason of a response refused for its status: "http-status-404", or
+        "http-status-none" when it has no parsable status line."""
+        return f"http-status-{status if status is not None else 'none'}"
+
+
+_FILTERS: dict[str, StatusFilter] = {}
+
+
+def status_filter(spec: str) -> StatusFilter:
+    """``StatusFilter.parse(spec)``, cached (the readers ask once per file)."""
+    found = _FILTERS.get(spec) if isinstance(spec, str) else None
+    if found is None:
+        found = StatusFilter.parse(spec)
+        _FILTERS[spec] = found
+    return found
+
+
 def split_content_type(value: str | None) -> tuple[str, str | None]:
     """"text/html; charset=UTF-8" -> ("text/html", "UTF-8"). Media type lower-cased."""
     if not value:

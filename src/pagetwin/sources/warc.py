@@ -30,6 +30,7 @@ from pagetwin.sources.payload import (
     prepare_body,
     revisit_may_be_page,
     split_content_type,
+    status_filter,
     wants_body,
 )
 
@@ -53,7 +54,13 @@ class _StreamBroken(Exception):
 
 
 def iter_warc(path: str, settings: InputSettings, stats: SourceStats, want_images: bool = False) -> Iterator[Page | Skip]:
-    """Every record of the WARC file ``path`` as a Page or a Skip."""
+    """Every record of the WARC file ``path`` as a Page or a Skip. Raises ConfigError at once
+    (not when iterated) when ``settings.statuses`` is not valid."""
+    status_filter(settings.statuses)
+    return _iter_warc(path, settings, stats, want_images)
+
+
+def _iter_warc(path: str, settings: InputSettings, stats: SourceStats, want_images: bool) -> Iterator[Page | Skip]:
     size = os.path.getsize(path)
     gz = is_gzip(path)
     name = os.path.basename(path)
@@ -242,6 +249,11 @@ def _warc_record(
             return short, True
         if not revisit_may_be_page(media):
             return Skip("not-html", f"{name}: revisit of {media}"), False
+        # A revisit stands for its original: judged by the status it recorded, if any (304,
+        # "not modified", says the original's status holds).
+        status = http.status if http is not None else None
+        if status not in (None, 304) and not status_filter(settings.statuses).accepts(status):
+            return Skip(status_filter(settings.statuses).reason(status), f"{name}: revisit {url}"), False
         profile = (h.get("WARC-Profile") or "").strip()
         meta["profile"] = profile
         if h.get("WARC-Refers-To-Date"):
@@ -279,6 +291,9 @@ def _warc_record(
     result = _payload(bytes(kept[body_offset:]), media, http, limit, settings, want_images)
     if result.kind == "skip":
         return Skip(result.reason, f"{name}: {url} {result.detail}".strip()), False
+    refused = _refused_status(wtype == "response" and is_http, http, settings)
+    if refused:
+        return Skip(refused, f"{name}: {url}"), False
     kind = "image" if result.kind == "image" else "response"
     _note_body(meta, result, limit)
     if truncated_by_crawler:
@@ -288,6 +303,17 @@ def _warc_record(
         source=path, kind=kind, truncated=result.cut or bool(truncated_by_crawler), meta=meta,
     )
     return page, False
+
+
+def _refused_status(judged: bool, http: HttpMessage | None, settings: InputSettings) -> str | None:
+    """The skip reason of an HTTP response whose status ``input.statuses`` does not take
+    ("http-status-404"; "http-status-none" without a parsable status line); None when it is
+    taken or not ``judged`` (a record that is no HTTP message: a resource, a bare payload)."""
+    if not judged:
+        return None
+    accept = status_filter(settings.statuses)
+    status = http.status if http is not None else None
+    return None if accept.accepts(status) else accept.reason(status)
 
 
 def _note_body(meta: dict, result, limit: int) -> None:
@@ -650,7 +676,13 @@ def iter_arc(path: str, settings: InputSettings, stats: SourceStats, want_images
     """Every record of the ARC file ``path`` (plain or gzip, ARC v1 or v2) as a Page or a
     Skip. Bytes that are not a record (a damaged start, junk between records, the rest of a
     record whose length field is wrong) are skipped to the next ARC record line and counted
-    as one "malformed-record" each; a corrupt gzip member is skipped to the next member."""
+    as one "malformed-record" each; a corrupt gzip member is skipped to the next member.
+    Raises ConfigError at once (not when iterated) when ``settings.statuses`` is not valid."""
+    status_filter(settings.statuses)
+    return _iter_arc(path, settings, stats, want_images)
+
+
+def _iter_arc(path: str, settings: InputSettings, stats: SourceStats, want_images: bool) -> Iterator[Page | Skip]:
     from warcio.recordloader import ArcWarcRecordLoader
 
     loader = ArcWarcRecordLoader(verify_http=False, arc2warc=False)
@@ -793,6 +825,9 @@ def _arc_record(rec, head: ArcHead, pos: int, path: str, name: str, settings: In
     result = _payload(bytes(kept), media, http, limit, settings, want_images)
     if result.kind == "skip":
         return Skip(result.reason, f"{name}: {url} {result.detail}".strip())
+    refused = _refused_status(rec.http_headers is not None, http, settings)  # an HTTP head, if any
+    if refused:
+        return Skip(refused, f"{name}: {url}")
     _note_body(meta, result, limit)
     return Page(
         id=f"{name}:{pos}", url=url, body=result.body, http_charset=charset, crawl_date=date,
