@@ -270,10 +270,13 @@ def cmd_config(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_explain(args: argparse.Namespace, settings: Settings) -> int:
-    from pagetwin.explain import ExplainError, explain, format_explain
+    from pagetwin.explain import AmbiguousPage, ExplainError, explain, format_explain
 
     try:
         result = explain(args.dir, args.a, args.b)
+    except AmbiguousPage as exc:  # a URL (or id) several pages share: say which, a usage error
+        _err(str(exc))
+        return 2
     except ExplainError as exc:
         _err(str(exc))
         return 1
