@@ -1,4 +1,4 @@
-"""Write the pages kept in each cluster back out as WARC response records (survivors), and
+"""Write the pages kept in each cluster back out as a WARC file (survivors), and
 clusters / pairs as Parquet tables."""
 
 from __future__ import annotations
@@ -10,31 +10,58 @@ from typing import Any
 
 def write_survivors(inputs: list[str], settings: Any, kept: set[tuple[str, str]], path: Path) -> int:
     """Read the inputs once more and write every kept page (its (id, absolute source) in
-    ``kept``) as a WARC response record with its decoded payload. Revisits are never kept.
-    Returns the number of records written."""
+    ``kept``) to the WARC file ``path``: first a warcinfo record naming pagetwin, then, for a
+    page read from a WARC file, its record exactly as read (WARC headers, HTTP head, payload:
+    digests stay valid), found by its offset, else by its WARC-Record-ID in one scan of its
+    file; for other pages (HTML files, JSONL, ARC) a new record (``WarcWriter.write_new_page``).
+    A record is written once however often it is kept. Revisits are never kept. Returns the
+    number of page records written (the warcinfo not counted)."""
     import os
 
-    from pagetwin.outputs.warc import WarcWriter
+    from pagetwin import __version__
+    from pagetwin.outputs.files import atomic_path
+    from pagetwin.outputs.warc import WarcWriter, iter_raw_records
     from pagetwin.sources import SourceStats, iter_pages
 
+    path = Path(path)
     written = 0
-    with WarcWriter(path) as out:
+    done: set[Any] = set()  # WARC-Record-IDs copied, and (id, source) of the pages written
+    missing: dict[str, set[str]] = {}  # WARC file -> ids of kept records not found at their offset
+    with atomic_path(path) as tmp, WarcWriter(tmp, gzip=path.name.endswith(".gz")) as out:
+        out.write_warcinfo(
+            path.name,
+            {
+                "software": f"pagetwin {__version__}",
+                "format": "WARC File Format 1.1",
+                "description": "pages kept by pagetwin dedup; records from WARC inputs copied byte for byte "
+                "(each keeps its own WARC version)",
+            },
+        )
         for page in iter_pages(inputs, settings.input, SourceStats()):
-            if page.kind != "response" or (page.id, os.path.abspath(page.source)) not in kept:
+            source = os.path.abspath(page.source)
+            if page.kind != "response" or (page.id, source) not in kept or ("page", page.id, source) in done:
                 continue
-            content_type = page.meta.get("content_type") or "text/html"
-            if page.http_charset:
-                content_type += f"; charset={page.http_charset}"
-            record_id = page.id if page.id.startswith("<urn:") else None
-            out.write_response(
-                page.url,
-                page.body,
-                date=page.crawl_date,
-                record_id=record_id,
-                content_type=content_type,
-                headers=[("WARC-Source-Id", page.id)] if record_id is None else None,
-            )
+            done.add(("page", page.id, source))
+            offset = page.meta.get("warc_offset") if page.meta else None
+            if offset is not None:
+                if page.id in done:
+                    continue
+                rid = out.copy_record(page.source, offset, record_id=page.id)
+                if rid is None and page.id.endswith(f":{offset}"):  # a record without WARC-Record-ID
+                    rid = out.copy_record(page.source, offset, record_id="")
+                if rid is None:
+                    missing.setdefault(page.source, set()).add(page.id)
+                    continue
+                done.add(page.id)
+            else:
+                out.write_new_page(page)
             written += 1
+        for source, ids in missing.items():  # not where the offset said: one scan of the file
+            for rid, raw in iter_raw_records(source):
+                if rid in ids and rid not in done:
+                    out.write_raw_record(raw)
+                    done.add(rid)
+                    written += 1
     return written
 
 

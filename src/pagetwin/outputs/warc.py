@@ -1,8 +1,11 @@
 """A WARC writer (warcio underneath: correct WARC/1.1 records with block and payload digests).
 
 Used by the tests and the example builder to write fixtures, and by ``pagetwin dedup
---warc-out`` to write the pages kept. Each record is its own gzip member when ``gzip=True``,
-so the output can be read record by record and its records copied.
+--survivors`` to write the pages kept (records of WARC inputs copied byte for byte:
+``copy_record``, ``read_raw_record``, ``iter_raw_records``; new records for other inputs with
+every value from the input made header-safe: ``write_new_page``, ``header_value``). Each
+record is its own gzip member when ``gzip=True``, so the output can be read record by record
+and its records copied.
 
     with WarcWriter("out.warc.gz") as w:
         rid = w.write_response("https://example.org/", b"<html>...</html>")
@@ -14,16 +17,32 @@ from __future__ import annotations
 import gzip as gzip_module
 import io
 import os
+import re
 import uuid
 from collections.abc import Iterable, Mapping
 from datetime import datetime, timezone
+from http import HTTPStatus
 from typing import IO, Any
+from zlib import error as zlib_error
 
 from warcio.statusandheaders import StatusAndHeaders
 from warcio.warcwriter import WARCWriter
 
 REVISIT_PROFILE = "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest"
 HeaderList = Iterable[tuple[str, str]] | Mapping[str, str]
+
+
+_WARC_DATE = re.compile(r"\A\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,9})?Z\Z")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_CONTROL_OR_SPACE = re.compile(r"[\x00-\x20\x7f-\x9f\u2028\u2029]")
+
+
+def header_value(value: Any, url: bool = False) -> str:
+    """``value`` safe as one WARC header value: control characters (and, in a URL, spaces)
+    percent-encoded as their UTF-8 bytes, so that no CR or LF taken from an input can start a
+    header line of its own."""
+    pattern = _CONTROL_OR_SPACE if url else _CONTROL
+    return pattern.sub(lambda m: "".join(f"%{b:02X}" for b in m.group().encode("utf-8")), str(value or "")).strip()
 
 
 def new_record_id() -> str:
@@ -46,6 +65,79 @@ def _pairs(headers: HeaderList | None) -> list[tuple[str, str]]:
     if isinstance(headers, Mapping):
         return [(str(k), str(v)) for k, v in headers.items()]
     return [(str(k), str(v)) for k, v in headers]
+
+
+_MAX_HEAD = 1 << 20  # a WARC head longer than this is not one
+
+
+def _read_one(stream: IO[bytes]) -> tuple[str, bytes] | None:
+    """The next record of a (decompressed) WARC stream as (WARC-Record-ID, exact bytes:
+    version line, headers, blank line, block, then the CRLF CRLF trailer), or None at the end
+    or on bytes that are no whole record."""
+    line = stream.readline(_MAX_HEAD)
+    while line in (b"\r\n", b"\n"):  # the previous record's trailer
+        line = stream.readline(_MAX_HEAD)
+    if not line.startswith(b"WARC/"):
+        return None
+    head = bytearray(line)
+    length: int | None = None
+    rid = ""
+    while True:
+        line = stream.readline(_MAX_HEAD)
+        if not line or len(head) > _MAX_HEAD:
+            return None
+        head += line
+        if line in (b"\r\n", b"\n"):
+            break
+        name, _, value = line.partition(b":")
+        key = name.strip().lower()
+        if key == b"content-length":
+            text = value.strip()
+            if not text.isdigit():
+                return None
+            length = int(text)
+        elif key == b"warc-record-id":
+            rid = value.strip().decode("utf-8", "replace")
+    if length is None:
+        return None
+    block = stream.read(length)
+    if len(block) < length:
+        return None
+    return rid, bytes(head) + block + b"\r\n\r\n"
+
+
+def _open_at(fh: IO[bytes], offset: int) -> IO[bytes]:
+    fh.seek(offset)
+    magic = fh.read(2)
+    fh.seek(offset)
+    if magic == b"\x1f\x8b":
+        return gzip_module.GzipFile(fileobj=fh, mode="rb")  # reads on across gzip members
+    return fh
+
+
+def read_raw_record(path: str, offset: int) -> tuple[str, bytes] | None:
+    """(WARC-Record-ID, the record's exact bytes) of the record at byte ``offset`` of the WARC
+    file ``path`` (gzipped record by record, or not), or None when none can be read there."""
+    try:
+        with open(path, "rb") as fh:
+            return _read_one(_open_at(fh, offset))
+    except (OSError, EOFError, ValueError, zlib_error):
+        return None
+
+
+def iter_raw_records(path: str) -> Iterable[tuple[str, bytes]]:
+    """Every whole record of the WARC file ``path``, in order, as (WARC-Record-ID, exact
+    bytes); stops at the first bytes that are no record (a damaged file)."""
+    try:
+        with open(path, "rb") as fh:
+            stream = _open_at(fh, 0)
+            while True:
+                found = _read_one(stream)
+                if found is None:
+                    return
+                yield found
+    except (OSError, EOFError, ValueError, zlib_error):
+        return
 
 
 class WarcWriter:
@@ -183,23 +275,17 @@ class WarcWriter:
         bytes a test wants in the file (a malformed record, junk)."""
         self._emit(record_bytes)
 
-    def copy_record(self, source_path: str, offset: int) -> str | None:
-        """Copy the record that starts at byte ``offset`` of the WARC file ``source_path`` (a
-        Page's ``source`` and ``meta["warc_offset"]``). Returns its WARC-Record-ID, or None
-        when no record can be read there."""
-        from fastwarc.warc import ArchiveIterator
-
-        with open(source_path, "rb") as fh:
-            fh.seek(offset)
-            try:
-                for rec in ArchiveIterator(fh, parse_http=False):
-                    buf = io.BytesIO()
-                    rec.write(buf)
-                    self.write_raw_record(buf.getvalue())
-                    return rec.headers.get("WARC-Record-ID")
-            except OSError:
-                return None
-        return None
+    def copy_record(self, source_path: str, offset: int, record_id: str | None = None) -> str | None:
+        """Copy, byte for byte, the record that starts at byte ``offset`` of the WARC file
+        ``source_path`` (a Page's ``source`` and ``meta["warc_offset"]``): its WARC headers and
+        block exactly as read (gzipped again as one member when this writer gzips). With
+        ``record_id``, only a record with that WARC-Record-ID is copied. Returns its
+        WARC-Record-ID, or None when no (such) record can be read there."""
+        found = read_raw_record(source_path, offset)
+        if found is None or (record_id is not None and found[0] != record_id):
+            return None
+        self.write_raw_record(found[1])
+        return found[0]
 
     def write_page(self, page: Any) -> str | None:
         """Write a page (a ``pagetwin.model.Page``), e.g. one that dedup keeps: its original
@@ -213,13 +299,31 @@ class WarcWriter:
                 return rid
         if page.kind != "response":
             return None
-        extra = [("X-Pagetwin-Page-Id", page.id)]
+        return self.write_new_page(page)
+
+    def write_new_page(self, page: Any) -> str:
+        """A new record for a page that has no WARC record to copy (an HTML file, a JSONL line,
+        an ARC record): a ``response`` with the HTTP status the page was served with, when
+        known (ARC), else a ``resource``; its payload is the page's body (decoded: Content-Type
+        and Content-Length only), ``WARC-Truncated: length`` when the body was cut, and the
+        page's id in ``WARC-Source-Id``. Values from the input go into headers only with
+        control characters (CR, LF, ...) percent-encoded, so they cannot add header lines."""
+        url = header_value(page.url, url=True) or "urn:pagetwin:" + header_value(page.id, url=True)
+        extra = [("WARC-Source-Id", header_value(page.id))]
         if page.truncated:
             extra.append(("WARC-Truncated", "length"))
-        charset = f"; charset={page.http_charset}" if page.http_charset else ""
-        return self.write_response(
-            page.url or page.id, page.body, headers=extra, date=page.crawl_date, content_type=f"text/html{charset}"
-        )
+        media = header_value((page.meta or {}).get("content_type") or "text/html").replace(" ", "") or "text/html"
+        charset = header_value(page.http_charset or "").replace(" ", "")
+        content_type = f"{media}; charset={charset}" if charset else media
+        date = page.crawl_date if isinstance(page.crawl_date, str) and _WARC_DATE.match(page.crawl_date) else None
+        status = (page.meta or {}).get("http_status")
+        if isinstance(status, int) and 100 <= status <= 999:
+            try:
+                phrase = HTTPStatus(status).phrase
+            except ValueError:
+                phrase = "Unknown"
+            return self.write_response(url, page.body, headers=extra, date=date, content_type=content_type, status=f"{status} {phrase}")
+        return self.write_resource(url, page.body, content_type, headers=extra, date=date)
 
     # -- plumbing ------------------------------------------------------------------------
 
