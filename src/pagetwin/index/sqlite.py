@@ -134,6 +134,11 @@ class Index:
             row = self.db.execute("SELECT pid FROM pages WHERE id=? AND source=?", (page_id, source)).fetchone()
         return row[0] if row else None
 
+    def has_payload(self, payload_digest: str) -> bool:
+        """Whether a stored page has this payload digest (its run's model counted the payload)."""
+        row = self.db.execute("SELECT 1 FROM pages WHERE payload_digest=? LIMIT 1", (payload_digest,)).fetchone()
+        return row is not None
+
     def mark_seen(self, pid: int) -> None:
         self.db.execute("UPDATE pages SET seen_run=? WHERE pid=?", (self.run, pid))
 
@@ -162,6 +167,16 @@ class Index:
 
     def commit(self) -> None:
         self.db.execute("COMMIT")
+
+    def abort(self) -> None:
+        """Roll back an open transaction (what it wrote is lost) and close the index."""
+        try:
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK")
+        except sqlite3.ProgrammingError:
+            pass  # already closed
+        finally:
+            self.db.close()
 
     def page_ident(self, pid: int) -> tuple[str, str]:
         """(id, url) of a page: what the outputs name it by, without reading its text."""
