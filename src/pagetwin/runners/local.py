@@ -315,7 +315,7 @@ def dedup(
     a payload once), merged with the stored model. Running the same inputs again with "add"
     learns nothing and writes the same clusters.jsonl; inputs A, then B, learn what A and B
     together do (near copies of a page across A and B aside, see SiteTemplates.merge). An
-    engine whose ``learn`` takes no ``known``/``counted`` (runners.spark) learns from every page.
+    engine without ``learns_new_pages_only`` (runners.spark) learns from every page.
 
     An interrupted run leaves the index as it was: pass 2's pages and the learned model are
     written in one transaction, committed at the end of pass 2 (an exception rolls it back; a
@@ -383,7 +383,7 @@ def _dedup(
     learned = None
     if needs_learning(settings):
         previous = _stored_learned(index, settings)
-        if _learns_new_pages_only(engine):
+        if getattr(engine, "learns_new_pages_only", False):
             learned = engine.learn(
                 readable,
                 settings,
@@ -443,8 +443,7 @@ def _dedup(
 
     t = time.monotonic()
     # Revisits are attached to their original after the guard, not linked through it.
-    merge_partial = settings.match.merge_partial or settings.chunks.merge_partial
-    merge_kinds = {"duplicate"} | ({"partial"} if merge_partial else set())
+    merge_kinds = {"duplicate"} | ({"partial"} if _merges_partial(settings) else set())
     linked = [(e.a, e.b) for e in edges if e.kind in merge_kinds]
     split = _guard(index, algorithms, edges, settings) if settings.match.guard else None
     rows = clusters(index.pages_for_clustering(), linked, settings.cluster.keep, split, attach=revisits)
@@ -551,20 +550,15 @@ def _readable_inputs(inputs: list[str]) -> tuple[list[str], list[str]]:
 
     try:
         return readable_inputs(inputs)
-    except InputError:
-        pass
-    problems: list[str] = []
-    for path in inputs:
-        try:
-            problems.extend(readable_inputs([path])[1])
-        except InputError as exc:
-            problems.append(str(exc))
-    return [], problems or ["no input given"]
+    except InputError as exc:
+        return [], exc.problems or ["no input given"]
 
 
 class LocalEngine:
     """Runs both passes on this machine: a process pool, or this process with one worker.
     Pass 1's parsed pages are kept in a temporary file for pass 2 (``run.reuse_parse``)."""
+
+    learns_new_pages_only = True  # learn() takes known / counted (see dedup)
 
     def __init__(self) -> None:
         self._spill: ParsedSpill | None = None
@@ -652,17 +646,6 @@ def _stored_learned(index: Any, settings: Settings) -> Learned | None:
     )
 
 
-def _learns_new_pages_only(engine: Any) -> bool:
-    """Whether ``engine.learn`` takes ``known`` and ``counted`` (LocalEngine does)."""
-    import inspect
-
-    try:
-        params = inspect.signature(engine.learn).parameters
-    except (TypeError, ValueError):
-        return False
-    return "known" in params and "counted" in params
-
-
 def _store_learned(index: Any, learned: Learned) -> None:
     """Save the learned model, in the caller's transaction."""
     import json
@@ -675,13 +658,17 @@ def _store_learned(index: Any, learned: Learned) -> None:
         index.save_model("image_hashes", json.dumps(learned.image_hashes).encode())
 
 
+def _merges_partial(settings: Settings) -> bool:
+    """Whether partial edges join clusters (match.merge_partial; chunks.merge_partial too)."""
+    return settings.match.merge_partial or settings.chunks.merge_partial
+
+
 def _guard(index: Any, algorithms: list, edges: list, settings: Settings) -> Callable[[list[int]], list[list[int]]]:
     """The anti-chaining guard as a component splitter (see pagetwin.guard)."""
     from pagetwin.guard import make_splitter
 
     # Merged partial edges are edges of the component the guard splits, like duplicates.
-    merge_partial = settings.match.merge_partial or settings.chunks.merge_partial
-    kinds = ("duplicate", "revisit", "partial") if merge_partial else ("duplicate", "revisit")
+    kinds = ("duplicate", "revisit", "partial") if _merges_partial(settings) else ("duplicate", "revisit")
     return make_splitter(
         index, algorithms, edges, policy=settings.cluster.keep, kinds=kinds, related_share=settings.match.guard_share
     )

@@ -136,7 +136,7 @@ def readable_inputs(inputs: list[str]) -> tuple[list[str], list[str]]:
         if not found:
             readable.append(path)
     if not readable:
-        raise InputError("; ".join(problems) or "no input given")
+        raise InputError("; ".join(problems) or "no input given", problems)
     return readable, problems
 
 

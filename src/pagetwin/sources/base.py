@@ -12,7 +12,12 @@ MAX_EXAMPLES = 3  # example details kept per skip reason (for the summary)
 
 
 class InputError(Exception):
-    """A missing or unreadable input path. The message is one line, fit to print as is."""
+    """A missing or unreadable input path. The message is one line, fit to print as is;
+    ``problems`` are its parts, one message per input (readable_inputs)."""
+
+    def __init__(self, message: str, problems: list[str] | None = None) -> None:
+        super().__init__(message)
+        self.problems = list(problems) if problems is not None else [message]
 
 
 @dataclass(slots=True)
