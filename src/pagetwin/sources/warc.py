@@ -252,8 +252,9 @@ def _warc_record(
         # A revisit stands for its original: judged by the status it recorded, if any (304,
         # "not modified", says the original's status holds).
         status = http.status if http is not None else None
-        if status not in (None, 304) and not status_filter(settings.statuses).accepts(status):
-            return Skip(status_filter(settings.statuses).reason(status), f"{name}: revisit {url}"), False
+        accept = status_filter(settings.statuses)
+        if status not in (None, 304) and not accept.accepts(status):
+            return Skip(accept.reason(status), f"{name}: revisit {url}"), False
         profile = (h.get("WARC-Profile") or "").strip()
         meta["profile"] = profile
         if h.get("WARC-Refers-To-Date"):
