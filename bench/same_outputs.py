@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT.parent / "shared" / "data" / "warc"
 EXAMPLE = ROOT / "examples" / "debian-docs.warc.gz"
 # Summary keys that depend on the machine or the run, not on the result.
-VOLATILE = {"timings", "seconds", "settings", "out", "index", "inputs", "version", "started", "elapsed"}
+VOLATILE = {"timings", "seconds", "settings", "out", "index", "inputs", "version", "versions", "pages_per_second"}
 
 
 def crawls() -> list[Path]:
