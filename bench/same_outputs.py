@@ -41,7 +41,10 @@ def _sha(path: Path) -> str:
 
 
 def _counts(summary: dict) -> dict:
-    return {k: v for k, v in sorted(summary.items()) if k not in VOLATILE and "time" not in k}
+    counts = {k: v for k, v in sorted(summary.items()) if k not in VOLATILE and "time" not in k}
+    # Paths in messages name the checkout and the data folder: compare them relative to those.
+    text = json.dumps(counts).replace(str(DATA), "<data>").replace(str(ROOT), "<root>")
+    return json.loads(text)
 
 
 def run_one(crawl: Path, runner: str, python: str) -> dict:
