@@ -46,3 +46,136 @@ def test_profiles_apply_over_the_defaults_and_toml_over_the_profile(tmp_path):
     assert loaded.minhash.threshold == 0.85 and loaded.minhash.shingle == 1
     with pytest.raises(ConfigError, match="unknown profile 'nope'"):
         Settings.with_profile("nope")
+
+
+# --- Settings.validate -------------------------------------------------------------------------
+
+from dataclasses import fields as _fields  # noqa: E402
+
+from hypothesis import HealthCheck, given, settings as hyp_settings, strategies as st  # noqa: E402
+
+from pagetwin.config import setting_fields  # noqa: E402
+
+
+def test_the_defaults_and_every_profile_validate():
+    from pagetwin.config import PROFILES
+
+    Settings().validate()
+    for name in PROFILES:
+        Settings.with_profile(name).validate()
+
+
+@pytest.mark.parametrize(
+    "dotted, value, allowed",
+    [
+        ("minhash.threshold", 1.5, "in (0, 1)"),
+        ("minhash.threshold", 1.0, "in (0, 1)"),  # the LSH bands need a threshold below 1
+        ("minhash.threshold", 0.0, "in (0, 1)"),
+        ("minhash.threshold", float("nan"), "in (0, 1)"),
+        ("minhash.num_perm", -3, ">= 1"),
+        ("minhash.num_perm", 0, ">= 1"),
+        ("simhash.k", 64, "in [0, 63]"),
+        ("simhash.bits", 32, "must be 64"),
+        ("simhash.weighting", "idf", "one of tf, logtf, binary"),
+        ("match.guard_share", -0.1, "in [0, 1]"),
+        ("match.algorithms", ["exact", "nope"], "one of exact"),
+        ("cluster.keep", "shortest", "one of longest, earliest, first"),
+        ("extract.site_key", "path", "one of host, domain"),
+        ("keywords.weighting", "bm25", "one of tfidf, density"),
+        ("keywords.des_mode", "title", "one of auto"),
+        ("chunks.epsilon", 2.0, "> 2"),
+        ("run.workers", -1, ">= 0"),
+        ("input.statuses", "7xx", "status codes"),
+    ],
+)
+def test_a_bad_value_is_one_line_naming_setting_value_and_what_is_allowed(dotted, value, allowed):
+    s = Settings()
+    section, _, name = dotted.partition(".")
+    setattr(getattr(s, section), name, value)  # as Python code may: validate sees it, not set()
+    with pytest.raises(ConfigError) as info:
+        s.validate()
+    message = str(info.value)
+    assert "\n" not in message and dotted in message and allowed in message
+    shown = ",".join(value) if isinstance(value, list) else repr(value)
+    assert shown in message
+
+
+def test_wrong_types_and_joined_rules_are_refused():
+    s = Settings()
+    s.minhash.num_perm = "many"
+    with pytest.raises(ConfigError, match=r"minhash.num_perm = 'many': must be a int"):
+        s.validate()
+    s = Settings()
+    s.segments.m, s.segments.n = 9, 8
+    with pytest.raises(ConfigError, match="segments.m = 9: must be at most segments.n = 8"):
+        s.validate()
+    s = Settings()
+    s.simhash.blocks = 5  # k = 5: a table needs n - k >= 1 blocks
+    with pytest.raises(ConfigError, match="simhash.blocks = 5: must be 0 or more than simhash.k = 5"):
+        s.validate()
+    s.simhash.blocks, s.simhash.k = 40, 10  # C(40, 10) tables: hundreds of millions
+    with pytest.raises(ConfigError, match="block tables"):
+        s.validate()
+    s = Settings()
+    s.match.algorithms = []
+    with pytest.raises(ConfigError, match="match.algorithms is empty"):
+        s.validate()
+
+
+# Values drawn around and beyond each numeric setting's bounds, for the property below.
+# num_perm is bounded above only to keep lsh_params (quadratic in num_perm) fast here.
+_NUMBERS = {
+    "simhash.k": st.integers(-3, 70),
+    "simhash.blocks": st.integers(-2, 70),
+    "simhash.min_key_bits": st.integers(-2, 70),
+    "simhash.bits": st.sampled_from([0, 32, 64, 128]),
+    "simhash.shingle": st.integers(-2, 6),
+    "minhash.threshold": st.one_of(st.floats(-0.5, 1.5), st.sampled_from([0.0, 1.0, float("nan"), float("inf")])),
+    "minhash.num_perm": st.integers(-5, 160),
+    "minhash.seed": st.integers(-5, 2**70),
+    "minhash.fp_weight": st.floats(-1, 2),
+    "minhash.fn_weight": st.floats(-1, 2),
+    "segments.n": st.integers(-2, 12),
+    "segments.m": st.integers(-2, 12),
+    "images.key_k": st.integers(-2, 70),
+    "images.phash_k": st.integers(-2, 70),
+}
+
+
+@hyp_settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.fixed_dictionaries({}, optional=_NUMBERS))
+def test_what_validate_accepts_builds_and_what_it_refuses_is_a_config_error(values):
+    """Every algorithm built from settings validate() accepts builds (images' lazy key masks
+    included); settings it refuses raise ConfigError and nothing else."""
+    from pagetwin.fingerprints import MODULES, build_algorithms
+
+    s = Settings()
+    s.match.algorithms = list(MODULES)
+    for dotted, value in values.items():
+        section, _, name = dotted.partition(".")
+        setattr(getattr(s, section), name, value)
+    try:
+        s.validate()
+    except ConfigError as exc:
+        assert "\n" not in str(exc)
+        return
+    for algorithm in build_algorithms(s):
+        if algorithm.name == "images":
+            from pagetwin.fingerprints.lsh import block_table_masks
+
+            k = max(0, min(s.images.key_k, s.images.phash_k))
+            if k > 0:
+                block_table_masks(k)  # what ImageAlgorithm.keys builds on first use
+
+
+def test_every_setting_is_checked_for_its_type():
+    """A string in every non-string setting is refused (no setting escapes validate)."""
+    for dotted, _f, value in setting_fields():
+        if isinstance(value, str):
+            continue
+        s = Settings()
+        section, _, name = dotted.partition(".")
+        setattr(getattr(s, section), name, "x")
+        with pytest.raises(ConfigError, match=dotted.replace(".", r"\.")):
+            s.validate()
+    assert {f.name for f in _fields(Settings)} == {d.split(".")[0] for d, _, _ in setting_fields()}

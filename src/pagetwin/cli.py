@@ -131,27 +131,7 @@ def resolve_settings(args: argparse.Namespace) -> Settings:
         settings.set("match.algorithms", args.algorithms)
     if getattr(args, "keep", None):
         settings.set("cluster.keep", args.keep)
-    _validate(settings)
-    return settings
-
-
-def _validate(settings: Settings) -> None:
-    from pagetwin.cluster import KEEP_POLICIES
-    from pagetwin.fingerprints import MODULES
-
-    for name in settings.match.algorithms:
-        if name not in MODULES:
-            raise ConfigError(f"unknown algorithm {name!r} (choose from {', '.join(MODULES)})")
-    if not settings.match.algorithms:
-        raise ConfigError("no algorithm selected")
-    if settings.cluster.keep not in KEEP_POLICIES:
-        raise ConfigError(f"unknown keep policy {settings.cluster.keep!r} (choose from {', '.join(KEEP_POLICIES)})")
-    if settings.extract.site_key not in ("host", "domain"):
-        raise ConfigError("extract.site_key must be 'host' or 'domain'")
-    for name in ("text.weighting", "keywords.weighting"):
-        section, _, field = name.partition(".")
-        if getattr(getattr(settings, section), field) not in ("tfidf", "density"):
-            raise ConfigError(f"{name} must be 'tfidf' or 'density'")
+    return settings.validate()
 
 
 def _err(msg: str) -> None:

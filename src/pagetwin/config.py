@@ -3,28 +3,151 @@
 Each section is a dataclass; a TOML table of the same name overrides its fields. Algorithm
 sections are named after the algorithm (``[simhash]``, ``[minhash]``, ...); hyphens in names
 become underscores in the TOML (``[con_w]``).
+
+Every field is declared with ``_setting``: its metadata holds a one-line ``help``, a ``tier``
+("user": shown by each command's ``--help``; "expert": reachable by ``--set`` and TOML), the
+``commands`` that use it and the values it ``allowed`` (``Settings.validate``, which the API calls
+before any work, so a bad value is one ConfigError naming the setting, never a later traceback).
 """
 
 from __future__ import annotations
 
+import importlib
+import math
 import tomllib
-from dataclasses import asdict, dataclass, field, fields, is_dataclass, replace
+from collections.abc import Callable, Iterator
+from dataclasses import Field, asdict, dataclass, field, fields, is_dataclass, replace
 from pathlib import Path
 from typing import Any
 
-
 class ConfigError(ValueError):
-    """A setting that does not exist or has the wrong type (a usage error: exit 2)."""
+    """A setting that does not exist, has the wrong type or a value outside what is allowed (a
+    usage error: exit 2)."""
+
+
+# --- what a setting allows ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Range:
+    """A number between bounds (None: unbounded); ``lo_open`` / ``hi_open`` exclude the bound."""
+
+    lo: float | None = None
+    hi: float | None = None
+    lo_open: bool = False
+    hi_open: bool = False
+
+    def ok(self, value: Any) -> bool:
+        if math.isnan(value):
+            return False
+        if self.lo is not None and (value <= self.lo if self.lo_open else value < self.lo):
+            return False
+        return not (self.hi is not None and (value >= self.hi if self.hi_open else value > self.hi))
+
+    def __str__(self) -> str:
+        if self.lo is not None and self.lo == self.hi:
+            return f"{self.lo:g}"
+        if self.lo is not None and self.hi is not None:
+            return f"in {'(' if self.lo_open else '['}{self.lo:g}, {self.hi:g}{')' if self.hi_open else ']'}"
+        if self.lo is not None:
+            return f"{'>' if self.lo_open else '>='} {self.lo:g}"
+        if self.hi is not None:
+            return f"{'<' if self.hi_open else '<='} {self.hi:g}"
+        return "any number"
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One of some names (each item of a list setting, for a list). ``source`` "module:NAME"
+    names a collection defined elsewhere, imported only when checked (the fingerprint and
+    cluster modules import this one)."""
+
+    names: tuple[str, ...] = ()
+    source: str = ""
+
+    def choices(self) -> tuple[str, ...]:
+        if not self.source:
+            return self.names
+        module, _, name = self.source.partition(":")
+        return tuple(getattr(importlib.import_module(module), name))
+
+    def ok(self, value: Any) -> bool:
+        items = value if isinstance(value, list) else [value]
+        return all(item in self.choices() for item in items)
+
+    def __str__(self) -> str:
+        return "one of " + ", ".join(self.choices())
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """A string that ``parser`` ("module:function", raising ValueError) accepts."""
+
+    parser: str
+    described: str
+
+    def ok(self, value: Any) -> bool:
+        module, _, name = self.parser.partition(":")
+        try:
+            getattr(importlib.import_module(module), name)(value)
+        except ValueError:  # ConfigError included
+            return False
+        return True
+
+    def __str__(self) -> str:
+        return self.described
+
+
+Allowed = Range | Choice | Parsed
+
+USER, EXPERT = "user", "expert"
+# Commands that use a setting (``pagetwin config`` prints them all): each command's --help lists
+# only its own user-tier settings.
+DEDUP = ("dedup",)
+READ = ("dedup", "text", "keywords", "templates")  # every command that reads pages
+PER_PAGE = ("dedup", "text", "keywords")  # ... and extracts each page's main text
+COMMANDS = ("dedup", "text", "keywords", "templates")
+
+POSITIVE = Range(0, lo_open=True)
+AT_LEAST_1 = Range(1)
+AT_LEAST_0 = Range(0)
+SHARE = Range(0, 1)  # a share or a similarity, bounds included
+SIMILARITY = Range(0, 1, lo_open=True)  # a similarity threshold: 0 would make every pair a duplicate
+
+
+def _setting(
+    default: Any,
+    help: str,  # noqa: A002 - the name argparse and the metadata use
+    *,
+    allowed: Allowed | None = None,
+    tier: str = EXPERT,
+    commands: tuple[str, ...] = DEDUP,
+) -> Any:
+    """A settings field with its description (see the module docstring)."""
+    metadata = {"help": help, "tier": tier, "commands": commands, "allowed": allowed}
+    if isinstance(default, list):
+        return field(default_factory=lambda: list(default), metadata=metadata)
+    return field(default=default, metadata=metadata)
+
+
+# --- the sections ---------------------------------------------------------------------------
 
 
 @dataclass
 class InputSettings:
-    max_page_bytes: int = 5_000_000  # bytes of a page body that are parsed; the rest is cut and counted
-    max_dom_depth: int = 512  # deeper subtrees are flattened to text (lexbor itself survives deeper)
-    sniff_html: bool = True  # look at the body when Content-Type is missing or wrong
-    # HTTP statuses of WARC/ARC responses that become pages: codes and classes ("2xx,404") or
-    # "any"; the others are skipped, counted as "http-status-NNN" (HTML files, JSONL: no status)
-    statuses: str = "2xx"
+    max_page_bytes: int = _setting(
+        5_000_000, "bytes of a page body that are parsed; the rest is cut and counted",
+        allowed=AT_LEAST_1, tier=USER, commands=READ)  # fmt: skip
+    max_dom_depth: int = _setting(
+        512, "deeper subtrees are flattened to text (lexbor itself survives deeper)",
+        allowed=AT_LEAST_1, commands=READ)  # fmt: skip
+    sniff_html: bool = _setting(
+        True, "look at the body when Content-Type is missing or wrong", commands=READ)
+    statuses: str = _setting(
+        "2xx", "HTTP statuses of WARC/ARC responses that become pages, codes and classes (\"2xx,404\") "
+        "or \"any\"; others are skipped, counted as http-status-NNN",
+        allowed=Parsed("pagetwin.sources.payload:status_filter", "status codes and classes such as '2xx,404', or 'any'"),
+        tier=USER, commands=READ)  # fmt: skip
 
     def __post_init__(self) -> None:
         from pagetwin.sources.payload import status_filter
@@ -34,100 +157,160 @@ class InputSettings:
 
 @dataclass
 class ExtractSettings:
-    templates: bool = True  # learn per-site templates (two passes); False = page-level noise removal only
-    site_key: str = "host"  # "host" or "domain" (registered domain)
-    min_site_pages: int = 5  # fewer pages than this: the site falls back to page-level removal
-    template_share: float = 0.25  # a block on more than this share of a site's pages is template
-    # A structural slot's prior is used only when the slot is on this share of the site's pages:
-    # a rarer one is a generic path in a folder of many sites' pages (bench/RESULTS.md, "Reposts").
-    min_slot_share: float = 0.2
-    max_hashes_per_site: int = 200_000  # bound on per-site counts (pruned above it)
+    templates: bool = _setting(
+        True, "learn per-site templates (two passes); false = page-level noise removal only",
+        tier=USER, commands=PER_PAGE)  # fmt: skip
+    site_key: str = _setting(
+        "host", "what makes a site: \"host\", or \"domain\" (the registered domain)",
+        allowed=Choice(("host", "domain")), tier=USER, commands=READ)  # fmt: skip
+    min_site_pages: int = _setting(
+        5, "a site with fewer pages falls back to page-level noise removal",
+        allowed=AT_LEAST_1, commands=READ)  # fmt: skip
+    template_share: float = _setting(
+        0.25, "a block on more than this share of a site's pages is template", allowed=SHARE, commands=READ)
+    # A rarer slot is a generic path in a folder of many sites' pages (bench/RESULTS.md, "Reposts").
+    min_slot_share: float = _setting(
+        0.2, "a structural slot's prior is used only when the slot is on this share of the site's pages",
+        allowed=SHARE, commands=READ)  # fmt: skip
+    max_hashes_per_site: int = _setting(
+        200_000, "bound on per-site block counts (pruned above it)", allowed=AT_LEAST_1, commands=READ)
 
 
 @dataclass
 class TextSettings:
-    lang: str = ""  # force a language (ISO 639-1) instead of detecting it
-    keywords: int = 10  # N for `pagetwin keywords` (the keyword algorithms use keywords.n)
-    weighting: str = "tfidf"  # keyword weights of `pagetwin keywords`: "tfidf" or "density"
+    lang: str = _setting(
+        "", "force a language (ISO 639-1 code) instead of detecting it; empty = detect",
+        tier=USER, commands=PER_PAGE)  # fmt: skip
+    keywords: int = _setting(10, "keywords per page printed by `pagetwin keywords`", allowed=AT_LEAST_1, commands=("keywords",))
+    weighting: str = _setting(
+        "tfidf", "keyword weights of `pagetwin keywords`: \"tfidf\" or \"density\"",
+        allowed=Choice(("tfidf", "density")), commands=("keywords",))  # fmt: skip
 
 
 @dataclass
 class ExactSettings:
-    use_payload_digest: bool = True  # WARC payload digests also make exact edges
+    use_payload_digest: bool = _setting(True, "exact: WARC payload digests also make exact edges")
 
 
 @dataclass
 class SimHashSettings:
-    bits: int = 64
-    k: int = 5  # Hamming distance at most k (calibrated: bench/RESULTS.md, near duplicates)
-    min_tokens: int = 20  # pages with fewer content words get no SimHash
-    shingle: int = 2  # words per feature (1 = single words)
-    weighting: str = "tf"  # feature weight: "tf", "logtf" (1 + ln tf) or "binary"
-    content_only: bool = True  # features from content words only (stop words dropped)
-    blocks: int = 0  # block-table blocks n > k (C(n, k) tables); 0 = fewest giving min_key_bits
-    min_key_bits: int = 16  # auto blocks: at least this many fingerprint bits per table key
+    bits: int = _setting(64, "simhash: fingerprint bits (only 64 is supported)", allowed=Range(64, 64))
+    k: int = _setting(
+        5, "simhash: a duplicate is at most k bits apart (calibrated: bench/RESULTS.md, near duplicates)",
+        allowed=Range(0, 63), tier=USER)  # fmt: skip
+    min_tokens: int = _setting(20, "simhash: pages with fewer content words get no SimHash", allowed=AT_LEAST_0)
+    shingle: int = _setting(2, "simhash: words per feature (1 = single words)", allowed=AT_LEAST_1)
+    weighting: str = _setting(
+        "tf", "simhash: feature weight, \"tf\", \"logtf\" (1 + ln tf) or \"binary\"",
+        allowed=Choice(("tf", "logtf", "binary")))  # fmt: skip
+    content_only: bool = _setting(True, "simhash: features from content words only (stop words dropped)")
+    blocks: int = _setting(
+        0, "simhash: blocks n > k of the block tables (C(n, k) tables); 0 = fewest giving min_key_bits",
+        allowed=Range(0, 64))  # fmt: skip
+    min_key_bits: int = _setting(
+        16, "simhash: with blocks = 0, at least this many fingerprint bits per table key", allowed=Range(1, 64))
 
 
 @dataclass
 class MinHashSettings:
     # Calibrated on reposts (spotsigs-dev; bench/RESULTS.md, "Reposts"): word pairs, as a set,
     # J >= 0.25. Profile "near-identical": words as a multiset, J >= 0.9 (copycat judgements).
-    threshold: float = 0.25  # Jaccard threshold the LSH bands are derived for and edges must pass
-    num_perm: int = 128
-    shingle: int = 2  # words per shingle
-    min_tokens: int = 10
-    seed: int = 1
-    content_only: bool = False  # shingles over content words only (stop words dropped)
-    multiset: bool = False  # repeats count: estimate weighted (multiset) Jaccard of shingle counts
-    fp_weight: float = 0.3  # bands x rows minimise fp_weight * FP area + fn_weight * FN area
-    fn_weight: float = 0.7  # (a false positive costs one verification, a false negative a pair)
-    containment: float = 0.8  # a candidate below threshold with this share of the smaller page's
-    # shingles in the larger is a "partial" edge (merged only with match.merge_partial); 0 = off
+    # 1 is excluded: the LSH bands are derived for a threshold strictly inside (0, 1).
+    threshold: float = _setting(
+        0.25, "minhash: Jaccard threshold the LSH bands are derived for and edges must pass",
+        allowed=Range(0, 1, lo_open=True, hi_open=True), tier=USER)  # fmt: skip
+    num_perm: int = _setting(128, "minhash: permutations (signature length)", allowed=AT_LEAST_1, tier=USER)
+    shingle: int = _setting(2, "minhash: words per shingle", allowed=AT_LEAST_1)
+    min_tokens: int = _setting(10, "minhash: pages with fewer words get no signature", allowed=AT_LEAST_0)
+    seed: int = _setting(1, "minhash: seed of the permutations", allowed=AT_LEAST_0)
+    content_only: bool = _setting(False, "minhash: shingles over content words only (stop words dropped)")
+    multiset: bool = _setting(
+        False, "minhash: repeats count, estimating the weighted (multiset) Jaccard of shingle counts")
+    fp_weight: float = _setting(
+        0.3, "minhash: bands x rows minimise fp_weight * false-positive area + fn_weight * false-negative area",
+        allowed=AT_LEAST_0)  # fmt: skip
+    fn_weight: float = _setting(
+        0.7, "minhash: see fp_weight (a false positive costs one verification, a false negative a pair)",
+        allowed=AT_LEAST_0)  # fmt: skip
+    containment: float = _setting(
+        0.8, "minhash: a candidate below threshold with this share of the smaller page's shingles in the "
+        "larger is a partial edge (merged only with match.merge_partial); 0 = off",
+        allowed=SHARE)  # fmt: skip
 
 
 @dataclass
 class KeywordSettings:
-    n: int = 10  # keywords per page
-    des_mode: str = "text"  # des: "description", "text" or "auto" (sites reuse one description: RESULTS.md)
-    des_bytes: int = 512
-    a: float = 0.001  # con-w / sort-w: weight distance threshold (calibrated, bench/RESULTS.md)
-    min_keywords: int = 5
-    des_min_chars: int = 20  # des: a shorter Des(P) (after normalisation) gives no fingerprint
-    tie_quantum: float = 0.001  # con: unit-length weights rounded to this rank equal, then A-Z
-    weighting: str = "density"  # keyword weights: "density" measured better than "tfidf" (RESULTS.md)
+    n: int = _setting(10, "des/con/sort/con-w/sort-w: keywords per page", allowed=AT_LEAST_1)
+    des_mode: str = _setting(
+        "text", "des: what is hashed, \"description\", \"text\", \"prefix\" or \"auto\" "
+        "(sites reuse one description: bench/RESULTS.md)",
+        allowed=Choice(("auto", "description", "text", "prefix")))  # fmt: skip
+    des_bytes: int = _setting(512, "des: bytes of the normalised text that are hashed", allowed=AT_LEAST_1)
+    a: float = _setting(
+        0.001, "con-w / sort-w: weight distance threshold (calibrated, bench/RESULTS.md)", allowed=AT_LEAST_0)
+    min_keywords: int = _setting(5, "con/sort/con-w/sort-w: fewer keywords give no fingerprint", allowed=AT_LEAST_0)
+    des_min_chars: int = _setting(
+        20, "des: a shorter normalised text or description gives no fingerprint", allowed=AT_LEAST_0)
+    tie_quantum: float = _setting(
+        0.001, "con: unit-length weights rounded to this rank equal, then A-Z (0 = exact weights)",
+        allowed=AT_LEAST_0)  # fmt: skip
+    weighting: str = _setting(
+        "density", "keyword weights of the keyword algorithms: \"density\" (measured better, RESULTS.md) "
+        "or \"tfidf\"",
+        allowed=Choice(("tfidf", "density")))  # fmt: skip
 
 
 @dataclass
 class SegmentSettings:
-    n: int = 8  # segments per page
-    m: int = 5  # at least m equal signatures make a duplicate (calibrated, bench/RESULTS.md)
-    min_tokens: int = 40
+    n: int = _setting(8, "segments: segments per page", allowed=AT_LEAST_1)
+    m: int = _setting(
+        5, "segments: at least m equal signatures (m <= n) make a duplicate (calibrated, bench/RESULTS.md)",
+        allowed=AT_LEAST_1)  # fmt: skip
+    min_tokens: int = _setting(40, "segments: pages with fewer content words get no signatures", allowed=AT_LEAST_0)
 
 
 @dataclass
 class ChunkSettings:
-    chunk_words: int = 8  # k-word windows registered in the inverted index
-    threshold: float = 0.9  # relative-frequency similarity for a duplicate (calibrated)
-    containment: float = 0.8  # share of the smaller page found in the larger for "partial"
-    merge_partial: bool = False  # also cluster chunks' partial copies with their source (as match.merge_partial)
-    min_tokens: int = 40
-    winnow: int = 8  # index keys: the smallest chunk hash of every window of this many chunks
-    max_keys: int = 512  # at most this many index keys per page (the smallest winnowed hashes)
-    epsilon: float = 2.5  # SCAM closeness: f_a/f_b + f_b/f_a below this counts a chunk as shared
+    chunk_words: int = _setting(8, "chunks: words per chunk (k-word windows)", allowed=AT_LEAST_1)
+    threshold: float = _setting(
+        0.9, "chunks: relative-frequency similarity for a duplicate (calibrated)", allowed=SIMILARITY)
+    containment: float = _setting(
+        0.8, "chunks: share of the smaller page found in the larger for a partial edge", allowed=SHARE)
+    merge_partial: bool = _setting(
+        False, "chunks: also cluster partial copies with their source (as match.merge_partial)")
+    min_tokens: int = _setting(40, "chunks: pages with fewer content words get no chunks", allowed=AT_LEAST_0)
+    winnow: int = _setting(
+        8, "chunks: index keys are the smallest chunk hash of every window of this many chunks",
+        allowed=AT_LEAST_1)  # fmt: skip
+    max_keys: int = _setting(
+        512, "chunks: at most this many index keys per page (the smallest winnowed hashes)", allowed=AT_LEAST_1)
+    # f_a/f_b + f_b/f_a is 2 for equal counts, so only a bound above 2 lets a chunk be shared.
+    epsilon: float = _setting(
+        2.5, "chunks: a chunk is shared when f_a/f_b + f_b/f_a is below this (SCAM closeness)",
+        allowed=Range(2, lo_open=True))  # fmt: skip
 
 
 @dataclass
 class ImageSettings:
-    min_images: int = 3
-    max_words_per_image: float = 30.0  # image-dominant when main words / images is below this
-    threshold: float = 0.7  # set Jaccard of image identities
-    phash_k: int = 6  # two perceptual hashes within this Hamming distance are one image
-    key_k: int = 4  # candidate keys find phashes within this distance (block tables; <= phash_k)
-    max_images: int = 200  # images per page considered (the rest ignored, counted in features)
-    substantial_words: int = 50  # both pages with this many main words: their text must agree too
-    min_text_jaccard: float = 0.5  # ... token-set Jaccard of at least this
-    min_lang_words: int = 10  # captions this long on both pages make their languages count
-    translations_are_duplicates: bool = False  # same images, text in different languages
+    min_images: int = _setting(3, "images: pages with fewer images get no image features", allowed=AT_LEAST_0)
+    max_words_per_image: float = _setting(
+        30.0, "images: a page is image-dominant when main words / images is below this", allowed=POSITIVE)
+    threshold: float = _setting(0.7, "images: set Jaccard of image identities for a duplicate", allowed=SIMILARITY)
+    phash_k: int = _setting(
+        6, "images: two perceptual hashes within this Hamming distance are one image", allowed=Range(0, 64))
+    key_k: int = _setting(
+        4, "images: candidate keys find perceptual hashes within this distance (at most phash_k)",
+        allowed=Range(0, 63))  # fmt: skip
+    max_images: int = _setting(
+        200, "images: images per page considered (the rest ignored, counted)", allowed=AT_LEAST_1)
+    substantial_words: int = _setting(
+        50, "images: when both pages have this many main words, their text must agree too", allowed=AT_LEAST_0)
+    min_text_jaccard: float = _setting(
+        0.5, "images: ... as a token-set Jaccard of at least this", allowed=SHARE)
+    min_lang_words: int = _setting(
+        10, "images: captions this long on both pages make their languages count", allowed=AT_LEAST_0)
+    translations_are_duplicates: bool = _setting(
+        False, "images: pages with the same images and text in different languages are duplicates", tier=USER)
 
 
 @dataclass
@@ -136,31 +319,100 @@ class MatchSettings:
     # exact digests, then con-w (the only text method that works on very short pages), then
     # MinHash (the best single similarity on longer pages). Mean F1 over copycat, LLVM and
     # LLVM-with-text 0.927, against 0.918 for exact + simhash + minhash.
-    algorithms: list[str] = field(default_factory=lambda: ["exact", "con-w", "minhash"])
-    max_bucket: int = 200  # larger candidate buckets are compared only to near neighbours, counted
-    guard: bool = True  # anti-chaining: members must be related to every page of a verified core
-    # ... related = a similarity of at least this share of the algorithm's threshold (1.0: the
-    # pair must verify). Reposts are each near some copies, not all (bench/RESULTS.md, "Reposts").
-    guard_share: float = 0.5
-    # Partial edges (one page contains most of the other: a teaser, an article inside a longer
-    # page) are written to pairs.jsonl as "partial"; they join clusters only when this is true.
-    merge_partial: bool = False
+    algorithms: list[str] = _setting(
+        ["exact", "con-w", "minhash"], "the fingerprinting algorithms, in order (comma-separated)",
+        allowed=Choice(source="pagetwin.fingerprints:MODULES"), tier=USER)  # fmt: skip
+    max_bucket: int = _setting(
+        200, "larger candidate buckets are compared only to near neighbours (counted)", allowed=AT_LEAST_1)
+    guard: bool = _setting(
+        True, "anti-chaining: a cluster's members must be related to every page of a verified core", tier=USER)
+    # 1.0: the pair must verify. Reposts are each near some copies, not all (bench/RESULTS.md, "Reposts").
+    guard_share: float = _setting(
+        0.5, "guard: related = a similarity of at least this share of the algorithm's threshold",
+        allowed=SHARE)  # fmt: skip
+    # Partial edges (a teaser, an article inside a longer page) always go to pairs.jsonl.
+    merge_partial: bool = _setting(
+        False, "partial edges (one page contains most of the other) also join clusters", tier=USER)
 
 
 @dataclass
 class ClusterSettings:
-    keep: str = "longest"  # "longest" (most text, then earliest, then smallest id), "earliest", "first"
+    keep: str = _setting(
+        "longest", "page kept per cluster: \"longest\" (most text, then earliest, then smallest id), "
+        "\"earliest\" or \"first\"",
+        allowed=Choice(source="pagetwin.cluster:KEEP_POLICIES"), tier=USER)  # fmt: skip
 
 
 @dataclass
 class RunSettings:
-    workers: int = 0  # 0 = all cores
-    progress: bool = True  # progress bar when stderr is a terminal
-    chunk_pages: int = 16  # pages per task sent to a worker
-    # Pass 2 reads pass 1's parsed pages from a temporary file instead of parsing again
-    # (disk: about 5 KB a page; runners.spill).
-    reuse_parse: bool = True
-    temp_dir: str = ""  # where temporary files go ("" = the system's, $TMPDIR)
+    workers: int = _setting(0, "worker processes; 0 = all cores", allowed=AT_LEAST_0, tier=USER, commands=READ)
+    progress: bool = _setting(True, "progress bar when stderr is a terminal", tier=USER, commands=READ)
+    chunk_pages: int = _setting(16, "pages per task sent to a worker", allowed=AT_LEAST_1, commands=READ)
+    reuse_parse: bool = _setting(
+        True, "pass 2 reads pass 1's parsed pages from a temporary file (about 5 KB a page) instead of "
+        "parsing again", commands=READ)  # fmt: skip
+    temp_dir: str = _setting(
+        "", "where temporary files go; empty = the system's ($TMPDIR)", tier=USER, commands=READ)
+
+
+# Settings that were removed, and what replaced each (a TOML file or --set naming one gets this).
+REMOVED: dict[str, str] = {}
+
+
+def _check(value: Any, default: Any, f: Field, dotted: str) -> None:
+    """ConfigError unless ``value`` has the type of the default and is what ``f`` allows."""
+    if isinstance(default, bool):
+        typed = isinstance(value, bool)
+    elif isinstance(default, int):
+        typed = isinstance(value, int) and not isinstance(value, bool)
+    elif isinstance(default, float):
+        typed = isinstance(value, (int, float)) and not isinstance(value, bool)
+    elif isinstance(default, list):
+        typed = isinstance(value, list) and all(isinstance(v, str) for v in value)
+    else:
+        typed = isinstance(value, type(default))
+    if not typed:
+        raise ConfigError(f"setting {dotted} = {value!r}: must be a {type(default).__name__}")
+    allowed = f.metadata.get("allowed")
+    if allowed is not None and not allowed.ok(value):
+        raise ConfigError(f"setting {dotted} = {_shown(value)}: must be {allowed}")
+
+
+def _shown(value: Any) -> str:
+    return ",".join(value) if isinstance(value, list) else repr(value)
+
+
+def _tables(n: int, k: int) -> int:
+    return math.comb(n, k)
+
+
+MAX_SIMHASH_TABLES = 2048  # as lsh.auto_blocks: more tables cost memory and time per page
+
+
+def _check_together(settings: Settings) -> None:
+    """The rules that join two settings."""
+    if not settings.match.algorithms:
+        raise ConfigError("setting match.algorithms is empty: name at least one algorithm")
+    sim = settings.simhash
+    if sim.blocks and not sim.k < sim.blocks:
+        raise ConfigError(f"setting simhash.blocks = {sim.blocks}: must be 0 or more than simhash.k = {sim.k}")
+    if sim.blocks and _tables(sim.blocks, sim.k) > MAX_SIMHASH_TABLES:
+        raise ConfigError(
+            f"setting simhash.blocks = {sim.blocks}: C(blocks, k = {sim.k}) = {_tables(sim.blocks, sim.k)} "
+            f"block tables, more than {MAX_SIMHASH_TABLES}; use fewer blocks or 0"
+        )
+    seg = settings.segments
+    if seg.m > seg.n:
+        raise ConfigError(f"setting segments.m = {seg.m}: must be at most segments.n = {seg.n}")
+
+
+def setting_fields(settings: Settings | None = None) -> Iterator[tuple[str, Field, Any]]:
+    """(dotted name, field, value) of every setting, in declaration order."""
+    settings = settings if settings is not None else Settings()
+    for section in fields(settings):
+        sec = getattr(settings, section.name)
+        for f in fields(sec):
+            yield f"{section.name}.{f.name}", f, getattr(sec, f.name)
 
 
 @dataclass
@@ -178,6 +430,19 @@ class Settings:
     match: MatchSettings = field(default_factory=MatchSettings)
     cluster: ClusterSettings = field(default_factory=ClusterSettings)
     run: RunSettings = field(default_factory=RunSettings)
+
+    def validate(self) -> Settings:
+        """Check every setting (type, allowed values, the rules joining two); ConfigError naming
+        the first bad one. Returns self, so ``settings = Settings.load(...).validate()`` reads."""
+        defaults = Settings()
+        for section in fields(self):
+            sec = getattr(self, section.name)
+            if not isinstance(sec, type(getattr(defaults, section.name))):
+                raise ConfigError(f"settings section {section.name!r} is a {type(sec).__name__}")
+            for f in fields(sec):
+                _check(getattr(sec, f.name), getattr(getattr(defaults, section.name), f.name), f, f"{section.name}.{f.name}")
+        _check_together(self)
+        return self
 
     @classmethod
     def with_profile(cls, name: str) -> Settings:
