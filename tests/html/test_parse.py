@@ -104,15 +104,13 @@ _BAD_BYTES = [b"\xff", b"\xc3", b"\xe2\x82", b"\xed\xa0\x80", b"<\xc3\xa9", b"</
 
 @given(st.lists(st.one_of(st.sampled_from(_FRAGMENTS).map(lambda f: f.encode("utf-8")), st.sampled_from(_BAD_BYTES)), max_size=200))
 def test_depth_bound_from_the_utf8_body_equals_the_bound_from_the_text(parts):
-    from pagetwin.html.parse import _depth_bound, _last_utf8
+    from pagetwin.html.parse import _depth_bound
 
     body = b"".join(parts)
-    text, charset, _ = decode_html(body, "utf-8")
-    assert charset == "utf-8" and _last_utf8(text) is not None  # the bound will read the bytes
-    copy = (text + "x")[:-1]  # an equal text that decode_html did not make: read as text
-    assert len(text) < 2 or _last_utf8(copy) is None  # (short strings are shared singletons)
-    assert _depth_bound(text) == _depth_bound(copy)
-    assert limit_depth(text, 3) == limit_depth(copy, 3)
+    decoded = decode_html(body, "utf-8")
+    assert decoded.charset == "utf-8" and decoded.utf8 is body  # the bound will read the bytes
+    assert _depth_bound(decoded) == _depth_bound(decoded.text)
+    assert limit_depth(decoded, 3) == limit_depth(decoded.text, 3)
 
 
 def test_parse_limited_parses_a_valid_utf8_body_as_is_and_flags_flattening():
@@ -121,12 +119,66 @@ def test_parse_limited_parses_a_valid_utf8_body_as_is_and_flags_flattening():
     from pagetwin.html.parse import parse_limited
 
     body = "<html><body><p>Grüße, 中文 😀</p><div><b>x</b></div></body></html>".encode("utf-8")
-    text = decode_html(body)[0]
-    tree, flattened = parse_limited(text, 64)
-    assert tree.html == LexborHTMLParser(text).html and not flattened
+    decoded = decode_html(body)
+    assert decoded.strict and decoded.utf8 is body
+    tree, flattened = parse_limited(decoded, 64)
+    assert tree.html == LexborHTMLParser(decoded.text).html == parse_limited(decoded.text, 64)[0].html
+    assert not flattened
     # Invalid bytes: the text (with U+FFFD) is what gets parsed.
-    text = decode_html(body + b"<p>\xff</p>")[0]
-    assert parse_limited(text, 64)[0].html == LexborHTMLParser(text).html
-    deep = decode_html(("<div>" * 200 + "bottom").encode("utf-8"))[0]
+    decoded = decode_html(body + b"<p>\xff</p>", "utf-8")
+    assert not decoded.strict and decoded.replaced == 1
+    assert parse_limited(decoded, 64)[0].html == LexborHTMLParser(decoded.text).html
+    deep = decode_html(("<div>" * 200 + "bottom").encode("utf-8"))
     tree, flattened = parse_limited(deep, 64)
     assert flattened and "bottom" in tree.body.text()
+    assert tree.html == parse_limited(deep.text, 64)[0].html
+
+
+def test_decode_html_is_a_record_that_unpacks_as_before():
+    decoded = decode_html("<p>café</p>".encode("cp1252"), "latin-1")
+    text, charset, replaced = decoded[:3]
+    assert (text, charset, replaced) == ("<p>café</p>", "cp1252", 0)
+    assert decoded.utf8 is None and not decoded.strict and decoded.refused_charsets == 0
+    # Two decodings keep nothing of each other (no state between calls).
+    first, second = decode_html(b"<p>one</p>"), decode_html(b"<p>two</p>")
+    assert first.utf8 == b"<p>one</p>" and second.utf8 == b"<p>two</p>"
+
+
+_PAGE = "<html><head>%s</head><body><p>Grüße aus Köln, naïve café</p></body></html>"
+# Labels Python's codecs know that are no text encoding of an HTML page (they raise on the
+# bytes, re-interpret the markup, or are bytes-to-bytes transforms), and junk.
+_BAD_LABELS = ["idna", "punycode", "utf-7", "unicode_escape", "raw_unicode_escape", "undefined", "rot13",
+               "base64", "zlib", "hex", "uu", "bz2", "quopri", "utf-8\x00", "\x00", "utf-8; x", "x" * 200,
+               "no-such-charset"]  # fmt: skip
+
+
+def test_a_charset_that_is_no_html_encoding_never_loses_the_page():
+    for label in _BAD_LABELS:
+        body = (_PAGE % "").encode("utf-8")
+        decoded = decode_html(body, label)  # in the HTTP header
+        assert "Grüße aus Köln" in decoded.text and decoded.charset == "utf-8", label
+        assert decoded.refused_charsets == 1 and decoded.replaced == 0, label
+        meta = "".join(c for c in label if c.isalnum() or c in "-_:.")
+        if meta != label:
+            continue  # (what a meta tag cannot hold)
+        body = (_PAGE % f'<meta charset="{meta}">').encode("utf-8")
+        decoded = decode_html(body)  # in a meta tag
+        assert "Grüße aus Köln" in decoded.text and decoded.charset == "utf-8", label
+        assert decoded.refused_charsets == 1, label
+        # Both refused, then detection: a cp1252 page is still read as cp1252.
+        body = (_PAGE % f'<meta charset="{meta}">').encode("cp1252")
+        decoded = decode_html(body, label)
+        assert "Grüße aus Köln" in decoded.text and decoded.refused_charsets == 2, label
+
+
+def test_a_refused_http_charset_falls_back_to_the_meta_tag():
+    body = (_PAGE % '<meta charset="windows-1252">').encode("cp1252")
+    decoded = decode_html(body, "idna")
+    assert decoded.charset == "cp1252" and "Grüße aus Köln" in decoded.text and decoded.refused_charsets == 1
+    assert decode_html(body, "windows-1252").refused_charsets == 0
+
+
+@given(st.text(max_size=30), st.binary(max_size=300))
+def test_decode_html_never_raises_whatever_the_label(label, body):
+    decoded = decode_html(body + (_PAGE % "").encode("utf-8"), label)
+    assert isinstance(decoded.text, str) and decoded.replaced >= 0 and decoded.refused_charsets in (0, 1, 2)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import codecs
 import re
+from typing import NamedTuple
 
 import numpy as np
 
@@ -37,15 +38,70 @@ _ALIASES = {
 }
 
 
-def _codec(label: str | None) -> str | None:
+# Codecs Python knows that are no text encoding of an HTML page: they raise on ordinary bytes
+# (idna, punycode, undefined), re-interpret the markup (utf-7, the escape codecs: "\\x3c" would
+# become "<") or are bytes-to-bytes transforms (base64, zlib, rot13, hex, uu, bz2, quopri: their
+# CodecInfo says so). A page naming one is decoded as if it named nothing (detection).
+_NOT_HTML_CODECS = frozenset(
+    ["idna", "punycode", "utf-7", "unicode-escape", "raw-unicode-escape", "undefined", "mbcs", "oem"]
+)
+# What a charset label may hold (the meta tag regex allows no more): a NUL or any other junk
+# makes the label unusable, not the page.
+_LABEL = re.compile(r"[a-z0-9_\-:. ]{1,64}")
+
+
+def _codec(label: str | None) -> tuple[str | None, int]:
+    """(Python codec name of a charset label or None, 1 when a label was given and refused:
+    unknown, junk, or a codec that is no text encoding for HTML, else 0)."""
     if not label:
-        return None
+        return None, 0
     label = label.strip().strip("\"'").lower()
     label = _ALIASES.get(label, label)
+    if not _LABEL.fullmatch(label):
+        return None, 1
     try:
-        return codecs.lookup(label).name
+        info = codecs.lookup(label)
     except LookupError:
-        return None
+        return None, 1
+    if info.name in _NOT_HTML_CODECS or not getattr(info, "_is_text_encoding", True):
+        return None, 1
+    return info.name, 0
+
+
+class _DecodedText(NamedTuple):
+    text: str
+    charset: str
+    replaced: int  # characters that could not be decoded (U+FFFD)
+
+
+class Decoded(_DecodedText):
+    """A page body decoded (``decode_html``): a named 3-tuple, so ``text, charset, replaced =
+    decode_html(...)`` unpacks (and compares) as it always did, with more as attributes:
+
+    - ``refused_charsets``: declared charset labels (HTTP header, meta tag) that were ignored,
+      being unknown, junk or no text encoding for HTML (0, 1 or 2);
+    - ``utf8``: the body itself when it was decoded as UTF-8 (errors replaced or not). UTF-8
+      keeps every ASCII byte as that character and makes every other byte part of a non-ASCII
+      character, so where the '<' are and which ASCII letters follow them (all the depth guard
+      reads) is the same in the bytes and in the text;
+    - ``strict``: that body decoded without errors, so the text encodes back to exactly
+      ``utf8``, which lexbor can then parse as is (``parse_limited`` takes this record for that).
+    """
+
+    refused_charsets: int
+    utf8: bytes | None
+    strict: bool
+
+    def __new__(
+        cls, text: str, charset: str, replaced: int, refused_charsets: int = 0, utf8: bytes | None = None, strict: bool = False
+    ) -> Decoded:
+        self = super().__new__(cls, text, charset, replaced)
+        self.refused_charsets, self.utf8, self.strict = refused_charsets, utf8, strict
+        return self
+
+    def __repr__(self) -> str:
+        return (f"Decoded(charset={self.charset!r}, replaced={self.replaced}, refused_charsets={self.refused_charsets}, "
+                f"utf8={self.utf8 is not None}, strict={self.strict}, text={self.text[:40]!r}...)")  # fmt: skip
 
 
 def detect_charset(body: bytes, http_charset: str | None = None) -> str:
@@ -53,41 +109,42 @@ def detect_charset(body: bytes, http_charset: str | None = None) -> str:
     return _detect_charset(body, http_charset)[0]
 
 
-def _detect_charset(body: bytes, http_charset: str | None) -> tuple[str, str | None]:
-    """(charset, the body decoded when detection had to decode it whole to decide)."""
+def _detect_charset(body: bytes, http_charset: str | None) -> tuple[str, str | None, int]:
+    """(charset, the body decoded when detection had to decode it whole to decide, labels
+    refused)."""
     for bom, name in _BOMS:
         if body.startswith(bom):
-            return name, None
+            return name, None, 0
     head = body[:512]
     if len(head) >= 8 and head.count(b"\x00") * 4 >= len(head):
         # UTF-16 without a BOM: ASCII markup leaves every other byte NUL (valid UTF-8 otherwise).
         odd_nuls = head[1::2].count(b"\x00")
-        return ("utf-16-le" if odd_nuls >= head[0::2].count(b"\x00") else "utf-16-be"), None
-    codec = _codec(http_charset)
+        return ("utf-16-le" if odd_nuls >= head[0::2].count(b"\x00") else "utf-16-be"), None, 0
+    codec, refused = _codec(http_charset)
     if codec:
-        return codec, None
+        return codec, None, 0
     m = _META_CHARSET.search(body[:4096])
     if m:
-        codec = _codec(m.group(1).decode("ascii", "replace"))
+        codec, meta_refused = _codec(m.group(1).decode("ascii", "replace"))
+        refused += meta_refused
         if codec:
             # A page declaring a UTF-16 charset in ASCII markup is lying: it is ASCII-compatible.
-            return ("utf-8" if codec.startswith("utf-16") else codec), None
+            return ("utf-8" if codec.startswith("utf-16") else codec), None, refused
     try:
-        return "utf-8", body.decode("utf-8")
+        return "utf-8", body.decode("utf-8"), refused
     except UnicodeDecodeError:
         pass
     from charset_normalizer import from_bytes
 
     best = from_bytes(body[:65536]).best()
-    return _codec(best.encoding if best else None) or "cp1252", None
+    return _codec(best.encoding if best else None)[0] or "cp1252", None, refused
 
 
-def decode_html(body: bytes, http_charset: str | None = None) -> tuple[str, str, int]:
-    """Decode a page body. Returns (text, charset used, number of replaced characters).
-
-    Never raises on bad bytes: what cannot be decoded is replaced (U+FFFD) and counted.
-    """
-    charset, text = _detect_charset(body, http_charset)
+def decode_html(body: bytes, http_charset: str | None = None) -> Decoded:
+    """Decode a page body (see Decoded). Never raises, whatever the bytes or the charset
+    labels: what cannot be decoded is replaced (U+FFFD) and counted; a label that names no
+    usable text encoding is ignored (and counted) and the charset detected instead."""
+    charset, text, refused = _detect_charset(body, http_charset)
     replaced, strict = 0, False
     try:
         if text is None:
@@ -96,27 +153,19 @@ def decode_html(body: bytes, http_charset: str | None = None) -> tuple[str, str,
     except UnicodeDecodeError:
         text = body.decode(charset, errors="replace")
         replaced = text.count("\ufffd")
-    except LookupError:
+    except (LookupError, UnicodeError, ValueError):  # a codec that fails in its own way
         text = body.decode("utf-8", errors="replace")
-        charset, replaced = "utf-8", text.count("\ufffd")
-    if charset == "utf-8" and type(body) is bytes:
-        _LAST_UTF8[:] = [(text, body, strict)]
-    return text, charset, replaced
+        charset, replaced, refused = "utf-8", text.count("\ufffd"), refused + 1
+    utf8 = body if charset == "utf-8" and type(body) is bytes else None
+    return Decoded(text, charset, replaced, refused, utf8, strict and utf8 is not None)
 
 
-# decode_html remembers its last UTF-8 page, so that limit_depth and parse_limited on that very
-# text use the page's bytes instead of encoding the text again. UTF-8 (errors replaced or not)
-# keeps every ASCII byte as that character and makes every other byte part of a non-ASCII
-# character: where the '<' are and which ASCII letters follow them, all that _depth_bound
-# reads, is the same in the bytes and in the text. When the body decoded without errors
-# ("strict"), the text encodes back to exactly the body, which lexbor can then parse as is.
-_LAST_UTF8: list = []  # [(text, body, strict)] of the last page decoded as UTF-8
-
-
-def _last_utf8(html: str) -> tuple | None:
-    """(text, body, strict) when ``html`` is the text decode_html last made from UTF-8."""
-    last = _LAST_UTF8[0] if _LAST_UTF8 else None
-    return last if last is not None and last[0] is html else None
+def _utf8_of(html: str | Decoded) -> tuple[str, bytes | None, bool]:
+    """(text, its UTF-8 body or None, whether the text is that body exactly) of a text or of
+    decode_html's record."""
+    if isinstance(html, Decoded):
+        return html.text, html.utf8, html.strict
+    return html, None, False
 
 
 # A start or end tag and its name, up to the first '>' (a greedy [^>]* runs in one C loop).
@@ -139,7 +188,7 @@ for _i, _c in enumerate("0123456789:-"):
 _IS_LETTER = (_NAME_CLASS >= 1) & (_NAME_CLASS <= 26)
 
 
-def _depth_bound(html: str) -> int:
+def _depth_bound(html: str | Decoded) -> int:
     """An upper bound of the nesting depth, vectorised (no Python loop over tags).
 
     Every start tag opens an element (void and unclosed ones too: that only overestimates).
@@ -147,12 +196,13 @@ def _depth_bound(html: str) -> int:
     have been opened than closed before it: a parser ignores stray end tags, so counting them
     would let ``<div></x>`` repeated 100,000 times pass as shallow.
 
-    Tags are ASCII, so the page is read as its UTF-8 bytes when decode_html just made it from
-    them, else as bytes when it is ASCII, else as UTF-16 code units (a near copy of the string,
-    unlike UTF-8): a non-ASCII character, or byte, is never a name character."""
-    last = _last_utf8(html)
-    if last is not None:
-        data = np.frombuffer(last[1], dtype=np.uint8)
+    Tags are ASCII, so the page is read as its UTF-8 bytes when given decode_html's record of
+    a UTF-8 body (``Decoded.utf8``), else as bytes when it is ASCII, else as UTF-16 code units (a
+    near copy of the string, unlike UTF-8): a non-ASCII character, or byte, is never a name
+    character."""
+    html, utf8, _ = _utf8_of(html)
+    if utf8 is not None:
+        data = np.frombuffer(utf8, dtype=np.uint8)
     elif html.isascii():
         data = np.frombuffer(html.encode("ascii"), dtype=np.uint8)
     else:
@@ -191,16 +241,18 @@ def _depth_bound_of(data: np.ndarray) -> int:
     return int(np.cumsum(is_open - valid).max())
 
 
-def limit_depth(html: str, max_depth: int) -> tuple[str, bool]:
+def limit_depth(html: str | Decoded, max_depth: int) -> tuple[str, bool]:
     """Drop the tags nested deeper than ``max_depth`` (their text stays), so a DOM nested
     100,000 deep parses in linear time: lexbor's tree builder checks the stack of open elements
     at each tag, which is quadratic in the depth. Returns (html, whether anything was cut).
 
     A vectorised upper bound (_depth_bound) passes most pages at once; the others are scanned
     tag by tag, void and optional-end elements not counted, an end tag closing only an open
-    element of its name (stray end tags are ignored, as a parser ignores them)."""
+    element of its name (stray end tags are ignored, as a parser ignores them). ``html``: a
+    text, or decode_html's record of the page (then a UTF-8 body is read as bytes)."""
+    decoded, html = html, _utf8_of(html)[0]
     # The depth is at most the number of '<': counting them is cheaper on a short page.
-    if (len(html) < 64 * max_depth and html.count("<") < max_depth) or _depth_bound(html) <= max_depth:
+    if (len(html) < 64 * max_depth and html.count("<") < max_depth) or _depth_bound(decoded) <= max_depth:
         return html, False
     out: list[str] = []
     last = depth = 0
@@ -232,20 +284,21 @@ def limit_depth(html: str, max_depth: int) -> tuple[str, bool]:
     return "".join(out), True
 
 
-def parse_html(html: str, max_depth: int = 512) -> LexborHTMLParser:
+def parse_html(html: str | Decoded, max_depth: int = 512) -> LexborHTMLParser:
     """Parse HTML into a lexbor DOM, nesting beyond ``max_depth`` flattened (see limit_depth)."""
     return parse_limited(html, max_depth)[0]
 
 
-def parse_limited(html: str, max_depth: int = 512) -> tuple[LexborHTMLParser, bool]:
+def parse_limited(html: str | Decoded, max_depth: int = 512) -> tuple[LexborHTMLParser, bool]:
     """parse_html, and whether deep nesting was flattened (limit_depth's flag).
 
-    lexbor parses UTF-8: given a text, selectolax encodes it first. The text decode_html just
-    made from a valid UTF-8 body is that body exactly, so it is parsed as is (same tree)."""
+    lexbor parses UTF-8: given a text, selectolax encodes it first. Given decode_html's record
+    of a valid UTF-8 body, the text is that body exactly, so the body is parsed as is (same
+    tree, no encoding)."""
     limited, cut = limit_depth(html, max_depth)
-    last = _last_utf8(html)
-    if not cut and last is not None and last[2]:
-        return LexborHTMLParser(last[1]), False
+    _, utf8, strict = _utf8_of(html)
+    if not cut and strict:
+        return LexborHTMLParser(utf8), False
     return LexborHTMLParser(limited), cut
 
 
