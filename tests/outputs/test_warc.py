@@ -128,3 +128,31 @@ def test_write_page_copies_warc_records_and_writes_other_pages(tmp_path):
     assert [p.body for p in again] == [p.body for p in pages]
     assert again[0].id == rid and again[0].crawl_date == "2024-05-01T10:00:00Z"
     assert again[1].url == pages[1].url and again[1].payload_digest == pages[1].payload_digest
+
+
+@pytest.mark.parametrize("gz", [True, False])
+def test_raw_records_at_give_the_offsets_the_reader_gives(tmp_path, gz):
+    from pagetwin.config import Settings
+    from pagetwin.outputs.warc import iter_raw_records, iter_raw_records_at, read_raw_record
+    from pagetwin.sources import SourceStats, iter_pages
+
+    path = tmp_path / ("t.warc.gz" if gz else "t.warc")
+    _write(path, gz)
+    found = list(iter_raw_records_at(str(path)))
+    assert [(rid, raw) for _off, rid, raw in found] == list(iter_raw_records(str(path)))
+    for off, rid, raw in found:
+        assert read_raw_record(str(path), off) == (rid, raw)
+    offsets = {rid: off for off, rid, _raw in found}
+    pages = list(iter_pages([str(path)], Settings().input, SourceStats()))
+    assert pages and all(offsets[p.id] == p.meta["warc_offset"] for p in pages)
+
+
+def test_raw_records_in_one_gzip_member_have_no_offset(tmp_path):
+    from pagetwin.outputs.warc import iter_raw_records_at
+
+    plain = tmp_path / "t.warc"
+    _write(plain, False)
+    whole = tmp_path / "whole.warc.gz"
+    whole.write_bytes(gzip.compress(plain.read_bytes()))
+    found = list(iter_raw_records_at(str(whole)))
+    assert len(found) == 5 and found[0][0] == 0 and all(off is None for off, _r, _b in found[1:])

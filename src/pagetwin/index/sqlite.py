@@ -33,6 +33,8 @@ CREATE TABLE IF NOT EXISTS pages (
     text BLOB,
     error TEXT,
     seen_run INTEGER NOT NULL,
+    warc_offset INTEGER,  -- the record's byte offset in its WARC file (Page.meta["warc_offset"])
+    metadata TEXT,  -- JSON: the input's own metadata (a JSONL line's, a Parquet row's), else NULL
     UNIQUE (id, source)  -- one record id may stand in two files (a record copied across WARCs)
 );
 CREATE INDEX IF NOT EXISTS pages_payload ON pages(payload_digest);
@@ -49,8 +51,13 @@ CREATE TABLE IF NOT EXISTS edges (
 CREATE TABLE IF NOT EXISTS clusters (
     pid INTEGER PRIMARY KEY, cluster TEXT NOT NULL, keep INTEGER NOT NULL
 );
+CREATE INDEX IF NOT EXISTS clusters_by_cluster ON clusters(cluster);
 CREATE TABLE IF NOT EXISTS models (name TEXT PRIMARY KEY, data BLOB NOT NULL);
 """
+
+# Columns added to ``pages`` after schema version 2 was first written: an older index file gets
+# them (ALTER TABLE ... ADD COLUMN, NULL for its pages) when it is opened for writing.
+_ADDED_PAGE_COLUMNS = (("warc_offset", "INTEGER"), ("metadata", "TEXT"))
 
 # Settings that change what is stored: an index built with other values cannot take new pages.
 COMPATIBILITY = (
@@ -75,9 +82,21 @@ class Index:
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=NORMAL")
             self.db.executescript(_SCHEMA)
+            self._migrate()
         except sqlite3.DatabaseError as exc:
             raise IndexError_(f"{self.path} is not a pagetwin index: {exc}") from exc
         self.run = self._check_and_start_run(settings_dict)
+
+    def _migrate(self) -> None:
+        """Add the columns an index written by an older pagetwin lacks (its pages get NULL)."""
+        have = self.page_columns()
+        for name, sql_type in _ADDED_PAGE_COLUMNS:
+            if name not in have:
+                self.db.execute(f"ALTER TABLE pages ADD COLUMN {name} {sql_type}")
+
+    def page_columns(self) -> set[str]:
+        """The columns of the pages table (an index opened read only may predate some)."""
+        return {row[1] for row in self.db.execute("PRAGMA table_info(pages)")}
 
     @classmethod
     def open_readonly(cls, path: str | Path) -> Index:
@@ -143,12 +162,18 @@ class Index:
         self.db.execute("UPDATE pages SET seen_run=? WHERE pid=?", (self.run, pid))
 
     def add_page(self, row: dict[str, Any]) -> int:
+        """Store a page. ``row`` has the pages columns; ``warc_offset`` (an int, or None) and
+        ``metadata`` (a JSON-serialisable dict, or None; stored as JSON text) may be left out."""
+        metadata = row.get("metadata")
+        if metadata is not None and not isinstance(metadata, str):
+            metadata = json.dumps(metadata, ensure_ascii=False, sort_keys=True, default=str)
+        offset = row.get("warc_offset")
         cur = self.db.execute(
             "INSERT INTO pages (id, url, host, source, kind, crawl_date, text_len, payload_digest,"
-            " refers_to_digest, lang, title, text, error, seen_run)"
+            " refers_to_digest, lang, title, text, error, seen_run, warc_offset, metadata)"
             " VALUES (:id, :url, :host, :source, :kind, :crawl_date, :text_len, :payload_digest,"
-            " :refers_to_digest, :lang, :title, :text, :error, :seen_run)",
-            {**row, "seen_run": self.run},
+            " :refers_to_digest, :lang, :title, :text, :error, :seen_run, :warc_offset, :metadata)",
+            {**row, "seen_run": self.run, "warc_offset": offset if isinstance(offset, int) else None, "metadata": metadata},
         )
         return int(cur.lastrowid)
 
@@ -281,6 +306,69 @@ class Index:
                 (self.run,),
             )
         )
+
+    def cluster_sizes(self) -> dict[str, int]:
+        return dict(self.db.execute("SELECT cluster, COUNT(*) FROM clusters GROUP BY cluster"))
+
+    def cluster_of(self, page_id: str, source: str) -> dict[str, Any] | None:
+        """The cluster of the page (id, absolute source): {"cluster", "size", "keep",
+        "same_text" (its main text is the kept page's), "kept": {"id", "url", "source"}}, or
+        None when the index does not hold it or it is in no cluster."""
+        row = self.db.execute(
+            "SELECT p.pid, c.cluster, c.keep, p.text FROM pages p JOIN clusters c USING (pid) WHERE p.id=? AND p.source=?",
+            (page_id, source),
+        ).fetchone()
+        if row is None:
+            return None
+        pid, cluster, keep, text = row
+        size = self.db.execute("SELECT COUNT(*) FROM clusters WHERE cluster=?", (cluster,)).fetchone()[0]
+        kept = self.db.execute(
+            "SELECT p.id, p.url, p.source, p.text FROM clusters c JOIN pages p USING (pid) WHERE c.cluster=? AND c.keep=1"
+            " ORDER BY p.pid LIMIT 1",
+            (cluster,),
+        ).fetchone()
+        kept_id, kept_url, kept_source, kept_text = kept if kept else (page_id, "", source, text)
+        return {
+            "pid": pid,
+            "cluster": cluster,
+            "size": size,
+            "keep": bool(keep),
+            "same_text": text is not None and text == kept_text,  # zlib of the same text at one level: the same bytes
+            "kept": {"id": kept_id, "url": kept_url, "source": kept_source},
+        }
+
+    def kept_with_payload(self, payload_digest: str) -> dict[str, Any] | None:
+        """The first response page kept in its cluster whose payload digest is this one:
+        {"id", "url", "source", "crawl_date"}, or None."""
+        row = self.db.execute(
+            "SELECT p.id, p.url, p.source, p.crawl_date FROM pages p JOIN clusters c USING (pid)"
+            " WHERE p.payload_digest=? AND p.kind='response' AND c.keep=1 ORDER BY p.pid LIMIT 1",
+            (payload_digest,),
+        ).fetchone()
+        return dict(zip(("id", "url", "source", "crawl_date"), row)) if row else None
+
+    def kept_documents(self) -> Iterator[dict[str, Any]]:
+        """The page kept in each cluster, in the order the pages were added: {"id", "url",
+        "source", "warc_offset", "metadata" (dict or None), "cluster", "cluster_size",
+        "crawl_date", "lang", "title", "text" (compressed, pipeline.decompress_text)}."""
+        cols = self.page_columns()
+        offset = "p.warc_offset" if "warc_offset" in cols else "NULL"
+        metadata = "p.metadata" if "metadata" in cols else "NULL"
+        cur = self.db.execute(
+            f"SELECT p.id, p.url, p.source, {offset}, {metadata}, c.cluster, s.n, p.crawl_date, p.lang, p.title, p.text"
+            " FROM pages p JOIN clusters c USING (pid)"
+            " JOIN (SELECT cluster, COUNT(*) AS n FROM clusters GROUP BY cluster) s ON s.cluster = c.cluster"
+            " WHERE c.keep=1 AND p.kind='response' ORDER BY p.pid"
+        )
+        names = ("id", "url", "source", "warc_offset", "metadata", "cluster", "cluster_size", "crawl_date", "lang", "title", "text")
+        for row in cur:
+            doc = dict(zip(names, row))
+            if doc["metadata"] is not None:
+                try:
+                    doc["metadata"] = json.loads(doc["metadata"])
+                except ValueError:
+                    doc["metadata"] = None
+            yield doc
 
     # -- models ---------------------------------------------------------------------------
 

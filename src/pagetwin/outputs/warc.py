@@ -23,6 +23,7 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime, timezone
 from http import HTTPStatus
 from typing import IO, Any
+from zlib import decompressobj as zlib_decompressobj
 from zlib import error as zlib_error
 
 from warcio.statusandheaders import StatusAndHeaders
@@ -138,6 +139,169 @@ def iter_raw_records(path: str) -> Iterable[tuple[str, bytes]]:
                 yield found
     except (OSError, EOFError, ValueError, zlib_error):
         return
+
+
+class _MemberStream:
+    """A WARC file's decompressed bytes (gzip members one after another, or a plain file)
+    with readline/read/tell, and where each gzip member started: the byte offset a reader
+    (sources.warc) gives a record is its member's, so a record found here can be named as
+    it is there."""
+
+    _CHUNK = 1 << 16
+
+    def __init__(self, fh: IO[bytes]) -> None:
+        self._fh = fh
+        self.gz = fh.read(2) == b"\x1f\x8b"
+        fh.seek(0)
+        self._buf = bytearray()
+        self._pos = 0  # decompressed offset of _buf[0]
+        self._raw = 0  # raw bytes consumed
+        self._inflate = zlib_decompressobj(31) if self.gz else None
+        self._starts: dict[int, int] = {0: 0}  # decompressed offset -> raw offset of its member
+        self._out = 0  # decompressed bytes produced so far
+        self._eof = False
+
+    def _fill(self) -> bool:
+        if self._eof:
+            return False
+        data = self._fh.read(self._CHUNK)
+        if not data:
+            self._eof = True
+            return False
+        if self._inflate is None:
+            self._buf += data
+            self._raw += len(data)
+            self._out += len(data)
+            return True
+        start_raw = self._raw
+        self._raw += len(data)
+        while data:
+            out = self._inflate.decompress(data)
+            self._buf += out
+            self._out += len(out)
+            if not self._inflate.eof:
+                break
+            data = self._inflate.unused_data
+            consumed = self._raw - len(data) - start_raw
+            if data:
+                self._starts[self._out] = start_raw + consumed
+            self._inflate = zlib_decompressobj(31)
+        return True
+
+    def tell(self) -> int:
+        return self._pos
+
+    def raw_offset(self, pos: int) -> int | None:
+        """The raw offset of the gzip member that starts at decompressed ``pos`` (``pos``
+        itself in a plain file), or None when no member starts there."""
+        return self._starts.get(pos) if self.gz else pos
+
+    def readline(self, limit: int = -1) -> bytes:
+        while True:
+            end = self._buf.find(b"\n")
+            if end >= 0 or (0 <= limit <= len(self._buf)) or not self._fill():
+                break
+        end = self._buf.find(b"\n")
+        n = len(self._buf) if end < 0 else end + 1
+        if limit >= 0:
+            n = min(n, limit)
+        return self._take(n)
+
+    def read(self, n: int) -> bytes:
+        while len(self._buf) < n and self._fill():
+            pass
+        return self._take(min(n, len(self._buf)))
+
+    def _take(self, n: int) -> bytes:
+        out = bytes(self._buf[:n])
+        del self._buf[:n]
+        self._pos += n
+        if len(self._starts) > 1024:  # offsets behind us are not asked for again
+            self._starts = {k: v for k, v in self._starts.items() if k >= self._pos}
+        return out
+
+
+def iter_raw_records_at(path: str) -> Iterable[tuple[int | None, str, bytes]]:
+    """Every whole record of the WARC file ``path``, in order, as (the byte offset a WARC
+    reader gives it, or None inside a gzip member holding several records; WARC-Record-ID;
+    exact bytes). Stops at the first bytes that are no record (a damaged file)."""
+    try:
+        with open(path, "rb") as fh:
+            stream = _MemberStream(fh)
+            while True:
+                line = stream.readline(_MAX_HEAD)
+                while line in (b"\r\n", b"\n"):
+                    line = stream.readline(_MAX_HEAD)
+                if not line:
+                    return
+                start = stream.tell() - len(line)
+                found = _read_one(_Pushback(line, stream))
+                if found is None:
+                    return
+                yield stream.raw_offset(start), found[0], found[1]
+    except (OSError, EOFError, ValueError, zlib_error):
+        return
+
+
+class _Pushback:
+    """A stream that gives ``line`` first, then reads on from ``stream``."""
+
+    def __init__(self, line: bytes, stream: _MemberStream) -> None:
+        self._line: bytes | None = line
+        self._stream = stream
+
+    def readline(self, limit: int = -1) -> bytes:
+        if self._line is not None:
+            line, self._line = self._line, None
+            return line
+        return self._stream.readline(limit)
+
+    def read(self, n: int) -> bytes:
+        return self._stream.read(n)
+
+
+def split_record(raw: bytes) -> tuple[bytes, list[tuple[str, str]], bytes]:
+    """(version line without its CRLF, [(name, value), ...] with folded lines joined, block)
+    of one record's exact bytes (as ``read_raw_record`` gives them)."""
+    head_end = raw.find(b"\r\n\r\n")
+    sep = 4
+    if head_end < 0 or (0 <= raw.find(b"\n\n") < head_end):
+        head_end, sep = raw.find(b"\n\n"), 2
+    head = raw[:head_end].decode("utf-8", "replace").replace("\r\n", "\n").split("\n")
+    version, fields = head[0].strip().encode(), []
+    for line in head[1:]:
+        if line[:1] in (" ", "\t") and fields:
+            name, value = fields[-1]
+            fields[-1] = (name, f"{value} {line.strip()}")
+            continue
+        name, _, value = line.partition(":")
+        fields.append((name.strip(), value.strip()))
+    length = next((int(v) for k, v in fields if k.lower() == "content-length" and v.isdigit()), 0)
+    start = head_end + sep
+    return version, fields, raw[start : start + length]
+
+
+def field(fields: list[tuple[str, str]], name: str) -> str | None:
+    """The first value of header ``name`` (case-insensitive) in ``fields``, or None."""
+    low = name.lower()
+    return next((v for k, v in fields if k.lower() == low), None)
+
+
+def build_record(record_type: str, fields: list[tuple[str, str]], block: bytes, version: str = "WARC/1.1") -> bytes:
+    """A whole record: ``version``, WARC-Type, every header of ``fields`` (values made
+    header-safe with ``header_value``; Content-Length and WARC-Block-Digest computed here,
+    so ``fields`` must not hold them), the block and the trailer."""
+    import base64
+    import hashlib
+
+    digest = "sha1:" + base64.b32encode(hashlib.sha1(block).digest()).decode("ascii")
+    lines = [version, f"WARC-Type: {record_type}"]
+    for name, value in fields:
+        safe_name = re.sub(r"[^!-9;-~]", "", name)  # a field name is a token: no colon, space or control
+        if safe_name:
+            lines.append(f"{safe_name}: {header_value(value)}")
+    lines += [f"WARC-Block-Digest: {digest}", f"Content-Length: {len(block)}"]
+    return ("\r\n".join(lines) + "\r\n\r\n").encode("utf-8") + block + b"\r\n\r\n"
 
 
 class WarcWriter:
