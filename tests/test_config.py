@@ -179,3 +179,38 @@ def test_every_setting_is_checked_for_its_type():
         with pytest.raises(ConfigError, match=dotted.replace(".", r"\.")):
             s.validate()
     assert {f.name for f in _fields(Settings)} == {d.split(".")[0] for d, _, _ in setting_fields()}
+
+
+def test_every_setting_has_a_one_line_description_a_tier_and_its_commands():
+    """Walks the dataclasses themselves, so a new field without metadata fails here."""
+    from pagetwin.config import COMMANDS, REMOVED
+
+    seen = 0
+    for section in _fields(Settings):
+        for f in _fields(type(getattr(Settings(), section.name))):
+            dotted = f"{section.name}.{f.name}"
+            if dotted in REMOVED:
+                assert f.metadata.get("removed") and "help" not in f.metadata
+                continue
+            seen += 1
+            described = f.metadata.get("help", "")
+            assert described and "\n" not in described and len(described) <= 160, dotted
+            assert not described.startswith("default"), dotted
+            assert f.metadata["tier"] in ("user", "expert"), dotted
+            assert f.metadata["commands"] and set(f.metadata["commands"]) <= set(COMMANDS), dotted
+    assert seen == len(list(setting_fields())) >= 60
+
+
+def test_removed_settings_are_refused_from_toml_and_set_but_ignored_in_stored_settings(tmp_path):
+    path = tmp_path / "old.toml"
+    path.write_text("[text]\nkeywords = 4\n")
+    with pytest.raises(ConfigError, match=r"'text.keywords' was removed: use `pagetwin keywords --top N`"):
+        Settings.load(path)
+    with pytest.raises(ConfigError, match=r"'text.weighting' was removed: use `pagetwin keywords --weighting"):
+        Settings().set("text.weighting", "density")
+    # An index built before the removal stores them: its settings still load.
+    stored = Settings().to_dict()
+    assert "keywords" not in stored["text"] and "weighting" not in stored["text"]
+    stored["text"].update(keywords=4, weighting="density")
+    stored["minhash"]["threshold"] = 0.5
+    assert Settings.from_dict(stored).minhash.threshold == 0.5

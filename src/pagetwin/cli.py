@@ -14,51 +14,94 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from dataclasses import fields, is_dataclass
-from pagetwin.config import PROFILES, ConfigError, Settings
+
+from pagetwin.config import COMMANDS, PROFILES, USER, ConfigError, Settings, setting_fields
+
+# Settings that have a short option of their own; their --section-name flag stays, unlisted.
+_SHORT = {"match.algorithms": "--algorithms", "cluster.keep": "--keep", "run.workers": "--workers"}
 
 
-def _add_setting_options(parser: argparse.ArgumentParser) -> None:
-    """Every setting of the settings tree as --<section>-<name> (e.g. --minhash-threshold)."""
-    group = parser.add_argument_group("settings (also in a TOML file given with --config)")
-    defaults = Settings()
-    for section in fields(defaults):
-        sec = getattr(defaults, section.name)
-        if not is_dataclass(sec):
+class _Parser(argparse.ArgumentParser):
+    """A usage mistake is one line on stderr (and exit 2), not argparse's usage block."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
+def _shown(value: object) -> str:
+    """A setting's value as one would type it (an empty string as '')."""
+    if isinstance(value, list):
+        return ",".join(value)
+    if isinstance(value, bool):
+        return str(value).lower()
+    return str(value) if value != "" else "''"
+
+
+def _setting_help(f, value: object) -> str:
+    allowed = f.metadata.get("allowed")
+    text = f"{f.metadata['help']} (default {_shown(value)}" + (f"; {allowed}" if allowed else "") + ")"
+    return text.replace("%", "%%")  # argparse formats help with %
+
+
+def _add_setting_options(parser: argparse.ArgumentParser, command: str) -> None:
+    """The settings ``command`` uses as --<section>-<name> (e.g. --minhash-threshold): the user
+    tier listed in --help, the expert tier accepted but unlisted (all of them: --set, TOML)."""
+    group = parser.add_argument_group(
+        "settings", "the ones this command uses; every setting, expert ones included, also by "
+        "--set SECTION.NAME=VALUE or --config FILE (pagetwin config --describe lists them all)")  # fmt: skip
+    for dotted, f, value in setting_fields():
+        if command != "config" and command not in f.metadata["commands"]:
             continue
-        for f in fields(sec):
-            value = getattr(sec, f.name)
-            flag = f"--{section.name}-{f.name}".replace("_", "-")
-            shown = ",".join(value) if isinstance(value, list) else value
-            group.add_argument(
-                flag,
-                dest=f"set:{section.name}.{f.name}",
-                metavar=type(value).__name__.upper(),
-                default=None,
-                help=f"default {shown}",
-            )
+        section, _, name = dotted.partition(".")
+        shown = f.metadata["tier"] == USER and dotted not in _SHORT
+        group.add_argument(
+            f"--{section}-{name}".replace("_", "-"),
+            dest=f"set:{dotted}",
+            metavar=type(value).__name__.upper(),
+            default=None,
+            help=_setting_help(f, value) if shown else argparse.SUPPRESS,
+        )
 
 
-def _add_common(parser: argparse.ArgumentParser, inputs: bool = True) -> None:
-    if inputs:
+def _add_common(parser: argparse.ArgumentParser, command: str) -> None:
+    if command != "config":
         parser.add_argument("inputs", nargs="+", metavar="INPUT", help="WARC/ARC files, folders of HTML, .jsonl files")
     parser.add_argument("--profile", metavar="NAME", choices=sorted(PROFILES),
                         help="named settings over the defaults: 'reposts' (the default: the same story on other sites) "
                         "or 'near-identical' (verbatim and near-verbatim copies only); `pagetwin config --profile NAME` shows them")
     parser.add_argument("--config", metavar="FILE", help="TOML settings file (applied over the profile)")
-    parser.add_argument("--set", action="append", default=[], metavar="SECTION.NAME=VALUE", help="override one setting")
-    parser.add_argument("--workers", type=int, metavar="N", help="worker processes (default: all cores)")
-    _add_setting_options(parser)
+    parser.add_argument("--set", action="append", default=[], metavar="SECTION.NAME=VALUE",
+                        help="override any setting (applied over --config; `pagetwin config --describe` lists them)")
+    workers = {dotted: (f, v) for dotted, f, v in setting_fields()}["run.workers"]
+    parser.add_argument("--workers", type=int, metavar="N", help=_setting_help(*workers))
+    _add_setting_options(parser, command)
+
+
+def _add_matching(parser: argparse.ArgumentParser) -> None:
+    described = {dotted: (f, v) for dotted, f, v in setting_fields()}
+    parser.add_argument("--algorithms", metavar="LIST", help=_setting_help(*described["match.algorithms"]))
+    parser.add_argument("--keep", metavar="POLICY", help=_setting_help(*described["cluster.keep"]))
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number >= 1")
+    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="pagetwin", description="Find duplicate and near-duplicate web pages in crawls.")
+    parser = _Parser(prog="pagetwin", description="Find duplicate and near-duplicate web pages in crawls.")
     parser.add_argument("--version", action="version", version=f"pagetwin {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
+    assert set(COMMANDS) <= {"dedup", "text", "keywords", "templates"}  # the commands settings name
 
     p = sub.add_parser("dedup", help="cluster duplicate pages; write clusters.jsonl, pairs.jsonl, summary.json")
-    _add_common(p)
+    _add_common(p, "dedup")
     p.add_argument("--out", required=True, metavar="DIR", help="output folder")
     p.add_argument("--index", metavar="PATH", help="SQLite index (default DIR/index.sqlite); one outside DIR is reused incrementally")
     mode = p.add_mutually_exclusive_group()
@@ -66,8 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="--out holds an earlier run: add this run to its index (the outputs then describe the whole index)")
     mode.add_argument("--replace", dest="mode", action="store_const", const="replace",
                       help="--out holds an earlier run: delete its outputs and index first")
-    p.add_argument("--algorithms", metavar="LIST", help="comma-separated, e.g. exact,simhash,minhash")
-    p.add_argument("--keep", metavar="POLICY", help="page to keep per cluster: longest (default), earliest, first")
+    _add_matching(p)
     p.add_argument("--survivors", metavar="FILE", help="also write the kept pages as a WARC file (.warc.gz)")
     p.add_argument("--parquet", action="store_true", help="also write clusters.parquet and pairs.parquet")
     p.add_argument("--runner", choices=("local", "spark"), default="local",
@@ -76,11 +118,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_dedup)
 
     p = sub.add_parser("text", help="print each page's main text as JSON lines {id, url, text}")
-    _add_common(p)
+    _add_common(p, "text")
     p.set_defaults(func=cmd_text)
 
     p = sub.add_parser("keywords", help="print each page's language and top N keywords as JSON lines {id, url, lang, keywords}")
-    _add_common(p)
+    _add_common(p, "keywords")
+    p.add_argument("--top", type=_positive, default=10, metavar="N", help="keywords per page (default 10)")
+    p.add_argument("--weighting", choices=("tfidf", "density"), default="tfidf",
+                   help="keyword weights: tfidf (the default; learns document frequencies over the inputs first) or density")
+    # The settings these replaced (text.keywords, text.weighting) had these flags.
+    p.add_argument("--text-keywords", dest="top", type=_positive, help=argparse.SUPPRESS)
+    p.add_argument("--text-weighting", dest="weighting", choices=("tfidf", "density"), help=argparse.SUPPRESS)
     p.set_defaults(func=cmd_keywords)
 
     p = sub.add_parser("endings", help="learn a word-ending frequency table (the stemmer's fallback) from a text corpus")
@@ -94,16 +142,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_endings)
 
     p = sub.add_parser("templates", help="learn each site's template from the inputs and show what is removed")
-    _add_common(p)
+    _add_common(p, "templates")
     p.add_argument("--site", metavar="HOST", help="show only this site")
     p.add_argument("--samples", type=int, default=3, metavar="N", help="sample texts per block (default 3)")
     p.add_argument("--json", action="store_true", help="one JSON object per site instead of text")
     p.set_defaults(func=cmd_templates)
 
-    p = sub.add_parser("config", help="print the resolved settings as TOML")
-    _add_common(p, inputs=False)
-    p.add_argument("--algorithms", metavar="LIST")
-    p.add_argument("--keep", metavar="POLICY")
+    p = sub.add_parser("config", help="print the resolved settings as TOML (--describe: what each setting is)")
+    _add_common(p, "config")
+    _add_matching(p)
+    p.add_argument("--describe", action="store_true",
+                   help="list every setting, expert ones included: name, value, tier, commands, allowed values, description")
     p.set_defaults(func=cmd_config)
 
     p = sub.add_parser("explain", help="why two pages are (or are not) duplicates: passages, similarities, shared keys")
@@ -143,8 +192,8 @@ _INPUT_STATUS_EXIT = {"ok": 0, "partial": EXIT_INPUT_ERRORS, "none": 1}
 
 
 def cmd_dedup(args: argparse.Namespace, settings: Settings) -> int:
+    from pagetwin.app import dedup
     from pagetwin.outputs.files import check_outputs
-    from pagetwin.runners.local import dedup
 
     mode = args.mode or "new"
     check_outputs(args.out, args.index, args.survivors, args.parquet, mode)  # before Spark starts
@@ -183,13 +232,13 @@ def _readable(inputs: list[str]) -> list[str]:
     return readable
 
 
-def _print_rows(iter_rows, args: argparse.Namespace, settings: Settings) -> int:
-    """One JSON line per page on stdout, from a runner's row iterator; skips summed on stderr."""
+def _print_rows(iter_rows, args: argparse.Namespace, settings: Settings, **options) -> int:
+    """One JSON line per page on stdout, from a row iterator of the API; skips summed on stderr."""
     from pagetwin.sources import SourceStats
 
     stats = SourceStats()
     out = sys.stdout
-    for row in iter_rows(_readable(args.inputs), settings, stats):
+    for row in iter_rows(_readable(args.inputs), settings, stats, **options):
         out.write(json.dumps(row, ensure_ascii=False))
         out.write("\n")
     skipped = sum(stats.skipped.values())
@@ -199,15 +248,15 @@ def _print_rows(iter_rows, args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_text(args: argparse.Namespace, settings: Settings) -> int:
-    from pagetwin.runners.local import iter_texts
+    from pagetwin.app import iter_texts
 
     return _print_rows(iter_texts, args, settings)
 
 
 def cmd_keywords(args: argparse.Namespace, settings: Settings) -> int:
-    from pagetwin.runners.local import iter_keywords
+    from pagetwin.app import iter_keywords
 
-    return _print_rows(iter_keywords, args, settings)
+    return _print_rows(iter_keywords, args, settings, top=args.top, weighting=args.weighting)
 
 
 def cmd_endings(args: argparse.Namespace, settings: Settings) -> int:
@@ -219,14 +268,12 @@ def cmd_endings(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_templates(args: argparse.Namespace, settings: Settings) -> int:
+    from pagetwin.app import learn_templates
     from pagetwin.html.templates import format_report, normalize_site
-    from pagetwin.runners.local import learn
-    inputs = _readable(args.inputs)
-    settings.extract.templates = True
-    settings.keywords.weighting = "density"  # only the templates are learned: no document frequencies
-    learned = learn(inputs, settings)
+
+    templates = learn_templates(_readable(args.inputs), settings)
     site = normalize_site(args.site, settings.extract) if args.site else None
-    rows = learned.templates.report(site, samples=max(1, args.samples))
+    rows = templates.report(site, samples=max(1, args.samples))
     if site is not None and not rows:
         _err(f"no pages of site {site!r} in the inputs")
         return 1
@@ -238,7 +285,27 @@ def cmd_templates(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def describe(settings: Settings) -> str:
+    """Every setting: ``section.name = value``, then its tier, the commands that use it, what it
+    allows, and its description (``pagetwin config --describe``)."""
+    lines = []
+    for dotted, f, value in setting_fields(settings):
+        allowed = f.metadata.get("allowed")
+        lines.append(f"{dotted} = {_shown(value)}")
+        lines.append(f"    {f.metadata['help']}")
+        facts = [f"{f.metadata['tier']} tier", "used by " + ", ".join(f.metadata["commands"])]
+        if allowed is not None:
+            facts.append(str(allowed))
+        flag = _SHORT.get(dotted) or ("--" + dotted.replace(".", "-").replace("_", "-"))
+        facts.append(flag if f.metadata["tier"] == USER else f"--set {dotted}=VALUE")
+        lines.append("    (" + "; ".join(facts) + ")")
+    return "\n".join(lines) + "\n"
+
+
 def cmd_config(args: argparse.Namespace, settings: Settings) -> int:
+    if args.describe:
+        sys.stdout.write(describe(settings))
+        return 0
     profile = getattr(args, "profile", None) or "reposts"
     sets = PROFILES[profile]
     lines = [f"# profile {profile!r} (--profile): the defaults" + (", and" if sets else "")]

@@ -181,10 +181,10 @@ class TextSettings:
     lang: str = _setting(
         "", "force a language (ISO 639-1 code) instead of detecting it; empty = detect",
         tier=USER, commands=PER_PAGE)  # fmt: skip
-    keywords: int = _setting(10, "keywords per page printed by `pagetwin keywords`", allowed=AT_LEAST_1, commands=("keywords",))
-    weighting: str = _setting(
-        "tfidf", "keyword weights of `pagetwin keywords`: \"tfidf\" or \"density\"",
-        allowed=Choice(("tfidf", "density")), commands=("keywords",))  # fmt: skip
+    # Removed settings (REMOVED), kept as fields only until the keyword rows take top and
+    # weighting as parameters (pagetwin.app.iter_keywords sets them); not in TOML, --set, --help.
+    keywords: int = field(default=10, metadata={"removed": True})
+    weighting: str = field(default="tfidf", metadata={"removed": True})
 
 
 @dataclass
@@ -234,7 +234,7 @@ class MinHashSettings:
         allowed=AT_LEAST_0)  # fmt: skip
     containment: float = _setting(
         0.8, "minhash: a candidate below threshold with this share of the smaller page's shingles in the "
-        "larger is a partial edge (merged only with match.merge_partial); 0 = off",
+        "larger is a partial edge; 0 = off",
         allowed=SHARE)  # fmt: skip
 
 
@@ -356,7 +356,14 @@ class RunSettings:
 
 
 # Settings that were removed, and what replaced each (a TOML file or --set naming one gets this).
-REMOVED: dict[str, str] = {}
+REMOVED: dict[str, str] = {
+    "text.keywords": "`pagetwin keywords --top N` (iter_keywords(top=N))",
+    "text.weighting": "`pagetwin keywords --weighting tfidf|density` (iter_keywords(weighting=...))",
+}
+
+
+def _removed(dotted: str) -> ConfigError:
+    return ConfigError(f"setting {dotted!r} was removed: use {REMOVED[dotted]} instead")
 
 
 def _check(value: Any, default: Any, f: Field, dotted: str) -> None:
@@ -412,7 +419,8 @@ def setting_fields(settings: Settings | None = None) -> Iterator[tuple[str, Fiel
     for section in fields(settings):
         sec = getattr(settings, section.name)
         for f in fields(sec):
-            yield f"{section.name}.{f.name}", f, getattr(sec, f.name)
+            if not f.metadata.get("removed"):
+                yield f"{section.name}.{f.name}", f, getattr(sec, f.name)
 
 
 @dataclass
@@ -439,8 +447,8 @@ class Settings:
             sec = getattr(self, section.name)
             if not isinstance(sec, type(getattr(defaults, section.name))):
                 raise ConfigError(f"settings section {section.name!r} is a {type(sec).__name__}")
-            for f in fields(sec):
-                _check(getattr(sec, f.name), getattr(getattr(defaults, section.name), f.name), f, f"{section.name}.{f.name}")
+        for (dotted, f, value), (_, _, default) in zip(setting_fields(self), setting_fields(defaults)):
+            _check(value, default, f, dotted)
         _check_together(self)
         return self
 
@@ -455,7 +463,11 @@ class Settings:
         return settings
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        for dotted in REMOVED:
+            section, _, name = dotted.partition(".")
+            data[section].pop(name, None)
+        return data
 
     def to_toml(self) -> str:
         import tomli_w
@@ -464,7 +476,9 @@ class Settings:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Settings:
-        return _merge(cls(), data, "")
+        """Settings from a dict such as ``to_dict`` gives. Removed settings are ignored: such a
+        dict may have been stored by an earlier version (an index's settings)."""
+        return _merge(cls(), data, "", strict=False)
 
     @classmethod
     def load(cls, path: str | Path | None, profile: str = "") -> Settings:
@@ -484,6 +498,8 @@ class Settings:
     def set(self, dotted: str, value: Any) -> None:
         """Override one setting by its dotted name, e.g. ``set("minhash.threshold", 0.7)``."""
         section, _, name = dotted.partition(".")
+        if f"{section}.{name}".replace("-", "_") in REMOVED:
+            raise _removed(f"{section}.{name}".replace("-", "_"))
         sec = getattr(self, section.replace("-", "_"), None)
         if sec is None or not is_dataclass(sec) or name not in {f.name for f in fields(sec)}:
             raise ConfigError(f"unknown setting {dotted!r}")
@@ -506,7 +522,8 @@ PROFILES: dict[str, dict[str, Any]] = {
 }
 
 
-def _merge(obj: Any, data: dict[str, Any], where: str) -> Any:
+def _merge(obj: Any, data: dict[str, Any], where: str, strict: bool = True) -> Any:
+    """``obj`` with ``data``'s values; a removed setting is an error when ``strict``, else skipped."""
     if not isinstance(data, dict):
         raise ConfigError(f"[{where}] must be a table")
     known = {f.name: f for f in fields(obj)}
@@ -514,11 +531,15 @@ def _merge(obj: Any, data: dict[str, Any], where: str) -> Any:
     for key, value in data.items():
         name = key.replace("-", "_")
         path = f"{where}.{key}" if where else key
+        if path.replace("-", "_") in REMOVED:
+            if strict:
+                raise _removed(path.replace("-", "_"))
+            continue
         if name not in known:
             raise ConfigError(f"unknown setting {path!r}")
         current = getattr(obj, name)
         if is_dataclass(current):
-            changes[name] = _merge(current, value, path)
+            changes[name] = _merge(current, value, path, strict)
         else:
             changes[name] = _coerce(current, value, path)
     return replace(obj, **changes)
