@@ -51,3 +51,62 @@ def test_not_an_index(tmp_path):
     path.write_bytes(b"this is not sqlite" * 100)
     with pytest.raises(IndexError_):
         Index(path, Settings().to_dict())
+
+
+_OLD_PAGES = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE pages (
+    pid INTEGER PRIMARY KEY, id TEXT NOT NULL, url TEXT NOT NULL, host TEXT NOT NULL,
+    source TEXT NOT NULL, kind TEXT NOT NULL, crawl_date TEXT, text_len INTEGER NOT NULL DEFAULT 0,
+    payload_digest TEXT, refers_to_digest TEXT, lang TEXT, title TEXT, text BLOB, error TEXT,
+    seen_run INTEGER NOT NULL, UNIQUE (id, source)
+);
+CREATE TABLE clusters (pid INTEGER PRIMARY KEY, cluster TEXT NOT NULL, keep INTEGER NOT NULL);
+INSERT INTO meta VALUES ('schema', '2'), ('runs', '1');
+INSERT INTO pages (id, url, host, source, kind, text_len, text, seen_run) VALUES ('old', 'http://x/old', 'x', 's', 'response', 1, NULL, 1);
+INSERT INTO clusters VALUES (1, 'c-old', 1);
+"""
+
+
+def _old_index(path):
+    import sqlite3
+
+    db = sqlite3.connect(str(path))
+    db.executescript(_OLD_PAGES)
+    db.close()
+
+
+def test_an_older_index_gets_the_offset_and_metadata_columns(tmp_path):
+    path = tmp_path / "old.sqlite"
+    _old_index(path)
+    ro = Index.open_readonly(path)  # read only: not migrated, still readable
+    assert "metadata" not in ro.page_columns()
+    assert [(d["id"], d["warc_offset"], d["metadata"]) for d in ro.kept_documents()] == [("old", None, None)]
+    ro.close()
+    idx = Index(path, Settings().to_dict())
+    assert {"warc_offset", "metadata"} <= idx.page_columns()
+    pid = idx.add_page(_row(1, warc_offset=1234, metadata={"dump": "CC-2024", "n": [1, 2]}))
+    idx.add_page(_row(2))  # both keys may be left out
+    idx.replace_clusters([(1, "c-old", 1), (pid, "c1", 1), (pid + 1, "c1", 0)])
+    docs = {d["id"]: d for d in idx.kept_documents()}
+    assert docs["old"]["metadata"] is None and docs["old"]["cluster_size"] == 1
+    assert docs["p1"]["warc_offset"] == 1234 and docs["p1"]["metadata"] == {"dump": "CC-2024", "n": [1, 2]}
+    assert docs["p1"]["cluster_size"] == 2 and "p2" not in docs
+    idx.close()
+    again = Index(path, Settings().to_dict())  # migrating twice is harmless
+    assert again.page(pid)["warc_offset"] == 1234
+    again.close()
+
+
+def test_cluster_of_and_kept_with_payload(tmp_path):
+    idx = Index(tmp_path / "i.sqlite", Settings().to_dict())
+    a = idx.add_page(_row(1, payload_digest="sha1:A", text=b"t"))
+    b = idx.add_page(_row(2, payload_digest="sha1:A", text=b"t"))
+    c = idx.add_page(_row(3, payload_digest="sha1:C", text=b"u"))
+    idx.replace_clusters([(a, "k", 0), (b, "k", 1), (c, "k", 0)])
+    assert idx.kept_with_payload("sha1:A")["id"] == "p2"
+    assert idx.kept_with_payload("sha1:C") is None  # not kept
+    info = idx.cluster_of("p1", "s")
+    assert info["size"] == 3 and not info["keep"] and info["same_text"] and info["kept"]["id"] == "p2"
+    assert not idx.cluster_of("p3", "s")["same_text"]
+    assert idx.cluster_of("p3", "elsewhere") is None

@@ -88,9 +88,13 @@ def check_outputs(
     survivors: str | Path | None = None,
     parquet: bool = False,
     mode: str = "new",
+    dedup_warc: str | Path | None = None,
+    documents: str | Path | None = None,
 ) -> None:
     """Every output target and optional dependency of a dedup run, before any work.
-    Raises OutputError (one line) for the first that cannot be used."""
+    Raises OutputError (one line) for the first that cannot be used. ``dedup_warc``: the
+    dedup'd WARC's path (outputs.dedupwarc); ``documents``: the kept documents' path
+    (outputs.dataset; a ``.parquet`` name needs pyarrow)."""
     if mode not in MODES:
         raise OutputError(f"unknown output mode {mode!r} (choose from {', '.join(MODES)})")
     out = Path(out_dir)
@@ -105,6 +109,12 @@ def check_outputs(
         _check_file_target(Path(index_path), "--index", create_folder=True)
     if survivors:
         _check_file_target(Path(survivors), "--survivors", create_folder=False)
+    if dedup_warc:
+        _check_file_target(Path(dedup_warc), "--dedup-warc", create_folder=False)
+    if documents:
+        from pagetwin.outputs.dataset import check_documents_target
+
+        check_documents_target(documents)
     if parquet:
         try:
             import pyarrow  # noqa: F401
