@@ -118,13 +118,13 @@ def test_many_errors_are_bounded_on_stderr(tmp_path, capsys):
 
 
 def _no_work(monkeypatch):
-    """Fail the test if any input is read."""
-    import pagetwin.runners.local as local
+    """Fail the test if the command gets as far as the API's dedup (the work)."""
+    import pagetwin.app as app
 
     def boom(*args, **kwargs):
         raise AssertionError("work started")
 
-    monkeypatch.setattr(local, "_readable_inputs", boom)
+    monkeypatch.setattr(app, "dedup", boom)
 
 
 def test_out_naming_a_file_exit_2(tmp_path, capsys, monkeypatch):

@@ -1,4 +1,9 @@
-"""Command-line parsing only; the work is done by the API (runners, index, explain).
+"""Command-line parsing only; the work is done by the API (``pagetwin.app``, ``explain``).
+
+Settings: each command takes as options the settings it uses (``config.setting_fields``, their
+``commands``); its --help lists the user tier only, the expert tier is reachable by
+``--set SECTION.NAME=VALUE``, ``--config FILE`` and its unlisted ``--section-name`` option.
+``pagetwin config --describe`` lists every setting. ``Settings.validate`` judges the values.
 
 Exit status: 0 success (for dedup: every input was read cleanly); 1 failure (no page could be
 read and some input could not be, an unusable index); 2 bad usage (options, settings, an output
