@@ -113,7 +113,7 @@ def test_main_content_images_kept_template_images_dropped():
     pages = [p.replace("<h1>", logo + "<h1>") for p in pages]
     model = SiteTemplates(S)
     for p in pages:
-        model.fit("gazette.example", page_stats(parse_html(p), S))
+        model.fit("gazette.example", page_stats(parse_page(parse_html(p)), S))
     site = model.for_site("gazette.example")
     assert "/logo.png" in [im["src"] for im in extract(parse_html(pages[1]), None, S).images]
     assert [im["src"] for im in extract(parse_html(pages[1]), site, S).images] == ["/photos/1.jpg"]
@@ -131,7 +131,7 @@ def test_deep_dom_does_not_crash_or_hang():
     t0 = time.perf_counter()
     tree = parse_html(html)
     out = extract(tree, None, S).text
-    stats = page_stats(parse_html(html), S)
+    stats = page_stats(parse_page(parse_html(html)), S)
     assert time.perf_counter() - t0 < 15
     assert ARTICLE[0] in out and ARTICLE[1] in out
     assert len(stats.hashes) > 0
@@ -158,7 +158,7 @@ def test_empty_and_odd_input():
     for html in ("", "   ", "<html></html>", "plain text only", "<p>", "<!-- only a comment -->", "\x00\x01<p>x", "<frameset></frameset>"):
         ex = extract(parse_html(html), None, S)
         assert isinstance(ex.text, str)
-        page_stats(parse_html(html), S)
+        page_stats(parse_page(parse_html(html)), S)
 
 
 @hsettings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -170,7 +170,7 @@ def test_any_markup_is_handled(parts):
     html = "".join(parts)
     ex = extract(parse_html(html), None, S)
     assert "\n\n" not in ex.text
-    stats = page_stats(parse_html(html), S)
+    stats = page_stats(parse_page(parse_html(html)), S)
     assert len(stats.slots) == len(stats.slot_kept)
     assert all(0.0 <= k <= 1.0 for k in stats.slot_kept.tolist())
 

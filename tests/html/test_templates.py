@@ -5,7 +5,7 @@ from hypothesis import HealthCheck, given, settings as hsettings, strategies as 
 
 from pagetwin.config import ExtractSettings
 from pagetwin.html.blocks import walk
-from pagetwin.html.noise import extract
+from pagetwin.html.noise import extract, parse_page
 from pagetwin.html.parse import parse_html
 from pagetwin.html.templates import SiteTemplates, page_stats, registered_domain, site_key
 
@@ -18,7 +18,7 @@ def fitted(pages, settings=None):
     settings = settings or ExtractSettings()
     model = SiteTemplates(settings)
     for url, html, _ in pages:
-        model.fit(site_key(url, settings), page_stats(parse_html(html), settings))
+        model.fit(site_key(url, settings), page_stats(parse_page(parse_html(html)), settings))
     return model
 
 
@@ -90,7 +90,7 @@ def test_small_site_falls_back_to_page_level():
     s = ExtractSettings(min_site_pages=5)
     model = fitted(site_pages(4, seed=4), s)
     assert model.for_site(SITE) is None
-    model.fit(SITE, page_stats(parse_html(site_pages(5, seed=4)[4][1]), s))
+    model.fit(SITE, page_stats(parse_page(parse_html(site_pages(5, seed=4)[4][1])), s))
     assert model.for_site(SITE) is not None
     assert model.for_site("other.example") is None
 
@@ -152,7 +152,7 @@ def test_memory_is_bounded_per_site():
     model = SiteTemplates(s)
     pages = site_pages(120, seed=10)
     for url, html, _ in pages:
-        model.fit(SITE, page_stats(parse_html(html), s))
+        model.fit(SITE, page_stats(parse_page(parse_html(html)), s))
     counts = model.compact().sites_[SITE]
     assert len(counts.hash_keys) <= 1000 and len(counts.slot_keys) <= 1000
     assert counts.pruned_below >= 1
@@ -231,7 +231,7 @@ def test_any_site_of_any_markup_is_handled(site):
     htmls = ["".join(parts) for parts in site]
     model = SiteTemplates(s)
     for html in htmls:
-        model.fit(SITE, page_stats(parse_html(html), s))
+        model.fit(SITE, page_stats(parse_page(parse_html(html)), s))
     site_model = model.for_site(SITE)
     restored = SiteTemplates.from_bytes(model.to_bytes()).for_site(SITE)
     for html in htmls:
@@ -283,7 +283,7 @@ def test_property_an_exact_copy_never_changes_the_counts(repeats, seed):
     # Invariant: once a page is counted, fitting it again (a copy) leaves every count as it was.
     settings = ExtractSettings()
     pages = site_pages(8, seed=seed)
-    stats = [page_stats(parse_html(html), settings) for _, html, _ in pages]
+    stats = [page_stats(parse_page(parse_html(html)), settings) for _, html, _ in pages]
     model = SiteTemplates(settings)
     for s in stats:
         model.fit(SITE, s)

@@ -28,11 +28,13 @@ modified.
 
 from __future__ import annotations
 
+import marshal
 import re
 from dataclasses import dataclass, field
 
 import numpy as np
 import xxhash
+import zstandard
 from selectolax.lexbor import LexborHTMLParser
 
 # Never visible content: the walk does not enter these (nor anything inside them).
@@ -115,21 +117,67 @@ class Blocks:
     def __len__(self) -> int:
         return len(self.tag)
 
-    def snippet(self, b: int, width: int = 80) -> str:
-        """Text of block ``b`` or, when it has none, of its first descendant block with text."""
-        if self.text[b]:
-            return self.text[b][:width]
-        for c in range(b + 1, len(self.tag)):
-            if not self._inside(c, b):
-                break
-            if self.text[c]:
-                return self.text[c][:width]
-        return ""
 
-    def _inside(self, c: int, b: int) -> bool:
-        while c > b:
-            c = self.parent[c]
-        return c == b
+@dataclass
+class Extracted:
+    """A page's main content: what noise and template removal kept of its blocks."""
+
+    text: str  # main text, "\n" between blocks
+    title: str = ""
+    description: str = ""  # meta description or og:description, "" if none
+    images: list[dict] = field(default_factory=list)  # raw attributes of kept <img>/<source>
+
+
+_ZSTD_COMPRESS = zstandard.ZstdCompressor(level=1).compress
+_ZSTD_DECOMPRESS = zstandard.ZstdDecompressor().decompress
+
+
+@dataclass
+class ParsedPage:
+    """What both passes need of a page's DOM: its blocks, title and description, how its
+    bytes decoded, and the page-level keep decision (``noise.page_keep``, which
+    ``noise.parse_page`` makes with the blocks). Pass 1 builds it once; serialised
+    (``to_bytes``), it lets pass 2 decide without parsing and walking the page again."""
+
+    blocks: Blocks
+    title: str = ""
+    description: str = ""
+    replaced: int = 0  # characters that could not be decoded
+    flattened: bool = False  # nesting deeper than input.max_dom_depth was flattened
+    page_level_: tuple[list[bool], list[bool]] | None = None  # (keep, main region) per block
+
+    _FIELDS = ("tag", "parent", "sig", "hash", "text", "link", "size", "content", "in_article", "hint", "images")
+    _FORMAT = 3  # bumped when the layout below changes (3: the page-level decision always there)
+
+    def page_level(self) -> tuple[list[bool], list[bool]]:
+        """The page-level decision: (keep, inside the main region) of every block."""
+        if self.page_level_ is None:
+            raise ValueError("a ParsedPage without its page-level decision (make it with noise.parse_page)")
+        return self.page_level_
+
+    def extracted(self, keep: list[bool], images_ok: list[bool]) -> Extracted:
+        """The main content when the blocks ``keep`` says are kept (one line each) and the
+        images of the blocks ``images_ok`` says may carry main-content images."""
+        blocks = self.blocks
+        text = "\n".join(t for t, k in zip(blocks.text, keep) if k and t)
+        images = [raw for b, raw in blocks.images if images_ok[b]]
+        return Extracted(text=text, title=self.title, description=self.description, images=images)
+
+    def to_bytes(self) -> bytes:
+        """marshal (built-in types only: fast, and nothing but this class reads it back),
+        zstd level 1 (2.5x smaller; zlib level 1 is as small and 2.4x slower)."""
+        b = self.blocks
+        record = (self._FORMAT, self.title, self.description, self.replaced, self.flattened, self.page_level(),
+                  *(getattr(b, name) for name in self._FIELDS))  # fmt: skip
+        return _ZSTD_COMPRESS(marshal.dumps(record))
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> ParsedPage:
+        record = marshal.loads(_ZSTD_DECOMPRESS(data))
+        if record[0] != cls._FORMAT:
+            raise ValueError(f"parsed page format {record[0]}, expected {cls._FORMAT}")
+        blocks = Blocks(**dict(zip(cls._FIELDS, record[6:])))
+        return cls(blocks, *record[1:6])
 
 
 def text_size(text: str) -> int:
@@ -150,25 +198,15 @@ def _text_sizes(texts: list[str]) -> list[int]:
     return [length + 2 * n for length, n in zip(lengths, counts)]
 
 
-_CLASS_MEMO: dict[tuple[str, str, str], tuple[bool, bool, str]] = {}
-
-
 def _class_facts(tag: str, cls: str, ident: str, itemprop: str) -> tuple[bool, bool, str]:
-    """(chrome by its class/id words, marked as the article body, signature part); memoised,
-    since a site repeats the same few class names on every page."""
-    key = (tag, cls, ident, itemprop)
-    facts = _CLASS_MEMO.get(key)
-    if facts is None:
-        words = _WORDS.findall(f"{cls} {ident}".lower())
-        chrome = any(w in CHROME_WORDS for w in words) and not any(w in WRAPPER_WORDS for w in words)
-        marker = (itemprop or cls or ident).lower().replace("-", "").replace("_", "")
-        hint = bool(marker) and _BODY_HINT.search(marker) is not None
-        part = f"{tag}.{_DIGITS.sub('', cls.strip())}#{_DIGITS.sub('', ident.strip())}" if cls or ident else tag
-        facts = (chrome, hint, part)
-        if len(_CLASS_MEMO) > 50_000:
-            _CLASS_MEMO.clear()
-        _CLASS_MEMO[key] = facts
-    return facts
+    """(chrome by its class/id words, marked as the article body, signature part) of a block
+    element (the walk memoises them: a site repeats the same few class names on every page)."""
+    words = _WORDS.findall(f"{cls} {ident}".lower())
+    chrome = any(w in CHROME_WORDS for w in words) and not any(w in WRAPPER_WORDS for w in words)
+    marker = (itemprop or cls or ident).lower().replace("-", "").replace("_", "")
+    hint = bool(marker) and _BODY_HINT.search(marker) is not None
+    part = f"{tag}.{_DIGITS.sub('', cls.strip())}#{_DIGITS.sub('', ident.strip())}" if cls or ident else tag
+    return chrome, hint, part
 
 
 def is_hidden(attrs: dict) -> bool:
@@ -179,13 +217,15 @@ def is_hidden(attrs: dict) -> bool:
     return bool(style) and _HIDDEN_STYLE.search(style) is not None
 
 
-def walk(tree, max_depth: int = 512) -> Blocks:
-    """The blocks of a parsed page (see the module docstring). Never recursive. (The pipeline
-    walks each page once: ``noise.ParsedPage`` carries the blocks to both passes.)"""
-    return _walk(tree, max_depth)
+def walk(tree, max_depth: int = 512, walker: BlockWalker | None = None) -> Blocks:
+    """The blocks of a parsed page (see the module docstring). Never recursive. ``walker``
+    keeps the memos from page to page (one per process: ``pipeline.Worker`` owns one); without
+    it a fresh one serves this page only. (The pipeline walks each page once: ``ParsedPage``
+    carries the blocks to both passes.)"""
+    return (walker or BlockWalker()).walk(tree, max_depth)
 
 
-# What the walk does with a node, by its tag name (see _walk).
+# What the walk does with a node, by its tag name (see BlockWalker.walk).
 _TEXT, _SKIP, _INLINE, _BLOCK, _A, _SPAN, _CELL, _BR, _IMG, _SOURCE = range(10)
 # Attributes that can hide an element (is_hidden reads only these).
 _HIDING_ATTRS = frozenset(["hidden", "aria-hidden", "type", "style"])
@@ -213,17 +253,16 @@ def _kind_of(tag: str | None) -> int:
     return _A if tag == "a" else _INLINE
 
 
-# The walk dispatches on lexbor's integer tag id (``node.tag_id``, no string made) through
-# this cache of _kind_of, filled on first sight of each id. Only ids of lexbor's static tag
-# table are cached: it names the tags lexbor knows (div, a, ...) with small ids, the same in
-# every document; other names (<my-widget>, <o:p>) get per-document ids, pointers into the
-# document, so those are looked up by name each time.
+# The walk dispatches on lexbor's integer tag id (``node.tag_id``, no string made) through a
+# memo of _kind_of (BlockWalker.kinds), filled on first sight of each id. Only ids of lexbor's
+# static tag table are memoised: it names the tags lexbor knows (div, a, ...) with small ids,
+# the same in every document; other names (<my-widget>, <o:p>) get per-document ids, pointers
+# into the document, so those are looked up by name each time.
 _STATIC_TAG_IDS = 1 << 16
 # A text node's tag id (its tag is "-text" exactly when its id is this one).
 _TEXT_ID = LexborHTMLParser("<p>x</p>").css_first("p").first_child.tag_id
-_KINDS: dict[int, int] = {}
-_BLOCK_NAMES: dict[int, str] = {}  # tag id -> name, for block tags (their names are stored)
-_SIG_MEMO: dict[tuple[int, str], int] = {}  # (parent signature, path part) -> signature
+_CLASS_MEMO_SIZE = 50_000  # memo entries kept before a memo is emptied (a bound, not a tuning)
+_SIG_MEMO_SIZE = 100_000
 
 
 _LINK_END = ()  # on the stack after a link's children: leaving the link
@@ -242,202 +281,226 @@ _MAYBE_CJK_E2 = re.compile(rb"\xe2[\xba-\xbf]").search
 _MASK64 = 0xFFFFFFFFFFFFFFFF
 
 
-def _walk(tree, max_depth: int) -> Blocks:
-    out = Blocks()
-    root = tree.body
-    if root is None:
-        root = tree.root
-    if root is None:
-        return out
-    opened: list[tuple] = []  # per block, when opened: (tag, parent, sig, in_article, hint)
-    closed: list[tuple] = []  # per block, when closed: (block, hash, text, link, size, content)
-    image_keys: dict[int, list[str]] = {}  # block -> its image sources (few blocks have any)
-    wide: list[int] = []  # blocks whose text may hold CJK characters (sized at the end, at once)
-    images = out.images
-    xxh = xxhash.xxh64_intdigest
-    digits = _DIGITS.sub
-    kinds, block_names, sig_memo, class_memo = _KINDS, _BLOCK_NAMES, _SIG_MEMO, _CLASS_MEMO
-    hiding = _HIDING_ATTRS.isdisjoint
-    text_id, other_digit_lead, fullwidth_digit = _TEXT_ID, _OTHER_DIGIT_LEAD, _FULLWIDTH_DIGIT
-    maybe_cjk, maybe_cjk_e2 = _MAYBE_CJK, _MAYBE_CJK_E2
+class BlockWalker:
+    """The block walk and its memos, which only depend on names, never on a page: the rule of
+    each lexbor tag id (``kinds``), the names of block tags (``block_names``), the facts of
+    each (tag, class, id, itemprop) (``class_memo``) and the signature of each (parent
+    signature, path part) (``sig_memo``). A site repeats the same few of them on every page, so
+    one walker per process (``pipeline.Worker``) walks all its pages; the memos are emptied when
+    they outgrow a bound, so memory stays flat."""
 
-    # The current block's state lives in locals: its number, nesting depth, signature, own
-    # text pieces, chars inside links, folded child hashes (Merkle step) and whether its
-    # subtree has content; plus whether the walk is inside a link or an <article>/<main>.
-    # Entering a block pushes the enclosing block's state as one tuple, after the block's
-    # children: popping it finishes the block (its hash needs all its children) and restores
-    # the enclosing state. Links push _LINK_END, an empty tuple. Most nodes cost one pop.
-    block, depth, sig, own, link_chars, acc, has = -1, -1, 0, None, 0, 0, False
-    in_link = article = False
-    stack: list = [root]
-    pop, push = stack.pop, stack.append
-    ctx_type = tuple
-    while stack:
-        node = pop()
-        if type(node) is ctx_type:
-            if not node:  # _LINK_END
-                in_link = False
-                continue
-            b, tag = block, node[-1]
-            text = " ".join("".join(own).split()) if own else ""
-            if text:
-                if text.isascii():
-                    size = len(text)
-                    folded = text.encode("ascii").translate(_FOLD_DIGITS)
-                    while b"00" in folded:  # runs of digits -> one "0"
-                        folded = folded.replace(b"00", b"0")
-                else:
-                    folded = text.encode("utf-8", "surrogatepass")
-                    if maybe_cjk(folded) is None and maybe_cjk_e2(folded) is None:
+    def __init__(self) -> None:
+        self.kinds: dict[int, int] = {}
+        self.block_names: dict[int, str] = {}  # tag id -> name, for block tags (names are stored)
+        self.class_memo: dict[tuple[str, str, str, str], tuple[bool, bool, str]] = {}
+        self.sig_memo: dict[tuple[int, str], int] = {}  # (parent signature, path part) -> signature
+
+    def walk(self, tree, max_depth: int = 512) -> Blocks:
+        """The blocks of a parsed page (``walk``).
+
+        One piece on purpose: this is the hottest loop of pass 1 (every node of every page), and
+        splitting it into functions per node kind would cost a Python call per node and the
+        reloading of the dozen locals it keeps its state in. Its benchmark is
+        ``bench/walk_speed.py`` (CPU time per page against an earlier revision, outputs
+        compared, on the extraction sets)."""
+        out = Blocks()
+        root = tree.body
+        if root is None:
+            root = tree.root
+        if root is None:
+            return out
+        opened: list[tuple] = []  # per block, when opened: (tag, parent, sig, in_article, hint)
+        closed: list[tuple] = []  # per block, when closed: (block, hash, text, link, size, content)
+        image_keys: dict[int, list[str]] = {}  # block -> its image sources (few blocks have any)
+        wide: list[int] = []  # blocks whose text may hold CJK characters (sized at the end, at once)
+        images = out.images
+        xxh = xxhash.xxh64_intdigest
+        digits = _DIGITS.sub
+        kinds, block_names, sig_memo, class_memo = self.kinds, self.block_names, self.sig_memo, self.class_memo
+        hiding = _HIDING_ATTRS.isdisjoint
+        text_id, other_digit_lead, fullwidth_digit = _TEXT_ID, _OTHER_DIGIT_LEAD, _FULLWIDTH_DIGIT
+        maybe_cjk, maybe_cjk_e2 = _MAYBE_CJK, _MAYBE_CJK_E2
+
+        # The current block's state lives in locals: its number, nesting depth, signature, own
+        # text pieces, chars inside links, folded child hashes (Merkle step) and whether its
+        # subtree has content; plus whether the walk is inside a link or an <article>/<main>.
+        # Entering a block pushes the enclosing block's state as one tuple, after the block's
+        # children: popping it finishes the block (its hash needs all its children) and restores
+        # the enclosing state. Links push _LINK_END, an empty tuple. Most nodes cost one pop.
+        block, depth, sig, own, link_chars, acc, has = -1, -1, 0, None, 0, 0, False
+        in_link = article = False
+        stack: list = [root]
+        pop, push = stack.pop, stack.append
+        ctx_type = tuple
+        while stack:
+            node = pop()
+            if type(node) is ctx_type:
+                if not node:  # _LINK_END
+                    in_link = False
+                    continue
+                b, tag = block, node[-1]
+                text = " ".join("".join(own).split()) if own else ""
+                if text:
+                    if text.isascii():
                         size = len(text)
-                    else:
-                        size = 0
-                        wide.append(b)  # sized at the end, all at once
-                    # (mostly ASCII, like Latin text with a few curly quotes: bytes are faster)
-                    if len(folded) < 2 * len(text) and other_digit_lead(folded) is None and fullwidth_digit(folded) is None:
-                        folded = folded.translate(_FOLD_DIGITS)
-                        while b"00" in folded:
+                        folded = text.encode("ascii").translate(_FOLD_DIGITS)
+                        while b"00" in folded:  # runs of digits -> one "0"
                             folded = folded.replace(b"00", b"0")
                     else:
-                        folded = digits("0", text).encode("utf-8", "surrogatepass")
-                link = min(link_chars, len(text))
-                content = True
-            else:  # no text: no link chars either (they count stripped text)
-                size = link = 0
-                folded = b""
-                content = has
-            imgs = image_keys.get(b)
-            h = xxh(b"%s\x00%s\x00%s\x00%d" % (
-                tag.encode(), folded, " ".join(imgs).encode("utf-8", "surrogatepass") if imgs else b"", acc
-            ))  # fmt: skip
-            closed.append((b, h, text, link, size, content))
-            block, depth, sig, own, link_chars, acc, has, in_link, article, _ = node
-            if block >= 0 and content:
-                acc = (acc * 1_000_003 + h) & _MASK64
-                has = True
-            continue
-        tid = node.tag_id
-        if tid == text_id:  # (_kind_of's _TEXT: a node's tag is "-text" for this id only)
-            if block >= 0:
-                s = node.text_content
-                if s:
-                    own.append(s)
-                    if in_link:
-                        link_chars += len(s.strip())
-            continue
-        kind = kinds.get(tid)
-        if kind is None:
-            tag = node.tag
-            kind = _kind_of(tag)
-            if tid < _STATIC_TAG_IDS:
-                kinds[tid] = kind
-                if kind == _BLOCK:
-                    block_names[tid] = tag
-        if kind == _SKIP:
-            continue
-        if kind == _INLINE:
-            pass
-        elif kind == _BLOCK:
-            tag = block_names.get(tid) or node.tag
-            if not article and tag in PAGE_CHROME_TAGS:
-                continue
-            attrs = node.attributes
-            if attrs:
-                if not hiding(attrs) and is_hidden(attrs):
-                    continue
-                key = (tag, attrs.get("class") or "", attrs.get("id") or "", attrs.get("itemprop") or "")
-                facts = class_memo.get(key)
-                if facts is None:
-                    facts = _class_facts(*key)
-                chrome, is_hint, part = facts
-                if chrome and tag not in ("html", "body", "main") and (
-                    node.css_first(_MAY_HOLD_CONTENT) is None or node.css_first(CONTENT_INSIDE) is None
-                ):
-                    continue
-            else:
-                is_hint, part = False, tag
-            if depth >= max_depth:
-                # Too deep: the rest of this subtree is flat text of the current block.
-                s = node.text(deep=True, separator=" ")
-                if s:
-                    own.append(" " + s + " ")
-                continue
-            push((block, depth, sig, own, link_chars, acc, has, in_link, article, tag))
-            child_sig = sig_memo.get((sig, part))
-            if child_sig is None:
-                child_sig = xxh(f"{sig}/{part}".encode("utf-8", "surrogatepass"))
-                if len(sig_memo) > 100_000:
-                    sig_memo.clear()
-                sig_memo[sig, part] = child_sig
-            article = article or tag in CONTENT_ROOT_TAGS
-            opened.append((tag, block, child_sig, article, is_hint))
-            block, depth, sig, own, link_chars, acc, has = len(opened) - 1, depth + 1, child_sig, [], 0, 0, False
-        elif kind == _A:
-            if not in_link:
-                child = node.last_child
-                if child is not None and child.prev is None and child.is_text_node:
-                    # The common <a>words</a>: read its text here, no context to push.
-                    if block >= 0:
-                        s = child.text_content
-                        if s:
-                            own.append(s)
-                            link_chars += len(s.strip())
-                    continue
-                push(_LINK_END)
-                in_link = True
-                while child is not None:
-                    push(child)
-                    child = child.prev
-                continue
-        elif kind == _SPAN:
-            attrs = node.attributes
-            if attrs and not hiding(attrs) and is_hidden(attrs):
-                continue
-        elif kind == _CELL:
-            # Cells are inline: a table row reads as one line ("1 Kyle Busch 5040").
-            if block >= 0:
-                own.append(" ")
-        elif kind == _BR:
-            if block >= 0:
-                own.append(" ")
-            continue
-        elif kind == _IMG or (node.parent is not None and node.parent.tag == "picture"):  # _SOURCE
-            if block >= 0:
-                attrs = node.attributes
-                raw = {k: attrs[k] for k in IMAGE_ATTRS if attrs.get(k)}
-                src = raw.get("src") or raw.get("data-src") or raw.get("srcset") or raw.get("data-srcset") or raw.get("data-original")
-                if src:
-                    images.append((block, raw))
-                    if block in image_keys:
-                        image_keys[block].append(src)
-                    else:
-                        image_keys[block] = [src]
+                        folded = text.encode("utf-8", "surrogatepass")
+                        if maybe_cjk(folded) is None and maybe_cjk_e2(folded) is None:
+                            size = len(text)
+                        else:
+                            size = 0
+                            wide.append(b)  # sized at the end, all at once
+                        # (mostly ASCII, like Latin text with a few curly quotes: bytes are faster)
+                        if len(folded) < 2 * len(text) and other_digit_lead(folded) is None and fullwidth_digit(folded) is None:
+                            folded = folded.translate(_FOLD_DIGITS)
+                            while b"00" in folded:
+                                folded = folded.replace(b"00", b"0")
+                        else:
+                            folded = digits("0", text).encode("utf-8", "surrogatepass")
+                    link = min(link_chars, len(text))
+                    content = True
+                else:  # no text: no link chars either (they count stripped text)
+                    size = link = 0
+                    folded = b""
+                    content = has
+                imgs = image_keys.get(b)
+                h = xxh(b"%s\x00%s\x00%s\x00%d" % (
+                    tag.encode(), folded, " ".join(imgs).encode("utf-8", "surrogatepass") if imgs else b"", acc
+                ))  # fmt: skip
+                closed.append((b, h, text, link, size, content))
+                block, depth, sig, own, link_chars, acc, has, in_link, article, _ = node
+                if block >= 0 and content:
+                    acc = (acc * 1_000_003 + h) & _MASK64
                     has = True
-            continue
-        # Children, pushed in reverse so they come off the stack in document order; a lone
-        # text child (<p>words</p>, <b>words</b>) is read here instead.
-        child = node.last_child
-        if child is None:
-            continue
-        prev = child.prev
-        if prev is None and child.tag_id == text_id:
-            if block >= 0:
-                s = child.text_content
-                if s:
-                    own.append(s)
-                    if in_link:
-                        link_chars += len(s.strip())
-            continue
-        push(child)
-        while prev is not None:
-            push(prev)
-            prev = prev.prev
-    if opened:
-        out.tag, out.parent, out.sig, out.in_article, out.hint = map(list, zip(*opened))
-        closed.sort()  # post-order -> block order
-        _, out.hash, out.text, out.link, out.size, out.content = map(list, zip(*closed))
-        if wide:
-            sizes = out.size
-            for b, size in zip(wide, _text_sizes([out.text[b] for b in wide])):
-                sizes[b] = size
-    return out
+                continue
+            tid = node.tag_id
+            if tid == text_id:  # (_kind_of's _TEXT: a node's tag is "-text" for this id only)
+                if block >= 0:
+                    s = node.text_content
+                    if s:
+                        own.append(s)
+                        if in_link:
+                            link_chars += len(s.strip())
+                continue
+            kind = kinds.get(tid)
+            if kind is None:
+                tag = node.tag
+                kind = _kind_of(tag)
+                if tid < _STATIC_TAG_IDS:
+                    kinds[tid] = kind
+                    if kind == _BLOCK:
+                        block_names[tid] = tag
+            if kind == _SKIP:
+                continue
+            if kind == _INLINE:
+                pass
+            elif kind == _BLOCK:
+                tag = block_names.get(tid) or node.tag
+                if not article and tag in PAGE_CHROME_TAGS:
+                    continue
+                attrs = node.attributes
+                if attrs:
+                    if not hiding(attrs) and is_hidden(attrs):
+                        continue
+                    key = (tag, attrs.get("class") or "", attrs.get("id") or "", attrs.get("itemprop") or "")
+                    facts = class_memo.get(key)
+                    if facts is None:
+                        facts = _class_facts(*key)
+                        if len(class_memo) > _CLASS_MEMO_SIZE:
+                            class_memo.clear()
+                        class_memo[key] = facts
+                    chrome, is_hint, part = facts
+                    if chrome and tag not in ("html", "body", "main") and (
+                        node.css_first(_MAY_HOLD_CONTENT) is None or node.css_first(CONTENT_INSIDE) is None
+                    ):
+                        continue
+                else:
+                    is_hint, part = False, tag
+                if depth >= max_depth:
+                    # Too deep: the rest of this subtree is flat text of the current block.
+                    s = node.text(deep=True, separator=" ")
+                    if s:
+                        own.append(" " + s + " ")
+                    continue
+                push((block, depth, sig, own, link_chars, acc, has, in_link, article, tag))
+                child_sig = sig_memo.get((sig, part))
+                if child_sig is None:
+                    child_sig = xxh(f"{sig}/{part}".encode("utf-8", "surrogatepass"))
+                    if len(sig_memo) > _SIG_MEMO_SIZE:
+                        sig_memo.clear()
+                    sig_memo[sig, part] = child_sig
+                article = article or tag in CONTENT_ROOT_TAGS
+                opened.append((tag, block, child_sig, article, is_hint))
+                block, depth, sig, own, link_chars, acc, has = len(opened) - 1, depth + 1, child_sig, [], 0, 0, False
+            elif kind == _A:
+                if not in_link:
+                    child = node.last_child
+                    if child is not None and child.prev is None and child.is_text_node:
+                        # The common <a>words</a>: read its text here, no context to push.
+                        if block >= 0:
+                            s = child.text_content
+                            if s:
+                                own.append(s)
+                                link_chars += len(s.strip())
+                        continue
+                    push(_LINK_END)
+                    in_link = True
+                    while child is not None:
+                        push(child)
+                        child = child.prev
+                    continue
+            elif kind == _SPAN:
+                attrs = node.attributes
+                if attrs and not hiding(attrs) and is_hidden(attrs):
+                    continue
+            elif kind == _CELL:
+                # Cells are inline: a table row reads as one line ("1 Kyle Busch 5040").
+                if block >= 0:
+                    own.append(" ")
+            elif kind == _BR:
+                if block >= 0:
+                    own.append(" ")
+                continue
+            elif kind == _IMG or (node.parent is not None and node.parent.tag == "picture"):  # _SOURCE
+                if block >= 0:
+                    attrs = node.attributes
+                    raw = {k: attrs[k] for k in IMAGE_ATTRS if attrs.get(k)}
+                    src = raw.get("src") or raw.get("data-src") or raw.get("srcset") or raw.get("data-srcset") or raw.get("data-original")
+                    if src:
+                        images.append((block, raw))
+                        if block in image_keys:
+                            image_keys[block].append(src)
+                        else:
+                            image_keys[block] = [src]
+                        has = True
+                continue
+            # Children, pushed in reverse so they come off the stack in document order; a lone
+            # text child (<p>words</p>, <b>words</b>) is read here instead.
+            child = node.last_child
+            if child is None:
+                continue
+            prev = child.prev
+            if prev is None and child.tag_id == text_id:
+                if block >= 0:
+                    s = child.text_content
+                    if s:
+                        own.append(s)
+                        if in_link:
+                            link_chars += len(s.strip())
+                continue
+            push(child)
+            while prev is not None:
+                push(prev)
+                prev = prev.prev
+        if opened:
+            out.tag, out.parent, out.sig, out.in_article, out.hint = map(list, zip(*opened))
+            closed.sort()  # post-order -> block order
+            _, out.hash, out.text, out.link, out.size, out.content = map(list, zip(*closed))
+            if wide:
+                sizes = out.size
+                for b, size in zip(wide, _text_sizes([out.text[b] for b in wide])):
+                    sizes[b] = size
+        return out

@@ -2,7 +2,8 @@
 
 Pass 1 (``page_stats``, one page at a time, in workers): the page's blocks (``html.blocks``),
 their bottom-up subtree hashes and structural signatures (tag path with class and id), and the
-page-level keep decision of ``html.noise`` at each structural slot. The parent feeds them to
+page-level keep decision (``html.noise``'s rules, carried by the ``ParsedPage``) at each
+structural slot. The parent feeds them to
 ``SiteTemplates.fit(site, stats)``, which counts per site
 
 - in how many pages each subtree hash occurs (exact template blocks: menus, footers, boxes);
@@ -29,9 +30,10 @@ reposts of one story, each with its own edits, still counts the reposts that are
 0.8 copied, so the story's paragraphs can reach the template share there. Byte-identical
 payloads are dropped before (``runners.local``).
 
-Pass 2 (``noise.extract(tree, templates.for_site(site), settings)``) drops blocks whose hash is on
-more than ``template_share`` of the site's pages and combines the slot prior with the page's own
-evidence. A site with fewer than ``min_site_pages`` pages gets no model (page level only).
+Pass 2 (``SiteTemplates.apply(site, parsed_page)``, the one place template removal happens:
+``SiteModel.decide``) drops blocks whose hash is on more than ``template_share`` of the site's
+pages and combines the slot prior with the page's own evidence. A site with fewer than
+``min_site_pages`` pages gets no model (page level only).
 
 Counts live in sorted numpy arrays (16 bytes per hash); ``fit`` buffers a few pages and folds
 them in with ``np.unique``. Memory per site is bounded by ``max_hashes_per_site``: above it the
@@ -50,8 +52,7 @@ from urllib.parse import unquote, urlsplit
 import numpy as np
 
 from pagetwin.config import ExtractSettings
-from pagetwin.html.blocks import Blocks, walk
-from pagetwin.html.noise import page_keep
+from pagetwin.html.blocks import Blocks, Extracted, ParsedPage
 from pagetwin.text.normalize import url_host
 
 _PENDING_PAGES = 32  # pages buffered per site before their counts are folded in
@@ -60,6 +61,8 @@ _SNIPPETS_PER_PAGE = 200
 _SAMPLES_PER_SITE = 1000  # sample texts kept per site, for keys on two pages or more
 # A page is a copy when this share of its content text is on pages already counted (docstring).
 COPY_SHARE = 0.8
+MIN_KEPT_SHARE = 0.1  # slot priors leaving less of the page-level text than this are overruled
+PAGE_WEIGHT = 0.4  # weight of the page-level decision against the site prior of the slot
 
 
 def site_key(url: str, settings: ExtractSettings) -> str:
@@ -106,17 +109,15 @@ class PageStats:
     content_size: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))
 
 
-def page_stats(tree, settings: ExtractSettings, max_depth: int = 512) -> PageStats:
-    """Pass 1 for one parsed page (see the module docstring)."""
-    return blocks_stats(walk(tree, max_depth), settings)
+def page_stats(page: ParsedPage, settings: ExtractSettings) -> PageStats:
+    """Pass 1 for one page (``noise.parse_page``; see the module docstring)."""
+    return blocks_stats(page.blocks, settings, page.page_level())
 
 
-def blocks_stats(
-    blocks: Blocks, settings: ExtractSettings, page_level: tuple[list[bool], list[bool]] | None = None
-) -> PageStats:
-    """Pass 1 for the blocks of one page (``html.blocks.walk``); ``page_level`` is
-    ``noise.page_keep(blocks)`` when already computed."""
-    keep, _ = page_level or page_keep(blocks)
+def blocks_stats(blocks: Blocks, settings: ExtractSettings, page_level: tuple[list[bool], list[bool]]) -> PageStats:
+    """Pass 1 for the blocks of one page (``html.blocks.walk``) and their page-level decision
+    (``ParsedPage.page_level()``)."""
+    keep, _ = page_level
     hashes = [h for h, c in zip(blocks.hash, blocks.content) if c]
     slot_total: dict[int, int] = {}
     slot_kept: dict[int, int] = {}
@@ -176,7 +177,7 @@ class _SiteCounts:
 
 
 class SiteModel:
-    """The learned statistics of one site, as ``noise.extract`` reads them."""
+    """The learned statistics of one site, and the template removal they make (``decide``)."""
 
     def __init__(self, counts: _SiteCounts, settings: ExtractSettings) -> None:
         self.pages_ = counts.pages
@@ -186,6 +187,84 @@ class SiteModel:
         self.slot_pages_ = counts.slot_pages
         self.slot_kept_ = counts.slot_kept
         self.template_share_ = settings.template_share
+        self.settings = settings
+
+    def decide(
+        self, blocks: Blocks, page_level: tuple[list[bool], list[bool]], settings: ExtractSettings | None = None
+    ) -> tuple[list[bool], list[bool]]:
+        """Keep-or-drop for every block of a page of this site, and which blocks may carry
+        main-content images, from the page-level decision (``ParsedPage.page_level()``: keep,
+        main region) and the site's evidence (``settings``: the model's own when None):
+
+        1. a block whose subtree (exact hash, or the hash of one of its ancestors) is on more
+           than ``template_share`` of the site's pages is template and is dropped, whatever the
+           page-level rules said;
+        2. the structural slot of a block (its tag path with class and id), when the slot is on
+           at least ``min_slot_share`` of the site's pages: the share of text at that slot the
+           page-level rules kept on the site's pages is a prior, and the decision is
+           ``0.4 * page_keep + 0.6 * prior >= 0.5``, so a slot that is content on the site's
+           pages keeps its short paragraphs and a slot that is chrome everywhere ("latest news"
+           boxes whose text changes on every page) goes even when its text looks like content;
+        3. copies are not templates: when this would leave less than 10 % of the page-level text,
+           the page is a copy of other pages of its site (a soft 404) or a page type the slot
+           priors misjudge; then the page-level text minus the exact template blocks stands, or,
+           if that is also (nearly) nothing, the page-level text (so that copies still look alike).
+
+        As long as step 3 does not apply, a lower ``template_share`` never keeps a block a higher
+        one drops."""
+        settings = settings or self.settings
+        keep, inside = page_level
+        if len(blocks) == 0:
+            return keep, inside
+        template = self._template(blocks, settings)
+        final, images_ok = self._with_slot_priors(blocks, keep, inside, template, settings)
+        # Overruling (step 3): (a) if the exact template blocks alone leave more, the slot priors
+        # misjudged a page type of its own (a forum post on a site of catalogue pages with one
+        # table layout): the page-level decision minus the exact template blocks stands; (b) if
+        # even they do not, what repeats is the page itself, and its page-level text stays.
+        page_size = sum(size for size, k in zip(blocks.size, keep) if k)
+        if page_size and sum(size for size, k in zip(blocks.size, final) if k) < MIN_KEPT_SHARE * page_size:
+            exact = [k and not t for k, t in zip(keep, template)]
+            if sum(size for size, k in zip(blocks.size, exact) if k) >= MIN_KEPT_SHARE * page_size:
+                return exact, [ok and not t for ok, t in zip(inside, template)]
+            return keep, inside
+        return final, images_ok
+
+    def _template(self, blocks: Blocks, settings: ExtractSettings) -> list[bool]:
+        """Blocks that are template: their subtree, or an ancestor's, on more than the share."""
+        share = self.hash_share(blocks.hash)
+        # Template means repeated: a block must also be on at least two pages of the site.
+        threshold = max(settings.template_share, 1.5 / self.pages_)
+        parent = blocks.parent
+        template = [False] * len(blocks)
+        for b in range(len(blocks)):
+            p = parent[b]
+            template[b] = share[b] > threshold or (p >= 0 and template[p])
+        return template
+
+    def _with_slot_priors(
+        self, blocks: Blocks, keep: list[bool], inside: list[bool], template: list[bool], settings: ExtractSettings
+    ) -> tuple[list[bool], list[bool]]:
+        """(keep, images allowed) of the blocks that are not template, the slot priors combined
+        with the page-level decision."""
+        prior, slot_share = self.slot_prior(blocks.sig)
+        # A slot is site evidence when it is one of the site's own: on at least min_slot_share of
+        # its pages (and on two at least). A rarer slot is a generic path (div > p) in a folder of
+        # pages from many sites, or a page type of its own, where the page's own evidence is better.
+        min_pages = max(2 / self.pages_, settings.min_slot_share)
+        n = len(blocks)
+        final = [False] * n
+        images_ok = [False] * n
+        for b in range(n):
+            if template[b]:
+                continue
+            page = 1.0 if keep[b] else 0.0
+            if slot_share[b] >= min_pages and blocks.text[b]:
+                final[b] = PAGE_WEIGHT * page + (1 - PAGE_WEIGHT) * prior[b] >= 0.5
+            else:
+                final[b] = keep[b]
+            images_ok[b] = inside[b] or final[b]
+        return final, images_ok
 
     @staticmethod
     def _lookup(keys: np.ndarray, values: np.ndarray, query: np.ndarray) -> np.ndarray:
@@ -212,7 +291,8 @@ class SiteModel:
 
 
 class SiteTemplates:
-    """Per-site template statistics: ``fit`` page by page, ``merge`` shards, ``for_site`` in pass 2."""
+    """Per-site template statistics: ``fit`` page by page, ``merge`` shards, ``apply`` (or
+    ``for_site``) in pass 2."""
 
     def __init__(self, settings: ExtractSettings) -> None:
         self.settings = settings
@@ -360,9 +440,13 @@ class SiteTemplates:
 
     # -- applying --------------------------------------------------------------------------
 
-    def pages(self, site: str) -> int:
-        counts = self.sites_.get(site)
-        return counts.pages if counts else 0
+    def apply(self, site: str, page: ParsedPage) -> Extracted:
+        """Main content of a page of ``site``: its blocks as the site's model decides
+        (``SiteModel.decide``), or as the page-level rules do when the site has no model."""
+        model = self.for_site(site)
+        if model is None:
+            return page.extracted(*page.page_level())
+        return page.extracted(*model.decide(page.blocks, page.page_level()))
 
     def for_site(self, site: str) -> SiteModel | None:
         """The model of one site, or None when it has fewer than ``min_site_pages`` pages."""
