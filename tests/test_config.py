@@ -72,6 +72,7 @@ def test_the_defaults_and_every_profile_validate():
         ("minhash.threshold", 1.0, "in (0, 1)"),  # the LSH bands need a threshold below 1
         ("minhash.threshold", 0.0, "in (0, 1)"),
         ("minhash.threshold", float("nan"), "in (0, 1)"),
+        ("images.max_words_per_image", float("inf"), "> 0"),
         ("minhash.num_perm", -3, ">= 1"),
         ("minhash.num_perm", 0, ">= 1"),
         ("simhash.k", 64, "in [0, 63]"),
@@ -119,6 +120,9 @@ def test_wrong_types_and_joined_rules_are_refused():
     s = Settings()
     s.match.algorithms = []
     with pytest.raises(ConfigError, match="match.algorithms is empty"):
+        s.validate()
+    s.match.algorithms = ["minhash", "exact", "minhash"]
+    with pytest.raises(ConfigError, match="match.algorithms names minhash more than once"):
         s.validate()
 
 
@@ -214,3 +218,57 @@ def test_removed_settings_are_refused_from_toml_and_set_but_ignored_in_stored_se
     stored["text"].update(keywords=4, weighting="density")
     stored["minhash"]["threshold"] = 0.5
     assert Settings.from_dict(stored).minhash.threshold == 0.5
+
+
+def _inside(f, value):
+    """A strategy for values inside what setting ``f`` allows (its declared range or choices)."""
+    from pagetwin.config import Choice, Parsed, Range
+
+    allowed = f.metadata["allowed"]
+    if isinstance(value, bool):
+        return st.booleans()
+    if isinstance(allowed, Range):
+        lo = allowed.lo if allowed.lo is not None else -100
+        if isinstance(value, int):
+            lo = int(lo) + (1 if allowed.lo_open else 0)
+            hi = int(allowed.hi) - (1 if allowed.hi_open else 0) if allowed.hi is not None else lo + 200
+            if f.name == "num_perm":
+                hi = 160  # lsh_params is quadratic in num_perm: bounded to keep the test fast
+            return st.integers(lo, hi)
+        hi = allowed.hi if allowed.hi is not None else lo + 10
+        return st.floats(lo, hi, exclude_min=allowed.lo_open, exclude_max=allowed.hi_open)
+    if isinstance(allowed, Choice):
+        if isinstance(value, list):
+            return st.lists(st.sampled_from(allowed.choices()), min_size=1, max_size=6, unique=True)
+        return st.sampled_from(allowed.choices())
+    if isinstance(allowed, Parsed):
+        return st.sampled_from(["2xx", "any", "2xx,404", "200,3xx"])
+    return st.just(value)
+
+
+_INSIDE = {dotted: _inside(f, value) for dotted, f, value in setting_fields()}
+
+
+@hyp_settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.fixed_dictionaries(_INSIDE))
+def test_values_inside_every_declared_range_build_unless_a_joined_rule_refuses(values):
+    """Every setting at once, each inside its declared range: validate() refuses only by a rule
+    joining two settings, and what it accepts builds every algorithm."""
+    from pagetwin.fingerprints import MODULES, build_algorithms
+    from pagetwin.fingerprints.lsh import block_table_masks
+
+    s = Settings()
+    for dotted, value in values.items():
+        section, _, name = dotted.partition(".")
+        setattr(getattr(s, section), name, value)
+    s.match.algorithms = list(MODULES)
+    try:
+        s.validate()
+    except ConfigError as exc:
+        assert any(rule in str(exc) for rule in ("segments.m", "simhash.blocks")), exc
+        return
+    built = build_algorithms(s)
+    assert [a.name for a in built] == list(MODULES)
+    k = max(0, min(s.images.key_k, s.images.phash_k))
+    if k > 0:
+        block_table_masks(k)  # what the images algorithm builds on first use

@@ -38,7 +38,7 @@ class Range:
     hi_open: bool = False
 
     def ok(self, value: Any) -> bool:
-        if math.isnan(value):
+        if not math.isfinite(value):  # NaN passes no comparison; no setting means infinity
             return False
         if self.lo is not None and (value <= self.lo if self.lo_open else value < self.lo):
             return False
@@ -400,6 +400,9 @@ def _check_together(settings: Settings) -> None:
     """The rules that join two settings."""
     if not settings.match.algorithms:
         raise ConfigError("setting match.algorithms is empty: name at least one algorithm")
+    twice = sorted({name for name in settings.match.algorithms if settings.match.algorithms.count(name) > 1})
+    if twice:
+        raise ConfigError(f"setting match.algorithms names {', '.join(twice)} more than once")
     sim = settings.simhash
     if sim.blocks and not sim.k < sim.blocks:
         raise ConfigError(f"setting simhash.blocks = {sim.blocks}: must be 0 or more than simhash.k = {sim.k}")
