@@ -87,6 +87,7 @@ def test_the_defaults_and_every_profile_validate():
         ("chunks.epsilon", 2.0, "> 2"),
         ("run.workers", -1, ">= 0"),
         ("input.statuses", "7xx", "status codes"),
+        ("run.temp_dir", "/nonexistent/pagetwin-test", "an existing folder"),
     ],
 )
 def test_a_bad_value_is_one_line_naming_setting_value_and_what_is_allowed(dotted, value, allowed):

@@ -98,7 +98,19 @@ class Parsed:
         return self.described
 
 
-Allowed = Range | Choice | Parsed
+@dataclass(frozen=True)
+class Folder:
+    """Empty (a default elsewhere) or an existing folder: checked before the run, not when the
+    first temporary file fails to open."""
+
+    def ok(self, value: Any) -> bool:
+        return value == "" or Path(value).is_dir()
+
+    def __str__(self) -> str:
+        return "'' or an existing folder"
+
+
+Allowed = Range | Choice | Parsed | Folder
 
 USER, EXPERT = "user", "expert"
 # Commands that use a setting (``pagetwin config`` prints them all): each command's --help lists
@@ -352,7 +364,8 @@ class RunSettings:
         True, "pass 2 reads pass 1's parsed pages from a temporary file (about 5 KB a page) instead of "
         "parsing again", commands=READ)  # fmt: skip
     temp_dir: str = _setting(
-        "", "where temporary files go; empty = the system's ($TMPDIR)", tier=USER, commands=READ)
+        "", "where temporary files go; empty = the system's ($TMPDIR)", allowed=Folder(), tier=USER,
+        commands=READ)  # fmt: skip
 
 
 # Settings that were removed, and what replaced each (a TOML file or --set naming one gets this).
