@@ -84,7 +84,7 @@ def test_an_older_index_gets_the_offset_and_metadata_columns(tmp_path):
     assert [(d["id"], d["warc_offset"], d["metadata"]) for d in ro.kept_documents()] == [("old", None, None)]
     ro.close()
     idx = Index(path, Settings().to_dict())
-    assert {"warc_offset", "metadata"} <= idx.page_columns()
+    assert {"warc_offset", "metadata", "http_status"} <= idx.page_columns()
     pid = idx.add_page(_row(1, warc_offset=1234, metadata={"dump": "CC-2024", "n": [1, 2]}))
     idx.add_page(_row(2))  # both keys may be left out
     idx.replace_clusters([(1, "c-old", 1), (pid, "c1", 1), (pid + 1, "c1", 0)])

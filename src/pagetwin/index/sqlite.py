@@ -35,6 +35,7 @@ CREATE TABLE IF NOT EXISTS pages (
     seen_run INTEGER NOT NULL,
     warc_offset INTEGER,  -- the record's byte offset in its WARC file (Page.meta["warc_offset"])
     metadata TEXT,  -- JSON: the input's own metadata (a JSONL line's, a Parquet row's), else NULL
+    http_status INTEGER,  -- the HTTP status it was served with (WARC/ARC), else NULL
     UNIQUE (id, source)  -- one record id may stand in two files (a record copied across WARCs)
 );
 CREATE INDEX IF NOT EXISTS pages_payload ON pages(payload_digest);
@@ -57,7 +58,7 @@ CREATE TABLE IF NOT EXISTS models (name TEXT PRIMARY KEY, data BLOB NOT NULL);
 
 # Columns added to ``pages`` after schema version 2 was first written: an older index file gets
 # them (ALTER TABLE ... ADD COLUMN, NULL for its pages) when it is opened for writing.
-_ADDED_PAGE_COLUMNS = (("warc_offset", "INTEGER"), ("metadata", "TEXT"))
+_ADDED_PAGE_COLUMNS = (("warc_offset", "INTEGER"), ("metadata", "TEXT"), ("http_status", "INTEGER"))
 
 # Settings that change what is stored: an index built with other values cannot take new pages.
 COMPATIBILITY = (
@@ -162,18 +163,25 @@ class Index:
         self.db.execute("UPDATE pages SET seen_run=? WHERE pid=?", (self.run, pid))
 
     def add_page(self, row: dict[str, Any]) -> int:
-        """Store a page. ``row`` has the pages columns; ``warc_offset`` (an int, or None) and
-        ``metadata`` (a JSON-serialisable dict, or None; stored as JSON text) may be left out."""
+        """Store a page. ``row`` has the pages columns; ``warc_offset`` and ``http_status``
+        (ints, or None) and ``metadata`` (a JSON-serialisable dict, or None; stored as JSON
+        text) may be left out."""
         metadata = row.get("metadata")
         if metadata is not None and not isinstance(metadata, str):
             metadata = json.dumps(metadata, ensure_ascii=False, sort_keys=True, default=str)
-        offset = row.get("warc_offset")
+        offset, status = row.get("warc_offset"), row.get("http_status")
         cur = self.db.execute(
             "INSERT INTO pages (id, url, host, source, kind, crawl_date, text_len, payload_digest,"
-            " refers_to_digest, lang, title, text, error, seen_run, warc_offset, metadata)"
+            " refers_to_digest, lang, title, text, error, seen_run, warc_offset, metadata, http_status)"
             " VALUES (:id, :url, :host, :source, :kind, :crawl_date, :text_len, :payload_digest,"
-            " :refers_to_digest, :lang, :title, :text, :error, :seen_run, :warc_offset, :metadata)",
-            {**row, "seen_run": self.run, "warc_offset": offset if isinstance(offset, int) else None, "metadata": metadata},
+            " :refers_to_digest, :lang, :title, :text, :error, :seen_run, :warc_offset, :metadata, :http_status)",
+            {
+                **row,
+                "seen_run": self.run,
+                "warc_offset": offset if isinstance(offset, int) else None,
+                "metadata": metadata,
+                "http_status": status if isinstance(status, int) else None,
+            },
         )
         return int(cur.lastrowid)
 
