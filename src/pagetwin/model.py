@@ -1,6 +1,7 @@
 """The records that flow through pagetwin, one way:
 
-source -> Page -> Doc (analysed page) -> fingerprints -> index -> Edge -> Cluster.
+source -> Page -> Doc (analysed page) -> fingerprints -> index -> Edge (clusters are made of
+edges by ``cluster.py``).
 
 Records are small and picklable (they cross process boundaries in the local runner and
 Spark). Nothing here knows about an engine.
@@ -105,10 +106,3 @@ class Edge:
     b: int
     kind: str  # "duplicate", "revisit", "partial" (a contains much of b, or b of a)
     evidence: tuple[Evidence, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class Cluster:
-    cluster_id: str
-    members: tuple[int, ...]
-    keep: int

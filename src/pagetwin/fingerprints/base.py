@@ -19,7 +19,11 @@ from typing import Any, ClassVar
 
 import xxhash
 
+# (Defined with the perceptual hash it was first written for: html comes before fingerprints.)
+from pagetwin.html.images import hamming
 from pagetwin.model import Doc, Evidence
+
+__all__ = ["REGISTRY", "Algorithm", "hamming", "key64", "register"]
 
 
 def key64(*parts: bytes | str | int) -> int:
@@ -34,11 +38,6 @@ def key64(*parts: bytes | str | int) -> int:
         h.update(p)
     v = h.intdigest()
     return v - (1 << 64) if v >= (1 << 63) else v
-
-
-def hamming(a: int, b: int) -> int:
-    """Number of differing bits of two 64-bit hashes (SimHash fingerprints, perceptual hashes)."""
-    return ((a ^ b) & 0xFFFFFFFFFFFFFFFF).bit_count()
 
 
 class Algorithm(ABC):
@@ -88,12 +87,6 @@ class Algorithm(ABC):
 
     def decode(self, data: bytes) -> Any:
         return json.loads(data)
-
-    def describe(self) -> dict[str, Any]:
-        """Settings that must match for two runs to share an index."""
-        from dataclasses import asdict, is_dataclass
-
-        return asdict(self.settings) if is_dataclass(self.settings) else {}
 
 
 REGISTRY: dict[str, type[Algorithm]] = {}

@@ -2,7 +2,7 @@
 
 Chunks are k-word windows (``chunk_words``) over the page's content tokens (normal forms, stop
 words removed), each hashed to 64 bits (xxh3-64 of each word, combined per window, see
-``chunk_hashes``). The page's features are the chunk *multiset*
+``chunk_hashes`` and ``fingerprints.hashing``). The page's features are the chunk *multiset*
 (distinct hashes and how often each occurs) plus a sample of the hashes for the index.
 
 Index keys (bounded): winnowing (Schleimer, Wilkerson & Aiken 2003) over the sequence of chunk
@@ -39,11 +39,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import xxhash
 from numpy.lib.stride_tricks import sliding_window_view
 
 from pagetwin.config import ChunkSettings
 from pagetwin.fingerprints.base import Algorithm, register
+from pagetwin.fingerprints.hashing import token_hashes, window_hashes
 from pagetwin.model import Doc, Evidence
 
 _HEADER = struct.Struct("<III")  # distinct chunks, sampled keys, chunk_words
@@ -68,36 +68,17 @@ class ChunkFeatures:
         )
 
 
-_MULT = np.uint64(0x9E3779B97F4A7C15)  # odd: multiplication by it is a bijection mod 2^64
-
-
-def _mix64(x: np.ndarray) -> np.ndarray:
-    """SplitMix64's finaliser: every output bit depends on every input bit."""
-    x = x ^ (x >> np.uint64(30))
-    x = x * np.uint64(0xBF58476D1CE4E5B9)
-    x = x ^ (x >> np.uint64(27))
-    x = x * np.uint64(0x94D049BB133111EB)
-    return x ^ (x >> np.uint64(31))
-
-
 def chunk_hashes(tokens: list[str], k: int) -> np.ndarray:
     """A 64-bit hash of every k-word window of ``tokens``, in order (uint64).
 
     Each word is hashed once (xxh3-64); a window's hash is the polynomial
-    h[i]*M^(k-1) + ... + h[i+k-1] mod 2^64 (order-sensitive), finalised by _mix64, computed for
-    all windows at once with numpy: about ten times faster than hashing every joined window.
+    h[i]*M^(k-1) + ... + h[i+k-1] mod 2^64 (order-sensitive), finalised by mix64 once
+    (``hashing.window_hashes``), computed for all windows at once with numpy: about ten times
+    faster than hashing every joined window.
     """
-    n = len(tokens) - k + 1
-    if n <= 0 or k <= 0:
+    if len(tokens) - k + 1 <= 0 or k <= 0:
         return np.zeros(0, dtype=np.uint64)
-    words = np.fromiter(
-        (xxhash.xxh3_64_intdigest(t.encode("utf-8")) for t in tokens), dtype=np.uint64, count=len(tokens)
-    )
-    with np.errstate(over="ignore"):
-        acc = words[:n].copy()
-        for j in range(1, k):
-            acc = acc * _MULT + words[j : j + n]
-        return _mix64(acc)
+    return window_hashes(token_hashes(tokens), k, mix_each_step=False)
 
 
 def winnow(hashes: np.ndarray, window: int) -> np.ndarray:

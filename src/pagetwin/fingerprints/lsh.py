@@ -1,5 +1,6 @@
-"""Kernels shared by SimHash and MinHash: stable token / shingle hashing, the LSH S-curve and
-the choice of bands and rows, and SimHash's block tables. Pure functions, numpy-vectorised.
+"""Kernels shared by SimHash and MinHash: shingle and multiset hashing (on the shared hashing
+of ``fingerprints.hashing``), the LSH S-curve and the choice of bands and rows, and SimHash's
+block tables. Pure functions, numpy-vectorised.
 
 Every hash here is deterministic across processes and machines (xxh3 of UTF-8 bytes and fixed
 64-bit mixing), never Python's hash().
@@ -12,35 +13,8 @@ from itertools import combinations
 from math import comb
 
 import numpy as np
-import xxhash
 
-_U64 = np.uint64
-# splitmix64 finaliser constants (Steele, Lea and Flood 2014): a bijective, well-mixing map of
-# uint64, used to combine token hashes into shingle hashes and block values into table keys.
-_M1 = _U64(0xBF58476D1CE4E5B9)
-_M2 = _U64(0x94D049BB133111EB)
-_GOLDEN = _U64(0x9E3779B97F4A7C15)
-
-
-def mix64(x: np.ndarray) -> np.ndarray:
-    """splitmix64 finaliser applied elementwise to a uint64 array (wrapping arithmetic)."""
-    x = np.asarray(x, dtype=np.uint64)
-    with np.errstate(over="ignore"):
-        x = (x ^ (x >> _U64(30))) * _M1
-        x = (x ^ (x >> _U64(27))) * _M2
-        return x ^ (x >> _U64(31))
-
-
-def token_hashes(tokens: list[str]) -> np.ndarray:
-    """xxh3-64 of each token's UTF-8 bytes, as uint64, in order. Each distinct token is hashed once."""
-    cache: dict[str, int] = {}
-    out = np.empty(len(tokens), dtype=np.uint64)
-    for i, tok in enumerate(tokens):
-        h = cache.get(tok)
-        if h is None:
-            h = cache[tok] = xxhash.xxh3_64_intdigest(tok.encode("utf-8", "surrogatepass"))
-        out[i] = h
-    return out
+from pagetwin.fingerprints.hashing import GOLDEN as _GOLDEN, mix64, window_hashes
 
 
 def shingle_hashes(tok_hashes: np.ndarray, size: int) -> np.ndarray:
@@ -52,16 +26,7 @@ def shingle_hashes(tok_hashes: np.ndarray, size: int) -> np.ndarray:
     n = len(tok_hashes)
     if n == 0:
         return np.empty(0, dtype=np.uint64)
-    size = max(1, int(size))
-    if size == 1:
-        return np.asarray(tok_hashes, dtype=np.uint64)
-    width = min(size, n)
-    count = n - width + 1
-    h = np.asarray(tok_hashes[:count], dtype=np.uint64)
-    with np.errstate(over="ignore"):
-        for j in range(1, width):
-            h = mix64(h * _GOLDEN + tok_hashes[j : j + count])
-    return h
+    return window_hashes(tok_hashes, min(max(1, int(size)), n), mix_each_step=True)
 
 
 def multiset_hashes(hashes: np.ndarray) -> np.ndarray:

@@ -35,7 +35,8 @@ import xxhash
 
 from pagetwin.config import MinHashSettings
 from pagetwin.fingerprints.base import Algorithm, register
-from pagetwin.fingerprints.lsh import lsh_params, multiset_hashes, shingle_hashes, token_hashes
+from pagetwin.fingerprints.hashing import token_hashes
+from pagetwin.fingerprints.lsh import lsh_params, multiset_hashes, shingle_hashes
 from pagetwin.model import Doc, Evidence
 
 _CHUNK = 4096  # shingles per block of the (num_perm x shingles) matrix: bounds memory

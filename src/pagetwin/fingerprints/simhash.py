@@ -19,7 +19,8 @@ import numpy as np
 
 from pagetwin.config import SimHashSettings
 from pagetwin.fingerprints.base import Algorithm, hamming, register
-from pagetwin.fingerprints.lsh import block_table_masks, mix64, shingle_hashes, token_hashes
+from pagetwin.fingerprints.hashing import mix64, token_hashes
+from pagetwin.fingerprints.lsh import block_table_masks, shingle_hashes
 from pagetwin.model import Doc, Evidence
 
 

@@ -39,7 +39,6 @@ import warnings
 from collections.abc import Mapping
 from urllib.parse import parse_qsl, quote, urlencode, urljoin, urlsplit, urlunsplit
 
-from pagetwin.fingerprints.base import hamming  # noqa: F401 - part of this module's API
 from pagetwin.model import ImageRef
 
 # Query parameters that change only the rendition of an image (size, quality) or bust caches.
@@ -364,6 +363,12 @@ def image_refs(
 
 
 # --- perceptual hash -------------------------------------------------------------------------
+
+
+def hamming(a: int, b: int) -> int:
+    """Number of differing bits of two 64-bit hashes (perceptual hashes; SimHash fingerprints
+    use it too, through fingerprints.base)."""
+    return ((a ^ b) & 0xFFFFFFFFFFFFFFFF).bit_count()
 
 MAX_PHASH_PIXELS = 40_000_000  # larger images (declared in the header) are not decoded at all
 MIN_PHASH_SIDE = 16  # smaller images carry no identity (icons, pixels)

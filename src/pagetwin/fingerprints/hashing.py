@@ -1,0 +1,61 @@
+"""The 64-bit hashing every text fingerprint shares, written once: word hashes, the splitmix64
+finaliser and the rolling hash of k-word windows. Pure functions, numpy-vectorised.
+
+Every hash here is deterministic across processes and machines (xxh3 of UTF-8 bytes and fixed
+64-bit mixing), never Python's hash(): the index stores them and compares them across runs.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import xxhash
+
+_U64 = np.uint64
+# splitmix64 finaliser constants (Steele, Lea and Flood 2014): a bijective, well-mixing map of
+# uint64, used to combine word hashes into window hashes and block values into table keys.
+_M1 = _U64(0xBF58476D1CE4E5B9)
+_M2 = _U64(0x94D049BB133111EB)
+GOLDEN = _U64(0x9E3779B97F4A7C15)  # odd: multiplication by it is a bijection mod 2^64
+
+
+def mix64(x: np.ndarray) -> np.ndarray:
+    """splitmix64 finaliser applied elementwise to a uint64 array (wrapping arithmetic): every
+    output bit depends on every input bit."""
+    x = np.asarray(x, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        x = (x ^ (x >> _U64(30))) * _M1
+        x = (x ^ (x >> _U64(27))) * _M2
+        return x ^ (x >> _U64(31))
+
+
+def token_hashes(tokens: list[str]) -> np.ndarray:
+    """xxh3-64 of each token's UTF-8 bytes, as uint64, in order. Each distinct token is hashed once."""
+    cache: dict[str, int] = {}
+    out = np.empty(len(tokens), dtype=np.uint64)
+    for i, tok in enumerate(tokens):
+        h = cache.get(tok)
+        if h is None:
+            h = cache[tok] = xxhash.xxh3_64_intdigest(tok.encode("utf-8", "surrogatepass"))
+        out[i] = h
+    return out
+
+
+def window_hashes(words: np.ndarray, k: int, mix_each_step: bool) -> np.ndarray:
+    """A 64-bit hash of every k-word window of ``words`` (uint64 word hashes), in order, for all
+    windows at once: the window's words folded left to right as ``acc * GOLDEN + next`` (mod
+    2^64; order-sensitive, "a b" != "b a"), the fold finalised by mix64 after every step
+    (``mix_each_step``: the shingles of MinHash and SimHash; a one-word window is then the word's
+    hash itself) or once at the end (the chunks of copy detection). Empty when there is no
+    whole window. The two variants give different values; each algorithm's index depends on its
+    own, so both stay."""
+    n = len(words) - k + 1
+    if n <= 0 or k <= 0:
+        return np.zeros(0, dtype=np.uint64)
+    words = np.asarray(words, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        acc = words[:n].copy()
+        for j in range(1, k):
+            acc = acc * GOLDEN + words[j : j + n]
+            if mix_each_step:
+                acc = mix64(acc)
+        return acc if mix_each_step else mix64(acc)
