@@ -61,6 +61,7 @@ class Worker:
 
     def __init__(self, settings: Settings, learned: Learned | None = None, keep_parsed: bool = False) -> None:
         from pagetwin.fingerprints import build_algorithms
+        from pagetwin.html.blocks import BlockWalker
         from pagetwin.text.analyze import TextAnalyzer
 
         self.settings = settings
@@ -69,6 +70,7 @@ class Worker:
         self.algorithms = build_algorithms(settings)
         self.wants_keywords = needs_keywords(settings)
         self.keep_parsed = keep_parsed  # learn() returns each page's ParsedPage bytes for pass 2
+        self.walker = BlockWalker()  # the block walk's memos, kept from page to page
 
     # -- pass 1 ---------------------------------------------------------------------------
 
@@ -107,21 +109,22 @@ class Worker:
         (``page.parsed``), else decoded, depth-limited, parsed and walked now."""
         if page.parsed:
             return ParsedPage.from_bytes(page.parsed)
-        html, _, replaced = decode_html(page.body, page.http_charset)
-        # The very text decode_html returned: parse_limited then parses a UTF-8 body as is.
-        tree, flattened = parse_limited(html, self.settings.input.max_dom_depth)
-        return parse_page(tree, replaced=replaced, flattened=flattened)
+        decoded = decode_html(page.body, page.http_charset)
+        # The record, not only its text: parse_limited then parses a UTF-8 body as is.
+        tree, flattened = parse_limited(decoded, self.settings.input.max_dom_depth)
+        return parse_page(tree, replaced=decoded.replaced, flattened=flattened, walker=self.walker)
 
     def extract(self, page: Page) -> tuple[Any, int, bool]:
         """Main content of one page (html.noise.Extracted), the count of undecodable chars, and
         whether deep nesting was flattened."""
-        from pagetwin.html import templates
+        from pagetwin.html.templates import page_site
 
         parsed = self.parse(page)
-        site_model = None
-        if self.learned.templates is not None:
-            site_model = self.learned.templates.for_site(templates.page_site(page, self.settings.extract))
-        return extract_parsed(parsed, site_model, self.settings.extract), parsed.replaced, parsed.flattened
+        if self.learned.templates is None:
+            extracted = extract_parsed(parsed)  # page-level rules only
+        else:
+            extracted = self.learned.templates.apply(page_site(page, self.settings.extract), parsed)
+        return extracted, parsed.replaced, parsed.flattened
 
     def safe_extract(self, page: Page) -> str:
         """Main text of one response ("" for other records or when the page cannot be read)."""
