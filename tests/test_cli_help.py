@@ -137,7 +137,8 @@ def test_each_setting_flag_is_a_flag_only_of_the_commands_that_use_it(crawl, tmp
     assert getattr(args, "set:minhash.shingle") == "3"
     with pytest.raises(SystemExit):
         parser.parse_args(["text", str(crawl), "--chunks-epsilon", "3"])
-    assert _run("text", str(crawl), "--chunks-epsilon", "3").returncode == 2
+    _one_line_usage_error(_run("text", str(crawl), "--chunks-epsilon", "3"), "--chunks-epsilon is a setting of dedup only")
+    _one_line_usage_error(_run("text", str(crawl), "--frobnicate"), "pagetwin text: unrecognized arguments: --frobnicate")
 
 
 # --- config --describe ----------------------------------------------------------------------------

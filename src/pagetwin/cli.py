@@ -345,9 +345,24 @@ def _version() -> str:
     return __version__
 
 
+def _unrecognized(command: str, extras: list[str]) -> str:
+    """The one-line error for options ``command`` does not take, saying when one is a setting
+    another command uses (``pagetwin text --chunks-epsilon``)."""
+    flags = {"--" + dotted.replace(".", "-").replace("_", "-"): f for dotted, f, _ in setting_fields()}
+    message = f"pagetwin {command}: unrecognized arguments: {' '.join(extras)}"
+    for extra in extras:
+        f = flags.get(extra.partition("=")[0])
+        if f is not None:
+            message += f"; {extra.partition('=')[0]} is a setting of {', '.join(f.metadata['commands'])} only"
+            break
+    return message + f" (see pagetwin {command} --help)"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extras = parser.parse_known_args(argv)
+    if extras:
+        parser.exit(2, _unrecognized(args.command, extras) + "\n")
     try:
         settings = resolve_settings(args)
     except ConfigError as exc:
