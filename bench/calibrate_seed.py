@@ -119,7 +119,8 @@ def project_html_docs(pages: list[tuple[str, str, bytes]], n_keywords: int) -> l
     """Docs from HTML through the project's own pipeline: pass 1 (site templates, document
     frequencies), then extraction and analysis, as ``pagetwin dedup`` does."""
     from pagetwin.html.templates import SiteTemplates
-    from pagetwin.pipeline import Learned, Worker
+    from pagetwin.learned import Learned
+    from pagetwin.pipeline import Worker
     from pagetwin.text.keywords import DocFreq
     from pagetwin.model import Page
 

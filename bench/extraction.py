@@ -11,7 +11,7 @@ The default ``--sets`` leaves out ``wcxb-dev`` (1,497 pages, minutes per tool); 
 (``--sets wcxb-dev``) or beside the others, to run it.
 
 ``--memory``: each crawl (e.g. the corpora of ``bench/corpus.py``) goes through pass 1 alone
-(``runners.local.learn``, one worker) in a fresh process; the table gives the model's entries,
+(``LocalEngine.learn``, one worker) in a fresh process; the table gives the model's entries,
 its serialised size, and the process's peak RSS (``ru_maxrss``) beside its RSS after imports.
 
 Data (read-only, ``../shared/data/extraction``; see its README):
@@ -33,7 +33,7 @@ Data (read-only, ``../shared/data/extraction``; see its README):
   page-level removal only; the 5 pages without a URL are each their own site.
 
 How pagetwin is run (``run_pagetwin``), twice per set: (1) through ``pagetwin text``'s own
-function, ``runners.local.iter_texts`` (one worker), over a temporary JSONL file of
+function, ``pagetwin.app.iter_texts`` (one worker), over a temporary JSONL file of
 ``{"url", "html"}`` lines; its texts are the ones scored; (2) the runner's per-page kernels on
 the in-memory page bytes, the footing the peers get: pass 1 decodes, parses and takes
 ``templates.page_stats`` of every page, ``SiteTemplates.fit(site, stats)``; pass 2 decodes,
@@ -210,7 +210,7 @@ def run_pagetwin(pages: list[dict], settings=None) -> tuple[list[str], float, fl
 
     The kernel run calls, on the same in-memory bytes the peers get decoded, what the runner's
     workers call per page (``_run_pagetwin_kernels``). The CLI run is ``pagetwin text``'s
-    own function, ``runners.local.iter_texts`` over a JSONL file of {"url", "html"} (one worker;
+    own function, ``pagetwin.app.iter_texts`` over a JSONL file of {"url", "html"} (one worker;
     reading the JSONL twice included, writing it not). Both must give the same texts."""
     import tempfile
 
@@ -220,7 +220,7 @@ def run_pagetwin(pages: list[dict], settings=None) -> tuple[list[str], float, fl
     settings.run.progress = False
     texts, kernel_seconds = _run_pagetwin_kernels(pages, settings)
     try:
-        from pagetwin.runners.local import iter_texts
+        from pagetwin.app import iter_texts
     except ImportError:
         return texts, kernel_seconds, None
     from pagetwin.html.parse import decode_html
@@ -259,21 +259,21 @@ def page_level_settings():
 def _run_pagetwin_kernels(pages, settings) -> tuple[list[str], float]:
     """What the runner does per page, in this process, on the in-memory bytes: pass 1
     ``Worker.learn`` (decode, depth guard, parse, walk, page statistics, and the parsed blocks
-    as bytes) folded by ``fit_learned``; pass 2 ``Worker.extract`` of each page carrying its
+    as bytes) folded by ``Learned.fit``; pass 2 ``Worker.extract`` of each page carrying its
     pass-1 blocks (``run.reuse_parse``; parsing again when it is off)."""
     from dataclasses import replace
 
+    from pagetwin.learned import Learned, Learning
     from pagetwin.model import Page
     from pagetwin.pipeline import Worker
-    from pagetwin.runners.local import fit_learned
 
     records = [Page(id=str(p.get("id", i)), url=p["url"], body=p["body"]) for i, p in enumerate(pages)]
     worker = Worker(settings, keep_parsed=settings.run.reuse_parse)
     t0 = time.process_time()
     if settings.extract.templates:
         results = [(page, worker.learn(page)) for page in records]
-        worker.learned.templates = fit_learned(results, settings).templates
-        records = [replace(page, body=b"", parsed=r[4]) if r[4] else page for page, r in results]
+        worker.learned.templates = Learned.fit(results, settings, Learning(templates=True)).templates
+        records = [replace(page, body=b"", parsed=r.parsed) if r.parsed else page for page, r in results]
     out = [worker.extract(page)[0].text for page in records]
     return out, time.process_time() - t0
 
@@ -351,19 +351,20 @@ def score(set_name: str, texts: list[str], pages: list[dict]) -> dict:
 
 
 def learn_memory(corpus: str) -> dict:
-    """Pass 1 of `pagetwin text` / `dedup` (``runners.local.learn``, one worker) over one crawl:
+    """Pass 1 of `pagetwin text` / `dedup` (``LocalEngine.learn``, one worker) over one crawl:
     the site-template model's size and the process's peak memory. Run in a fresh process."""
     import resource
 
     from pagetwin.html import noise, templates  # noqa: F401 - imported before the baseline
-    from pagetwin.runners.local import learn
+    from pagetwin.learned import Learning
+    from pagetwin.runners.local import LocalEngine
 
     settings = default_settings()
     settings.run.workers = 1
     settings.run.progress = False
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     t0 = time.process_time()
-    learned = learn([corpus], settings)
+    learned = LocalEngine().learn([corpus], settings, Learning.for_dedup(settings))
     seconds = time.process_time() - t0
     model = learned.templates.compact()
     sites = model.sites_

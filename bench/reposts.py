@@ -114,7 +114,7 @@ def _warc(pages: dict[str, str], root: Path, tmp: Path) -> tuple[Path, dict[str,
 
 def run_layout(layout: str, pages: dict[str, str], settings: Settings, tmp: Path) -> tuple[dict[str, str], dict]:
     """{page: cluster} of one dedup run over the pages in ``layout``, and the run's summary."""
-    from pagetwin.runners.local import dedup
+    from pagetwin.app import dedup
 
     root = shared_data_dir() / GOLD
     work = Path(tempfile.mkdtemp(dir=tmp))

@@ -1,6 +1,6 @@
 from hypothesis import given, strategies as st
 
-from pagetwin.cluster import UnionFind, clusters, keep_key
+from pagetwin.cluster import ClusterPage, ClusterRow, UnionFind, clusters, keep_key
 
 pages_strategy = st.integers(1, 40).flatmap(
     lambda n: st.tuples(
@@ -33,10 +33,23 @@ def test_split_keeps_partition(data):
 
 
 def test_keep_policy_longest_then_earliest_then_id():
-    pages = [(0, "b", 10, "2020-02-01"), (1, "a", 10, "2020-01-01"), (2, "c", 5, "2019-01-01")]
-    assert min(pages, key=keep_key("longest"))[1] == "a"
-    assert min(pages, key=keep_key("earliest"))[1] == "c"
-    assert min(pages, key=keep_key("first"))[1] == "b"
+    pages = [
+        ClusterPage(0, "b", 10, "2020-02-01"),
+        ClusterPage(1, "a", 10, "2020-01-01"),
+        ClusterPage(2, "c", 5, "2019-01-01"),
+        ClusterPage(3, "d", 10, None),  # undated: never the earliest, last among equals
+    ]
+    assert min(pages, key=keep_key("longest")).id == "a"
+    assert min(pages, key=keep_key("earliest")).id == "c"
+    assert min(pages, key=keep_key("first")).id == "b"
+    assert sorted(pages, key=keep_key("longest"))[-2].id == "d"
+
+
+def test_clusters_take_index_rows_and_give_named_rows():
+    # Index.pages_for_clustering gives plain tuples in ClusterPage's field order.
+    rows = clusters([(0, "b", 10, None), (1, "a", 12, None)], [(0, 1)], "longest")
+    assert rows == [ClusterRow(0, rows[0].cluster, 0), ClusterRow(1, rows[0].cluster, 1)]
+    assert rows[1].keep == 1 and rows[0].cluster == rows[1].cluster
 
 
 def test_union_find():

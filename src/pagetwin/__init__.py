@@ -18,7 +18,7 @@ def __getattr__(name: str):
 
         return Settings
     if name in ("dedup", "iter_texts"):
-        from pagetwin.runners import local
+        from pagetwin import app
 
-        return getattr(local, name)
+        return getattr(app, name)
     raise AttributeError(f"module 'pagetwin' has no attribute {name!r}")

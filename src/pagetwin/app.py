@@ -1,22 +1,102 @@
-"""The application core: one run of ``pagetwin dedup``, ``text``, ``keywords`` or ``templates``.
+"""The application core: one run of ``pagetwin dedup``, ``text``, ``keywords`` or ``templates``,
+as named steps over an engine (``engine.Engine``: runners.local, runners.spark).
 
-First version: the public API with its final signatures, delegating to runners.local while the
-code moves here (issue 12).
+``dedup``: learn (pass 1: site templates, document frequencies, image hashes, what
+``learned.Learning`` asks for) -> fingerprint and store (pass 2, into the index) -> link (match
+and verify, the anti-chaining guard, clusters) -> write (clusters.jsonl, pairs.jsonl, Parquet,
+survivors) -> summary. The engine runs the per-page passes; this process alone writes the index,
+matches and clusters. ``iter_texts``, ``iter_keywords`` and ``learn_templates`` run the same
+learn step (with what they need learned, as a parameter) and map one Worker method over the
+pages. Each of the four validates its settings first (``Settings.validate``, ConfigError).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pagetwin.config import Settings
+from pagetwin.config import ConfigError, Settings
+from pagetwin.engine import Engine, Progress, StoredSnapshot, source_path
+from pagetwin.learned import PART_NAMES, Learned, Learning, LearnedMismatch, learned_with
+from pagetwin.model import Page
+from pagetwin.pipeline import PageResult, compress_text
+from pagetwin.sources import SourceStats
+
+if TYPE_CHECKING:
+    from pagetwin.html.templates import SiteTemplates
+    from pagetwin.index.sqlite import Index
+
+KEYWORD_WEIGHTINGS = ("tfidf", "density")
+
+# -- pagetwin text, keywords, templates ---------------------------------------------------
 
 
-def _validate(settings: Settings) -> None:
-    validate = getattr(settings, "validate", None)  # Settings.validate lands with config.py's change
-    if validate is not None:
-        validate()
+def iter_texts(inputs: list[str], settings: Settings, stats: SourceStats | None = None) -> Iterator[dict[str, str]]:
+    """{"id", "url", "text"} of every page: main content after noise and template removal,
+    the site templates learned from the same inputs. ``stats`` counts the records read."""
+    settings.validate()
+    learning = Learning(templates=settings.extract.templates)
+    rows = _learn_then_map(_task("safe_extract"), inputs, settings, stats, learning)
+    return ({"id": page.id, "url": page.url, "text": text} for page, text in rows)
+
+
+def iter_keywords(
+    inputs: list[str], settings: Settings, stats: SourceStats | None = None, top: int = 10, weighting: str = "tfidf"
+) -> Iterator[dict[str, Any]]:
+    """{"id", "url", "lang", "keywords": [[token, weight], ...]} of every page: the ``top``
+    keywords of its main text weighted by ``weighting`` ("tfidf": document frequencies learned
+    from the same inputs; "density"), after noise and template removal."""
+    settings.validate()
+    if weighting not in KEYWORD_WEIGHTINGS:
+        raise ConfigError(f"keyword weighting {weighting!r}: choose from {', '.join(KEYWORD_WEIGHTINGS)}")
+    if isinstance(top, bool) or not isinstance(top, int) or top < 1:
+        raise ConfigError(f"keywords per page {top!r}: a whole number, at least 1")
+    learning = Learning(templates=settings.extract.templates, doc_freq=weighting == "tfidf")
+    rows = _learn_then_map(_task("keywords", top, weighting), inputs, settings, stats, learning)
+    return ({"id": page.id, "url": page.url, **result} for page, result in rows)
+
+
+def learn_templates(inputs: list[str], settings: Settings) -> SiteTemplates:
+    """The site templates learned from ``inputs`` (``pagetwin templates``), whatever
+    ``extract.templates`` says; nothing else is learned."""
+    from pagetwin.runners.local import LocalEngine
+
+    settings.validate()
+    engine = LocalEngine()
+    try:
+        return engine.learn(inputs, settings, Learning(templates=True)).templates
+    finally:
+        engine.close()
+
+
+def _task(method: str, *args: Any) -> Any:
+    from pagetwin.runners.local import Task
+
+    return Task(method, args)
+
+
+def _learn_then_map(
+    task: Any, inputs: list[str], settings: Settings, stats: SourceStats | None, learning: Learning
+) -> Iterator[tuple[Page, Any]]:
+    """The learn step when ``learning`` asks for anything (its parsed pages kept for the map),
+    then (page, ``task`` on it) for every response page, in input order (local engine)."""
+    from pagetwin.runners.local import LocalEngine
+
+    stats = stats if stats is not None else SourceStats()
+    engine = LocalEngine()
+    try:
+        learned = engine.learn(inputs, settings, learning) if learning.anything else None
+        yield from engine.map(task, inputs, settings, learned, stats)
+    finally:
+        engine.close()
+
+
+# -- pagetwin dedup -----------------------------------------------------------------------
 
 
 def dedup(
@@ -27,47 +107,435 @@ def dedup(
     log: Callable[[str], None] = lambda m: None,
     survivors: str | Path | None = None,
     parquet: bool = False,
-    engine: Any = None,
+    engine: Engine | None = None,
     mode: str = "new",
 ) -> dict[str, Any]:
-    """Read, fingerprint, index, match, cluster and write; returns the summary."""
-    from pagetwin.runners import local
+    """Read, fingerprint, index, match, cluster and write DIR/clusters.jsonl, pairs.jsonl and
+    summary.json (and clusters/pairs.parquet with ``parquet``; the kept pages as a WARC file
+    at ``survivors``). Returns the summary.
 
-    _validate(settings)
-    return local.dedup(inputs, out_dir, settings, index_path, log, survivors, parquet, engine, mode)
+    Every output target (and pyarrow for ``parquet``) is checked first: OutputError (a
+    ConfigError) when one cannot be used, before any work. ``mode`` says what to do with an
+    earlier run's files in ``out_dir``: "new" refuses them, "add" adds this run to the index
+    there (every output file then describes the whole index), "replace" deletes them (and
+    ``out_dir``'s own index) first. An ``index_path`` outside ``out_dir`` is always added to.
+
+    An input that cannot be read is reported through ``log`` (one line each, at most
+    MAX_LOGGED_ERRORS) and in summary["input_errors"]; summary["input_status"] is "ok",
+    "partial" (some inputs, or the rest of some file, could not be read) or "none" (no page
+    was read and some input could not be). The summary is written in each case.
+
+    ``engine`` runs the two passes over the pages (default runners.local.LocalEngine, a
+    process pool; runners.spark.SparkEngine); this process alone writes the index, matches and
+    clusters.
+
+    A learned model is never counted twice for the same pages: pass 1 learns only from the
+    pages the index does not store yet (a page it stores is neither parsed nor learned from; a
+    page whose payload digest it stores is parsed but not learned from, as a clean run counts
+    a payload once), merged with the stored model. Running the same inputs again with "add"
+    learns nothing and writes the same clusters.jsonl; inputs A, then B, learn what A and B
+    together do (near copies of a page across A and B aside, see SiteTemplates.merge). A
+    stored model learned with other ``learned.LEARNED_WITH`` settings is refused (IndexError_).
+
+    An interrupted run leaves the index as it was: pass 2's pages and the learned model are
+    written in one transaction, committed at the end of pass 2 (an exception rolls it back; a
+    killed process leaves it uncommitted, which SQLite discards; see _fingerprint_step)."""
+    from pagetwin.fingerprints import build_algorithms
+    from pagetwin.index.sqlite import Index
+    from pagetwin.outputs.files import check_outputs
+
+    settings.validate()
+    started = time.monotonic()
+    check_outputs(out_dir, index_path, survivors, parquet, mode)
+    reporter = _ErrorReporter(log)
+    readable, problems = _readable_inputs(inputs)
+    reporter.report(problems)
+    out_dir = _prepare_out_dir(Path(out_dir), index_path, mode, log)
+    algorithms = build_algorithms(settings)
+    index = Index(index_path or out_dir / "index.sqlite", settings.to_dict())
+    if engine is None:
+        from pagetwin.runners.local import LocalEngine
+
+        engine = LocalEngine()
+    run = _Run(inputs, readable, problems, reporter, out_dir, settings, index, algorithms, log, engine, started)
+    try:
+        learned = _learn_step(run)
+        passed = _fingerprint_step(run, learned)
+        links = _link_step(run)
+        written = _write_step(run, links, survivors, parquet)
+        summary = _summary(run, passed, links, written)
+        _write_summary(run, summary)
+        return summary
+    except BaseException:
+        index.abort()  # an open transaction (pass 2's) is rolled back: the index is as it was
+        raise
+    finally:
+        engine.close()
 
 
-def iter_texts(inputs: list[str], settings: Settings, stats: Any = None) -> Iterator[dict[str, str]]:
-    """{"id", "url", "text"} of every page."""
-    from pagetwin.runners import local
+@dataclass
+class _Run:
+    """One dedup run: what its steps share."""
 
-    _validate(settings)
-    return local.iter_texts(inputs, settings, stats)
+    inputs: list[str]
+    readable: list[str]
+    problems: list[str]
+    reporter: _ErrorReporter
+    out_dir: Path
+    settings: Settings
+    index: Index
+    algorithms: list
+    log: Callable[[str], None]
+    engine: Engine
+    started: float
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def timed(self, step: str, since: float) -> None:
+        self.timings[step] = time.monotonic() - since
 
 
-def iter_keywords(
-    inputs: list[str], settings: Settings, stats: Any = None, top: int = 10, weighting: str = "tfidf"
-) -> Iterator[dict[str, Any]]:
-    """{"id", "url", "lang", "keywords"} of every page: its ``top`` keywords by ``weighting``."""
-    from dataclasses import replace
+def _prepare_out_dir(out_dir: Path, index_path: str | Path | None, mode: str, log: Callable[[str], None]) -> Path:
+    from pagetwin.outputs.files import clear_outputs
 
-    from pagetwin.runners import local
-
-    _validate(settings)
-    settings = replace(settings, text=replace(settings.text, keywords=top, weighting=weighting))
-    return local.iter_keywords(inputs, settings, stats)
+    if mode == "replace":
+        removed = clear_outputs(out_dir, index_path)
+        if removed:
+            log(f"--replace: deleted {', '.join(removed)} in {out_dir}")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    return out_dir
 
 
-def learn_templates(inputs: list[str], settings: Settings) -> Any:
-    """The site templates learned from ``inputs`` (``pagetwin templates``)."""
-    from dataclasses import replace
+# -- step 1: learn ------------------------------------------------------------------------
 
-    from pagetwin.runners import local
 
-    _validate(settings)
-    settings = replace(
-        settings,
-        extract=replace(settings.extract, templates=True),
-        keywords=replace(settings.keywords, weighting="density"),
+class _IndexPages:
+    """engine.StoredPages over the index: what its earlier runs stored."""
+
+    def __init__(self, index: Index) -> None:
+        self.index = index
+
+    def stored(self, page: Page) -> bool:
+        return self.index.known_pid(page.id, source_path(page.source)) is not None
+
+    def counted(self, payload_digest: str) -> bool:
+        return self.index.has_payload(payload_digest)
+
+    def snapshot(self) -> StoredSnapshot:
+        """All of it at once, picklable, for an engine whose workers cannot ask the index."""
+        rows = self.index.db.execute("SELECT id, source, payload_digest FROM pages").fetchall()
+        return StoredSnapshot(frozenset((i, s) for i, s, _ in rows), frozenset(d for _, _, d in rows if d))
+
+
+def _learn_step(run: _Run) -> Learned | None:
+    """Pass 1: learn from the pages the index does not hold yet, merged with what it learned
+    from the others in earlier runs (stored with pass 2's pages, in the same transaction)."""
+    t = time.monotonic()
+    learned = None
+    learning = Learning.for_dedup(run.settings)
+    if learning.anything:
+        previous = stored_model(run.index, run.settings)
+        if previous is not None:
+            _check_stored_model(run.index, previous, run.settings)
+        learned = run.engine.learn(run.readable, run.settings, learning, previous, _IndexPages(run.index))
+    run.timed("learn", t)
+    return learned
+
+
+def _check_stored_model(index: Index, previous: Learned, settings: Settings) -> None:
+    """IndexError_ when the index's model was learned with other settings than this run's."""
+    from pagetwin.index.sqlite import IndexError_
+
+    try:
+        Learned(learned_with=learned_with(settings)).check_mergeable(previous)
+    except LearnedMismatch as exc:
+        raise IndexError_(f"index {index.path}: {exc} (use another --index, or the same settings)") from None
+
+
+def stored_model(index: Index, settings: Settings) -> Learned | None:
+    """The learned model an index holds (None when it holds none)."""
+    return Learned.from_parts({name: index.load_model(name) for name in PART_NAMES}, settings)
+
+
+def store_model(index: Index, learned: Learned) -> None:
+    """Save the learned model, in the caller's transaction."""
+    for name, data in learned.to_parts().items():
+        index.save_model(name, data)
+
+
+# -- step 2: fingerprint and store --------------------------------------------------------
+
+
+@dataclass
+class _Pass2:
+    """What pass 2 counted."""
+
+    stats: SourceStats = field(default_factory=SourceStats)
+    page_errors: Counter = field(default_factory=Counter)
+    replaced_chars: int = 0
+    flattened: int = 0
+    already_indexed: int = 0
+    input_errors: list[str] = field(default_factory=list)
+
+
+def _fingerprint_step(run: _Run, learned: Learned | None) -> _Pass2:
+    """Pass 2: fingerprint the pages the index does not hold and store them with the learned
+    model, in one transaction.
+
+    One transaction, not a commit every N pages: a model committed with the first checkpoint
+    would count pages that are not stored, and pages committed before the model would be
+    skipped by the re-run's pass 1 with their template statistics missing. Its cost, measured
+    on bench/data/corpus-5000.warc.gz (4,998 pages, 2 workers, against a commit every 1,000
+    pages): the same time (pass 2 53 s vs 55 s, within the noise), peak memory 393 MB vs
+    377 MB (SQLite spills the transaction to the WAL file; its page cache stays bounded), the
+    WAL file at most 21 MB vs 16 MB (it holds the run's new pages until the commit)."""
+    t = time.monotonic()
+    out = _Pass2()
+    index = run.index
+    progress = Progress(run.settings, "fingerprinting")
+    index.begin()
+
+    def known(page: Page) -> bool:
+        """A page already in the index is marked seen in this run and not stored again."""
+        pid = index.known_pid(page.id, source_path(page.source))
+        if pid is not None:
+            index.mark_seen(pid)
+            out.already_indexed += 1
+        return pid is not None
+
+    for result in run.engine.fingerprint(run.readable, run.settings, learned, out.stats, known):
+        _store(index, result)
+        if result.error:
+            out.page_errors[result.error] += 1
+        out.replaced_chars += result.replaced_chars
+        out.flattened += result.flattened
+        progress.update()
+    if learned is not None:
+        store_model(index, learned)
+    index.commit()
+    progress.close()
+    run.timed("fingerprint", t)
+    out.input_errors = list(dict.fromkeys(run.problems + out.stats.errors))
+    run.reporter.report(out.input_errors)
+    if out.stats.pages_read == 0 and not out.stats.records_total and not out.input_errors:
+        run.log("no pages in the inputs")
+    return out
+
+
+def _store(index: Index, result: PageResult) -> None:
+    page, doc = result.page, result.doc
+    text = doc.text if doc else ""
+    pid = index.add_page(
+        {
+            "id": page.id,
+            "url": page.url,
+            "host": page.host,
+            "source": source_path(page.source),
+            "kind": page.kind,
+            "crawl_date": page.crawl_date,
+            "text_len": len(text),
+            "payload_digest": page.payload_digest,
+            "refers_to_digest": page.refers_to_digest,
+            "lang": doc.lang if doc else None,
+            "title": doc.title if doc else None,
+            "text": compress_text(text) if text else None,
+            "error": result.error or None,
+        }
     )
-    return local.learn(inputs, settings).templates
+    index.add_fingerprints(pid, result.features, result.keys)
+
+
+# -- step 3: link (match, guard, cluster) -------------------------------------------------
+
+
+@dataclass
+class _Links:
+    edges: list
+    match_stats: Any
+
+
+def _link_step(run: _Run) -> _Links:
+    """Candidates verified into edges, then clusters (the guard splitting chained components;
+    revisits attached to their original after it, not linked through it)."""
+    from pagetwin.cluster import clusters
+    from pagetwin.match import MatchStats, evidence_json, find_edges
+
+    index, settings = run.index, run.settings
+    t = time.monotonic()
+    match_stats = MatchStats()
+    revisits = list(index.revisit_pairs())  # (original, revisit)
+    edges = find_edges(index, run.algorithms, settings.match.max_bucket, match_stats, revisits)
+    index.begin()
+    index.replace_edges((e.a, e.b, e.kind, evidence_json(e.evidence)) for e in edges)
+    index.commit()
+    run.timed("match", t)
+
+    t = time.monotonic()
+    merge_kinds = {"duplicate"} | ({"partial"} if merges_partial(settings) else set())
+    linked = [(e.a, e.b) for e in edges if e.kind in merge_kinds]
+    split = _guard(index, run.algorithms, edges, settings) if settings.match.guard else None
+    rows = clusters(index.pages_for_clustering(), linked, settings.cluster.keep, split, attach=revisits)
+    index.begin()
+    index.replace_clusters(rows)
+    index.commit()
+    run.timed("cluster", t)
+    return _Links(edges, match_stats)
+
+
+def merges_partial(settings: Settings) -> bool:
+    """Whether partial edges join clusters (match.merge_partial; chunks.merge_partial too)."""
+    return settings.match.merge_partial or settings.chunks.merge_partial
+
+
+def _guard(index: Index, algorithms: list, edges: list, settings: Settings) -> Callable[[list[int]], list[list[int]]]:
+    """The anti-chaining guard as a component splitter (see pagetwin.guard)."""
+    from pagetwin.guard import make_splitter
+
+    # Merged partial edges are edges of the component the guard splits, like duplicates.
+    kinds = ("duplicate", "revisit", "partial") if merges_partial(settings) else ("duplicate", "revisit")
+    return make_splitter(
+        index, algorithms, edges, policy=settings.cluster.keep, kinds=kinds, related_share=settings.match.guard_share
+    )
+
+
+# -- step 4: write ------------------------------------------------------------------------
+
+
+@dataclass
+class _Written:
+    lines: int
+    clusters: int
+    duplicates: int
+    pairs: int
+    survivors: int | None
+
+
+def _write_step(run: _Run, links: _Links, survivors: str | Path | None, parquet: bool) -> _Written:
+    from pagetwin.outputs.jsonl import write_clusters, write_pairs
+
+    t = time.monotonic()
+    index = run.index
+    n_lines, n_clusters, n_dups = write_clusters(index, run.out_dir / "clusters.jsonl")
+    n_pairs = write_pairs(index, run.out_dir / "pairs.jsonl")
+    if parquet:
+        from pagetwin.outputs.survivors import write_parquet
+
+        write_parquet(index, run.out_dir)
+    n_survivors = None
+    if survivors:
+        from pagetwin.outputs.survivors import write_survivors
+
+        n_survivors = write_survivors(run.readable, run.settings, index.kept_pages(), Path(survivors))
+    run.timed("write", t)
+    run.timings["total"] = time.monotonic() - run.started
+    return _Written(n_lines, n_clusters, n_dups, n_pairs, n_survivors)
+
+
+# -- step 5: summary ----------------------------------------------------------------------
+
+
+def _summary(run: _Run, passed: _Pass2, links: _Links, written: _Written) -> dict[str, Any]:
+    from pagetwin import __version__
+
+    stats, timings = passed.stats, run.timings
+    orphans = run.index.orphan_revisits()
+    return {
+        "version": __version__,
+        "inputs": run.inputs,
+        "input_errors": passed.input_errors,
+        "input_status": _input_status(passed.input_errors, stats.pages_read),
+        "records": stats.to_dict(),
+        "pages": {
+            "read": stats.pages_read,
+            "in_output": written.lines,
+            "already_indexed": passed.already_indexed,
+            "without_analysis": dict(passed.page_errors),
+            "replaced_characters": passed.replaced_chars,
+            "deep_dom_flattened": passed.flattened,
+        },
+        "clusters": written.clusters,
+        "duplicates": written.duplicates,
+        "pairs": written.pairs,
+        "survivors_written": written.survivors,
+        "edges_by_kind": dict(Counter(e.kind for e in links.edges)),
+        "revisits": {
+            "matched": links.match_stats.revisit_edges,
+            "without_original": len(orphans),
+            "without_original_examples": [{"id": i, "url": u} for i, u in orphans[:20]],
+        },
+        "matching": links.match_stats.to_dict(),
+        "seconds": {k: round(v, 3) for k, v in timings.items()},
+        "pages_per_second": round(stats.pages_read / timings["total"], 1) if timings["total"] else None,
+        "index": str(run.index.path),
+        "versions": _versions(),
+        "settings": run.settings.to_dict(),
+    }
+
+
+def _write_summary(run: _Run, summary: dict[str, Any]) -> None:
+    from pagetwin.outputs.jsonl import write_summary
+
+    write_summary(summary, run.out_dir / "summary.json")
+    run.index.close()
+    run.reporter.finish()
+
+
+MAX_LOGGED_ERRORS = 20  # input errors logged one a line; the rest are counted (all are in the summary)
+
+
+class _ErrorReporter:
+    """Logs each input error once, at most MAX_LOGGED_ERRORS of them, then how many more."""
+
+    def __init__(self, log: Callable[[str], None]) -> None:
+        self.log = log
+        self.seen: set[str] = set()
+        self.logged = 0
+
+    def report(self, messages: Iterable[str]) -> None:
+        for message in messages:
+            if message in self.seen:
+                continue
+            self.seen.add(message)
+            if self.logged < MAX_LOGGED_ERRORS:
+                self.log(message)
+                self.logged += 1
+
+    def finish(self) -> None:
+        more = len(self.seen) - self.logged
+        if more > 0:
+            self.log(f"... and {more} more (summary.json input_errors)")
+
+
+# Notes in SourceStats.errors that are not about reading an input: pass 1's spill (a
+# temporary file) failed and pass 2 read the inputs again, in runners.local or runners.spark.
+_NOT_INPUT_FAILURES = ("; pass 2 reads and parses the inputs again", "; pass 2 parses these pages again")
+
+
+def _input_status(input_errors: list[str], pages_read: int) -> str:
+    """"ok" (every input read), "partial" (some input, or the rest of some file, could not be
+    read) or "none" (no page read, and some input could not be)."""
+    failures = [e for e in input_errors if not e.endswith(_NOT_INPUT_FAILURES)]
+    if not failures:
+        return "ok"
+    return "none" if pages_read == 0 else "partial"
+
+
+def _readable_inputs(inputs: list[str]) -> tuple[list[str], list[str]]:
+    """sources.readable_inputs, or, when no input can be read, ([], a message for each)."""
+    from pagetwin.sources import InputError, readable_inputs
+
+    try:
+        return readable_inputs(inputs)
+    except InputError as exc:
+        return [], exc.problems or ["no input given"]
+
+
+def _versions() -> dict[str, str]:
+    from importlib.metadata import PackageNotFoundError, version
+
+    out = {"python": sys.version.split()[0]}
+    for pkg in ("fastwarc", "warcio", "selectolax", "xxhash", "numpy"):
+        try:
+            out[pkg] = version(pkg)
+        except PackageNotFoundError:
+            pass
+    return out

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import NamedTuple
 
 import xxhash
 
@@ -46,19 +47,41 @@ class UnionFind:
         return out
 
 
-def keep_key(policy: str) -> Callable[[tuple[int, str, int, str | None]], tuple]:
-    """Sort key over (pid, id, text_len, crawl_date): the smallest key is kept.
+class ClusterPage(NamedTuple):
+    """What the choice of the page to keep reads of a page (Index.pages_for_clustering rows)."""
+
+    pid: int  # the order pages were read in
+    id: str
+    text_len: int
+    crawl_date: str | None
+
+
+class ClusterRow(NamedTuple):
+    """A page's cluster: what Index.replace_clusters stores."""
+
+    pid: int
+    cluster: str
+    keep: int  # 1 for the one page kept in the cluster, else 0
+
+
+def as_cluster_page(row: tuple[int, str, int, str | None]) -> ClusterPage:
+    return row if isinstance(row, ClusterPage) else ClusterPage._make(row)
+
+
+def keep_key(policy: str) -> Callable[[ClusterPage], tuple]:
+    """Sort key over a ClusterPage: the smallest key is kept.
 
     longest: the most main text, then the earliest crawl date, then the smallest id;
     earliest: the earliest crawl date, then the most text, then the smallest id;
     first: the page read first.
     """
+    undated = "~"  # sorts after every ISO date: an undated page is never the earliest
     if policy == "longest":
-        return lambda p: (-p[2], p[3] or "~", p[1])
+        return lambda p: (-p.text_len, p.crawl_date or undated, p.id)
     if policy == "earliest":
-        return lambda p: (p[3] or "~", -p[2], p[1])
+        return lambda p: (p.crawl_date or undated, -p.text_len, p.id)
     if policy == "first":
-        return lambda p: (p[0],)
+        return lambda p: (p.pid,)
     raise ValueError(f"unknown keep policy {policy!r} (choose from {', '.join(KEEP_POLICIES)})")
 
 
@@ -73,14 +96,15 @@ def clusters(
     policy: str = "longest",
     split: Callable[[list[int]], list[list[int]]] | None = None,
     attach: Iterable[tuple[int, int]] = (),
-) -> list[tuple[int, str, int]]:
-    """(pid, cluster id, keep 0/1) for every page: a partition of the pages with exactly one
+) -> list[ClusterRow]:
+    """A ClusterRow for every page (``pages``: ClusterPage, or tuples in its field order): a
+    partition of the pages with exactly one
     kept page per cluster. ``split`` may break a connected component into several clusters
     (the anti-chaining guard). ``attach`` lists (page, follower) pairs where the follower joins
     its page's cluster whatever the split says and is never kept: a revisit record has no body
     to compare, only the payload digest that names its original."""
     order = keep_key(policy)
-    info = {p[0]: p for p in pages}
+    info = {p.pid: p for p in map(as_cluster_page, pages)}
     leader = {follower: page for page, follower in attach if page in info and follower in info}
     uf = UnionFind()
     for pid in info:
@@ -89,19 +113,19 @@ def clusters(
     for a, b in edges:
         if a in uf.parent and b in uf.parent:
             uf.union(a, b)
-    rows: list[tuple[int, str, int]] = []
+    rows: list[ClusterRow] = []
     name_of: dict[int, str] = {}
     for members in uf.groups().values():
         parts = split(sorted(members)) if split and len(members) > 2 else [members]
         for part in parts:
             keep = min(part, key=lambda pid: order(info[pid]))
-            name = cluster_id(info[keep][1])
+            name = cluster_id(info[keep].id)
             for pid in part:
                 name_of[pid] = name
-                rows.append((pid, name, int(pid == keep)))
+                rows.append(ClusterRow(pid, name, int(pid == keep)))
     for follower, page in leader.items():
         while page in leader:  # a revisit of a revisit
             page = leader[page]
-        rows.append((follower, name_of[page], 0))
+        rows.append(ClusterRow(follower, name_of[page], 0))
     rows.sort()
     return rows

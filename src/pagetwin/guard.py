@@ -161,7 +161,7 @@ def make_splitter(
     ``related_share`` of its threshold (1.0: the pair must verify; 0.5: half the similarity an
     edge needs is enough to stay with the core).
     """
-    from pagetwin.cluster import keep_key
+    from pagetwin.cluster import ClusterPage, as_cluster_page, keep_key
     from pagetwin.match import FeatureCache
 
     scored = []
@@ -175,7 +175,7 @@ def make_splitter(
         by_page.setdefault(b, []).append((a, b, s))
     caches = [(alg, FeatureCache(index, alg)) for alg in algorithms]
     order = keep_key(policy)
-    info: dict[int, tuple] = {}
+    info: dict[int, ClusterPage] = {}
 
     def similar(a: int, b: int) -> bool:
         for alg, cache in caches:
@@ -186,7 +186,7 @@ def make_splitter(
 
     def keep(pages: list[int]) -> int:
         if not info:
-            info.update({p[0]: p for p in index.pages_for_clustering()})
+            info.update({p.pid: p for p in map(as_cluster_page, index.pages_for_clustering())})
         return min(pages, key=lambda pid: order(info[pid]))
 
     def split(members: list[int]) -> list[list[int]]:

@@ -1,8 +1,10 @@
 """Per-page kernels: what happens to one page in each pass. No loops over the corpus here;
-the runners (runners/local.py, runners/spark.py) own iteration, grouping and storage.
+the engines (runners/local.py, runners/spark.py) own iteration and grouping, the application
+core (app.py) storage.
 
 Pass 1 (learning): parse the page, return its subtree statistics for the site templates,
-its word set for document frequencies, or an image's perceptual hash; and, when the runner keeps
+its word set for document frequencies, or an image's perceptual hash (what the Worker's
+``learned.Learning`` asks for, as a ``learned.LearnRecord``); and, when the engine keeps
 them for pass 2, the page's parsed blocks as bytes (``html.noise.ParsedPage``).
 Pass 2 (fingerprinting): remove noise and template (from pass 1's blocks when the page carries
 them, else parsing again), analyse the text, fingerprint.
@@ -11,23 +13,15 @@ them, else parsing again), analyse the text, fingerprint.
 from __future__ import annotations
 
 import zlib
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from pagetwin.config import Settings
 from pagetwin.html.noise import ParsedPage, extract_parsed, parse_page
 from pagetwin.html.parse import decode_html, parse_limited
+from pagetwin.learned import ImageHash, Learned, Learning, LearnRecord
 from pagetwin.model import Doc, Page
 from pagetwin.text.normalize import text_digest
-
-
-@dataclass
-class Learned:
-    """What pass 1 learned, handed to pass 2 (pickled once per worker)."""
-
-    templates: Any = None  # html.templates.SiteTemplates, or None
-    doc_freq: Any = None  # text.keywords.DocFreq, or None
-    image_hashes: dict[str, int] = field(default_factory=dict)  # normalised image URL -> phash
 
 
 @dataclass(slots=True)
@@ -59,7 +53,13 @@ def needs_doc_freq(settings: Settings) -> bool:
 class Worker:
     """Per-process state: settings, learned models, analyzer and algorithms, built once."""
 
-    def __init__(self, settings: Settings, learned: Learned | None = None, keep_parsed: bool = False) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        learned: Learned | None = None,
+        keep_parsed: bool = False,
+        learning: Learning | None = None,
+    ) -> None:
         from pagetwin.fingerprints import build_algorithms
         from pagetwin.html.blocks import BlockWalker
         from pagetwin.text.analyze import TextAnalyzer
@@ -71,36 +71,36 @@ class Worker:
         self.wants_keywords = needs_keywords(settings)
         self.keep_parsed = keep_parsed  # learn() returns each page's ParsedPage bytes for pass 2
         self.walker = BlockWalker()  # the block walk's memos, kept from page to page
+        self.learning = learning if learning is not None else Learning.for_dedup(settings)  # what learn() computes
 
     # -- pass 1 ---------------------------------------------------------------------------
 
-    def learn(self, page: Page) -> tuple[str, Any, list[str] | None, tuple[str, int] | None, bytes]:
-        """Pass-1 statistics of one page: (site, PageStats or None, word set or None,
-        (normalised image URL, phash) or None for image records, the page's ParsedPage bytes
-        or b"" when not kept). A page that cannot be parsed gives nothing here; pass 2 reports
-        it."""
+    def learn(self, page: Page) -> LearnRecord:
+        """Pass-1 statistics of one page, what ``self.learning`` asks for (learned.LearnRecord):
+        its site, subtree statistics, word set, an image record's hash, and its parsed blocks
+        when kept. A page that cannot be parsed gives nothing here; pass 2 reports it."""
         from pagetwin.html import templates
 
         if page.kind == "image":
             from pagetwin.html.images import image_phash, normalize_image_url
 
-            phash = image_phash(page.body)
-            return "", None, None, (normalize_image_url(page.url), phash) if phash is not None else None, b""
+            phash = image_phash(page.body) if self.learning.images else None
+            return LearnRecord(image=ImageHash(normalize_image_url(page.url), phash) if phash is not None else None)
         if page.kind != "response":
-            return "", None, None, None, b""
+            return LearnRecord()
         site = templates.page_site(page, self.settings.extract)
         try:
             parsed = self.parse(page)
         except Exception:  # noqa: BLE001 - bad data must not stop the run
-            return site, None, None, None, b""
+            return LearnRecord(site)
         stats = None
-        if self.settings.extract.templates:
+        if self.learning.templates:
             stats = templates.blocks_stats(parsed.blocks, self.settings.extract, parsed.page_level())
         words = None
-        if needs_doc_freq(self.settings):
+        if self.learning.doc_freq:
             text = extract_parsed(parsed, None, self.settings.extract).text
             words = sorted(set(self.analyzer.analyze(text).tokens))
-        return site, stats, words, None, parsed.to_bytes() if self.keep_parsed else b""
+        return LearnRecord(site, stats, words, None, parsed.to_bytes() if self.keep_parsed else b"")
 
     # -- pass 2 ---------------------------------------------------------------------------
 
@@ -135,18 +135,18 @@ class Worker:
         except Exception:  # noqa: BLE001 - bad data must not stop the run
             return ""
 
-    def keywords(self, page: Page) -> dict[str, Any]:
-        """{"lang", "keywords": [[token, weight], ...]} of one response's main text, the top
-        settings.text.keywords keywords (``pagetwin keywords``); "und" and [] when unreadable."""
+    def keywords(self, page: Page, top: int = 10, weighting: str = "tfidf") -> dict[str, Any]:
+        """{"lang", "keywords": [[token, weight], ...]} of one response's main text, its ``top``
+        keywords weighted by ``weighting`` (``pagetwin keywords``); "und" and [] when unreadable."""
         from pagetwin.text.keywords import top_keywords
 
         try:
             text = self.extract(page)[0].text if page.kind == "response" else ""
             analysis = self.analyzer.analyze(text)
-            top = top_keywords(analysis, self.settings.text.keywords, self.settings.text.weighting, self.learned.doc_freq)
+            top_words = top_keywords(analysis, top, weighting, self.learned.doc_freq)
         except Exception:  # noqa: BLE001 - bad data must not stop the run
             return {"lang": "und", "keywords": []}
-        return {"lang": analysis.lang, "keywords": [[t, w] for t, w in top]}
+        return {"lang": analysis.lang, "keywords": [[t, w] for t, w in top_words]}
 
     def analyse(self, page: Page) -> tuple[Doc, int, bool]:
         """The analysed page, the count of undecodable chars, whether nesting was flattened."""

@@ -9,7 +9,8 @@ import pytest
 
 from pagetwin.config import Settings
 from pagetwin.index.sqlite import Index
-from pagetwin.runners.local import LocalEngine, _stored_learned, dedup
+from pagetwin.app import dedup, stored_model
+from pagetwin.runners.local import LocalEngine
 from tests.html.sites import site_pages
 
 
@@ -47,10 +48,10 @@ def _model(out, settings):
     """(pages per site, documents of the document frequencies) of the model stored in out."""
     index = Index.open_readonly(out / "index.sqlite")
     try:
-        learned = _stored_learned(index, settings)
+        learned = stored_model(index, settings)
         if learned is None:
             return None
-        sites = {site: learned.templates.pages(site) for site in learned.templates.sites_}
+        sites = {site: counts.pages for site, counts in learned.templates.sites_.items()}
         return sites, learned.doc_freq.n_docs_ if learned.doc_freq is not None else None
     finally:
         index.db.close()

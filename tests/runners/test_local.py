@@ -1,15 +1,22 @@
-"""runners.local: pass 2 decides on pass 1's parsed pages instead of parsing again."""
+"""runners.local: pass 2 decides on pass 1's parsed pages instead of parsing again; the workers
+die with their parent, whatever ends it."""
 
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import pytest
 
 import pagetwin.pipeline as pipeline
 from pagetwin.cli import main
 from pagetwin.config import Settings
-from pagetwin.runners.local import iter_texts
+from pagetwin.app import iter_texts
 from tests.html.sites import site_pages
 
 
@@ -58,3 +65,106 @@ def test_reused_parse_gives_the_same_texts_and_dedup_output(tmp_path):
         summary = json.loads((out / "summary.json").read_text())
         outs[flag] = ((out / "clusters.jsonl").read_text(), summary["records"], summary["pages"])
     assert outs["true"] == outs["false"]
+
+
+# -- workers die with their parent (issue 14, item 2) ---------------------------------------
+
+linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc and PR_SET_PDEATHSIG are Linux's")
+
+
+def _proc_stat(pid: int) -> tuple[int, str, int] | None:
+    """(parent pid, state, start time) of a process from /proc, None when it is gone."""
+    try:
+        raw = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = raw[raw.rindex(")") + 2 :].split()  # after "pid (comm) "; comm may hold spaces
+    return int(fields[1]), fields[0], int(fields[19])
+
+
+def _descendants(root: int) -> dict[int, int]:
+    """pid -> start time of every live descendant of ``root``."""
+    parent: dict[int, int] = {}
+    started: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            stat = _proc_stat(int(entry.name))
+            if stat is not None and stat[1] not in "ZX":
+                parent[int(entry.name)], started[int(entry.name)] = stat[0], stat[2]
+    found: dict[int, int] = {}
+    frontier = [root]
+    while frontier:
+        nxt = [pid for pid, ppid in parent.items() if ppid in frontier and pid not in found]
+        found.update({pid: started[pid] for pid in nxt})
+        frontier = nxt
+    return found
+
+
+def _alive(processes: dict[int, int]) -> list[int]:
+    """The processes (pid -> start time) still running: a reused pid is another process, a
+    zombie has ended."""
+    out = []
+    for pid, start in processes.items():
+        stat = _proc_stat(pid)
+        if stat is not None and stat[2] == start and stat[1] not in "ZX":
+            out.append(pid)
+    return out
+
+
+def _wait(condition, timeout: float):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.05)
+    return condition()
+
+
+@linux_only
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM], ids=["kill -9", "SIGTERM"])
+def test_no_worker_outlives_a_killed_dedup(tmp_path, sig):
+    corpus = _site(tmp_path, n=1500)  # a few seconds of work for 2 workers: killed mid-run
+    cmd = [sys.executable, "-m", "pagetwin", "dedup", str(corpus), "--out", str(tmp_path / "out"), "--workers", "2"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=tmp_path)
+    try:
+        workers = _wait(lambda: (d := _descendants(proc.pid)) and len(d) >= 2 and d, timeout=60)
+        assert workers and len(workers) >= 2, "the run never started its 2 workers"
+        assert proc.poll() is None, "the run ended before it could be killed (make the corpus bigger)"
+        os.kill(proc.pid, sig)
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert _wait(lambda: not _alive(workers), timeout=10), f"workers left behind: {_alive(workers)}"
+    assert not (tmp_path / "out" / "clusters.jsonl").exists()
+
+
+@linux_only
+def test_closing_the_pages_early_ends_the_workers(tmp_path):
+    from pagetwin.learned import Learning
+    from pagetwin.runners.local import Task, map_pages
+    from pagetwin.sources import SourceStats, iter_pages
+
+    settings = Settings()
+    settings.run.workers = 2
+    settings.run.chunk_pages = 2
+    pages = iter_pages([str(_site(tmp_path, n=200))], settings.input, SourceStats())
+    results = map_pages(Task("learn"), pages, settings, learning=Learning(templates=True))
+    next(results)
+    workers = _descendants(os.getpid())
+    assert len(workers) >= 2
+    results.close()  # as a caller stopping early does (pagetwin text | head)
+    assert _wait(lambda: not _alive(workers), timeout=10), f"workers left behind: {_alive(workers)}"
+
+
+@linux_only
+def test_a_worker_whose_parent_is_gone_exits(tmp_path):
+    from pagetwin.runners import local
+
+    # A parent pid that is not this process's parent: the worker would never be told.
+    code = "import pagetwin.runners.local as l; l._die_with_parent(1 if __import__('os').getppid() != 1 else 2); print('alive')"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 1 and "alive" not in out.stdout
+    assert local._worker is None  # never set in the parent

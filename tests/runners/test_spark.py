@@ -139,7 +139,8 @@ def test_spark_runner_matches_local_runner(tmp_path, monkeypatch):
     assert _lines(out / "clusters.jsonl") == local_rows
 
     # Pass 1 alone: the partitions' models merged equal the local runner's model.
-    from pagetwin.runners.local import learn
+    from pagetwin.learned import Learned, Learning
+    from pagetwin.runners.local import LocalEngine
 
     settings = Settings()
     settings.match.algorithms = ["exact", "simhash", "minhash", "con", "images"]
@@ -147,27 +148,26 @@ def test_spark_runner_matches_local_runner(tmp_path, monkeypatch):
     inputs = [str(warc), str(folder)]
     engine = spark.SparkEngine(master="local[2]")
     try:
-        merged = engine.learn(inputs, settings, None)
+        learning = Learning.for_dedup(settings)
+        merged = engine.learn(inputs, settings, learning)
         jsc = engine._session.sparkContext._jsc
         # The pages pass 1 kept wait for pass 2, held by Spark: one persisted RDD.
         assert engine._kept is not None and jsc.getPersistentRDDs().size() == 1
         engine.close()
         assert engine._kept is None
         # A pass 1 that fails lets go of what it kept.
-        import pagetwin.runners.local as local_runner
-
         def failing_merge(*_):
             raise RuntimeError("planted")
 
         with monkeypatch.context() as m:
-            m.setattr(local_runner, "merge_learned", failing_merge)
+            m.setattr(Learned, "merge", failing_merge)
             with pytest.raises(RuntimeError, match="planted"):
-                engine.learn(inputs, settings, None)
+                engine.learn(inputs, settings, learning)
         jsc = engine._session.sparkContext._jsc
         assert engine._kept is None and jsc.getPersistentRDDs().isEmpty()
     finally:
         engine.close()
-    single = learn(inputs, settings)
+    single = LocalEngine().learn(inputs, settings, learning)
     # Documents: the WARC's 10 distinct responses (a2 is a byte-identical a), the folder's 8 + 6
     # distinct pages (each copy sits in its original's partition, so it is counted once).
     assert merged.doc_freq == single.doc_freq and merged.doc_freq.n_docs_ == 10 + 8 + 6
@@ -269,20 +269,18 @@ def test_without_java_a_usage_error(tmp_path, monkeypatch):
 def _passes(units: list, settings: Settings, reuse: bool, token: str) -> tuple[list, list, SourceStats]:
     """Both passes as the executors run them, one partition per unit, in this process: (models
     per partition, pass-2 results, the counts pass 2 reports)."""
-    from pagetwin.html.templates import SiteTemplates
-    from pagetwin.pipeline import Learned
-    from pagetwin.runners.local import fit_learned, merge_learned
+    from pagetwin.learned import Learned, Learning
 
-    pass1 = types.SimpleNamespace(value=(f"{token}-1", settings))  # what a broadcast offers
+    learning = Learning.for_dedup(settings)
+    pass1 = types.SimpleNamespace(value=(f"{token}-1", settings, learning, None))  # what a broadcast offers
     if reuse:
         kept = [list(spark._learn_partition_keeping(pass1, [unit])) for unit in units]
         models = [value for items in kept for tag, value in items if tag == spark._MODELS]
     else:
         models = [m for unit in units for m in spark._learn_partition(pass1, [unit])]
-    learned = fit_learned((), settings)
-    for templates, _, images in models:
-        part = Learned(SiteTemplates.from_bytes(templates, settings.extract), None, images)
-        learned = merge_learned(part, learned)
+    learned = Learned.empty(settings, learning)
+    for blob in models:
+        learned = Learned.from_bytes(blob, settings).merge(learned)
     pass2 = types.SimpleNamespace(value=(f"{token}-2", settings, learned))
     if reuse:
         out = [pair for items in kept for pair in spark._fingerprint_kept(pass2, items)]

@@ -1,6 +1,6 @@
 """The Spark runner: the two passes of ``pagetwin dedup`` on Apache Spark (the only module that
-imports pyspark). The driver (this process) still writes the index, matches and clusters, as with
-runners.local; Spark reads and fingerprints the pages.
+imports pyspark). The driver (this process, ``pagetwin.app``) writes the index, matches and clusters, as with the
+local engine; Spark reads and fingerprints the pages.
 
 Work is distributed by input file: one partition per WARC/ARC/JSONL/HTML file given, and the
 files of a folder grouped ``files_per_task`` to a partition (page ids stay relative to the folder
@@ -8,8 +8,10 @@ given, as with the local runner). Partitions come back in input order, so pages 
 in the same order as with the local runner and get the same index rows.
 
 Pass 1 (learn): each partition fits its own SiteTemplates / DocFreq / image hashes with the same
-fold as runners.local (``fit_learned``, byte-identical payloads counted once per partition) and
-returns them as bytes; the driver merges them. Pass 2 (fingerprint): settings and the learned
+fold as the local engine (``learned.Learned.fit``, byte-identical payloads counted once per
+partition) and returns them as bytes (``Learned.to_bytes``); the driver merges them. With an
+index that already stores pages (``--add``), the executors get a snapshot of what it stores and
+skip those pages, as the local engine does (``engine.StoredPages``). Pass 2 (fingerprint): settings and the learned
 models are broadcast, each partition runs ``Worker.fingerprint`` on its pages and returns the
 results (no page bodies) and its SourceStats. Results are computed in parallel, kept by Spark
 (memory, then disk) and streamed to the driver one partition at a time: the driver holds one
@@ -34,13 +36,16 @@ import shutil
 import sys
 import uuid
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 from pagetwin.config import ConfigError, Settings
+from pagetwin.engine import StoredPages, StoredSnapshot, worker_count
+from pagetwin.learned import Learned, Learning
 from pagetwin.model import Page
-from pagetwin.pipeline import Learned, PageResult, Worker
+from pagetwin.pipeline import PageResult, Worker
 from pagetwin.sources import Skip, SourceStats, iter_pages
 
 INSTALL_HINT = "pip install 'pagetwin[spark]' (pyspark) and Java 17 or newer"
@@ -83,7 +88,8 @@ def _log_config() -> str:
 
 
 class SparkEngine:
-    """Runs pass 1 (learn) and pass 2 (fingerprint) on Spark; see runners.local.dedup(engine=).
+    """Runs pass 1 (learn) and pass 2 (fingerprint) on Spark (``engine.Engine``; see
+    pagetwin.app.dedup(engine=)).
 
     ``master``: a Spark master URL; default ``local[N]`` with N = settings.run.workers (all
     cores when 0), or the master given to spark-submit. ``conf``: extra Spark settings."""
@@ -111,8 +117,6 @@ class SparkEngine:
         if self._session is not None:
             return self._session.sparkContext
         from pyspark.sql import SparkSession
-
-        from pagetwin.runners.local import worker_count
 
         had_session = SparkSession.getActiveSession() is not None
         builder = SparkSession.builder.appName(self.app_name)
@@ -195,14 +199,14 @@ class SparkEngine:
             shared.destroy()
 
     def _learn_keeping_pages(
-        self, inputs: list[str], settings: Settings, units: list[Unit], unit_stats: SourceStats
+        self, inputs: list[str], settings: Settings, units: list[Unit], unit_stats: SourceStats, shared: tuple
     ) -> Iterator[Any]:
         """Pass 1's models per partition, in partition order; the partitions' pages (parsed)
         and SourceStats stay with Spark for pass 2 (``self._kept``)."""
         from pyspark import StorageLevel
 
         sc = self._context(settings)
-        shared = sc.broadcast((uuid.uuid4().hex, settings))
+        shared = sc.broadcast((uuid.uuid4().hex, *shared))
         rdd = sc.parallelize(units, len(units)).mapPartitions(partial(_learn_partition_keeping, shared))
         rdd.persist(StorageLevel.MEMORY_AND_DISK)
         self._kept = _KeptPages(list(inputs), unit_stats, rdd, shared)
@@ -217,33 +221,36 @@ class SparkEngine:
 
     # -- the passes -----------------------------------------------------------------------
 
-    def learn(self, inputs: list[str], settings: Settings, previous: Learned | None) -> Learned:
-        from pagetwin.html.templates import SiteTemplates
-        from pagetwin.runners.local import fit_learned, merge_learned
-        from pagetwin.text.keywords import DocFreq
-
+    def learn(
+        self,
+        inputs: list[str],
+        settings: Settings,
+        learning: Learning,
+        previous: Learned | None = None,
+        stored: StoredPages | None = None,
+    ) -> Learned:
+        """Pass 1 (``engine.Engine.learn``): each partition fits its model, the driver merges
+        them in partition order, then ``previous``. The pages ``stored`` claims are skipped on
+        the executors, which get all of it at once (``stored.snapshot()``, broadcast: the
+        (id, source) of every stored page and every stored payload digest)."""
         self._drop_kept()
-        learned = fit_learned((), settings)  # the empty models, as the local runner starts
+        learned = Learned.empty(settings, learning)  # the empty models, as the local engine starts
         unit_stats = SourceStats()
         units = self.units(inputs, unit_stats)
         if not units:
-            return merge_learned(learned, previous)
+            return learned.merge(previous)
+        shared = (settings, learning, _snapshot(stored))
         if settings.run.reuse_parse:
-            parts = self._learn_keeping_pages(inputs, settings, units, unit_stats)
+            parts = self._learn_keeping_pages(inputs, settings, units, unit_stats, shared)
         else:
-            parts = self._run(settings, units, _learn_partition, (settings,))
+            parts = self._run(settings, units, _learn_partition, shared)
         try:
-            for templates, doc_freq, images in parts:
-                part = Learned(
-                    SiteTemplates.from_bytes(templates, settings.extract) if templates is not None else None,
-                    DocFreq.from_bytes(doc_freq) if doc_freq is not None else None,
-                    images,
-                )
-                learned = merge_learned(part, learned)  # later partitions' image hashes win
+            for data in parts:
+                learned = Learned.from_bytes(data, settings).merge(learned)  # later partitions' image hashes win
         except BaseException:
             self._drop_kept()
             raise
-        return merge_learned(learned, previous)
+        return learned.merge(previous)
 
     def fingerprint(
         self,
@@ -311,18 +318,21 @@ def _streamed(rdd: Any) -> Iterator[Any]:
 
 # -- what runs on the executors ------------------------------------------------------------
 
-_workers: dict[str, Worker] = {}  # per Python worker process: one Worker per broadcast
+# The Worker of this Python worker process and the broadcast it was built for: one at a time
+# (an earlier pass's worker is not needed again). Executor-side only; never set on the driver.
+_current: tuple[str, Worker] | None = None
 
 
-def _worker(token: str, settings: Settings, learned: Learned | None, keep_parsed: bool = False) -> Worker:
-    worker = _workers.get(token)
-    if worker is None:
-        _workers.clear()  # an earlier pass's worker is not needed again
-        worker = _workers[token] = Worker(settings, learned, keep_parsed)
-    return worker
+def _worker(
+    token: str, settings: Settings, learned: Learned | None, keep_parsed: bool = False, learning: Learning | None = None
+) -> Worker:
+    global _current
+    if _current is None or _current[0] != token:
+        _current = (token, Worker(settings, learned, keep_parsed, learning))
+    return _current[1]
 
 
-_PAGE, _STATS, _MODELS = 0, 1, 2  # tags of the items of pass 1's kept RDD
+_PAGE, _STATS, _MODELS, _KNOWN = 0, 1, 2, 3  # tags of the items of pass 1's kept RDD
 
 
 def _is_models(item: tuple[int, Any]) -> bool:
@@ -333,62 +343,71 @@ def _value(item: tuple[int, Any]) -> Any:
     return item[1]
 
 
-def _models_bytes(learned: Learned) -> tuple[bytes | None, bytes | None, dict[str, int]]:
-    return (
-        learned.templates.to_bytes() if learned.templates is not None else None,
-        learned.doc_freq.to_bytes() if learned.doc_freq is not None else None,
-        learned.image_hashes,
-    )
+def _snapshot(stored: StoredPages | None) -> StoredSnapshot | None:
+    """What the executors need of ``stored`` (None when it stores nothing)."""
+    if stored is None:
+        return None
+    snapshot = stored if isinstance(stored, StoredSnapshot) else stored.snapshot()
+    return snapshot if snapshot.pages or snapshot.digests else None
 
 
-def _learn_partition(shared: Any, units: Iterable[Unit]) -> Iterator[tuple[bytes | None, bytes | None, dict[str, int]]]:
-    from pagetwin.runners.local import fit_learned
+def _learned_from(
+    pages: Iterable[Page], worker: Worker, stored: StoredSnapshot | None, spill: Any = None
+) -> Iterator[tuple[Page, Any]]:
+    """(page, Worker.learn(page)) for the pages to learn from: a stored page is skipped (kept
+    in ``spill`` without its body), a page whose payload is stored is parsed (and kept) but not
+    learned from."""
+    for page in pages:
+        if stored is not None and page.kind != "image" and stored.stored(page):
+            if spill is not None:
+                spill.add(replace(page, body=b""), b"")
+            continue
+        record = worker.learn(page)
+        if spill is not None:
+            spill.add(page, record.parsed)
+        if stored is not None and page.kind != "image" and page.payload_digest and stored.counted(page.payload_digest):
+            continue
+        yield page, record
 
-    token, settings = shared.value
-    worker = _worker(token, settings, None)
-    want_images = "images" in settings.match.algorithms
-    pages = (page for unit in units for page in unit_pages(unit, settings, SourceStats(), want_images))
-    learned = fit_learned(((page, worker.learn(page)) for page in pages), settings)
-    yield _models_bytes(learned)
+
+def _learn_partition(shared: Any, units: Iterable[Unit]) -> Iterator[bytes]:
+    """The partition's model (Learned.to_bytes)."""
+    token, settings, learning, stored = shared.value
+    worker = _worker(token, settings, None, learning=learning)
+    pages = (page for unit in units for page in unit_pages(unit, settings, SourceStats(), learning.images))
+    yield Learned.fit(_learned_from(pages, worker, stored), settings, learning).to_bytes()
 
 
 def _learn_partition_keeping(shared: Any, units: Iterable[Unit]) -> Iterator[tuple[int, Any]]:
     """Pass 1 of a partition keeping its pages for pass 2: (_PAGE, page) per page that is not an
     image record (its HTML replaced by its parsed blocks; a page that did not parse keeps its
-    HTML), then (_STATS, SourceStats), then (_MODELS, the models as _learn_partition gives them).
+    HTML; (_KNOWN, page) for a page the index stores, not parsed), then (_STATS, SourceStats),
+    then (_MODELS, the model as _learn_partition gives it).
 
-    The models are known only at the end, so the pages wait in a temporary file meanwhile
+    The model is known only at the end, so the pages wait in a temporary file meanwhile
     (runners.spill, bounded memory); if it cannot be written, the partition's pages are read
     again unparsed and pass 2 parses them."""
-    from pagetwin.runners.local import fit_learned
     from pagetwin.runners.spill import ParsedSpill
 
-    token, settings = shared.value
-    worker = _worker(token, settings, None, keep_parsed=True)
-    want_images = "images" in settings.match.algorithms
+    token, settings, learning, stored = shared.value
+    worker = _worker(token, settings, None, keep_parsed=True, learning=learning)
     units = list(units)
     stats = SourceStats()
 
-    def learned_and_kept(spill: ParsedSpill) -> Iterator[tuple[Page, Any]]:
-        for unit in units:
-            for page in unit_pages(unit, settings, stats, want_images):
-                result = worker.learn(page)
-                spill.add(page, result[4])
-                yield page, result
-
     with ParsedSpill(settings.run.temp_dir) as spill:
-        learned = fit_learned(learned_and_kept(spill), settings)
+        pages = (page for unit in units for page in unit_pages(unit, settings, stats, learning.images))
+        learned = Learned.fit(_learned_from(pages, worker, stored, spill), settings, learning)
         spill.finish()
         if spill.failed:
             stats.error(f"{spill.failed}; pass 2 parses these pages again")
-            kept = (page for unit in units for page in unit_pages(unit, settings, SourceStats(), want_images))
+            kept = (page for unit in units for page in unit_pages(unit, settings, SourceStats(), learning.images))
         else:
             kept = spill.replay()
         for page in kept:
             if page.kind != "image":
-                yield _PAGE, page
+                yield (_KNOWN if stored is not None and stored.stored(page) else _PAGE), page
     yield _STATS, stats
-    yield _MODELS, _models_bytes(learned)
+    yield _MODELS, learned.to_bytes()
 
 
 def _fingerprint_kept(
@@ -400,6 +419,8 @@ def _fingerprint_kept(
     for tag, value in items:
         if tag == _PAGE:
             yield None, worker.fingerprint(value)
+        elif tag == _KNOWN:  # the driver's ``known`` claims it: not fingerprinted
+            yield None, PageResult(value, None, {}, {})
         elif tag == _STATS:
             yield value, None
 

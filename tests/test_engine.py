@@ -1,0 +1,89 @@
+"""pagetwin.engine: the two engines are equal implementations of one protocol (same methods, same
+arguments), and what an index stores can be shipped to workers that cannot ask it."""
+
+from __future__ import annotations
+
+import inspect
+import json
+import pickle
+import types
+
+import pytest
+
+from pagetwin.config import Settings
+from pagetwin.engine import Engine, StoredSnapshot, source_path, worker_count
+from pagetwin.learned import Learned, Learning
+from pagetwin.model import Page
+from pagetwin.runners import spark
+from pagetwin.runners.local import LocalEngine
+from pagetwin.sources import SourceStats
+from tests.html.sites import site_pages
+
+
+@pytest.mark.parametrize("method", ["learn", "fingerprint", "close"])
+def test_both_engines_take_the_protocols_arguments(method):
+    expected = list(inspect.signature(getattr(Engine, method)).parameters)
+    for engine in (LocalEngine, spark.SparkEngine):
+        assert list(inspect.signature(getattr(engine, method)).parameters) == expected, engine.__name__
+
+
+def test_a_snapshot_answers_as_the_index_would_and_pickles(tmp_path):
+    page = Page(id="a", url="http://x/a", source=str(tmp_path / "crawl.warc.gz"), payload_digest="sha1:A")
+    snapshot = StoredSnapshot(frozenset({("a", source_path(page.source))}), frozenset({"sha1:A"}))
+    again = pickle.loads(pickle.dumps(snapshot))
+    assert again.stored(page) and again.counted("sha1:A")
+    assert not again.stored(Page(id="b", url="http://x/b", source=page.source)) and not again.counted("sha1:B")
+
+
+def test_worker_count():
+    settings = Settings()
+    settings.run.workers = 3
+    assert worker_count(settings) == 3
+    settings.run.workers = 0
+    assert worker_count(settings) >= 1
+
+
+def _site(tmp_path, n, seed):
+    path = tmp_path / f"s{seed}.jsonl"
+    with path.open("w") as fh:
+        for url, html, _ in site_pages(n, seed=seed, templates="a"):
+            fh.write(json.dumps({"url": url, "html": html}) + "\n")
+    return str(path)
+
+
+@pytest.mark.parametrize("keep_pages", [False, True], ids=["reparse", "reuse_parse"])
+def test_spark_executors_skip_the_pages_an_index_stores(tmp_path, keep_pages):
+    """The executors' pass 1, without Spark: pages the snapshot stores are not learned from (nor
+    parsed), pages whose payload it stores are parsed but not learned from, as LocalEngine."""
+    settings = Settings()
+    learning = Learning(templates=True, doc_freq=True)
+    a, b = _site(tmp_path, 6, seed=1), _site(tmp_path, 4, seed=2)
+    stats = SourceStats()
+    from pagetwin.sources import iter_pages
+
+    pages_a = list(iter_pages([a], settings.input, stats))
+    stored = StoredSnapshot(
+        frozenset((p.id, source_path(p.source)) for p in pages_a[:4]),  # 4 of a's pages stored
+        frozenset({pages_a[4].payload_digest}),  # a 5th page's payload stored under another id
+    )
+    units = [(a, None), (b, None)]
+    fn = spark._learn_partition_keeping if keep_pages else spark._learn_partition
+    shared = types.SimpleNamespace(value=(f"skip-{keep_pages}", settings, learning, stored))
+    items = [item for unit in units for item in fn(shared, [unit])]
+    blobs = [v for tag, v in items if tag == spark._MODELS] if keep_pages else items
+    learned = Learned.empty(settings, learning)
+    for blob in blobs:
+        learned = Learned.from_bytes(blob, settings).merge(learned)
+    local = LocalEngine()
+    try:
+        expected = local.learn([a, b], settings, learning, stored=stored)
+    finally:
+        local.close()
+    assert learned.doc_freq.n_docs_ == expected.doc_freq.n_docs_ == 1 + 4
+    assert learned.doc_freq == expected.doc_freq
+    if keep_pages:  # the stored pages go to pass 2 as known, unparsed; the others parsed
+        tags = [(tag, v.id) for tag, v in items if tag in (spark._PAGE, spark._KNOWN)]
+        assert [t for t, _ in tags] == [spark._KNOWN] * 4 + [spark._PAGE] * 6
+        pass2 = types.SimpleNamespace(value=(f"skip2-{keep_pages}", settings, learned))
+        results = [r for _, r in spark._fingerprint_kept(pass2, items) if r is not None]
+        assert [r.doc is None for r in results] == [True] * 4 + [False] * 6
