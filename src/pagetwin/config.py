@@ -392,7 +392,7 @@ def _check(value: Any, default: Any, f: Field, dotted: str) -> None:
     else:
         typed = isinstance(value, type(default))
     if not typed:
-        raise ConfigError(f"setting {dotted} = {value!r}: must be a {type(default).__name__}")
+        raise ConfigError(f"setting {dotted} = {value!r}: must be {_a(type(default))}")
     allowed = f.metadata.get("allowed")
     if allowed is not None and not allowed.ok(value):
         raise ConfigError(f"setting {dotted} = {_shown(value)}: must be {allowed}")
@@ -570,8 +570,11 @@ def _coerce(current: Any, value: Any, path: str) -> Any:
     elif isinstance(current, int):
         if isinstance(value, int) and not isinstance(value, bool):
             return value
-        if isinstance(value, str) and value.lstrip("-").isdigit():
-            return int(value)
+        if isinstance(value, str):
+            try:
+                return int(value)  # not str.isdigit: it is true of "²", which int() refuses
+            except ValueError:
+                pass
     elif isinstance(current, float):
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             return float(value)
@@ -588,4 +591,10 @@ def _coerce(current: Any, value: Any, path: str) -> Any:
     elif isinstance(current, str):
         if isinstance(value, str):
             return value
-    raise ConfigError(f"setting {path!r}: {value!r} is not a {type(current).__name__}")
+    raise ConfigError(f"setting {path!r}: {value!r} is not {_a(type(current))}")
+
+
+def _a(kind: type) -> str:
+    """The type a setting wants, for messages: "an int", "a float", "a list of names"..."""
+    return {int: "an int", float: "a number", bool: "a bool (true or false)", str: "a string",
+            list: "a comma-separated list"}.get(kind, f"a {kind.__name__}")  # fmt: skip
