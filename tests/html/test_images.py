@@ -289,3 +289,67 @@ def test_raw_image_attrs_cover_every_attribute_read() -> None:
     assert {"src", "srcset", "data-src", "data-original", "data-ks-lazyload", "alt", "title", "width", "height", "style"} <= set(RAW_IMAGE_ATTRS)
     # an attribute outside the list is ignored: the list is the whole contract
     assert image_refs([{"data-unknown": "/x.jpg"}], PAGE) == []
+
+
+def _unbounded_phash(body: bytes) -> int | None:
+    """The hash as image_phash made it before frames were reduced (every frame at full size)."""
+    from pagetwin.html.images import _dct_hash, _to_grey
+
+    with Image.open(io.BytesIO(body)) as im:
+        if im.format == "JPEG":
+            im.draft("RGB", (128, 128))
+        im.seek(0)
+        return _dct_hash(np.asarray(_to_grey(im), dtype=np.float64))
+
+
+def _large(mode: str, side: int) -> Image.Image:
+    """A large image with structure at every scale (gradients, a checkerboard, a disc cut out)."""
+    from PIL import ImageDraw
+
+    im = Image.linear_gradient("L").resize((side, side)).convert(mode)
+    draw = ImageDraw.Draw(im)
+    step = side // 9
+    for i in range(0, side, step):
+        for j in range(0, side, step):
+            if (i // step + j // step) % 2:
+                draw.rectangle((i, j, i + step // 2, j + step // 2), fill=(200, 40, 90, 255)[: len(mode)] if mode != "L" else 200)
+    if "A" in mode:
+        draw.ellipse((side // 4, side // 4, 3 * side // 4, 3 * side // 2), fill=(0, 0, 0, 0))
+    return im
+
+
+def test_phash_of_images_below_the_reduction_is_what_it_always_was(photos: dict[str, Image.Image]) -> None:
+    from pagetwin.html.images import REDUCE_ABOVE_PIXELS
+
+    bodies = [_encode(im, "PNG") for im in photos.values()] + [_encode(photos["coffee"], "JPEG", quality=80)]
+    big = _large("RGBA", 1900)  # 3.6 M pixels: just under the reduction
+    assert 1900 * 1900 <= REDUCE_ABOVE_PIXELS
+    bodies.append(_encode(big, "PNG"))
+    for body in bodies:
+        assert image_phash(body) == _unbounded_phash(body)
+
+
+@pytest.mark.parametrize("mode", ["RGBA", "RGB", "L"])
+def test_phash_of_a_large_image_reduced_band_by_band_stays_close(mode: str) -> None:
+    body = _encode(_large(mode, 2600), "PNG")  # 6.8 M pixels: reduced by 5
+    h = image_phash(body)
+    assert h is not None and hamming(h, _unbounded_phash(body)) <= 4
+
+
+def test_phash_of_a_large_png_takes_one_decoded_frame_of_memory(tmp_path) -> None:
+    # Before: converting, compositing on white and greying made 4 full-size copies (a
+    # 6,300 x 6,300 RGBA PNG peaked at 640 MB). Measured in a fresh process.
+    import subprocess
+    import sys
+
+    side = 3000
+    path = tmp_path / "large.png"
+    _large("RGBA", side).save(path)
+    frame_mb = side * side * 4 / 2**20
+    code = (
+        "import resource, sys; from pagetwin.html.images import image_phash; body = open(sys.argv[1], 'rb').read(); "
+        "before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss; assert image_phash(body) is not None; "
+        "print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024)"
+    )
+    grown_mb = float(subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, check=True).stdout)
+    assert grown_mb < 1.6 * frame_mb, (grown_mb, frame_mb)

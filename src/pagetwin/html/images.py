@@ -171,11 +171,28 @@ def normalize_image_url(url: str, base: str | None = None) -> str:
 def _normalize_path(path: str) -> str:
     # resolve dot segments (urljoin does it for absolute paths) and re-quote consistently
     if "/." in path:
-        path = urlsplit(urljoin("http://x/", path)).path or "/"
+        # (urljoin would read a path starting "//" as a host: "//0/." came out "/.")
+        path = _remove_dot_segments(path) if path.startswith("//") else urlsplit(urljoin("http://x/", path)).path or "/"
     path = quote(path, safe="/:@!$&'()*+,;=-._~%")
     path = _CDN_SUFFIX.sub(r"\1", path)
     path = _SIZE_SUFFIX.sub(r"\1", path)
     return path
+
+
+def _remove_dot_segments(path: str) -> str:
+    """RFC 3986 section 5.2.4 on an absolute path ("/a/./b/../c" -> "/a/c", "//0/." -> "//0/")."""
+    out: list[str] = []
+    segments = path.split("/")[1:] if path.startswith("/") else path.split("/")
+    for i, segment in enumerate(segments):
+        if segment == "..":
+            if out:
+                out.pop()
+        elif segment != ".":
+            out.append(segment)
+            continue
+        if i == len(segments) - 1:
+            out.append("")  # "/a/." and "/a/b/.." keep their trailing slash
+    return "/" + "/".join(out)
 
 
 def _normalize_query(query: str) -> str:
@@ -373,6 +390,12 @@ def hamming(a: int, b: int) -> int:
 MAX_PHASH_PIXELS = 40_000_000  # larger images (declared in the header) are not decoded at all
 MIN_PHASH_SIDE = 16  # smaller images carry no identity (icons, pixels)
 _FLAT_STD = 2.0  # grey-level standard deviation below which an image is a flat colour
+# Frames of more pixels than this (after a JPEG's draft) are box-reduced, a band of rows at a
+# time, before anything else is made of them: the decoded frame is then the only full-size
+# copy (a 6,300 x 6,300 RGBA PNG took 4 copies, 640 MB). Smaller images hash as they always did.
+REDUCE_ABOVE_PIXELS = 4_000_000
+_REDUCED_SIDE = 512  # the reduced image's shorter side is at least this (the hash reads 32 x 32)
+_BAND_ROWS = 32  # rows of the reduced image made per band
 
 
 def image_phash(body: bytes) -> int | None:
@@ -380,9 +403,10 @@ def image_phash(body: bytes) -> int | None:
     and re-encoding; None when the bytes do not decode, the image is tiny (a side under 16 px),
     flat (one colour: every blank image would share one hash), or larger than MAX_PHASH_PIXELS.
 
-    Decompression bombs: the size is read from the header before any pixel is decoded, Pillow's
-    own bomb warning is an error here, and JPEGs are decoded in draft mode (scaled down by the
-    decoder itself).
+    Decompression bombs and memory: the size is read from the header before any pixel is
+    decoded, Pillow's own bomb warning is an error here, JPEGs are decoded in draft mode (scaled
+    down by the decoder itself), and other large frames are reduced band by band
+    (``REDUCE_ABOVE_PIXELS``), so memory stays at one decoded frame.
     """
     if not body or len(body) < 16:
         return None
@@ -404,7 +428,8 @@ def image_phash(body: bytes) -> int | None:
                 if im.format == "JPEG":
                     im.draft("RGB", (128, 128))
                 im.seek(0)  # first frame of an animation
-                grey = _to_grey(im)
+                w, h = im.size
+                grey = _to_grey(_reduced(im) if w * h > REDUCE_ABOVE_PIXELS else im)
         pixels = np.asarray(grey, dtype=np.float64)
     except Exception:  # undecodable, truncated, bomb, unsupported mode: all are "no hash"
         return None
@@ -413,10 +438,35 @@ def image_phash(body: bytes) -> int | None:
     return _dct_hash(pixels)
 
 
+def _transparent(im) -> bool:  # noqa: ANN001 - PIL image
+    return im.mode in ("RGBA", "LA", "PA") or (im.mode == "P" and "transparency" in im.info)
+
+
+def _reduced(im):  # noqa: ANN001 - PIL image
+    """A large frame box-reduced by an integer factor (its shorter side kept at _REDUCED_SIDE or
+    more), made a band of rows at a time: each band is cropped, converted (RGBA when the image
+    has transparency, else grey, what _to_grey makes of it) and reduced, so no full-size copy
+    is made besides the decoded frame. (Pillow's reduce averages RGBA premultiplied by alpha, as
+    compositing needs; a band's boxes are the whole image's, the band height a multiple of the
+    factor.)"""
+    from PIL import Image
+
+    w, h = im.size
+    factor = max(1, min(w, h) // _REDUCED_SIDE)
+    mode = "RGBA" if _transparent(im) else "L"
+    out = Image.new(mode, (-(-w // factor), -(-h // factor)))
+    step = factor * _BAND_ROWS
+    for top in range(0, h, step):
+        band = im.crop((0, top, w, min(h, top + step)))
+        band = band.convert(mode)
+        out.paste(band.reduce(factor) if factor > 1 else band, (0, top // factor))
+    return out
+
+
 def _to_grey(im):  # noqa: ANN001 - PIL image
     from PIL import Image
 
-    if im.mode in ("RGBA", "LA", "PA") or (im.mode == "P" and "transparency" in im.info):
+    if _transparent(im):
         # transparent pixels hold arbitrary colours: flatten onto white as a browser page would
         rgba = im.convert("RGBA")
         canvas = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
