@@ -161,11 +161,12 @@ class Learned:
         if other is None:
             return self
         self.check_mergeable(other)
+        # SiteTemplates.merge returns a new model, DocFreq.merge adds into self and returns it:
+        # keeping what each returns gives this contract whichever theirs is.
         if self.templates is not None and other.templates is not None:
-            # SiteTemplates.merge returns a new model (html.templates): kept here instead.
             self.templates = self.templates.merge(other.templates)
         if self.doc_freq is not None and other.doc_freq is not None:
-            self.doc_freq.merge(other.doc_freq)  # DocFreq.merge adds into self
+            self.doc_freq = self.doc_freq.merge(other.doc_freq)
         self.image_hashes = {**other.image_hashes, **self.image_hashes}
         return self
 
