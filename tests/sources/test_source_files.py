@@ -126,3 +126,25 @@ def test_layout_url_wants_a_host_name_folder():
     assert layout_url("Sub.Example.CO.UK/x/y.htm") == "http://sub.example.co.uk/x/y.htm"
     for rel in ("stories/a.html", "a.html", "v1.2/a.html", "-bad.org/a.html", "example.org/"):
         assert layout_url(rel) is None, rel
+
+
+def test_a_folder_reads_every_name_a_file_given_directly_is_read_by(tmp_path):
+    # One list of input names (sources.*_SUFFIXES): a folder's walk and a file given directly
+    # agree on .xhtml, .ndjson and .warc.zst too.
+    from pagetwin.sources import input_kind
+    from pagetwin.sources.base import SourceStats
+    from pagetwin.sources.files import folder_kind, walk_folder, walk_inputs
+
+    names = {"a.html": "html", "b.HTM": "html", "c.xhtml": "html", "d.jsonl": "jsonl", "e.ndjson": "jsonl",
+             "f.ndjson.gz": "jsonl", "g.jsonl.gz": "jsonl", "h.warc.gz": "warc", "i.warc.zst": "warc", "j.arc.gz": "warc"}  # fmt: skip
+    for name, kind in names.items():
+        assert folder_kind(name) == kind, name
+        path = tmp_path / name
+        path.write_bytes(b"{}\n" if kind == "jsonl" else b"<html><body>x</body></html>")
+        given = input_kind(str(path))
+        assert given == kind or (kind == "warc" and given in ("warc", "arc")), name
+    (tmp_path / "notes.log").write_text("x")
+    stats = SourceStats()
+    assert sorted(rel for _, rel, _ in walk_inputs(str(tmp_path), stats)) == sorted(names)
+    assert stats.files_ignored == 1
+    assert sorted(rel for _, rel in walk_folder(str(tmp_path), SourceStats())) == ["a.html", "b.HTM", "c.xhtml"]

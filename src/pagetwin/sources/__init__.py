@@ -27,10 +27,13 @@ from pagetwin.sources.base import InputError, Skip, SourceStats
 
 __all__ = ["InputError", "SourceStats", "Skip", "check_inputs", "expand_inputs", "input_kind", "iter_pages", "readable_inputs"]
 
-_WARC_NAMES = (".warc", ".warc.gz", ".warc.zst")
-_ARC_NAMES = (".arc", ".arc.gz")
-_JSONL_NAMES = (".jsonl", ".jsonl.gz", ".ndjson", ".ndjson.gz")
-_HTML_NAMES = (".html", ".htm", ".xhtml")
+# The names of input files, by kind: the one list, for files given directly (input_kind) and
+# for the files found in a folder (files.folder_kind).
+WARC_SUFFIXES = (".warc", ".warc.gz", ".warc.zst")
+ARC_SUFFIXES = (".arc", ".arc.gz")
+ARCHIVE_SUFFIXES = WARC_SUFFIXES + ARC_SUFFIXES  # (in a folder the content tells them apart)
+JSONL_SUFFIXES = (".jsonl", ".jsonl.gz", ".ndjson", ".ndjson.gz")
+HTML_SUFFIXES = (".html", ".htm", ".xhtml")
 _MANIFEST_NAMES = (".paths", ".paths.gz", ".txt")
 _GLOB_CHARS = re.compile(r"[*?\[]")
 _REMOTE = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
@@ -148,16 +151,16 @@ def input_kind(path: str) -> str | None:
     if os.path.isdir(path):
         return "folder"
     low = path.lower()
-    if low.endswith(_JSONL_NAMES):
+    if low.endswith(JSONL_SUFFIXES):
         return "jsonl"
-    if low.endswith(_HTML_NAMES):
+    if low.endswith(HTML_SUFFIXES):
         return "html"
     sniffed = sniff_archive(path)
     if sniffed:
         return sniffed
-    if low.endswith(_WARC_NAMES):
+    if low.endswith(WARC_SUFFIXES):
         return "warc"  # damaged start: the WARC reader looks for the first readable record
-    if low.endswith(_ARC_NAMES):
+    if low.endswith(ARC_SUFFIXES):
         return "arc"
     with open(path, "rb") as fh:
         head = fh.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")

@@ -28,12 +28,9 @@ from pathlib import Path
 
 from pagetwin.config import InputSettings
 from pagetwin.model import Page
+from pagetwin.sources import ARCHIVE_SUFFIXES, HTML_SUFFIXES, JSONL_SUFFIXES
 from pagetwin.sources.base import Skip, SourceStats
 from pagetwin.sources.payload import Body, b32_digest, is_binary, prepare_body
-
-HTML_SUFFIXES = (".html", ".htm")
-ARCHIVE_SUFFIXES = (".warc", ".warc.gz", ".arc", ".arc.gz")
-JSONL_SUFFIXES = (".jsonl", ".jsonl.gz")
 CANONICAL_SCAN = 65536  # bytes searched for a canonical URL
 READ_STEP = 1 << 20
 
@@ -176,7 +173,7 @@ def _walk(folder: str, stats: SourceStats) -> Iterator[tuple[str, str]]:
 
 
 def walk_folder(folder: str, stats: SourceStats) -> Iterator[tuple[str, str]]:
-    """(path, id) of every .html/.htm file under ``folder``, in _walk's order."""
+    """(path, id) of every HTML file (``HTML_SUFFIXES``) under ``folder``, in _walk's order."""
     for path, rel in _walk(folder, stats):
         if path.lower().endswith(HTML_SUFFIXES):
             yield path, rel
