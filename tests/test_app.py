@@ -118,3 +118,10 @@ def test_the_summary_has_every_step(tmp_path, settings):
     assert list(summary["seconds"]) == ["learn", "fingerprint", "match", "cluster", "write", "total"]
     assert summary["pages"]["read"] == summary["pages"]["in_output"] == 8
     assert json.loads((tmp_path / "out" / "summary.json").read_text())["clusters"] == summary["clusters"]
+
+
+def test_the_package_exports_the_core():
+    import pagetwin
+
+    for name in ("dedup", "iter_texts", "iter_keywords", "learn_templates"):
+        assert getattr(pagetwin, name) is getattr(app, name) and name in pagetwin.__all__

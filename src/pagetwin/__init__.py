@@ -1,14 +1,17 @@
 """pagetwin: find duplicate and near-duplicate web pages in crawls.
 
-The public API::
+The public API (the application core, ``pagetwin.app``; each call validates its settings)::
 
-    from pagetwin import Settings, dedup, iter_texts
+    from pagetwin import Settings, dedup, iter_texts, iter_keywords, learn_templates
     summary = dedup(["crawl.warc.gz"], "out/", Settings())
+    for row in iter_keywords(["crawl.warc.gz"], Settings(), top=10, weighting="tfidf"): ...
 """
 
 __version__ = "0.1.0"
 
-__all__ = ["Settings", "dedup", "iter_texts", "__version__"]
+__all__ = ["Settings", "dedup", "iter_texts", "iter_keywords", "learn_templates", "__version__"]
+
+_APP = ("dedup", "iter_texts", "iter_keywords", "learn_templates")
 
 
 def __getattr__(name: str):
@@ -17,7 +20,7 @@ def __getattr__(name: str):
         from pagetwin.config import Settings
 
         return Settings
-    if name in ("dedup", "iter_texts"):
+    if name in _APP:
         from pagetwin import app
 
         return getattr(app, name)
