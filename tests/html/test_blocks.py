@@ -151,3 +151,66 @@ def test_chrome_named_boxes_are_kept_only_around_the_article():
     texts = [t for t in b.text if t]
     assert "body text" in texts and "The title" in texts
     assert "side one" not in texts and "side two" not in texts
+
+
+def test_one_walker_for_many_pages_walks_each_as_a_fresh_one_does():
+    # The memos (tag rules, block names, class facts, signatures) depend on names only: a walker
+    # that has seen other pages gives every page the blocks a new walker gives it.
+    import random
+
+    from pagetwin.html.blocks import BlockWalker
+    from tests.html.sites import site_pages
+
+    walker = BlockWalker()
+    pages = [html for _, html, _ in site_pages(6, seed=3)]
+    pages.append("<div class='x'><my-widget><p>Custom <o:p>tags</o:p></p></my-widget></div>" * 3)
+    random.Random(1).shuffle(pages)
+    for html in pages + pages:
+        assert walker.walk(parse_html(html)) == walk(parse_html(html)) == BlockWalker().walk(parse_html(html))
+    assert walker.kinds and walker.block_names and walker.class_memo and walker.sig_memo
+
+
+def test_the_walker_memos_stay_bounded():
+    from pagetwin.html import blocks
+    from pagetwin.html.blocks import BlockWalker
+
+    walker = BlockWalker()
+    html = "".join(f"<div class='c{i}' id='i{i}'><p>x</p></div>" for i in range(3000))
+    for _ in range(3):
+        walker.walk(parse_html(html))
+    assert len(walker.class_memo) <= blocks._CLASS_MEMO_SIZE + 1
+    assert len(walker.sig_memo) <= blocks._SIG_MEMO_SIZE + 1
+
+
+def test_the_html_modules_keep_no_mutable_state_between_calls():
+    # Module-level caches coupled calls (issue 12): every module-level dict, list or set of the
+    # html package is a constant table, never written after import.
+    import importlib
+
+    for name in ("blocks", "noise", "parse", "templates", "images"):
+        module = importlib.import_module(f"pagetwin.html.{name}")
+        mutable = [k for k, v in vars(module).items() if isinstance(v, (dict, list, set, bytearray)) and not k.startswith("__")]
+        assert mutable == [] or all(k.isupper() or k.lstrip("_").isupper() for k in mutable), (name, mutable)
+    # and a run of pages leaves them as they were
+    from pagetwin.html import blocks, parse
+
+    before = {k: repr(v) for m in (blocks, parse) for k, v in vars(m).items() if isinstance(v, (dict, list, set))}
+    walk(parse_html(parse.decode_html(b"<div class='a'><p>one</p></div>")))
+    after = {k: repr(v) for m in (blocks, parse) for k, v in vars(m).items() if isinstance(v, (dict, list, set))}
+    assert before == after
+
+
+def test_parsed_page_wire_format_round_trips_with_its_page_level_decision():
+    import pytest
+
+    from pagetwin.html.blocks import Blocks, ParsedPage
+    from pagetwin.html.noise import page_keep, parse_page
+
+    html = "<h1>Title</h1><article><p>" + "Words of the article. " * 20 + "</p><p>short</p></article>"
+    parsed = parse_page(parse_html(html), replaced=2, flattened=True)
+    assert parsed.page_level() == page_keep(parsed.blocks)
+    back = ParsedPage.from_bytes(parsed.to_bytes())
+    assert back == parsed and back.page_level() == parsed.page_level()
+    assert back.extracted(*back.page_level()) == parsed.extracted(*parsed.page_level())
+    with pytest.raises(ValueError):
+        ParsedPage(Blocks()).page_level()  # made by hand without its decision

@@ -294,3 +294,37 @@ def test_property_an_exact_copy_never_changes_the_counts(repeats, seed):
     assert after.pages == before.pages and after.copies == len(repeats)
     assert np.array_equal(after.hash_keys, before.hash_keys) and np.array_equal(after.hash_pages, before.hash_pages)
     assert np.array_equal(after.slot_pages, before.slot_pages)
+
+
+def test_apply_is_template_removal_for_a_page_of_a_named_site():
+    from pagetwin.html.noise import extract_parsed
+
+    s = ExtractSettings()
+    pages = site_pages(10, seed=5)
+    model = fitted(pages, s)
+    for _, html, _ in pages[:4]:
+        parsed = parse_page(parse_html(html))
+        applied = model.apply(SITE, parsed)
+        assert applied == extract(parse_html(html), model.for_site(SITE), s)
+        assert len(applied.text) < len(extract_parsed(parsed).text)  # the template went
+        # A site without a model: the page-level rules.
+        assert model.apply("other.example", parsed) == extract_parsed(parsed)
+
+
+def test_template_removal_and_the_page_level_rules_do_not_lean_on_each_other():
+    # templates.py takes the page-level decision as data (ParsedPage.page_level()); noise.py,
+    # the page-level kernel, knows no site model's internals.
+    import ast
+    import inspect
+
+    from pagetwin.html import noise, templates
+
+    def imported(module) -> set[str]:
+        names = set()
+        for node in ast.walk(ast.parse(inspect.getsource(module))):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names.add(node.module)
+        return names
+
+    assert "pagetwin.html.noise" not in imported(templates)
+    assert "pages_" not in inspect.getsource(noise) and not hasattr(templates.SiteTemplates, "pages")
