@@ -97,7 +97,10 @@ def test_fitting_shards_then_merging_equals_fitting_the_union(docs, cut):
     assert merged.doc_freq == whole.doc_freq
 
 
-@pytest.mark.parametrize("name, value", [("input.max_dom_depth", 64), ("extract.site_key", "domain"), ("text.lang", "en")])
+OTHER_COUNTS = [("input.max_dom_depth", 64), ("extract.site_key", "domain"), ("text.lang", "en")]
+
+
+@pytest.mark.parametrize("name, value", OTHER_COUNTS)
 def test_models_learned_with_other_settings_are_not_merged(name, value):
     settings, other = Settings(), Settings()
     other.set(name, value)

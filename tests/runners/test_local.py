@@ -164,7 +164,11 @@ def test_a_worker_whose_parent_is_gone_exits(tmp_path):
     from pagetwin.runners import local
 
     # A parent pid that is not this process's parent: the worker would never be told.
-    code = "import pagetwin.runners.local as l; l._die_with_parent(1 if __import__('os').getppid() != 1 else 2); print('alive')"
+    code = (
+        "import os, pagetwin.runners.local as l\n"
+        "l._die_with_parent(1 if os.getppid() != 1 else 2)\n"
+        "print('alive')"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 1 and "alive" not in out.stdout
     assert local._worker is None  # never set in the parent
