@@ -95,9 +95,14 @@ class Decoded(_DecodedText):
     def __new__(
         cls, text: str, charset: str, replaced: int, refused_charsets: int = 0, utf8: bytes | None = None, strict: bool = False
     ) -> Decoded:
-        self = super().__new__(cls, text, charset, replaced)
+        self = tuple.__new__(cls, (text, charset, replaced))  # (namedtuple's own __new__ is slower)
         self.refused_charsets, self.utf8, self.strict = refused_charsets, utf8, strict
         return self
+
+    def _replace(self, **changes) -> Decoded:  # (namedtuple's would drop the attributes)
+        fields = {"text": self.text, "charset": self.charset, "replaced": self.replaced,
+                  "refused_charsets": self.refused_charsets, "utf8": self.utf8, "strict": self.strict}  # fmt: skip
+        return Decoded(**{**fields, **changes})
 
     def __repr__(self) -> str:
         return (f"Decoded(charset={self.charset!r}, replaced={self.replaced}, refused_charsets={self.refused_charsets}, "
