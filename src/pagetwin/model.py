@@ -37,7 +37,7 @@ class Page:
     # The site whose template the page is learned with, when its URL cannot tell (an HTML file
     # with no host evidence: the folder it was given in); "" = the URL's host.
     site: str = ""
-    # Pass 1's parse of the body (html.noise.ParsedPage bytes), attached by the runner so that
+    # Pass 1's parse of the body (html.blocks.ParsedPage bytes), attached by the runner so that
     # pass 2 need not parse again; b"" otherwise.
     parsed: bytes = b""
 
