@@ -193,10 +193,7 @@ class TextSettings:
     lang: str = _setting(
         "", "force a language (ISO 639-1 code) instead of detecting it; empty = detect",
         tier=USER, commands=PER_PAGE)  # fmt: skip
-    # Removed settings (REMOVED), kept as fields only until the keyword rows take top and
-    # weighting as parameters (pagetwin.app.iter_keywords sets them); not in TOML, --set, --help.
-    keywords: int = field(default=10, metadata={"removed": True})
-    weighting: str = field(default="tfidf", metadata={"removed": True})
+    # keywords and weighting (of `pagetwin keywords`) were removed: REMOVED.
 
 
 @dataclass
@@ -435,8 +432,7 @@ def setting_fields(settings: Settings | None = None) -> Iterator[tuple[str, Fiel
     for section in fields(settings):
         sec = getattr(settings, section.name)
         for f in fields(sec):
-            if not f.metadata.get("removed"):
-                yield f"{section.name}.{f.name}", f, getattr(sec, f.name)
+            yield f"{section.name}.{f.name}", f, getattr(sec, f.name)
 
 
 @dataclass
@@ -479,11 +475,7 @@ class Settings:
         return settings
 
     def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
-        for dotted in REMOVED:
-            section, _, name = dotted.partition(".")
-            data[section].pop(name, None)
-        return data
+        return asdict(self)
 
     def to_toml(self) -> str:
         import tomli_w
