@@ -65,15 +65,19 @@ def _digest_checks(path: str) -> dict:
     by_type: Counter = Counter()
     block = Counter()
     payload = Counter()
+    fastwarc_errors = []
     with open(path, "rb") as fh:
-        for rec in ArchiveIterator(fh, parse_http=False):
-            kind = (rec.headers.get("WARC-Type") or "").lower()
-            by_type[kind] += 1
-            if rec.headers.get("WARC-Block-Digest"):
-                block["declared"] += 1
-                block["valid"] += bool(rec.verify_block_digest())
-            if kind in ("response", "resource") and rec.headers.get("WARC-Payload-Digest"):
-                payload["declared"] += 1
+        try:
+            for rec in ArchiveIterator(fh, parse_http=False):
+                kind = (rec.headers.get("WARC-Type") or "").lower()
+                by_type[kind] += 1
+                if rec.headers.get("WARC-Block-Digest"):
+                    block["declared"] += 1
+                    block["valid"] += bool(rec.verify_block_digest())
+                if kind in ("response", "resource") and rec.headers.get("WARC-Payload-Digest"):
+                    payload["declared"] += 1
+        except Exception as exc:  # noqa: BLE001 - a damaged input: reported
+            fastwarc_errors.append(f"{type(exc).__name__}: {exc}"[:200])
     warcio_records = 0
     warcio_errors = []
     with open(path, "rb") as fh:
@@ -88,15 +92,19 @@ def _digest_checks(path: str) -> dict:
         except Exception as exc:  # noqa: BLE001 - reported, it is what the check is for
             warcio_errors.append(f"{type(exc).__name__}: {exc}"[:200])
     with open(path, "rb") as fh:  # payload digests: fastwarc on the HTTP payload
-        for rec in ArchiveIterator(fh, parse_http=True):
-            if (rec.headers.get("WARC-Type") or "").lower() in ("response", "resource") and rec.headers.get("WARC-Payload-Digest"):
-                payload["valid"] += bool(rec.verify_payload_digest())
+        try:
+            for rec in ArchiveIterator(fh, parse_http=True):
+                if (rec.headers.get("WARC-Type") or "").lower() in ("response", "resource") and rec.headers.get("WARC-Payload-Digest"):
+                    payload["valid"] += bool(rec.verify_payload_digest())
+        except Exception:  # noqa: BLE001 - reported above
+            pass
     return {
         "records": dict(sorted(by_type.items())),
         "block_digests": dict(block),
         "payload_digests": dict(payload),
         "warcio_records": warcio_records,
         "warcio_errors": warcio_errors,
+        "fastwarc_errors": fastwarc_errors,
     }
 
 
@@ -112,7 +120,7 @@ def compare_with_inputs(input_files: list[str], out_path: str) -> dict:
     from collections import Counter
 
     from pagetwin.outputs.dedupwarc import _http_split
-    from pagetwin.outputs.warc import field, iter_raw_records, split_record
+    from pagetwin.outputs.warc import field, is_clipped, iter_raw_records, iter_raw_records_at, split_record
     from pagetwin.sources.payload import normalize_digest
 
     def payload_digest(fields, block):
@@ -124,6 +132,7 @@ def compare_with_inputs(input_files: list[str], out_path: str) -> dict:
         return declared or "sha1:" + base64.b32encode(hashlib.sha1(parts[1]).digest()).decode()
 
     out = list(iter_raw_records(out_path))
+    input_ids = {rid for path in input_files for _o, rid, _r in iter_raw_records_at(path, clipped=True) if rid}
     problems: list[str] = []
     counts: Counter = Counter()
     ids = Counter(rid for rid, _ in out if rid)
@@ -132,18 +141,39 @@ def compare_with_inputs(input_files: list[str], out_path: str) -> dict:
     written_hashes: set[bytes] = set()
     made_revisits: list[tuple[str, list]] = []
     j = 1  # the output's own warcinfo first
+    last_whole = ""  # the id of the last record written whole (a metadata record names it)
     for path in input_files:
-        for rid, raw in iter_raw_records(path):
+        for _offset, rid, raw in iter_raw_records_at(path, clipped=True):
             counts["input_records"] += 1
-            while j < len(out) and b"\r\nWARC-Type: metadata\r\n" in out[j][1][:200] and out[j][0] not in {rid}:
-                _v, mf, _b = split_record(out[j][1])
-                if field(mf, "WARC-Concurrent-To") != out[j - 1][0]:
-                    problems.append(f"metadata {out[j][0]} does not name the record before it")
-                counts["metadata_added"] += 1
+            if is_clipped(raw):  # written as what there is, marked WARC-Truncated: length
+                while j < len(out) and out[j][0] != rid:
+                    j += 1
+                _v, cf, cb = split_record(out[j][1]) if j < len(out) else (b"", [], b"")
+                if field(cf, "WARC-Truncated") != "length" or not split_record(raw)[2].startswith(cb) or not cb:
+                    problems.append(f"{path}: clipped record {rid} not written as WARC-Truncated")
+                counts["clipped_marked"] += 1
+                j += 1
+                continue
+            while j < len(out) and out[j][0] not in input_ids and out[j][1] != raw:
+                _v, mf, mb = split_record(out[j][1])
+                if (field(mf, "WARC-Type") or "").lower() == "metadata" and field(mf, "WARC-Concurrent-To"):
+                    if field(mf, "WARC-Concurrent-To") != last_whole:
+                        problems.append(f"metadata {out[j][0]} does not name the record before it")
+                    counts["metadata_added"] += 1
+                elif field(mf, "WARC-Source-Id"):  # a record of an ARC, HTML or JSONL input
+                    counts["from_other_inputs"] += 1
+                    if (field(mf, "WARC-Type") or "").lower() in ("response", "resource"):
+                        whole[out[j][0]] = payload_digest(mf, mb)
+                    elif (field(mf, "WARC-Type") or "").lower() == "revisit":
+                        made_revisits.append((out[j][0], mf))
+                    last_whole = out[j][0]
+                else:
+                    break  # a renamed record, checked below
                 j += 1
             digest = hashlib.sha1(raw).digest()
             if j < len(out) and out[j][1] == raw:
                 counts["identical"] += 1
+                last_whole = rid
                 version, fields, block = split_record(raw)
                 if (field(fields, "WARC-Type") or "").lower() == "response" and rid:
                     whole[rid] = payload_digest(fields, block)
@@ -161,7 +191,8 @@ def compare_with_inputs(input_files: list[str], out_path: str) -> dict:
             _v, ifields, iblock = split_record(raw)
             otype = (field(ofields, "WARC-Type") or "").lower()
             if otype == "revisit" and o_rid == rid:
-                head = _http_split(iblock)
+                is_http = "application/http" in (field(ifields, "Content-Type") or "").lower() or iblock.startswith(b"HTTP/")
+                head = _http_split(iblock) if is_http else (b"", iblock)
                 if head is None or head[0] != oblock:
                     problems.append(f"revisit {rid}: block is not the input's HTTP head")
                 if normalize_digest(field(ofields, "WARC-Payload-Digest")) != payload_digest(ifields, iblock):
@@ -172,14 +203,23 @@ def compare_with_inputs(input_files: list[str], out_path: str) -> dict:
                     problems.append(f"revisit {rid}: WARC headers differ from the input's")
                 counts["revisit_made"] += 1
                 made_revisits.append((rid, ofields))
+                written_hashes.add(digest)
             elif o_rid != rid and otype and oblock == iblock:
                 counts["renamed"] += 1
+                last_whole = o_rid
             else:
                 problems.append(f"{path}: record {rid} differs in the output")
             j += 1
-    while j < len(out):  # metadata records after the last input record
-        if b"WARC-Type: metadata" in out[j][1][:200]:
+    while j < len(out):  # records after the last WARC input's: metadata, other inputs'
+        _v, mf, _b = split_record(out[j][1])
+        if (field(mf, "WARC-Type") or "").lower() == "metadata" and field(mf, "WARC-Concurrent-To"):
             counts["metadata_added"] += 1
+        elif field(mf, "WARC-Source-Id"):
+            counts["from_other_inputs"] += 1
+            if (field(mf, "WARC-Type") or "").lower() in ("response", "resource"):
+                whole[out[j][0]] = payload_digest(mf, _b)
+            elif (field(mf, "WARC-Type") or "").lower() == "revisit":
+                made_revisits.append((out[j][0], mf))
         else:
             problems.append(f"output record {out[j][0]} matches no input record")
         j += 1
@@ -189,8 +229,10 @@ def compare_with_inputs(input_files: list[str], out_path: str) -> dict:
             if whole[target] != normalize_digest(field(fields, "WARC-Payload-Digest")):
                 problems.append(f"revisit {rid} refers to {target}, whose payload differs")
             counts["revisit_refers_to_output_record"] += 1
+        elif target:
+            counts["revisit_refers_elsewhere"] += 1  # a page of the index not in these inputs
         else:
-            counts["revisit_refers_elsewhere"] += 1
+            counts["revisit_without_refers_to"] += 1  # its original has no record id
     counts["output_records"] = len(out)
     return {"counts": dict(sorted(counts.items())), "problems": problems[:20], "problem_count": len(problems)}
 
@@ -219,15 +261,23 @@ def dedup_warc_report(inputs: list[str], out_dir: str) -> dict:
     in_types: Counter = Counter()
     in_block: Counter = Counter()
     in_payload: Counter = Counter()
-    for r in inputs_read.values():
+    in_errors = {}
+    for p, r in inputs_read.items():
         in_types.update(r["records"])
         in_block.update(r["block_digests"])
         in_payload.update(r["payload_digests"])
+        if r["warcio_errors"] or r["fastwarc_errors"]:
+            in_errors[p] = r["warcio_errors"] + r["fastwarc_errors"]
     return {
         "pages": summary["pages"]["read"],
         "clusters": summary["clusters"],
         "writer": stats.to_dict(),
-        "input": {"records": dict(sorted(in_types.items())), "block_digests": dict(in_block), "payload_digests": dict(in_payload)},
+        "input": {
+            "records": dict(sorted(in_types.items())),
+            "block_digests": dict(in_block),
+            "payload_digests": dict(in_payload),
+            "unreadable": in_errors,
+        },
         "output": _digest_checks(out_path),
         "comparison": compare_with_inputs(warc_inputs, out_path),
     }
@@ -247,7 +297,8 @@ def main(argv: list[str] | None = None) -> int:
     out_dir = args.out or tempfile.mkdtemp(prefix="warcout-")
     report = dedup_warc_report(args.inputs, out_dir)
     print(json.dumps(report, indent=2))
-    return 0 if not report["comparison"]["problem_count"] and not report["output"]["warcio_errors"] else 1
+    out = report["output"]
+    return 0 if not report["comparison"]["problem_count"] and not out["warcio_errors"] and not out["fastwarc_errors"] else 1
 
 
 if __name__ == "__main__":

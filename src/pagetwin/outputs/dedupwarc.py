@@ -24,10 +24,13 @@ byte as read (``iter_raw_records_at``), except:
   again when its bytes are the same (counted ``repeated_dropped``); a different record under
   an id already written gets a new id (``renamed``), so no id is written twice.
 
-Other inputs (ARC, HTML, JSONL) have no WARC record to copy: their pages are written as new
-records (``WarcWriter.write_new_page``) with the same revisit / metadata rules; ARC records
-that are no pages are not written (``not_written``). The first record of the file is a
-warcinfo naming pagetwin.
+An ARC file's records are all written, converted to WARC records by warcio (the block is the
+ARC record's bytes as read; ``WARC-Source-Id`` names the page as the ARC reader does), with the
+same rules. HTML files and JSONL / Parquet documents have no record to copy: their pages are
+written as new records (``WarcWriter.write_new_page``) with the same revisit / metadata rules;
+what they hold that is no page is not written (``not_written``). A record cut short by the end
+of its file is written with the bytes there are and ``WARC-Truncated: length``. The first
+record of the file is a warcinfo naming pagetwin.
 """
 
 from __future__ import annotations
@@ -48,6 +51,7 @@ from pagetwin.outputs.warc import (
     build_record,
     field,
     header_value,
+    is_clipped,
     iter_raw_records_at,
     new_record_id,
     split_record,
@@ -70,7 +74,9 @@ class DedupWarcStats:
     repeated_dropped: int = 0
     renamed: int = 0
     not_written: int = 0  # ARC / non-WARC records that are not pages
+    clipped_marked: int = 0  # a record cut by the end of its file, written as WARC-Truncated
     files: int = 0
+    unreadable: list = dc_field(default_factory=list)  # files whose reading stopped early
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -81,7 +87,9 @@ class DedupWarcStats:
             "repeated_dropped": self.repeated_dropped,
             "renamed": self.renamed,
             "not_written": self.not_written,
+            "clipped_marked": self.clipped_marked,
             "files": self.files,
+            "unreadable": list(self.unreadable),
         }
 
 
@@ -155,11 +163,13 @@ class _Run:
 
     # -- writing -----------------------------------------------------------------------
 
-    def emit(self, record_type: str, raw: bytes, record_id: str) -> None:
+    def emit(self, record_type: str, raw: bytes, record_id: str, input_hash: bytes | None = None) -> None:
+        """Write a record; ``input_hash``: the SHA-1 of the input record it stands for (a
+        repeat of that input record is then known whatever was written for it)."""
         self.out.write_raw_record(raw)
         self.stats.records_out[record_type] += 1
         if record_id:
-            self.written[record_id] = hashlib.sha1(raw).digest()
+            self.written[record_id] = input_hash if input_hash is not None else hashlib.sha1(raw).digest()
 
     def metadata(self, page_id: str, source: str, url: str, record_id: str, date: str | None) -> None:
         """A metadata record after a near duplicate's record, when the index says it is one."""
@@ -204,29 +214,69 @@ class _Run:
     def warc_file(self, path: str) -> None:
         source = os.path.abspath(path)
         name = os.path.basename(path)
-        for offset, rid, raw in iter_raw_records_at(path):
-            version, fields, block = split_record(raw)
-            wtype = (field(fields, "WARC-Type") or "").strip().lower() or "unknown"
-            self.stats.records_in[wtype] += 1
-            if rid and rid in self.written:
-                if self.written[rid] == hashlib.sha1(raw).digest():
-                    self.stats.repeated_dropped += 1
-                    continue
-                fields = [(k, v) for k, v in fields if k.lower() not in ("warc-record-id", "warc-type", "content-length", "warc-block-digest")]
-                rid = new_record_id()
-                fields.insert(0, ("WARC-Record-ID", rid))
-                raw = build_record(wtype, fields, block, version.decode("ascii", "replace"))
-                self.stats.renamed += 1
-            page_id = rid or (f"{name}:{offset}" if offset is not None else "")
-            if wtype == "response" and not field(fields, "WARC-Truncated"):
-                if self._response(version, fields, block, raw, rid, page_id, source):
-                    continue
-            self.emit(wtype, raw, rid)
-            if wtype in ("response", "resource") and page_id:
-                url = (field(fields, "WARC-Target-URI") or "").strip("<>")
-                self.metadata(page_id, source, url, rid, field(fields, "WARC-Date"))
+        for offset, rid, raw in iter_raw_records_at(path, clipped=True):
+            self.record(raw, rid, rid or (f"{name}:{offset}" if offset is not None else ""), source)
 
-    def _response(self, version, fields, block, raw, rid, page_id, source) -> bool:
+    def arc_file(self, path: str) -> None:
+        """An ARC file's records as WARC records (warcio's conversion: the ARC header line
+        becomes WARC headers, the block is the record's bytes as read), each with
+        ``WARC-Source-Id: <file>:<offset>``, the id the ARC reader gives the page."""
+        from warcio.archiveiterator import ArchiveIterator
+
+        from pagetwin.outputs.warc import member_offsets
+
+        source = os.path.abspath(path)
+        name = os.path.basename(path)
+        offsets = member_offsets(path)
+        try:
+            with open(path, "rb") as fh:
+                records = ArchiveIterator(fh, arc2warc=True, no_record_parse=True)
+                for rec in records:
+                    block = rec.raw_stream.read()  # first: asking the offset before reads past it
+                    raw_offset = records.get_record_offset()
+                    page_id = f"{name}:{offsets.get(raw_offset, raw_offset) if offsets else raw_offset}"
+                    fields = [(k, v) for k, v in rec.rec_headers.headers if k.lower() not in ("warc-type", "content-length")]
+                    fields.append(("WARC-Source-Id", page_id))
+                    raw = build_record(rec.rec_type, fields, block, rec.rec_headers.protocol or "WARC/1.0")
+                    self.record(raw, rec.rec_headers.get_header("WARC-Record-ID") or "", page_id, source)
+        except Exception as exc:  # noqa: BLE001 - a damaged ARC: what was read stands, the rest is counted
+            self.stats.unreadable.append(f"{path}: {type(exc).__name__}: {' '.join(str(exc).split())[:150]}")
+
+    def record(self, raw: bytes, rid: str, page_id: str, source: str) -> None:
+        """Write one input record (its exact bytes ``raw``; ``page_id``: the id the index
+        knows its page by)."""
+        version, fields, block = split_record(raw)
+        wtype = (field(fields, "WARC-Type") or "").strip().lower() or "unknown"
+        self.stats.records_in[wtype] += 1
+        input_hash = hashlib.sha1(raw).digest()
+        if is_clipped(raw):
+            # The file ends inside this record: what there is, marked as WARC 1.1 says
+            # (WARC-Truncated), with the length and block digest of the bytes kept; the
+            # payload digest described the whole payload and goes.
+            drop = {"warc-type", "content-length", "warc-block-digest", "warc-payload-digest", "warc-truncated"}
+            fields = [(k, v) for k, v in fields if k.lower() not in drop] + [("WARC-Truncated", "length")]
+            raw = build_record(wtype, fields, block, version.decode("ascii", "replace"))
+            self.stats.clipped_marked += 1
+        if rid and rid in self.written:
+            if self.written[rid] == input_hash:
+                self.stats.repeated_dropped += 1
+                return
+            fields = [(k, v) for k, v in fields if k.lower() not in ("warc-record-id", "warc-type", "content-length", "warc-block-digest")]
+            rid = new_record_id()
+            fields.insert(0, ("WARC-Record-ID", rid))
+            raw = build_record(wtype, fields, block, version.decode("ascii", "replace"))
+            self.stats.renamed += 1
+        if wtype == "response" and not field(fields, "WARC-Truncated"):
+            if self._response(version, fields, block, raw, rid, page_id, source, input_hash):
+                return
+        self.emit(wtype, raw, rid, input_hash)
+        if page_id and page_id != rid:
+            self.new_ids[(page_id, source)] = rid  # an ARC page's record: refer to it by this id
+        if wtype in ("response", "resource") and page_id:
+            url = (field(fields, "WARC-Target-URI") or "").strip("<>")
+            self.metadata(page_id, source, url, rid, field(fields, "WARC-Date"))
+
+    def _response(self, version, fields, block, raw, rid, page_id, source, input_hash) -> bool:
         """Write a response as a revisit when it repeats a payload; False to copy it whole."""
         is_http = "application/http" in (field(fields, "Content-Type") or "").lower() or block.startswith(b"HTTP/")
         parts = _http_split(block) if is_http else (b"", block)
@@ -245,7 +295,7 @@ class _Run:
         record_id = rid or new_record_id()
         if not rid:
             fields = [("WARC-Record-ID", record_id)] + fields
-        self.emit("revisit", self.revisit(version, fields, http_head, digest, orig), record_id)
+        self.emit("revisit", self.revisit(version, fields, http_head, digest, orig), record_id, input_hash if rid else None)
         self.stats.revisits_made += 1
         return True
 
@@ -302,7 +352,8 @@ def input_files(inputs: list[str]) -> list[tuple[str, str]]:
     out = []
     for path in inputs:
         if os.path.isdir(path):
-            out.extend((p, kind) for p, _rel, kind in walk_inputs(path, SourceStats()))
+            # a folder names archives "warc" whether WARC or ARC: their content tells
+            out.extend((p, (input_kind(p) or kind) if kind == "warc" else kind) for p, _rel, kind in walk_inputs(path, SourceStats()))
         elif os.path.isfile(path):
             out.append((path, input_kind(path) or ""))
     return out
@@ -334,6 +385,8 @@ def write_dedup_warc(inputs: list[str], settings: Any, index: Any, path: str | P
             run.stats.files += 1
             if kind == "warc":
                 run.warc_file(file_path)
-            elif kind in ("arc", "html", "jsonl", "parquet"):
+            elif kind == "arc":
+                run.arc_file(file_path)
+            elif kind in ("html", "jsonl", "parquet"):
                 run.other_file(file_path, settings)
     return run.stats

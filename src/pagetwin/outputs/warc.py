@@ -75,6 +75,14 @@ def _read_one(stream: IO[bytes]) -> tuple[str, bytes] | None:
     """The next record of a (decompressed) WARC stream as (WARC-Record-ID, exact bytes:
     version line, headers, blank line, block, then the CRLF CRLF trailer), or None at the end
     or on bytes that are no whole record."""
+    found = _read_record(stream, allow_partial=False)
+    return None if found is None else (found[0], found[1])
+
+
+def _read_record(stream: IO[bytes], allow_partial: bool) -> tuple[str, bytes, bool] | None:
+    """(id, bytes, complete). With ``allow_partial``, a record whose block ends before its
+    Content-Length (a clipped file) is returned with the bytes there are (no trailer) and
+    complete = False; otherwise None."""
     line = stream.readline(_MAX_HEAD)
     while line in (b"\r\n", b"\n"):  # the previous record's trailer
         line = stream.readline(_MAX_HEAD)
@@ -101,10 +109,15 @@ def _read_one(stream: IO[bytes]) -> tuple[str, bytes] | None:
             rid = value.strip().decode("utf-8", "replace")
     if length is None:
         return None
-    block = stream.read(length)
+    try:
+        block = stream.read(length)
+    except (OSError, EOFError, zlib_error):
+        if not allow_partial:
+            raise
+        block = b""
     if len(block) < length:
-        return None
-    return rid, bytes(head) + block + b"\r\n\r\n"
+        return (rid, bytes(head) + block, False) if allow_partial else None
+    return rid, bytes(head) + block + b"\r\n\r\n", True
 
 
 def _open_at(fh: IO[bytes], offset: int) -> IO[bytes]:
@@ -221,10 +234,27 @@ class _MemberStream:
         return out
 
 
-def iter_raw_records_at(path: str) -> Iterable[tuple[int | None, str, bytes]]:
+def member_offsets(path: str) -> dict[int, int]:
+    """{raw offset of each gzip member: its decompressed offset} of a gzipped file (an empty
+    dict for a plain file, whose offsets are the same both ways). Reads the whole file."""
+    with open(path, "rb") as fh:
+        stream = _MemberStream(fh)
+        if not stream.gz:
+            return {}
+        try:
+            while stream._fill():
+                stream._buf.clear()  # only the member boundaries are wanted
+        except (OSError, EOFError, zlib_error):
+            pass
+        return {raw: out for out, raw in stream._starts.items()}
+
+
+def iter_raw_records_at(path: str, clipped: bool = False) -> Iterable[tuple[int | None, str, bytes]]:
     """Every whole record of the WARC file ``path``, in order, as (the byte offset a WARC
     reader gives it, or None inside a gzip member holding several records; WARC-Record-ID;
-    exact bytes). Stops at the first bytes that are no record (a damaged file)."""
+    exact bytes). Stops at the first bytes that are no record (a damaged file). With
+    ``clipped``, a last record cut short by the end of the file (or of its readable gzip
+    data) is yielded too, with the bytes there are and no trailer (``is_clipped`` tells)."""
     try:
         with open(path, "rb") as fh:
             stream = _MemberStream(fh)
@@ -235,12 +265,25 @@ def iter_raw_records_at(path: str) -> Iterable[tuple[int | None, str, bytes]]:
                 if not line:
                     return
                 start = stream.tell() - len(line)
-                found = _read_one(_Pushback(line, stream))
+                found = _read_record(_Pushback(line, stream), allow_partial=clipped)
                 if found is None:
                     return
                 yield stream.raw_offset(start), found[0], found[1]
+                if not found[2]:
+                    return
     except (OSError, EOFError, ValueError, zlib_error):
         return
+
+
+def is_clipped(raw: bytes) -> bool:
+    """Whether a record's bytes (from ``iter_raw_records_at(clipped=True)``) are cut short."""
+    return len(split_record(raw)[2]) < _declared_length(raw)
+
+
+def _declared_length(raw: bytes) -> int:
+    _v, fields, _b = split_record(raw)
+    value = field(fields, "Content-Length") or ""
+    return int(value) if value.isdigit() else 0
 
 
 class _Pushback:
