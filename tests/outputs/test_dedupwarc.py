@@ -256,3 +256,88 @@ def test_any_crawl_compares_record_by_record(tmp_path_factory, spec):
     for rec in recs:
         if rec.headers.get("WARC-Type") == "revisit":
             assert rec.headers.get("WARC-Refers-To") is not None
+
+
+def test_arc_records_all_written_as_warc_records(tmp_path):
+    """Every ARC record is in the output (the filedesc as warcinfo), its block as read; an exact
+    copy a revisit of the first; the index's page ids (file:offset) name the records, so a near
+    duplicate gets its metadata record."""
+    import gzip
+
+    from pagetwin.sources import SourceStats, iter_pages
+    from tests.sources.source_helpers import arc_file, arc_record, http
+
+    one, near = PAGE_A, PAGE_C
+    records = [arc_record("https://a.example/1", http(one)), arc_record("https://b.example/copy", http(one)),
+               arc_record("https://c.example/near", http(near)), arc_record("https://a.example/logo.png", http(b"\x89PNG", "image/png"))]
+    data = arc_file(records, "t.arc")
+    path = tmp_path / "t.arc.gz"
+    # one gzip member per record, as crawlers write them
+    chunks, rest = [], data
+    first_end = data.index(b"\n\n") + 2
+    chunks.append(data[:first_end])
+    rest = data[first_end:]
+    for rec in records:
+        chunks.append(rest[: len(rec)])
+        rest = rest[len(rec):]
+    path.write_bytes(b"".join(gzip.compress(c) for c in chunks))
+    pages = list(iter_pages([str(path)], Settings().input, SourceStats()))
+    assert len(pages) == 3
+    index = Index(tmp_path / "index.sqlite", {})
+    pids = [index.add_page({"id": p.id, "url": p.url, "host": "h", "source": os.path.abspath(p.source), "kind": "response",
+                            "crawl_date": None, "text_len": 1, "payload_digest": p.payload_digest, "refers_to_digest": None,
+                            "lang": "en", "title": "", "text": None, "error": None}) for p in pages]
+    index.replace_clusters([(pids[0], "c", 1), (pids[1], "c", 0), (pids[2], "c", 0)])
+    out = tmp_path / "o.warc.gz"
+    stats = write_dedup_warc([str(path)], Settings(), index, out)
+    recs = _assert_valid(out)
+    assert [r.type for r in recs] == ["warcinfo", "warcinfo", "response", "revisit", "response", "metadata", "response"]
+    assert recs[2].block == http(one) and recs[4].block == http(near) and recs[6].block == http(b"\x89PNG", "image/png")
+    assert recs[3].headers["WARC-Refers-To"] == recs[2].headers["WARC-Record-ID"]
+    assert recs[3].headers["WARC-Source-Id"] == pages[1].id and recs[3].block == http(one)[: -len(one)]
+    assert json.loads(recs[5].block)["kept"]["id"] == pages[0].id
+    assert stats.records_in["response"] == 4 and stats.revisits_made == 1
+
+
+def test_a_record_clipped_by_the_end_of_the_file_is_marked_truncated(tmp_path):
+    crawl = tmp_path / "clipped.warc"
+    with WarcWriter(crawl, gzip=False) as w:
+        w.write_response("https://a.example/", PAGE_D)
+        w.write_response("https://b.example/", PAGE_A, record_id="<urn:uuid:00000000-0000-0000-0000-0000000000c1>")
+    data = crawl.read_bytes()
+    crawl.write_bytes(data[: len(data) - 200])  # the second record loses its last 200 bytes
+    out = tmp_path / "o.warc"
+    stats = write_dedup_warc([str(crawl)], Settings(), None, out)
+    recs = _assert_valid(out)
+    assert stats.clipped_marked == 1 and [r.type for r in recs] == ["warcinfo", "response", "response"]
+    cut = recs[2]
+    assert cut.headers["WARC-Truncated"] == "length" and "WARC-Payload-Digest" not in cut.headers
+    assert cut.headers["WARC-Record-ID"] == "<urn:uuid:00000000-0000-0000-0000-0000000000c1>"
+    assert PAGE_A.startswith(cut.block.split(b"\r\n\r\n", 1)[1]) and int(cut.headers["Content-Length"]) == len(cut.block)
+    assert compare_with_inputs([str(crawl)], str(out))["problems"] == []
+
+
+DATA = os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared", "data", "warc")
+
+
+def test_real_crawls_compare_record_by_record(tmp_path):
+    """Every crawl of ../shared/data/warc, by payload digest alone (no index): warcio and
+    fastwarc re-read every record with valid digests, and the comparison finds nothing."""
+    import pytest
+
+    if not os.path.isdir(DATA):
+        pytest.skip(f"{DATA} is missing: the shared crawls are not on this machine")
+    from bench.warcout import _digest_checks
+    from pagetwin.outputs.dedupwarc import input_files
+
+    out = tmp_path / "all.warc.gz"
+    stats = write_dedup_warc([DATA], Settings(), None, out)
+    checked = _digest_checks(str(out))
+    assert checked["warcio_errors"] == [] and checked["fastwarc_errors"] == []
+    assert checked["block_digests"]["declared"] == checked["block_digests"]["valid"] > 0
+    assert checked["payload_digests"]["declared"] == checked["payload_digests"]["valid"]
+    assert stats.revisits_made > 0 and stats.unreadable == []
+    warcs = [p for p, kind in input_files([DATA]) if kind == "warc"]
+    result = compare_with_inputs(warcs, str(out))
+    assert result["problems"] == [] and result["counts"]["ids_written_twice"] == 0
+    assert result["counts"]["revisit_refers_to_output_record"] == stats.revisits_made
