@@ -1,5 +1,6 @@
-"""ARC reading resynchronises after bad bytes: a damaged start, junk between records, a wrong
-length field or a corrupt gzip member cost a counted skip each, never the good records."""
+"""ARC reading resynchronises after bad bytes: a damaged start, junk between records or a
+corrupt gzip member cost a counted skip each, never the good records; a record whose length
+field is wrong ends at the next record line and keeps its page (the record count stays true)."""
 
 from __future__ import annotations
 
@@ -78,32 +79,37 @@ def test_junk_between_two_records(tmp_path):
         assert any(f"byte {at}" in e for e in stats.errors), stats.errors
 
 
-def test_length_field_too_long_does_not_swallow_the_next_records(tmp_path):
-    data, spans = _layout()
-    start, _ = spans[1]
+def _with_length(data: bytes, start: int, length: bytes | int) -> bytes:
+    """``data`` with the length field of the record line at ``start`` replaced."""
     line_end = data.index(b"\n", start)
     line = data[start:line_end]
-    length = int(line.rsplit(b" ", 1)[1])
-    wrong = line.rsplit(b" ", 1)[0] + b" " + str(length + 300).encode()
-    path = tmp_path / "long.arc"
-    path.write_bytes(data[:start] + wrong + data[line_end:])
-    pages, stats = read_all([path])
-    assert [p.url for p in pages] == [URLS[0], URLS[2], URLS[3]]
-    assert stats.skipped == {"arc-header": 1, "malformed-record": 1}
+    if isinstance(length, int):
+        length = str(int(line.rsplit(b" ", 1)[1]) + length).encode()
+    return data[:start] + line.rsplit(b" ", 1)[0] + b" " + length + data[line_end:]
 
 
-def test_length_field_too_short_keeps_the_page_and_skips_its_tail(tmp_path):
-    data, spans = _layout()
-    start, _ = spans[1]
-    line_end = data.index(b"\n", start)
-    line = data[start:line_end]
-    length = int(line.rsplit(b" ", 1)[1])
-    wrong = line.rsplit(b" ", 1)[0] + b" " + str(length - 20).encode()
-    path = tmp_path / "short.arc"
-    path.write_bytes(data[:start] + wrong + data[line_end:])
+def _good_bodies() -> list[bytes]:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "good.arc")
+        with open(path, "wb") as fh:
+            fh.write(DATA)
+        pages, _ = read_all([path])
+    return [p.body for p in pages]
+
+
+@pytest.mark.parametrize("gz", [False, True])
+@pytest.mark.parametrize("change", [300, -20, 7, -7, b"99999999"])
+def test_wrong_length_field_keeps_the_page_and_the_count(tmp_path, change, gz):
+    # too long (into the next records or past the end of the file) or too short: the record
+    # ends at the next record line, its page is read whole, nothing else is lost or counted
+    data = _with_length(DATA, SPANS[1][0], change)
+    path = tmp_path / ("wrong.arc.gz" if gz else "wrong.arc")
+    path.write_bytes(gzip.compress(data) if gz else data)
     pages, stats = read_all([path])
     assert [p.url for p in pages] == URLS
-    assert stats.skipped == {"arc-header": 1, "malformed-record": 1}
+    assert [p.body for p in pages] == _good_bodies()
+    assert stats.skipped == {"arc-header": 1} and stats.records_total == 5
+    assert any("wrong length field" in e for e in stats.errors), stats.errors
 
 
 def test_corrupt_gzip_member_is_skipped_to_the_next_member(tmp_path):
@@ -197,18 +203,6 @@ def test_damage_inside_one_record_loses_no_other_record(target, kind, where, jun
     # nothing made up: at most the damaged record itself, under a damaged URL
     made_up = [u for u in urls if u not in others]
     assert len(made_up) <= 1 and len(urls) == len(set(urls))
-
-
-def test_length_field_past_the_end_of_the_file_does_not_swallow_the_rest(tmp_path):
-    data, spans = _layout()
-    start, _ = spans[1]
-    line_end = data.index(b"\n", start)
-    wrong = data[start:line_end].rsplit(b" ", 1)[0] + b" 99999999"
-    path = tmp_path / "huge.arc"
-    path.write_bytes(data[:start] + wrong + data[line_end:])
-    pages, stats = read_all([path])
-    assert [p.url for p in pages] == [URLS[0], URLS[2], URLS[3]]
-    assert stats.skipped == {"arc-header": 1, "malformed-record": 1}
 
 
 def test_clipped_last_record_is_still_a_truncated_record(tmp_path):

@@ -56,9 +56,28 @@ def test_content_length_too_long_swallows_nothing_after_resync(tmp_path):
     path = tmp_path / "lie.warc"
     path.write_bytes(bad)
     pages, stats = read_all([path])
-    # record 1 claims to run to the end of the file: it is clipped; record 2 is found again
-    assert _urls(pages) == ["0", "2"]
+    # record 1 claims to run past the end of the file, but record 2 follows it: the length
+    # is wrong, record 1 ends where record 2 starts and keeps its page
+    assert _urls(pages) == ["0", "1", "2"]
+    good, _ = read_all([_write(tmp_path / "good.warc", data)])
+    assert [p.body for p in pages] == [p.body for p in good]
+    assert stats.skipped == {} and stats.records_total == 3
+    assert any("wrong Content-Length" in e for e in stats.errors)
+
+
+def test_content_length_too_long_at_the_end_is_a_clipped_record(tmp_path):
+    data = _warc_bytes(3, gz=False)
+    last = data.rindex(b"WARC/1.1")
+    length_at = data.index(b"Content-Length:", last)
+    bad = data[:length_at] + b"Content-Length: 999999" + data[data.index(b"\r\n", length_at):]
+    pages, stats = read_all([_write(tmp_path / "lie.warc", bad)])
+    assert _urls(pages) == ["0", "1"]
     assert stats.skipped == {"truncated-record": 1}
+
+
+def _write(path, data: bytes):
+    path.write_bytes(data)
+    return path
 
 
 @pytest.mark.parametrize("gz", [True, False])

@@ -1,20 +1,32 @@
-"""WARC (fastwarc) and ARC (warcio) readers.
+"""WARC and ARC readers.
 
 Each reader yields, for every record it sees, either a Page or a Skip (with the reason), so
 the caller can account for every record. Bad data never raises: a record that cannot be read
 is skipped with a reason, and reading resumes at the next record that can be found (the next
-gzip member, or the next "WARC/" line of an uncompressed file; for ARC, the next valid ARC
-record line, or the next gzip member after a corrupt one).
+gzip member, or the next "WARC/" header; for ARC, the next valid ARC record line, or the next
+gzip member after a corrupt one).
+
+WARC records are framed here: the header is parsed, and the block ends where Content-Length
+says when the "\\r\\n\\r\\n" that ends a record follows there; otherwise the length is wrong
+and the block ends at the next record found after the header (a length that runs past the
+end of the file with no record after it is a clipped record). A gzip member is decompressed
+whole when small (the usual one record per member, or a small file gzipped as one stream)
+and framed the same way; a larger member is streamed through fastwarc. Reading is linear in
+the input whatever it holds: record starts are looked for by one forward scan of the file
+(``_Starts``), a header that fails is looked past from the line where it failed, and a block
+is read once.
 """
 
 from __future__ import annotations
 
 import hashlib
+import io
 import os
 import re
 import zlib
+from collections import deque
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from fastwarc.warc import ArchiveIterator
 
@@ -37,8 +49,15 @@ from pagetwin.sources.payload import (
 HEAD_BYTES = 1 << 16  # bytes read first: the HTTP head must fit in them
 READ_STEP = 1 << 20
 SCAN_STEP = 1 << 20
-MAX_FILE_ERRORS = 5  # resynchronisation messages kept per file (then a count)
+WINDOW = 1 << 20  # bytes of a plain WARC buffered at a time (headers, peeks, blocks)
+MAX_WARC_HEAD = 32 << 10  # a longer WARC header is not one (fastwarc's limit too)
+MEMBER_IN_MEMORY = 1 << 24  # a gzip member up to this size (decompressed) is framed in memory
+MAX_FILE_ERRORS = 5  # messages kept per file (then a count)
 _NOT_PAGES = {"warcinfo", "request", "metadata", "conversion", "continuation"}
+_RECORD_START = re.compile(rb"WARC/[0-2]\.")
+_GZIP_START = re.compile(rb"\x1f\x8b\x08")
+_VERSION_LINE = re.compile(rb"WARC/[0-2]\.\d{1,4}\r?\n")
+_BLANK = b"\r\n\t \x00"  # between records: line ends, padding
 
 
 def is_gzip(path: str) -> bool:
@@ -50,7 +69,37 @@ class _StreamBroken(Exception):
     """Reading a record's bytes failed (corrupt compressed data)."""
 
 
+class _FileNotes:
+    """Error messages about one file, a few kept, the rest counted."""
+
+    def __init__(self, path: str, stats: SourceStats):
+        self.path, self.stats, self.count = path, stats, 0
+
+    def __call__(self, message: str) -> None:
+        self.count += 1
+        if self.count <= MAX_FILE_ERRORS:
+            self.stats.error(f"{self.path}: {message}")
+
+    def close(self) -> None:
+        if self.count > MAX_FILE_ERRORS:
+            self.stats.error(f"{self.path}: {self.count} damaged places in all")
+
+
 # -- WARC ---------------------------------------------------------------------------------
+
+
+@dataclass
+class _Ctx:
+    """One WARC file being read."""
+
+    path: str
+    name: str
+    settings: InputSettings
+    want_images: bool
+    note: _FileNotes
+    records: int = 0
+    misframed: int = 0
+    member: _Member | None = None  # the gzip member being read (tells why a record is clipped)
 
 
 def iter_warc(path: str, settings: InputSettings, stats: SourceStats, want_images: bool = False) -> Iterator[Page | Skip]:
@@ -61,104 +110,400 @@ def iter_warc(path: str, settings: InputSettings, stats: SourceStats, want_image
 
 
 def _iter_warc(path: str, settings: InputSettings, stats: SourceStats, want_images: bool) -> Iterator[Page | Skip]:
+    ctx = _Ctx(path, os.path.basename(path), settings, want_images, _FileNotes(path, stats))
     size = os.path.getsize(path)
-    gz = is_gzip(path)
-    name = os.path.basename(path)
-    start = 0
-    in_bad_region = False  # skipping over unreadable bytes: count the region once
-    n_records = 0
-    n_failures = 0
-    while True:
-        last: int | None = None
-        failure: str | None = None
-        short_at: int | None = None
-        try:
-            with open(path, "rb") as fh:
-                fh.seek(start)
-                for rec in ArchiveIterator(fh, parse_http=False):
-                    pos = rec.stream_pos if rec.stream_pos >= start else start + rec.stream_pos
-                    if last is not None and pos <= last:
-                        failure = "record offsets went backwards"
-                        break
-                    last = pos
-                    n_records += 1
-                    try:
-                        outcome, short = _warc_record(rec, pos, path, name, gz, settings, want_images, stats)
-                    except _StreamBroken as exc:
-                        failure = str(exc) or "corrupt data"
-                        break
-                    # A clipped record or a broken header leaves the stream misaligned: the
-                    # failure that usually follows belongs to the same bad spot.
-                    in_bad_region = short or (isinstance(outcome, Skip) and outcome.reason == "malformed-header")
-                    yield outcome
-                    if short:  # a clipped record may have swallowed the records after it
-                        short_at = pos
-                        break
-        except Exception as exc:  # noqa: BLE001 - fastwarc raises OSError (and others) on bad data
-            failure = str(exc) or type(exc).__name__
-        if failure is None and short_at is None:
-            break
-        if failure is not None:
-            at = last if last is not None else start
-            if not in_bad_region:
-                n_failures += 1
-                reason = "corrupt-gzip" if "zip" in failure.lower() or "decompress" in failure.lower() else "malformed-record"
-                yield Skip(reason, f"{name} near byte {at}: {failure}")
-                if n_failures <= MAX_FILE_ERRORS:
-                    stats.error(f"{path}: unreadable data after byte {at} ({failure}); skipped to the next record")
-            in_bad_region = True
-        resume_after = short_at if short_at is not None else (last if last is not None else start)
-        nxt = _next_candidate(path, resume_after + 1, gz, size)
-        if nxt is None:
-            break
-        start = nxt
-    if n_failures > MAX_FILE_ERRORS:
-        stats.error(f"{path}: {n_failures} unreadable regions in all")
-    if n_records == 0:
+    with open(path, "rb") as fh:
+        if fh.read(2) == b"\x1f\x8b":
+            with open(path, "rb") as scan_fh:
+                yield from _gzip_warc(fh, _Starts(scan_fh, size, _GZIP_START), size, ctx)
+        else:
+            yield from _plain_warc(_Source(fh, size), ctx)
+    ctx.note.close()
+    if ctx.misframed:
+        stats.error(f"{path}: {ctx.misframed} records whose Content-Length is wrong, read up to the next record")
+    if ctx.records == 0:
         stats.error(f"{path}: no WARC record could be read (not a WARC file?)")
 
 
-def _next_candidate(path: str, offset: int, gz: bool, size: int) -> int | None:
-    """The offset of the next place a record may start: a gzip member header in a gzip file,
-    a "WARC/" line in a plain one."""
-    needles = (b"\x1f\x8b\x08",) if gz else (b"WARC/1.", b"WARC/0.", b"WARC/2.")
-    keep = 8
-    with open(path, "rb") as fh:
-        fh.seek(offset)
-        base = offset
-        prev = b""
-        while base < size:
-            chunk = fh.read(SCAN_STEP)
-            if not chunk:
+class _Starts:
+    """The offsets where a record may start (``pattern``: a "WARC/" version prefix, a gzip
+    member header), found by reading the file forward once: asking again from an offset
+    already scanned costs nothing, so a resynchronisation never rescans what it has passed.
+    Offsets asked for must not go back past a start already given."""
+
+    def __init__(self, fh, size: int, pattern: re.Pattern):
+        self.fh, self.size, self.pattern = fh, size, pattern
+        self.hits: deque[int] = deque()
+        self.scanned = 0  # every start before this is in hits (or was passed)
+
+    def first_from(self, offset: int) -> int | None:
+        """The first start at or after ``offset``; None when there is none."""
+        while True:
+            while self.hits and self.hits[0] < offset:
+                self.hits.popleft()
+            if self.hits:
+                return self.hits[0]
+            lo = max(self.scanned, offset)
+            if lo >= self.size:
                 return None
-            data = prev + chunk
-            data_start = base - len(prev)
-            # Any hit will do: whether a record really starts there is for the parser to say.
-            hits = [data_start + i for i in (data.find(n) for n in needles) if i >= 0]
-            hits = [h for h in hits if h >= offset]
-            if hits:
-                return min(hits)
-            prev = data[-keep:]
-            base += len(chunk)
-    return None
+            self.fh.seek(lo)
+            data = self.fh.read(SCAN_STEP)
+            if not data:
+                return None
+            # a match near the end may be cut: those bytes are scanned again with the next chunk
+            done = lo + len(data) if lo + len(data) >= self.size else lo + len(data) - 8
+            self.hits.extend(lo + m.start() for m in self.pattern.finditer(data) if lo + m.start() < done)
+            self.scanned = done
 
 
-def _gzip_member_complete(path: str, offset: int) -> bool:
-    """Whether the gzip member starting at ``offset`` ends properly (not cut off)."""
-    d = zlib.decompressobj(16 + zlib.MAX_WBITS)
-    try:
-        with open(path, "rb") as fh:
-            fh.seek(offset)
-            while not d.eof:
-                chunk = fh.read(SCAN_STEP)
-                if not chunk:
-                    return False
-                d.decompress(chunk, 1 << 16)
-                while d.unconsumed_tail and not d.eof:
-                    d.decompress(d.unconsumed_tail, 1 << 16)
-    except zlib.error:
-        return False
+class _Source:
+    """Random access to the bytes of a plain WARC (a file, or a gzip member decompressed in
+    memory) through one buffered window; ``base`` is added to the offsets it reports (a
+    member's records are named by the member's offset)."""
+
+    def __init__(self, fh, size: int):
+        self.fh, self.size = fh, size
+        self.buf, self.buf_at = b"", 0
+        self.starts = _Starts(fh, size, _RECORD_START)
+
+    def view(self, at: int, n: int) -> tuple[bytes, int]:
+        """A buffer holding bytes [at, at + n) of the file (fewer at its end), and the index
+        of ``at`` in it."""
+        end = min(at + n, self.size)
+        if not (self.buf_at <= at and end <= self.buf_at + len(self.buf)):
+            self.fh.seek(at)
+            self.buf, self.buf_at = self.fh.read(max(n, WINDOW)), at
+        return self.buf, at - self.buf_at
+
+    def peek(self, at: int, n: int) -> bytes:
+        buf, i = self.view(at, n)
+        return buf[i : i + n]
+
+    def skip_blank(self, at: int) -> int:
+        """The offset of the first byte from ``at`` on that is not a line end or padding."""
+        while at < self.size:
+            chunk = self.peek(at, 1 << 12)
+            rest = chunk.lstrip(_BLANK)
+            if rest:
+                return at + len(chunk) - len(rest)
+            at += len(chunk)
+        return self.size
+
+
+class _Fields(dict):
+    """WARC header fields by lower-cased name; of a repeated name the first is kept (as
+    fastwarc does)."""
+
+    def get(self, key: str, default: str | None = None) -> str | None:  # type: ignore[override]
+        return dict.get(self, key.lower(), default)
+
+
+@dataclass(slots=True)
+class _Head:
+    start: int
+    end: int  # offset of the block (after the blank line); the file's end for a cut header
+    fields: _Fields = field(default_factory=_Fields)
+    cut: bool = False  # the file ends inside the header
+
+
+def _parse_head(src: _Source, at: int) -> _Head | int:
+    """The WARC header that starts at ``at``, or, when none does, the offset to look on
+    from: the line that is no header line. (A record start found before it, inside a header
+    line, would fail at the same line; a version line is no header line.)"""
+    buf, i = src.view(at, MAX_WARC_HEAD)
+    lim = min(len(buf), i + MAX_WARC_HEAD)
+    m = _VERSION_LINE.match(buf, i, lim)
+    if m is None:
+        return at + 1
+    head = _Head(at, at)
+    name, parts = "", []
+    pos = m.end()
+    while True:
+        nl = buf.find(b"\n", pos, lim)
+        if nl < 0:
+            if src.buf_at + lim < src.size:
+                return src.buf_at + pos  # too long to be a header
+            _put(head.fields, name, parts)
+            head.end, head.cut = src.size, True
+            return head
+        line = buf[pos : nl - 1] if buf[nl - 1 : nl] == b"\r" and nl > pos else buf[pos:nl]
+        if not line:
+            _put(head.fields, name, parts)
+            head.end = src.buf_at + nl + 1
+            return head
+        if line[:1] in (b" ", b"\t"):
+            if not name:
+                return src.buf_at + pos
+            parts.append(line.strip())
+        else:
+            colon = line.find(b":")
+            if colon <= 0:
+                return src.buf_at + pos
+            _put(head.fields, name, parts)
+            name, parts = line[:colon].strip().decode("latin-1").lower(), [line[colon + 1 :].strip()]
+        pos = nl + 1
+
+
+def _put(fields: _Fields, name: str, parts: list[bytes]) -> None:
+    if name and name not in fields:
+        fields[name] = b" ".join(p for p in parts if p).decode("utf-8", "replace")
+
+
+def _find_head(src: _Source, offset: int) -> _Head | None:
+    """The first WARC header at or after ``offset``."""
+    while True:
+        at = src.starts.first_from(offset)
+        if at is None:
+            return None
+        head = _parse_head(src, at)
+        if isinstance(head, _Head):
+            return head
+        offset = max(at + 1, head)
+
+
+def _plain_warc(src: _Source, ctx: _Ctx, base: int | None = None) -> Iterator[Page | Skip]:
+    """The records of an uncompressed WARC; ``base``: the offset of the gzip member they
+    are in (their offsets in ``src`` are then offsets in the member)."""
+    at = 0
+    while True:
+        at = src.skip_blank(at)
+        if at >= src.size:
+            return
+        head = _parse_head(src, at)
+        if not isinstance(head, _Head):
+            found = _find_head(src, max(at + 1, head))
+            to = f"to the record at {_where(found.start, base)}" if found else "to the end of the file"
+            yield Skip("malformed-record", f"{ctx.name} at {_where(at, base)}: no WARC record here")
+            ctx.note(f"no WARC record at {_where(at, base)}; skipped {(found.start if found else src.size) - at} bytes {to}")
+            if found is None:
+                return
+            head = found
+        ctx.records += 1
+        outcome, at = _framed_record(src, head, ctx, base)
+        yield outcome
+
+
+def _where(at: int, base: int | None) -> str:
+    return f"byte {at}" if base is None else f"byte {base}" + (f" (+{at} in its gzip member)" if at else "")
+
+
+def _framed_record(src: _Source, head: _Head, ctx: _Ctx, base: int | None) -> tuple[Page | Skip, int]:
+    """The record whose header is ``head`` -> (its Page or Skip, where the next may start)."""
+    where = _where(head.start, base)
+    if head.cut:
+        return _clipped(ctx, where, src.size - head.start, None), src.size
+    length_field = (head.fields.get("Content-Length") or "").strip()
+    if not length_field.isdigit():
+        nxt = _find_head(src, head.end)
+        return Skip("malformed-header", f"{ctx.name} at {where}: Content-Length {length_field!r}"), nxt.start if nxt else src.size
+    length = int(length_field)
+    end = head.end + length
+    tail = src.peek(end, 8) if end <= src.size else b""
+    after = tail.lstrip(b"\r\n")
+    framed = end <= src.size and (
+        tail.startswith(b"\r\n\r\n") or (len(tail) - len(after) <= 4 and (after.startswith(b"WARC/") or end + len(tail) == src.size))
+    )
+    if framed:
+        block_end = nxt_at = end
+    else:
+        nxt = _find_head(src, head.end)
+        # the end of a complete gzip member ends its record whatever the length says
+        member_ends_it = base is not None and ctx.member is not None and ctx.member.state == "end"
+        if nxt is None and end > src.size and not member_ends_it:
+            return _clipped(ctx, where, src.size - head.end, length), src.size
+        nxt_at = nxt.start if nxt is not None else src.size
+        block_end = nxt_at - 4 if nxt_at - 4 >= head.end and src.peek(nxt_at - 4, 4) == b"\r\n\r\n" else nxt_at
+        ctx.misframed += 1
+        ctx.note(f"record at {where} declares {length} bytes and holds {block_end - head.end} (wrong Content-Length)")
+    rec = _Record(head.fields, _Block(src, head.end, block_end))
+    pos, inner = (head.start, 0) if base is None else (base, head.start)
+    return _warc_record(rec, pos, inner, ctx, block_end - head.end)[0], nxt_at
+
+
+def _clipped(ctx: _Ctx, where: str, total: int, length: int | None) -> Skip:
+    """A record the end of the data cuts off (``total`` of its ``length`` bytes there; None:
+    inside its header): a clipped file, or a damaged gzip member."""
+    member = ctx.member
+    has = f"record of {length} bytes has {total}" if length is not None else f"the data ends inside its header, after {total} bytes"
+    if member is not None and member.state in ("cut", "corrupt"):
+        member.reported = True
+        if member.state == "cut":
+            ctx.note(f"truncated gzip member at byte {member.start} ({has})")
+            return Skip("truncated-gzip", f"{ctx.name} at {where}")
+        ctx.note(f"corrupt gzip member at byte {member.start} ({member.error}; {has})")
+        return Skip("corrupt-gzip", f"{ctx.name} at {where}: {member.error}")
+    if length is None:
+        ctx.note(f"record at {where} is clipped ({has})")
+    else:
+        ctx.note(f"record at {where} is clipped ({total} of {length} bytes)")
+    return Skip("truncated-record", f"{ctx.name} at {where}")
+
+
+@dataclass(slots=True)
+class _Record:
+    headers: _Fields
+    reader: _Block
+
+
+class _Block:
+    """Reads of the bytes [start, end) of a source: a record's block."""
+
+    def __init__(self, src: _Source, start: int, end: int):
+        self.src, self.pos, self.end = src, start, end
+
+    def read(self, n: int = -1) -> bytes:
+        n = self.end - self.pos if n is None or n < 0 else min(n, self.end - self.pos)
+        if n <= 0:
+            return b""
+        buf, i = self.src.view(self.pos, min(n, WINDOW))
+        data = buf[i : i + min(n, WINDOW)]
+        self.pos += len(data)
+        return data
+
+    def consume(self) -> int:
+        n, self.pos = self.end - self.pos, self.end
+        return n
+
+
+# gzip --------------------------------------------------------------------------------
+
+
+class _Member:
+    """The decompressed bytes of the gzip member at file offset ``start``, read to its end
+    and no further. ``state`` once read to its end: "end" (complete; ``next_at`` is where the
+    next member may start), "cut" (the file ends inside it) or "corrupt" (``error``)."""
+
+    def __init__(self, fh, start: int):
+        self.fh, self.start = fh, start
+        fh.seek(start)
+        self.d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        self.pending = b""
+        self.raw_at = start  # file offset of pending[0]
+        self.out = 0  # decompressed bytes given
+        self.state: str | None = None
+        self.error = ""
+        self.next_at = start
+        self.reported = False  # its damage is counted by a record it clipped
+        self.step = 1 << 14  # raw bytes read at a time: members are mostly small, some large
+
+    def read(self, n: int = -1) -> bytes:
+        n = READ_STEP if n is None or n < 0 else n
+        while self.state is None:
+            if not self.pending:
+                self.pending = self.fh.read(self.step)
+                self.step = min(2 * self.step, READ_STEP)
+                if not self.pending:
+                    self.state = "cut"
+                    break
+            try:
+                out = self.d.decompress(self.pending, n)
+            except zlib.error as exc:
+                self.state, self.error = "corrupt", str(exc)
+                break
+            rest = self.d.unused_data if self.d.eof else self.d.unconsumed_tail
+            self.raw_at += len(self.pending) - len(rest)
+            self.pending = rest
+            if self.d.eof:
+                self.state, self.next_at = "end", self.raw_at
+            if out:
+                self.out += len(out)
+                return out
+        return b""
+
+    def tell(self) -> int:
+        return self.out
+
+    def drain(self) -> None:
+        while self.read(READ_STEP):
+            pass
+
+
+def _gzip_warc(fh, starts: _Starts, size: int, ctx: _Ctx) -> Iterator[Page | Skip]:
+    """The records of a gzipped WARC, member after member."""
+    at = 0
+    while at < size:
+        fh.seek(at)
+        if fh.read(3) != b"\x1f\x8b\x08":
+            nxt = starts.first_from(at + 1)
+            if not _only_padding(fh, at, nxt if nxt is not None else size):
+                to = f"to the gzip member at byte {nxt}" if nxt is not None else "to the end of the file"
+                yield Skip("corrupt-gzip", f"{ctx.name} at byte {at}: no gzip member here")
+                ctx.note(f"no gzip member at byte {at}; skipped {(nxt if nxt is not None else size) - at} bytes {to}")
+            if nxt is None:
+                return
+            at = nxt
+            continue
+        member = ctx.member = _Member(fh, at)
+        before = ctx.records
+        data = _read_member(member)
+        if data is not None:
+            yield from _plain_warc(_Source(io.BytesIO(data), len(data)), ctx, base=at)
+        else:
+            yield from _streamed_member(_Member(fh, at), ctx)
+            member = ctx.member
+        if member.state in ("cut", "corrupt") and not member.reported:
+            reason = "truncated-gzip" if member.state == "cut" else "corrupt-gzip"
+            detail = "the file ends inside it" if member.state == "cut" else member.error
+            if ctx.records == before:  # it held no record that could be read: count it as one
+                ctx.records += 1
+                yield Skip(reason, f"{ctx.name} at byte {at}: {detail}")
+            ctx.note(f"{reason} at byte {at} ({detail}); skipped to the next gzip member")
+        if member.state == "end":
+            at = member.next_at
+        elif member.state == "cut":
+            return
+        else:
+            nxt = starts.first_from(at + 1)
+            if nxt is None:
+                return
+            at = nxt
+    ctx.member = None
+
+
+def _only_padding(fh, start: int, end: int) -> bool:
+    """Whether the bytes [start, end) are all line ends or zero padding."""
+    fh.seek(start)
+    while start < end:
+        chunk = fh.read(min(READ_STEP, end - start))
+        if not chunk:
+            return True
+        if chunk.strip(_BLANK):
+            return False
+        start += len(chunk)
     return True
+
+
+def _read_member(member: _Member) -> bytes | None:
+    """The member's decompressed bytes, read to its end or its damage; None when it holds
+    more than MEMBER_IN_MEMORY bytes."""
+    out = bytearray()
+    while member.state is None:
+        chunk = member.read(MEMBER_IN_MEMORY + 1 - len(out))
+        out += chunk
+        if len(out) > MEMBER_IN_MEMORY:
+            return None
+    return bytes(out)
+
+
+def _streamed_member(member: _Member, ctx: _Ctx) -> Iterator[Page | Skip]:
+    """The records of a large gzip member, parsed by fastwarc as they are decompressed. A
+    record cut short ends the member (it may have swallowed the records after it)."""
+    ctx.member = member
+    failure = None
+    try:
+        for rec in ArchiveIterator(member, parse_http=False, stream_detect=False):
+            ctx.records += 1
+            outcome, short = _warc_record(rec, member.start, rec.stream_pos, ctx, None)
+            yield outcome
+            if short:
+                break
+    except _StreamBroken as exc:
+        failure = str(exc) or "corrupt data"
+    except Exception as exc:  # noqa: BLE001 - fastwarc raises OSError (and others) on bad data
+        failure = str(exc) or type(exc).__name__
+    member.drain()
+    if failure is not None and member.state == "end":
+        ctx.note(f"unreadable data in the gzip member at byte {member.start} ({failure}); skipped to the next member")
 
 
 def _read(reader, n: int) -> bytes:
@@ -195,113 +540,154 @@ def _read_rest(reader, kept: bytearray, keep: int, hasher) -> int:
             kept += chunk[: keep - len(kept)]
 
 
-def _warc_record(
-    rec, pos: int, path: str, name: str, gz: bool, settings: InputSettings, want_images: bool, stats: SourceStats
-) -> tuple[Page | Skip, bool]:
-    """One record -> (Page or Skip, whether the record was shorter than its Content-Length)."""
+# records -------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _Seen:
+    """What a record's WARC header and first bytes say."""
+
+    where: str
+    wtype: str
+    length: int
+    first: bytes
+    url: str
+    http: HttpMessage | None
+    is_http: bool
+    media: str
+    charset: str | None
+    meta: dict
+
+
+def _warc_record(rec, pos: int, inner: int, ctx: _Ctx, length: int | None) -> tuple[Page | Skip, bool]:
+    """One record -> (Page or Skip, whether it was shorter than its length). ``pos``: its
+    offset (its gzip member's); ``inner``: its offset in the member when not the first;
+    ``length``: its block's length as framed (None: the Content-Length, for fastwarc)."""
     h = rec.headers
+    where = _where(inner, pos) if inner else f"byte {pos}"
     wtype = (h.get("WARC-Type") or "").strip().lower()
-    length_field = (h.get("Content-Length") or "").strip()
-    if not length_field.isdigit():
-        _read_rest(rec.reader, bytearray(), 0, None)
-        return Skip("malformed-header", f"{name} at byte {pos}: Content-Length {length_field!r}"), False
-    length = int(length_field)
-    limit = settings.max_page_bytes
-
+    if length is None:
+        length_field = (h.get("Content-Length") or "").strip()
+        if not length_field.isdigit():
+            _read_rest(rec.reader, bytearray(), 0, None)
+            return Skip("malformed-header", f"{ctx.name} at {where}: Content-Length {length_field!r}"), False
+        length = int(length_field)
     first = _read(rec.reader, min(length, HEAD_BYTES)) if length else b""
-    if wtype in _NOT_PAGES or wtype not in ("response", "resource", "revisit"):
+    if wtype not in ("response", "resource", "revisit"):
         total = len(first) + _read_rest(rec.reader, bytearray(), 0, None)
-        short = _short(total, length, path, pos, gz, stats)
-        if short:
-            return short, True
-        return Skip(wtype if wtype in _NOT_PAGES else "unknown-record-type", f"{name}: {wtype!r}"), False
+        if total < length:
+            return _clipped(ctx, where, total, length), True
+        return Skip(wtype if wtype in _NOT_PAGES else "unknown-record-type", f"{ctx.name}: {wtype!r}"), False
+    seen = _seen(h, where, wtype, length, first, pos, inner)
+    if seen.is_http and first.startswith(b"HTTP/") and seen.http is None:
+        total = len(first) + _read_rest(rec.reader, bytearray(), 0, None)
+        if total < length:
+            return _clipped(ctx, where, total, length), True
+        return Skip("malformed-http", f"{ctx.name} at {where}"), False
+    if wtype == "revisit":
+        return _revisit(rec, seen, ctx)
+    return _response(rec, seen, ctx)
 
-    rid = (h.get("WARC-Record-ID") or "").strip() or f"{name}:{pos}"
+
+def _seen(h, where: str, wtype: str, length: int, first: bytes, pos: int, inner: int) -> _Seen:
     url = (h.get("WARC-Target-URI") or "").strip().strip("<>")
-    date = iso_date(h.get("WARC-Date")) or iso_date(h.get("Memento-Datetime"))
-    digest = normalize_digest(h.get("WARC-Payload-Digest"))
     warc_ct = (h.get("Content-Type") or "").strip()
     is_http = "application/http" in warc_ct.lower() or first.startswith(b"HTTP/")
-    http: HttpMessage | None = None
-    if is_http and first.startswith(b"HTTP/"):
-        http = parse_http_head(first)
-        if http is None:
-            total = len(first) + _read_rest(rec.reader, bytearray(), 0, None)
-            return _short(total, length, path, pos, gz, stats) or Skip("malformed-http", f"{name} at byte {pos}"), total < length
-    body_offset = http.body_offset if http else 0
+    http = parse_http_head(first) if is_http and first.startswith(b"HTTP/") else None
     if http is not None:
         media, charset = split_content_type(http.get("Content-Type"))
     elif is_http:  # labelled application/http but no HTTP head: a bare payload
         media, charset = "", None
     else:
         media, charset = split_content_type(warc_ct)
-    meta: dict = {"warc_offset": pos, "warc_type": wtype}
+    # a record inside a gzip member holding several has no offset a reader can seek to
+    meta: dict = {"warc_offset": pos} if not inner else {"warc_member_offset": pos, "warc_offset_in_member": inner}
+    meta["warc_type"] = wtype
     if http is not None and http.status is not None:
         meta["http_status"] = http.status
     if media:
         meta["content_type"] = media
-    truncated_by_crawler = (h.get("WARC-Truncated") or "").strip()
+    return _Seen(where, wtype, length, first, url, http, is_http, media or "", charset, meta)
 
-    if wtype == "revisit":
-        total = len(first) + _read_rest(rec.reader, bytearray(), 0, None)
-        short = _short(total, length, path, pos, gz, stats)
-        if short:
-            return short, True
-        if not revisit_may_be_page(media):
-            return Skip("not-html", f"{name}: revisit of {media}"), False
-        # A revisit stands for its original: judged by the status it recorded, if any (304,
-        # "not modified", says the original's status holds).
-        status = http.status if http is not None else None
-        accept = status_filter(settings.statuses)
-        if status not in (None, 304) and not accept.accepts(status):
-            return Skip(accept.reason(status), f"{name}: revisit {url}"), False
-        profile = (h.get("WARC-Profile") or "").strip()
-        meta["profile"] = profile
-        if h.get("WARC-Refers-To-Date"):
-            meta["refers_to_date"] = iso_date(h.get("WARC-Refers-To-Date"))
-        if h.get("WARC-Refers-To"):
-            meta["refers_to"] = h.get("WARC-Refers-To").strip()
-        page = Page(
-            id=rid, url=url, body=b"", http_charset=charset, crawl_date=date, payload_digest=digest,
-            source=path, kind="revisit", refers_to_digest=digest,
-            refers_to_uri=(h.get("WARC-Refers-To-Target-URI") or "").strip().strip("<>") or url, meta=meta,
-        )
-        return page, False
 
-    if not wants_body(media, want_images, settings.sniff_html):
+def _record_id(h, ctx: _Ctx, seen: _Seen) -> str:
+    rid = (h.get("WARC-Record-ID") or "").strip()
+    if rid:
+        return rid
+    meta = seen.meta
+    if "warc_offset" in meta:
+        return f"{ctx.name}:{meta['warc_offset']}"
+    return f"{ctx.name}:{meta['warc_member_offset']}+{meta['warc_offset_in_member']}"
+
+
+def _revisit(rec, seen: _Seen, ctx: _Ctx) -> tuple[Page | Skip, bool]:
+    h = rec.headers
+    total = len(seen.first) + _read_rest(rec.reader, bytearray(), 0, None)
+    if total < seen.length:
+        return _clipped(ctx, seen.where, total, seen.length), True
+    if not revisit_may_be_page(seen.media):
+        return Skip("not-html", f"{ctx.name}: revisit of {seen.media}"), False
+    # A revisit stands for its original: judged by the status it recorded, if any (304,
+    # "not modified", says the original's status holds).
+    status = seen.http.status if seen.http is not None else None
+    accept = status_filter(ctx.settings.statuses)
+    if status not in (None, 304) and not accept.accepts(status):
+        return Skip(accept.reason(status), f"{ctx.name}: revisit {seen.url}"), False
+    meta = seen.meta
+    meta["profile"] = (h.get("WARC-Profile") or "").strip()
+    if h.get("WARC-Refers-To-Date"):
+        meta["refers_to_date"] = iso_date(h.get("WARC-Refers-To-Date"))
+    if h.get("WARC-Refers-To"):
+        meta["refers_to"] = h.get("WARC-Refers-To").strip()
+    digest = normalize_digest(h.get("WARC-Payload-Digest"))
+    page = Page(
+        id=_record_id(h, ctx, seen), url=seen.url, body=b"", http_charset=seen.charset,
+        crawl_date=iso_date(h.get("WARC-Date")) or iso_date(h.get("Memento-Datetime")), payload_digest=digest,
+        source=ctx.path, kind="revisit", refers_to_digest=digest,
+        refers_to_uri=(h.get("WARC-Refers-To-Target-URI") or "").strip().strip("<>") or seen.url, meta=meta,
+    )
+    return page, False
+
+
+def _response(rec, seen: _Seen, ctx: _Ctx) -> tuple[Page | Skip, bool]:
+    h, settings, first = rec.headers, ctx.settings, seen.first
+    body_offset = seen.http.body_offset if seen.http else 0
+    if not wants_body(seen.media, ctx.want_images, settings.sniff_html):
         total = len(first) + _read_rest(rec.reader, bytearray(), 0, None)
-        short = _short(total, length, path, pos, gz, stats)
-        if short:
-            return short, True
+        if total < seen.length:
+            return _clipped(ctx, seen.where, total, seen.length), True
         if not first[body_offset:].strip():
-            return Skip("empty-body", f"{name}: {url}"), False
-        return Skip("not-html", media or warc_ct or "no content type"), False
-
+            return Skip("empty-body", f"{ctx.name}: {seen.url}"), False
+        return Skip("not-html", seen.media or (h.get("Content-Type") or "").strip() or "no content type"), False
+    limit = settings.max_page_bytes
     keep = body_offset + limit + 1  # one byte over the limit tells that the payload was longer
     kept = bytearray(first[:keep])
+    digest = normalize_digest(h.get("WARC-Payload-Digest"))
     hasher = None
     if digest is None:
         hasher = hashlib.sha1()
         hasher.update(first[body_offset:])
     total = len(first) + _read_rest(rec.reader, kept, keep, hasher)
-    short = _short(total, length, path, pos, gz, stats)
-    if short:
-        return short, True
+    if total < seen.length:
+        return _clipped(ctx, seen.where, total, seen.length), True
     if digest is None and hasher is not None:
         digest = b32_digest(hasher.digest())
-    result = _payload(bytes(kept[body_offset:]), media, http, limit, settings, want_images)
+    result = _payload(bytes(kept[body_offset:]), seen.media, seen.http, limit, settings, ctx.want_images)
     if result.kind == "skip":
-        return Skip(result.reason, f"{name}: {url} {result.detail}".strip()), False
-    refused = _refused_status(wtype == "response" and is_http, http, settings)
+        return Skip(result.reason, f"{ctx.name}: {seen.url} {result.detail}".strip()), False
+    refused = _refused_status(seen.wtype == "response" and seen.is_http, seen.http, settings)
     if refused:
-        return Skip(refused, f"{name}: {url}"), False
-    kind = "image" if result.kind == "image" else "response"
+        return Skip(refused, f"{ctx.name}: {seen.url}"), False
+    meta = seen.meta
     _note_body(meta, result, limit)
+    truncated_by_crawler = (h.get("WARC-Truncated") or "").strip()
     if truncated_by_crawler:
         meta["warc_truncated"] = truncated_by_crawler
     page = Page(
-        id=rid, url=url, body=result.body, http_charset=charset, crawl_date=date, payload_digest=digest,
-        source=path, kind=kind, truncated=result.cut or bool(truncated_by_crawler), meta=meta,
+        id=_record_id(h, ctx, seen), url=seen.url, body=result.body, http_charset=seen.charset,
+        crawl_date=iso_date(h.get("WARC-Date")) or iso_date(h.get("Memento-Datetime")), payload_digest=digest,
+        source=ctx.path, kind="image" if result.kind == "image" else "response",
+        truncated=result.cut or bool(truncated_by_crawler), meta=meta,
     )
     return page, False
 
@@ -326,15 +712,6 @@ def _note_body(meta: dict, result, limit: int) -> None:
         meta["content_decoding"] = "partial"
 
 
-def _short(total: int, length: int, path: str, pos: int, gz: bool, stats: SourceStats) -> Skip | None:
-    """A Skip when the record block is shorter than its Content-Length (clipped file)."""
-    if total >= length:
-        return None
-    if gz and not _gzip_member_complete(path, pos):
-        stats.error(f"{path}: truncated gzip member at byte {pos} (record of {length} bytes has {total})")
-        return Skip("truncated-gzip", f"{os.path.basename(path)} at byte {pos}")
-    stats.error(f"{path}: record at byte {pos} is clipped ({total} of {length} bytes)")
-    return Skip("truncated-record", f"{os.path.basename(path)} at byte {pos}")
 
 
 # -- ARC ----------------------------------------------------------------------------------
@@ -417,6 +794,24 @@ def sniff_archive(path: str) -> str | None:
     return "warc" if warc_at is not None else None
 
 
+def _next_gzip_start(path: str, offset: int) -> int | None:
+    """The offset of the first gzip member header at or after ``offset``; the file is read
+    from there in growing chunks, so a near one costs little."""
+    step, keep = 1 << 16, 2
+    with open(path, "rb") as fh:
+        fh.seek(offset)
+        prev, base = b"", offset
+        while True:
+            chunk = fh.read(step)
+            if not chunk:
+                return None
+            data = prev + chunk
+            hit = _GZIP_START.search(data)
+            if hit is not None:
+                return base - len(prev) + hit.start()
+            prev, base, step = data[-keep:], base + len(chunk), min(step * 2, SCAN_STEP)
+
+
 class _PlainBytes:
     """The bytes of an uncompressed file, in chunks."""
 
@@ -424,6 +819,7 @@ class _PlainBytes:
 
     def __init__(self, fh):
         self.fh = fh
+        self.known_end = os.fstat(fh.fileno()).st_size
 
     def next_chunk(self) -> bytes:
         return self.fh.read(READ_STEP)
@@ -501,7 +897,7 @@ class _GzipBytes:
         """Go on at the next gzip member header after the damage; False when there is none."""
         if self.damage is None:
             return False
-        nxt = _next_candidate(self.path, self.damage[1] + 1, True, self.size)
+        nxt = _next_gzip_start(self.path, self.damage[1] + 1)
         self.damage = None
         if nxt is None:
             self._restart(self.size, self.out_pos)
@@ -538,6 +934,7 @@ class _ArcStream:
         self.i = 0
         self.base = 0  # offset of buf[0]
         self.mark: int | None = None  # bytes from here on stay buffered (up to KEEP_BYTES) for rewinds
+        self.eof_at: int | None = getattr(source, "known_end", None)  # where the bytes end, once known
 
     def mark_record(self, offset: int) -> None:
         """A record starts at ``offset``: rewinds go no further back."""
@@ -554,6 +951,8 @@ class _ArcStream:
     def _fill(self) -> bool:
         chunk = self.src.next_chunk()
         if not chunk:
+            if self.src.damage is None:
+                self.eof_at = self.base + len(self.buf)
             return False
         drop = self.i
         if self.mark is not None and self.base <= self.mark < self.base + self.i:
@@ -657,22 +1056,6 @@ def _scan_to_arc_line(stream, at: int, line: bytes, at_line_start: bool) -> tupl
     return at, b"", None
 
 
-class _FileNotes:
-    """Error messages about one file, a few kept, the rest counted."""
-
-    def __init__(self, path: str, stats: SourceStats):
-        self.path, self.stats, self.count = path, stats, 0
-
-    def __call__(self, message: str) -> None:
-        self.count += 1
-        if self.count <= MAX_FILE_ERRORS:
-            self.stats.error(f"{self.path}: {message}")
-
-    def close(self) -> None:
-        if self.count > MAX_FILE_ERRORS:
-            self.stats.error(f"{self.path}: {self.count} damaged places in all")
-
-
 def iter_arc(path: str, settings: InputSettings, stats: SourceStats, want_images: bool = False) -> Iterator[Page | Skip]:
     """Every record of the ARC file ``path`` (plain or gzip, ARC v1 or v2) as a Page or a
     Skip. Bytes that are not a record (a damaged start, junk between records, the rest of a
@@ -724,7 +1107,7 @@ def _iter_arc(path: str, settings: InputSettings, stats: SourceStats, want_image
             if outcome is not None:
                 yield outcome
     if n_misaligned:
-        stats.error(f"{path}: {n_misaligned} ARC records not followed by a newline (wrong length field?)")
+        stats.error(f"{path}: {n_misaligned} ARC records with a wrong length field, read up to the next record")
     if n_records == 0:
         stats.error(f"{path}: no ARC record could be read")
     note.close()
@@ -736,61 +1119,64 @@ def _arc_framed_record(
 ) -> tuple[Page | Skip | None, bool, tuple[int, bytes]]:
     """Read the record whose line ``head`` starts at ``at``: (its Page or Skip, or None when
     the stream stopped at damaged gzip data inside it, which the caller counts; whether its
-    end was misaligned; the next (offset, line))."""
+    length field was wrong; the next (offset, line)). A record ends where its length field
+    says when a newline follows there; else the field is wrong and it ends
+    at the next record line after its own (found by reading on from its payload once)."""
     payload_at = stream.tell()
-    payload_end = payload_at + head.length
+    length, nxt = head.length, None
+    if not _arc_framed(stream, payload_at + length):
+        found_at, found_line, found = _scan_to_arc_line(stream, payload_at, stream.readline(), True)
+        if found is not None:
+            stream.seek(found_at - 1)
+            length = found_at - payload_at - (1 if found_at > payload_at and stream.read(1) == b"\n" else 0)
+            nxt = (found_at, found_line)
+            note(f"record at {where} {at} ({head.url}) claims {head.length} bytes and holds {length}: read up to the record at {where} {found_at}")
+        elif stream.eof_at is not None and payload_at + length > stream.eof_at and stream.damage is None:
+            note(f"record at {where} {at} is clipped (file ends inside it)")
+            return Skip("truncated-record", f"{name} at {where} {at}"), False, (stream.eof_at, b"")
+        stream.seek(payload_at)
     if head.url.startswith("filedesc://"):
         outcome: Page | Skip = Skip("arc-header", name)
     else:
         # a clean v1 line for warcio (it cannot split v2 lines), after the line read here
-        line = f"{head.url} {head.ip} {head.date} {head.mime} {head.length}"
+        line = f"{head.url} {head.ip} {head.date} {head.mime} {length}"
         try:
             rec = loader.parse_record_stream(stream, statusline=line, known_format="arc")
             outcome = _arc_record(rec, head, at, path, name, settings, want_images)
         except Exception as exc:  # noqa: BLE001 - warcio raises many kinds of errors on bad data
             outcome = Skip("malformed-http", f"{name} at {where} {at}: {' '.join(str(exc).split())[:120]}")
+    payload_end = payload_at + length
     end = stream.skip_to(payload_end)
-    if end < payload_end and stream.damage is not None:
-        return None, False, (end, b"")
-    if end == payload_end:
-        nxt_at, nxt = _next_line(stream)
-        separated = nxt_at > payload_end  # a newline ends a record (some writers leave it out)
-        if not nxt or (separated and parse_arc_line(nxt) is not None):
-            return outcome, False, (nxt_at, nxt)
-    # Not followed by a newline and a record line, or cut off by the end of the file: the
-    # length field may be too large, and the record have swallowed the records after it. Go
-    # on at the first one it holds.
-    stream.seek(payload_at)
-    bounded = _Bounded(stream, end)
-    inner_at, _, inner = _scan_to_arc_line(bounded, payload_at, bounded.readline(), True)
-    if inner is not None and inner_at < end:
-        stream.seek(inner_at)
-        note(f"record at {where} {at} ({head.url}) claims {head.length} bytes and runs into the record at {where} {inner_at}")
-        skip = Skip("malformed-record", f"{name} at {where} {at}: length field runs into the next record")
-        return skip, True, _next_line(stream)
     if end < payload_end:
+        if stream.damage is not None:
+            return None, False, (end, b"")
         note(f"record at {where} {at} is clipped (file ends inside it)")
         return Skip("truncated-record", f"{name} at {where} {at}"), False, (end, b"")
-    stream.seek(nxt_at)
-    stream.readline()
-    found = _arc_line_within(nxt, False)  # a record line right after, maybe behind junk
-    if found is None:
-        return outcome, True, (nxt_at, nxt)
-    return outcome, found[0] > 0, (nxt_at + found[0], nxt[found[0] :])
+    if nxt is not None:
+        stream.seek(nxt[0])
+        stream.readline()
+        return outcome, True, nxt
+    nxt_at, line = _next_line(stream)
+    found_in = _arc_line_within(line, False) if line and parse_arc_line(line) is None else None
+    if found_in is not None and found_in[0] > 0:  # a record line right after, behind junk
+        return outcome, True, (nxt_at + found_in[0], line[found_in[0] :])
+    return outcome, False, (nxt_at, line)
 
 
-class _Bounded:
-    """Line reads of a stream up to an end offset."""
-
-    def __init__(self, stream: _ArcStream, end: int):
-        self.stream, self.end = stream, end
-
-    def tell(self) -> int:
-        return self.stream.tell()
-
-    def readline(self) -> bytes:
-        """The next line if it starts before the end."""
-        return self.stream.readline() if self.stream.tell() < self.end else b""
+def _arc_framed(stream: _ArcStream, payload_end: int) -> bool:
+    """Whether the record whose payload ends at ``payload_end`` (by its length field) is
+    followed there by a newline or the end of the file. The stream is left
+    where it was (the record is buffered from its start, so going back is cheap)."""
+    if stream.eof_at is not None and payload_end > stream.eof_at:
+        return False
+    here = stream.tell()
+    if stream.skip_to(payload_end) < payload_end:
+        framed = False
+    else:
+        line = stream.readline()
+        framed = not line.strip()
+    stream.seek(here)
+    return framed
 
 
 def _arc_record(rec, head: ArcHead, pos: int, path: str, name: str, settings: InputSettings, want_images: bool) -> Page | Skip:
