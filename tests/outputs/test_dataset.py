@@ -50,6 +50,16 @@ def test_jsonl_documents(tmp_path):
     assert m7["dump"] == "CC-2024-10" and m7["score"] == 0.9 and m7["url"] == "" and m7["input_url"] == "https://src.example/7"
 
 
+def test_jsonl_documents_gzipped(tmp_path):
+    import gzip
+
+    idx = _index(tmp_path)
+    out = tmp_path / "docs.jsonl.gz"
+    assert write_documents(idx, out) == 2
+    lines = gzip.decompress(out.read_bytes()).decode("utf-8").splitlines()
+    assert [json.loads(line)["id"] for line in lines] == ["<urn:uuid:1>", "doc-7"]
+
+
 def test_parquet_documents(tmp_path):
     pq = pytest.importorskip("pyarrow.parquet")
     idx = _index(tmp_path)

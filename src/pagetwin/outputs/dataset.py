@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from pagetwin.outputs.files import atomic_open, atomic_path
+from pagetwin.outputs.files import atomic_path
 
 FORMATS = ("jsonl", "parquet")
 # pagetwin's metadata keys, in the order they are written.
@@ -63,14 +63,22 @@ def merged_metadata(own: dict[str, Any], given: dict[str, Any] | None) -> dict[s
 
 
 def write_documents_jsonl(index: Any, path: str | Path) -> int:
-    """``path`` (written atomically): one JSON line per kept document. Returns the count."""
+    """``path`` (written atomically; gzipped when it ends in ``.gz``): one JSON line per kept
+    document. Returns the count."""
+    import gzip
+    import os
+
     n = 0
-    with atomic_open(path) as out:
-        for doc_id, text, own, given in documents(index):
-            line = {"id": doc_id, "text": text, "metadata": merged_metadata(own, given)}
-            out.write(json.dumps(line, ensure_ascii=False, default=str))
-            out.write("\n")
-            n += 1
+    with atomic_path(path) as tmp:
+        opener = gzip.open(tmp, "wt", encoding="utf-8") if str(path).endswith(".gz") else open(tmp, "w", encoding="utf-8")
+        with opener as out:
+            for doc_id, text, own, given in documents(index):
+                line = {"id": doc_id, "text": text, "metadata": merged_metadata(own, given)}
+                out.write(json.dumps(line, ensure_ascii=False, default=str))
+                out.write("\n")
+                n += 1
+        with open(tmp, "rb+") as fh:  # on disk before the rename
+            os.fsync(fh.fileno())
     return n
 
 
