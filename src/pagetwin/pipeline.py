@@ -112,7 +112,9 @@ class Worker:
         decoded = decode_html(page.body, page.http_charset)
         # The record, not only its text: parse_limited then parses a UTF-8 body as is.
         tree, flattened = parse_limited(decoded, self.settings.input.max_dom_depth)
-        return parse_page(tree, replaced=decoded.replaced, flattened=flattened, walker=self.walker)
+        return parse_page(
+            tree, replaced=decoded.replaced, flattened=flattened, walker=self.walker, refused_charsets=decoded.refused_charsets
+        )
 
     def extract(self, page: Page) -> tuple[Any, int, bool]:
         """Main content of one page (html.noise.Extracted), the count of undecodable chars, and

@@ -207,10 +207,10 @@ def test_parsed_page_wire_format_round_trips_with_its_page_level_decision():
     from pagetwin.html.noise import page_keep, parse_page
 
     html = "<h1>Title</h1><article><p>" + "Words of the article. " * 20 + "</p><p>short</p></article>"
-    parsed = parse_page(parse_html(html), replaced=2, flattened=True)
+    parsed = parse_page(parse_html(html), replaced=2, flattened=True, refused_charsets=1)
     assert parsed.page_level() == page_keep(parsed.blocks)
     back = ParsedPage.from_bytes(parsed.to_bytes())
-    assert back == parsed and back.page_level() == parsed.page_level()
+    assert back == parsed and back.page_level() == parsed.page_level() and back.refused_charsets == 1
     assert back.extracted(*back.page_level()) == parsed.extracted(*parsed.page_level())
     with pytest.raises(ValueError):
         ParsedPage(Blocks()).page_level()  # made by hand without its decision

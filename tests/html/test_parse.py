@@ -182,3 +182,19 @@ def test_a_refused_http_charset_falls_back_to_the_meta_tag():
 def test_decode_html_never_raises_whatever_the_label(label, body):
     decoded = decode_html(body + (_PAGE % "").encode("utf-8"), label)
     assert isinstance(decoded.text, str) and decoded.replaced >= 0 and decoded.refused_charsets in (0, 1, 2)
+
+
+def test_a_page_with_a_charset_that_raised_is_analysed_not_dropped():
+    # Before: charset=idna / punycode / a NUL raised inside decoding, and pass 2 dropped the page
+    # as "extract-error"; now it is read (the label ignored, and counted with the page).
+    from pagetwin.config import Settings
+    from pagetwin.model import Page
+    from pagetwin.pipeline import Worker
+
+    worker = Worker(Settings())
+    article = "<p>" + "Grüße aus Köln, eine lange Geschichte über den Fluss und die Brücke. " * 8 + "</p>"
+    for label in ("idna", "punycode", "utf-8\x00"):
+        page = Page(id="p", url="http://example.org/a", body=f"<html><body>{article}</body></html>".encode(), http_charset=label)
+        result = worker.fingerprint(page)
+        assert result.error == "" and "Brücke" in result.doc.text, label
+        assert worker.parse(page).refused_charsets == 1

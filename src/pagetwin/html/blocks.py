@@ -145,9 +145,11 @@ class ParsedPage:
     replaced: int = 0  # characters that could not be decoded
     flattened: bool = False  # nesting deeper than input.max_dom_depth was flattened
     page_level_: tuple[list[bool], list[bool]] | None = None  # (keep, main region) per block
+    refused_charsets: int = 0  # declared charsets ignored in decoding (parse.Decoded)
 
     _FIELDS = ("tag", "parent", "sig", "hash", "text", "link", "size", "content", "in_article", "hint", "images")
     _FORMAT = 3  # bumped when the layout below changes (3: the page-level decision always there)
+    _HEAD = 7  # format and the fields before the blocks' lists
 
     def page_level(self) -> tuple[list[bool], list[bool]]:
         """The page-level decision: (keep, inside the main region) of every block."""
@@ -168,7 +170,7 @@ class ParsedPage:
         zstd level 1 (2.5x smaller; zlib level 1 is as small and 2.4x slower)."""
         b = self.blocks
         record = (self._FORMAT, self.title, self.description, self.replaced, self.flattened, self.page_level(),
-                  *(getattr(b, name) for name in self._FIELDS))  # fmt: skip
+                  self.refused_charsets, *(getattr(b, name) for name in self._FIELDS))  # fmt: skip
         return _ZSTD_COMPRESS(marshal.dumps(record))
 
     @classmethod
@@ -176,8 +178,8 @@ class ParsedPage:
         record = marshal.loads(_ZSTD_DECOMPRESS(data))
         if record[0] != cls._FORMAT:
             raise ValueError(f"parsed page format {record[0]}, expected {cls._FORMAT}")
-        blocks = Blocks(**dict(zip(cls._FIELDS, record[6:])))
-        return cls(blocks, *record[1:6])
+        blocks = Blocks(**dict(zip(cls._FIELDS, record[cls._HEAD :])))
+        return cls(blocks, *record[1 : cls._HEAD])
 
 
 def text_size(text: str) -> int:

@@ -180,13 +180,20 @@ def page_meta(tree) -> tuple[str, str]:
 
 
 def parse_page(
-    tree, max_depth: int = 512, replaced: int = 0, flattened: bool = False, walker: BlockWalker | None = None
+    tree,
+    max_depth: int = 512,
+    replaced: int = 0,
+    flattened: bool = False,
+    walker: BlockWalker | None = None,
+    refused_charsets: int = 0,
 ) -> ParsedPage:
     """The blocks, title and description of a parsed page (``html.parse.parse_html``), and
-    their page-level decision. ``walker``: the process's block walker (``blocks.walk``)."""
+    their page-level decision. ``walker``: the process's block walker (``blocks.walk``);
+    ``replaced``, ``flattened``, ``refused_charsets``: how the page decoded and parsed, kept
+    with it for the summary."""
     title, description = page_meta(tree)
     blocks = walk(tree, max_depth, walker)
-    return ParsedPage(blocks, title, description, replaced, flattened, page_keep(blocks))
+    return ParsedPage(blocks, title, description, replaced, flattened, page_keep(blocks), refused_charsets)
 
 
 def extract_parsed(page: ParsedPage, site: SiteModel | None = None, settings: ExtractSettings | None = None) -> Extracted:
