@@ -187,7 +187,7 @@ class _Run:
         }
         fields = [
             ("WARC-Record-ID", new_record_id()),
-            ("WARC-Date", date or _now()),
+            ("WARC-Date", date if date and _WARC_DATE.match(date) else _now()),
             ("WARC-Target-URI", url),
             ("WARC-Concurrent-To", record_id),
             ("Content-Type", "application/json"),
@@ -196,7 +196,9 @@ class _Run:
         self.emit("metadata", build_record("metadata", fields, block), "")
         self.stats.metadata_made += 1
 
-    def revisit(self, version: bytes, fields: list[tuple[str, str]], http_head: bytes, digest: str, orig: _Original) -> bytes:
+    def revisit(self, fields: list[tuple[str, str]], http_head: bytes, digest: str, orig: _Original) -> bytes:
+        """The revisit record that stands for a response (its WARC ``fields``, its HTTP head
+        as the block). A WARC/1.1 record: the profile is WARC 1.1's."""
         kept = [(k, v) for k, v in fields if k.lower() not in _NOT_IN_REVISIT and k.lower() != "warc-payload-digest"]
         kept = [(k, v) for k, v in kept if not k.lower().startswith("warc-refers-to") and k.lower() != "warc-profile"]
         kept.append(("WARC-Payload-Digest", digest))
@@ -206,7 +208,6 @@ class _Run:
             kept.append(("WARC-Refers-To-Date", orig.date))
         if orig.record_id:
             kept.append(("WARC-Refers-To", orig.record_id))
-        del version  # the profile is WARC 1.1's: the revisit is a WARC/1.1 record
         return build_record("revisit", kept, http_head, "WARC/1.1")
 
     # -- a WARC input --------------------------------------------------------------------
@@ -267,16 +268,18 @@ class _Run:
             raw = build_record(wtype, fields, block, version.decode("ascii", "replace"))
             self.stats.renamed += 1
         if wtype == "response" and not field(fields, "WARC-Truncated"):
-            if self._response(version, fields, block, raw, rid, page_id, source, input_hash):
+            if self._response(fields, block, rid, page_id, source, input_hash):
                 return
         self.emit(wtype, raw, rid, input_hash)
         if page_id and page_id != rid:
             self.new_ids[(page_id, source)] = rid  # an ARC page's record: refer to it by this id
-        if wtype in ("response", "resource") and page_id:
+        if wtype in ("response", "resource") and page_id and rid:
             url = (field(fields, "WARC-Target-URI") or "").strip("<>")
             self.metadata(page_id, source, url, rid, field(fields, "WARC-Date"))
 
-    def _response(self, version, fields, block, raw, rid, page_id, source, input_hash) -> bool:
+    def _response(
+        self, fields: list[tuple[str, str]], block: bytes, rid: str, page_id: str, source: str, input_hash: bytes
+    ) -> bool:
         """Write a response as a revisit when it repeats a payload; False to copy it whole."""
         is_http = "application/http" in (field(fields, "Content-Type") or "").lower() or block.startswith(b"HTTP/")
         parts = _http_split(block) if is_http else (b"", block)
@@ -295,7 +298,7 @@ class _Run:
         record_id = rid or new_record_id()
         if not rid:
             fields = [("WARC-Record-ID", record_id)] + fields
-        self.emit("revisit", self.revisit(version, fields, http_head, digest, orig), record_id, input_hash if rid else None)
+        self.emit("revisit", self.revisit(fields, http_head, digest, orig), record_id, input_hash if rid else None)
         self.stats.revisits_made += 1
         return True
 
@@ -321,7 +324,7 @@ class _Run:
                     ("WARC-Target-URI", header_value(page.url, url=True) or "urn:pagetwin:" + header_value(page.id, url=True)),
                     ("WARC-Source-Id", page.id),
                 ]
-                self.emit("revisit", self.revisit(b"WARC/1.1", fields, b"", digest, orig), rid)
+                self.emit("revisit", self.revisit(fields, b"", digest, orig), rid)
                 self.new_ids[(page.id, source)] = rid
                 self.stats.revisits_made += 1
                 continue
