@@ -1,6 +1,13 @@
-import pytest
+"""The settings tree: TOML in and out, profiles, Settings.validate, the fields' descriptions."""
 
-from pagetwin.config import ConfigError, Settings
+from dataclasses import fields as _fields
+
+import pytest
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hyp_settings
+from hypothesis import strategies as st
+
+from pagetwin.config import ConfigError, Settings, setting_fields
 
 
 def test_toml_round_trip(tmp_path):
@@ -51,12 +58,6 @@ def test_profiles_apply_over_the_defaults_and_toml_over_the_profile(tmp_path):
 
 
 # --- Settings.validate -------------------------------------------------------------------------
-
-from dataclasses import fields as _fields  # noqa: E402
-
-from hypothesis import HealthCheck, given, settings as hyp_settings, strategies as st  # noqa: E402
-
-from pagetwin.config import setting_fields  # noqa: E402
 
 
 def test_the_defaults_and_every_profile_validate():

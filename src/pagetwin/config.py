@@ -15,9 +15,10 @@ from __future__ import annotations
 import importlib
 import math
 import tomllib
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import Field, asdict, dataclass, field, fields, is_dataclass, replace
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 class ConfigError(ValueError):
@@ -366,10 +367,10 @@ class RunSettings:
 
 
 # Settings that were removed, and what replaced each (a TOML file or --set naming one gets this).
-REMOVED: dict[str, str] = {
+REMOVED: Mapping[str, str] = MappingProxyType({
     "text.keywords": "`pagetwin keywords --top N` (iter_keywords(top=N))",
     "text.weighting": "`pagetwin keywords --weighting tfidf|density` (iter_keywords(weighting=...))",
-}
+})
 
 
 def _removed(dotted: str) -> ConfigError:
@@ -399,10 +400,6 @@ def _shown(value: Any) -> str:
     return ",".join(value) if isinstance(value, list) else repr(value)
 
 
-def _tables(n: int, k: int) -> int:
-    return math.comb(n, k)
-
-
 MAX_SIMHASH_TABLES = 2048  # as lsh.auto_blocks: more tables cost memory and time per page
 
 
@@ -416,9 +413,9 @@ def _check_together(settings: Settings) -> None:
     sim = settings.simhash
     if sim.blocks and not sim.k < sim.blocks:
         raise ConfigError(f"setting simhash.blocks = {sim.blocks}: must be 0 or more than simhash.k = {sim.k}")
-    if sim.blocks and _tables(sim.blocks, sim.k) > MAX_SIMHASH_TABLES:
+    if sim.blocks and math.comb(sim.blocks, sim.k) > MAX_SIMHASH_TABLES:
         raise ConfigError(
-            f"setting simhash.blocks = {sim.blocks}: C(blocks, k = {sim.k}) = {_tables(sim.blocks, sim.k)} "
+            f"setting simhash.blocks = {sim.blocks}: C(blocks, k = {sim.k}) = {math.comb(sim.blocks, sim.k)} "
             f"block tables, more than {MAX_SIMHASH_TABLES}; use fewer blocks or 0"
         )
     seg = settings.segments
