@@ -157,8 +157,8 @@ class InputSettings:
     sniff_html: bool = _setting(
         True, "look at the body when Content-Type is missing or wrong", commands=READ)
     statuses: str = _setting(
-        "2xx", "HTTP statuses of WARC/ARC responses that become pages, codes and classes (\"2xx,404\") "
-        "or \"any\"; others are skipped, counted as http-status-NNN",
+        "2xx", "HTTP statuses of WARC/ARC responses that become pages; others are skipped, counted as "
+        "http-status-NNN (HTML files and JSONL have no status)",
         allowed=Parsed("pagetwin.sources.payload:status_filter", "status codes and classes such as '2xx,404', or 'any'"),
         tier=USER, commands=READ)  # fmt: skip
 
@@ -174,7 +174,7 @@ class ExtractSettings:
         True, "learn per-site templates (two passes); false = page-level noise removal only",
         tier=USER, commands=PER_PAGE)  # fmt: skip
     site_key: str = _setting(
-        "host", "what makes a site: \"host\", or \"domain\" (the registered domain)",
+        "host", "what makes a site, whose template is learned: the URL's host, or its registered domain",
         allowed=Choice(("host", "domain")), tier=USER, commands=READ)  # fmt: skip
     min_site_pages: int = _setting(
         5, "a site with fewer pages falls back to page-level noise removal",
