@@ -65,14 +65,17 @@ def test_content_length_too_long_swallows_nothing_after_resync(tmp_path):
     assert any("wrong Content-Length" in e for e in stats.errors)
 
 
-def test_content_length_too_long_at_the_end_is_a_clipped_record(tmp_path):
+def test_content_length_too_long_at_the_end(tmp_path):
     data = _warc_bytes(3, gz=False)
     last = data.rindex(b"WARC/1.1")
     length_at = data.index(b"Content-Length:", last)
     bad = data[:length_at] + b"Content-Length: 999999" + data[data.index(b"\r\n", length_at):]
+    # the file ends with the "\r\n\r\n" that ends a record: the record is whole, its length wrong
     pages, stats = read_all([_write(tmp_path / "lie.warc", bad)])
-    assert _urls(pages) == ["0", "1"]
-    assert stats.skipped == {"truncated-record": 1}
+    assert _urls(pages) == ["0", "1", "2"] and stats.skipped == {}
+    # cut inside the record: clipped
+    pages, stats = read_all([_write(tmp_path / "cut.warc", bad[:-100])])
+    assert _urls(pages) == ["0", "1"] and stats.skipped == {"truncated-record": 1}
 
 
 def _write(path, data: bytes):

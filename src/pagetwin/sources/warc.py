@@ -307,9 +307,12 @@ def _framed_record(src: _Source, head: _Head, ctx: _Ctx, base: int | None) -> tu
         block_end = nxt_at = end
     else:
         nxt = _find_head(src, head.end)
-        # the end of a complete gzip member ends its record whatever the length says
-        member_ends_it = base is not None and ctx.member is not None and ctx.member.state == "end"
-        if nxt is None and end > src.size and not member_ends_it:
+        # the end of a complete gzip member ends its record whatever the length says; so does
+        # the "\r\n\r\n" that ends a record at the end of the file (a cut seldom falls there)
+        ends_it = (base is not None and ctx.member is not None and ctx.member.state == "end") or (
+            src.size - 4 >= head.end and src.peek(src.size - 4, 4) == b"\r\n\r\n"
+        )
+        if nxt is None and end > src.size and not ends_it:
             return _clipped(ctx, where, src.size - head.end, length), src.size
         nxt_at = nxt.start if nxt is not None else src.size
         block_end = nxt_at - 4 if nxt_at - 4 >= head.end and src.peek(nxt_at - 4, 4) == b"\r\n\r\n" else nxt_at
