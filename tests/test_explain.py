@@ -68,3 +68,49 @@ def test_explain_cli(out_dir, capsys):
 def test_explain_missing_index(tmp_path):
     with pytest.raises(ExplainError):
         explain(tmp_path, "a", "b")
+
+
+# -- terminal escapes (issue 14, item 6) ----------------------------------------------------
+
+HOSTILE = "\x1b]0;pwned\x07\x1b[2J\x1b[H\r\x9b31m\x7f\u202eevil\x00"
+
+
+def _visible(text: str) -> bool:
+    """No character a terminal acts on: only newlines end lines, no ESC/C0/C1/DEL/bidi."""
+    return not any((ord(c) < 0x20 and c not in "\n\t") or 0x7F <= ord(c) <= 0x9F or c in "\u202e\u2028" for c in text)
+
+
+def test_terminal_safe_escapes_what_a_terminal_acts_on():
+    from pagetwin.explain import terminal_safe
+
+    assert terminal_safe("plain text, ünïcode, 中文\t ok") == "plain text, ünïcode, 中文\t ok"
+    out = terminal_safe(HOSTILE)
+    assert _visible(out) and "\n" not in out
+    assert out == "\\x1b]0;pwned\\x07\\x1b[2J\\x1b[H\\r\\x9b31m\\x7f\\u202eevil\\x00"
+    assert terminal_safe("a\nb") == "a\\nb"  # a field shown on one line stays one line
+
+
+def test_format_explain_escapes_crawled_fields():
+    page = {"id": "id" + HOSTILE, "url": "https://e.org/" + HOSTILE, "title": "T" + HOSTILE, "text": "x y",
+            "cluster": 1, "keep": True}
+    d = {"a": page, "b": dict(page, keep=False), "same_cluster": True, "edge": None, "shared_share_of_a": 1.0,
+         "algorithms": [{"algorithm": "exact", "score": 1.0, "passed": True, "shared_keys": 1, "detail": {"why": HOSTILE}}],
+         "passages": [{"op": "same", "text": "said " + HOSTILE}]}
+    text = format_explain(d)
+    assert _visible(text) and "\\x1b]0;pwned" in text and "\\x1b[2J" in text
+    assert len(text.splitlines()) == len(format_explain({**d, "a": dict(page, id="i", url="u", title="t")}).splitlines())
+
+
+def test_explain_cli_on_a_hostile_crawl_prints_no_escape(tmp_path, capsys):
+    crawl = tmp_path / "crawl"
+    crawl.mkdir()
+    words = " ".join(f"shared{i}" for i in range(300))
+    title = "Title \x1b]0;pwned\x07\x1b[2J"
+    for name in ("one\x1b[2J.html", "two.html"):
+        (crawl / name).write_text(f"<html><head><title>{title}</title></head><body><p>{words}. Said \x1b[31mred\x1b[0m.</p></body></html>")
+    out = tmp_path / "out"
+    assert main(["dedup", str(crawl), "--out", str(out), "--workers", "1"]) in (0, 3)
+    capsys.readouterr()
+    assert main(["explain", str(out), "one\x1b[2J.html", "two.html"]) == 0
+    shown = capsys.readouterr().out
+    assert _visible(shown) and "\\x1b[2J" in shown

@@ -23,6 +23,26 @@ from typing import Any
 
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+")
 _SPACE = re.compile(r"\s+")
+# What a terminal would act on rather than show: C0 controls but the tab (a line end too: the
+# fields shown are one line each), DEL, C1 controls (0x9b is a one-byte CSI), the ESC that
+# starts every escape sequence, and the Unicode controls that reorder or break lines.
+_UNSAFE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` with every character a terminal would act on (an escape sequence that sets
+    the window title or clears the screen, a carriage return that overwrites the line, a bidi
+    override) written as a visible escape: ``\\x1b``, ``\\r``, ``\\u202e``. The rest of the
+    sequence is then harmless text."""
+    return _UNSAFE.sub(_escaped, text)
+
+
+def _escaped(m: re.Match) -> str:
+    ch = m.group()
+    named = {"\n": "\\n", "\r": "\\r"}.get(ch)
+    if named:
+        return named
+    return f"\\x{ord(ch):02x}" if ord(ch) < 0x100 else f"\\u{ord(ch):04x}"
 
 
 class ExplainError(Exception):
@@ -45,7 +65,7 @@ class AmbiguousPage(ExplainError):
             lines.append(f"  {c['id']}  crawled {c['crawl_date'] or '-'}  cluster {c['cluster'] or '-'}  {c['url']}  ({c.get('source') or '-'})")
         if len(candidates) > MAX_LISTED:
             lines.append(f"  ... and {len(candidates) - MAX_LISTED} more")
-        super().__init__("\n".join(lines))
+        super().__init__("\n".join(terminal_safe(line) for line in lines))  # printed on a terminal
 
 
 def index_file(path: str | Path) -> Path:
@@ -188,7 +208,8 @@ def explain(index_path: str | Path, a: str, b: str) -> dict[str, Any]:
 
 
 def format_explain(d: dict[str, Any], width: int = 100) -> str:
-    """A terminal rendering: header, algorithm table, passages ("=" both, "-" only A, "+" only B)."""
+    """A terminal rendering: header, algorithm table, passages ("=" both, "-" only A, "+" only B).
+    What comes from crawled pages (ids, URLs, titles, text) is made terminal_safe."""
     lines = []
     for tag in ("a", "b"):
         p = d[tag]
@@ -213,4 +234,4 @@ def format_explain(d: dict[str, Any], width: int = 100) -> str:
         if len(text) > width:
             text = text[: width - 3] + "..."
         lines.append(f"{mark[p['op']]} {text}")
-    return "\n".join(lines) + "\n"
+    return "\n".join(terminal_safe(line) for line in lines) + "\n"
