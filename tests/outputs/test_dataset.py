@@ -100,6 +100,8 @@ def test_targets_checked_before_any_work(tmp_path, monkeypatch):
         check_outputs(tmp_path / "out", documents=tmp_path / "no-such-folder" / "d.jsonl")
     with pytest.raises(OutputError, match="--dedup-warc"):
         check_outputs(tmp_path / "out", dedup_warc=tmp_path)  # a folder
+    with pytest.raises(OutputError, match="--survivors and --dedup-warc name the same file"):
+        check_outputs(tmp_path / "out", survivors=tmp_path / "a.warc.gz", dedup_warc=tmp_path / "a.warc.gz")
     import builtins
 
     real_import = builtins.__import__

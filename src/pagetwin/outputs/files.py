@@ -109,6 +109,11 @@ def check_outputs(
         _check_file_target(Path(index_path), "--index", create_folder=True)
     if survivors:
         _check_file_target(Path(survivors), "--survivors", create_folder=False)
+    named = [(what, os.path.abspath(p)) for what, p in (("--survivors", survivors), ("--dedup-warc", dedup_warc), ("--documents", documents)) if p]
+    for i, (what, path) in enumerate(named):
+        for other, other_path in named[i + 1 :]:
+            if path == other_path:
+                raise OutputError(f"{what} and {other} name the same file {path}: give each its own")
     if dedup_warc:
         _check_file_target(Path(dedup_warc), "--dedup-warc", create_folder=False)
     if documents:
