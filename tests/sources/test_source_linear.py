@@ -182,3 +182,30 @@ def test_junk_inside_one_gzip_stream_is_one_skip(tmp_path):
     path.write_bytes(gzip.compress(records[0] + b"junk, not a record\r\n" * 20 + b"".join(records[1:])))
     pages, stats = read_all([path])
     assert len(pages) == 4 and stats.skipped == {"malformed-record": 1}
+
+
+def test_a_zstd_warc_is_read_by_fastwarc(tmp_path):
+    zstandard = pytest.importorskip("zstandard")
+    records = _records(5)
+    path = tmp_path / "z.warc.zst"
+    path.write_bytes(b"".join(zstandard.ZstdCompressor().compress(r) for r in records))
+    pages, stats = read_all([path])
+    assert [p.url for p in pages] == [f"https://example.org/{i}" for i in range(5)] and stats.errors == []
+
+
+@pytest.mark.parametrize("cut", [False, True])
+def test_a_gzip_member_too_large_to_frame_in_memory_is_streamed(tmp_path, monkeypatch, cut):
+    from pagetwin.sources import warc
+
+    monkeypatch.setattr(warc, "MEMBER_IN_MEMORY", 2000)  # the 30 records are about 30 KB
+    records = _records(30)
+    data = gzip.compress(_plain(records))
+    path = tmp_path / "big.warc.gz"
+    path.write_bytes(data[:-200] if cut else data)
+    pages, stats = read_all([path])
+    urls = [p.url for p in pages]
+    assert urls == [f"https://example.org/{i}" for i in range(len(urls))]  # the records before the cut
+    assert len(urls) == 30 if not cut else 20 <= len(urls) < 30
+    assert stats.records_total == len(urls) + bool(cut)
+    assert pages[0].meta["warc_offset"] == 0 and pages[1].meta["warc_member_offset"] == 0
+    assert stats.skipped == ({"truncated-gzip": 1} if cut else {})

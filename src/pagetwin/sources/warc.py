@@ -58,6 +58,7 @@ _RECORD_START = re.compile(rb"WARC/[0-2]\.")
 _GZIP_START = re.compile(rb"\x1f\x8b\x08")
 _VERSION_LINE = re.compile(rb"WARC/[0-2]\.\d{1,4}\r?\n")
 _BLANK = b"\r\n\t \x00"  # between records: line ends, padding
+_ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 
 
 def is_gzip(path: str) -> bool:
@@ -113,9 +114,13 @@ def _iter_warc(path: str, settings: InputSettings, stats: SourceStats, want_imag
     ctx = _Ctx(path, os.path.basename(path), settings, want_images, _FileNotes(path, stats))
     size = os.path.getsize(path)
     with open(path, "rb") as fh:
-        if fh.read(2) == b"\x1f\x8b":
+        magic = fh.read(4)
+        fh.seek(0)
+        if magic[:2] == b"\x1f\x8b":
             with open(path, "rb") as scan_fh:
                 yield from _gzip_warc(fh, _Starts(scan_fh, size, _GZIP_START), size, ctx)
+        elif magic == _ZSTD_MAGIC or (magic[1:] == b"\x2a\x4d\x18" and magic[0] & 0xF0 == 0x50):
+            yield from _zstd_warc(fh, ctx)  # a zstd frame, or the skippable frame of a dictionary
         else:
             yield from _plain_warc(_Source(fh, size), ctx)
     ctx.note.close()
@@ -507,6 +512,27 @@ def _streamed_member(member: _Member, ctx: _Ctx) -> Iterator[Page | Skip]:
     member.drain()
     if failure is not None and member.state == "end":
         ctx.note(f"unreadable data in the gzip member at byte {member.start} ({failure}); skipped to the next member")
+
+
+def _zstd_warc(fh, ctx: _Ctx) -> Iterator[Page | Skip]:
+    """The records of a zstd-compressed WARC (.warc.zst), decompressed and parsed by fastwarc.
+    Bad data ends the file: the rest is counted as one unreadable region."""
+    failure = None
+    before = ctx.records
+    try:
+        for rec in ArchiveIterator(fh, parse_http=False):
+            ctx.records += 1
+            outcome, short = _warc_record(rec, rec.stream_pos, 0, ctx, None)
+            yield outcome
+            if short:
+                return
+    except Exception as exc:  # noqa: BLE001 - fastwarc raises OSError (and others) on bad data
+        failure = str(exc) or type(exc).__name__
+    if failure is not None:
+        if ctx.records == before:
+            ctx.records += 1
+            yield Skip("malformed-record", f"{ctx.name}: {failure}")
+        ctx.note(f"unreadable zstd data after {ctx.records - before} records ({failure}); the rest of the file is skipped")
 
 
 def _read(reader, n: int) -> bytes:
