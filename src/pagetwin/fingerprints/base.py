@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from abc import ABC, abstractmethod
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, ClassVar
 
 import xxhash
@@ -89,9 +89,43 @@ class Algorithm(ABC):
         return json.loads(data)
 
 
-REGISTRY: dict[str, type[Algorithm]] = {}
+class _Registry(Mapping[str, type[Algorithm]]):
+    """Algorithm name -> class, read from the one table of algorithms (``fingerprints.MODULES``):
+    the module is imported when its algorithm is first asked for, and the class is the
+    Algorithm of that name it defines. Nothing is filled in at import time (no module state)."""
+
+    def __getitem__(self, name: str) -> type[Algorithm]:
+        import importlib
+
+        from pagetwin.fingerprints import MODULES
+
+        if name not in MODULES:
+            raise KeyError(name)
+        module = importlib.import_module(MODULES[name][0])
+        for value in vars(module).values():
+            if isinstance(value, type) and issubclass(value, Algorithm) and getattr(value, "name", None) == name:
+                return value
+        raise KeyError(f"{name} (not defined by {module.__name__})")
+
+    def __iter__(self) -> Iterator[str]:
+        from pagetwin.fingerprints import MODULES
+
+        return iter(MODULES)
+
+    def __len__(self) -> int:
+        from pagetwin.fingerprints import MODULES
+
+        return len(MODULES)
+
+
+REGISTRY = _Registry()
 
 
 def register(cls: type[Algorithm]) -> type[Algorithm]:
-    REGISTRY[cls.name] = cls
+    """Marks an algorithm class; refuses one the table of algorithms (``fingerprints.MODULES``)
+    does not name, so that ``REGISTRY`` finds every class that says it is registered."""
+    from pagetwin.fingerprints import MODULES
+
+    if cls.name not in MODULES or MODULES[cls.name][0] != cls.__module__:
+        raise TypeError(f"algorithm {cls.name!r} of {cls.__module__} is not in pagetwin.fingerprints.MODULES")
     return cls

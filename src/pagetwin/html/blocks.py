@@ -300,9 +300,9 @@ class BlockWalker:
     def walk(self, tree, max_depth: int = 512) -> Blocks:
         """The blocks of a parsed page (``walk``).
 
-        One piece on purpose: this is the hottest loop of pass 1 (every node of every page), and
-        splitting it into functions per node kind would cost a Python call per node and the
-        reloading of the dozen locals it keeps its state in. Its benchmark is
+        It is one piece on purpose: this is the hottest loop of pass 1 (every node of every
+        page), and splitting it into functions per node kind would cost a Python call per node
+        and the reloading of the dozen locals it keeps its state in. Its benchmark is
         ``bench/walk_speed.py`` (CPU time per page against an earlier revision, outputs
         compared, on the extraction sets)."""
         out = Blocks()
