@@ -148,16 +148,10 @@ class StatusFilter:
         return f"http-status-{status if status is not None else 'none'}"
 
 
-_FILTERS: dict[str, StatusFilter] = {}
-
-
 def status_filter(spec: str) -> StatusFilter:
-    """``StatusFilter.parse(spec)``, cached (the readers ask once per file)."""
-    found = _FILTERS.get(spec) if isinstance(spec, str) else None
-    if found is None:
-        found = StatusFilter.parse(spec)
-        _FILTERS[spec] = found
-    return found
+    """``StatusFilter.parse(spec)`` (ConfigError on a bad value). The readers parse it once
+    per file."""
+    return StatusFilter.parse(spec)
 
 
 def split_content_type(value: str | None) -> tuple[str, str | None]:

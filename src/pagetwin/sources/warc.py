@@ -35,6 +35,7 @@ from pagetwin.model import Page
 from pagetwin.sources.base import Skip, SourceStats
 from pagetwin.sources.payload import (
     HttpMessage,
+    StatusFilter,
     b32_digest,
     iso_date,
     normalize_digest,
@@ -101,6 +102,7 @@ class _Ctx:
     records: int = 0
     misframed: int = 0
     member: _Member | None = None  # the gzip member being read (tells why a record is clipped)
+    accept: StatusFilter | None = None  # input.statuses, parsed once
 
 
 def iter_warc(path: str, settings: InputSettings, stats: SourceStats, want_images: bool = False) -> Iterator[Page | Skip]:
@@ -111,7 +113,7 @@ def iter_warc(path: str, settings: InputSettings, stats: SourceStats, want_image
 
 
 def _iter_warc(path: str, settings: InputSettings, stats: SourceStats, want_images: bool) -> Iterator[Page | Skip]:
-    ctx = _Ctx(path, os.path.basename(path), settings, want_images, _FileNotes(path, stats))
+    ctx = _Ctx(path, os.path.basename(path), settings, want_images, _FileNotes(path, stats), accept=status_filter(settings.statuses))
     size = os.path.getsize(path)
     with open(path, "rb") as fh:
         magic = fh.read(4)
@@ -659,7 +661,7 @@ def _revisit(rec, seen: _Seen, ctx: _Ctx) -> tuple[Page | Skip, bool]:
     # A revisit stands for its original: judged by the status it recorded, if any (304,
     # "not modified", says the original's status holds).
     status = seen.http.status if seen.http is not None else None
-    accept = status_filter(ctx.settings.statuses)
+    accept = ctx.accept
     if status not in (None, 304) and not accept.accepts(status):
         return Skip(accept.reason(status), f"{ctx.name}: revisit {seen.url}"), False
     meta = seen.meta
@@ -704,7 +706,7 @@ def _response(rec, seen: _Seen, ctx: _Ctx) -> tuple[Page | Skip, bool]:
     result = _payload(bytes(kept[body_offset:]), seen.media, seen.http, limit, settings, ctx.want_images)
     if result.kind == "skip":
         return Skip(result.reason, f"{ctx.name}: {seen.url} {result.detail}".strip()), False
-    refused = _refused_status(seen.wtype == "response" and seen.is_http, seen.http, settings)
+    refused = _refused_status(seen.wtype == "response" and seen.is_http, seen.http, ctx.accept)
     if refused:
         return Skip(refused, f"{ctx.name}: {seen.url}"), False
     meta = seen.meta
@@ -721,13 +723,12 @@ def _response(rec, seen: _Seen, ctx: _Ctx) -> tuple[Page | Skip, bool]:
     return page, False
 
 
-def _refused_status(judged: bool, http: HttpMessage | None, settings: InputSettings) -> str | None:
+def _refused_status(judged: bool, http: HttpMessage | None, accept: StatusFilter) -> str | None:
     """The skip reason of an HTTP response whose status ``input.statuses`` does not take
     ("http-status-404"; "http-status-none" without a parsable status line); None when it is
     taken or not ``judged`` (a record that is no HTTP message: a resource, a bare payload)."""
     if not judged:
         return None
-    accept = status_filter(settings.statuses)
     status = http.status if http is not None else None
     return None if accept.accepts(status) else accept.reason(status)
 
@@ -1099,6 +1100,7 @@ def _iter_arc(path: str, settings: InputSettings, stats: SourceStats, want_image
     from warcio.recordloader import ArcWarcRecordLoader
 
     loader = ArcWarcRecordLoader(verify_http=False, arc2warc=False)
+    accept = status_filter(settings.statuses)
     name = os.path.basename(path)
     note = _FileNotes(path, stats)
     gz = is_gzip(path)
@@ -1131,7 +1133,7 @@ def _iter_arc(path: str, settings: InputSettings, stats: SourceStats, want_image
                 continue
             n_records += 1
             stream.mark_record(at)
-            outcome, misaligned, (at, line) = _arc_framed_record(stream, loader, head, at, path, name, settings, want_images, note, where)
+            outcome, misaligned, (at, line) = _arc_framed_record(stream, loader, head, at, path, name, settings, want_images, note, where, accept)
             n_misaligned += misaligned
             if outcome is not None:
                 yield outcome
@@ -1144,7 +1146,7 @@ def _iter_arc(path: str, settings: InputSettings, stats: SourceStats, want_image
 
 def _arc_framed_record(
     stream: _ArcStream, loader, head: ArcHead, at: int, path: str, name: str,
-    settings: InputSettings, want_images: bool, note, where: str,
+    settings: InputSettings, want_images: bool, note, where: str, accept: StatusFilter,
 ) -> tuple[Page | Skip | None, bool, tuple[int, bytes]]:
     """Read the record whose line ``head`` starts at ``at``: (its Page or Skip, or None when
     the stream stopped at damaged gzip data inside it, which the caller counts; whether its
@@ -1171,7 +1173,7 @@ def _arc_framed_record(
         line = f"{head.url} {head.ip} {head.date} {head.mime} {length}"
         try:
             rec = loader.parse_record_stream(stream, statusline=line, known_format="arc")
-            outcome = _arc_record(rec, head, at, path, name, settings, want_images)
+            outcome = _arc_record(rec, head, at, path, name, settings, want_images, accept)
         except Exception as exc:  # noqa: BLE001 - warcio raises many kinds of errors on bad data
             outcome = Skip("malformed-http", f"{name} at {where} {at}: {' '.join(str(exc).split())[:120]}")
     payload_end = payload_at + length
@@ -1208,7 +1210,9 @@ def _arc_framed(stream: _ArcStream, payload_end: int) -> bool:
     return framed
 
 
-def _arc_record(rec, head: ArcHead, pos: int, path: str, name: str, settings: InputSettings, want_images: bool) -> Page | Skip:
+def _arc_record(
+    rec, head: ArcHead, pos: int, path: str, name: str, settings: InputSettings, want_images: bool, accept: StatusFilter
+) -> Page | Skip:
     """One ARC record parsed by warcio -> Page or Skip (the stream is read to the record's end
     by the caller)."""
     limit = settings.max_page_bytes
@@ -1241,7 +1245,7 @@ def _arc_record(rec, head: ArcHead, pos: int, path: str, name: str, settings: In
     result = _payload(bytes(kept), media, http, limit, settings, want_images)
     if result.kind == "skip":
         return Skip(result.reason, f"{name}: {url} {result.detail}".strip())
-    refused = _refused_status(rec.http_headers is not None, http, settings)  # an HTTP head, if any
+    refused = _refused_status(rec.http_headers is not None, http, accept)  # an HTTP head, if any
     if refused:
         return Skip(refused, f"{name}: {url}")
     _note_body(meta, result, limit)
