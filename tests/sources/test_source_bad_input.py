@@ -181,3 +181,17 @@ def test_truncated_and_corrupt_real_world_like_mix_keeps_accounting(tmp_path):
     pages = list(iter_pages([str(path)], InputSettings(), stats))
     assert stats.consistent()
     assert 2 <= len(pages) <= 4
+
+
+@pytest.mark.parametrize("gz", [True, False])
+def test_a_content_length_of_unicode_digits_is_malformed(tmp_path, gz):
+    # found by bench/fuzz.py: "²00" is digits to str.isdigit, not to int()
+    plain = _warc_bytes(3, gz=False)
+    second = plain.index(b"WARC/1.1", 10)
+    at = plain.index(b"Content-Length:", second)
+    bad = plain[:at] + "Content-Length: ²00".encode() + plain[plain.index(b"\r\n", at):]
+    path = tmp_path / ("sup.warc.gz" if gz else "sup.warc")
+    path.write_bytes(gzip.compress(bad) if gz else bad)
+    pages, stats = read_all([path])
+    assert _urls(pages) == ["0", "2"] and stats.skipped == {"malformed-header": 1}
+    assert not any("reading stopped" in e for e in stats.errors)

@@ -300,7 +300,7 @@ def _framed_record(src: _Source, head: _Head, ctx: _Ctx, base: int | None) -> tu
     if head.cut:
         return _clipped(ctx, where, src.size - head.start, None), src.size
     length_field = (head.fields.get("Content-Length") or "").strip()
-    if not length_field.isdigit():
+    if not (length_field.isascii() and length_field.isdigit()):  # not "²00"
         nxt = _find_head(src, head.end)
         return Skip("malformed-header", f"{ctx.name} at {where}: Content-Length {length_field!r}"), nxt.start if nxt else src.size
     length = int(length_field)
@@ -599,7 +599,7 @@ def _warc_record(rec, pos: int, inner: int, ctx: _Ctx, length: int | None) -> tu
     wtype = (h.get("WARC-Type") or "").strip().lower()
     if length is None:
         length_field = (h.get("Content-Length") or "").strip()
-        if not length_field.isdigit():
+        if not (length_field.isascii() and length_field.isdigit()):  # not "²00"
             _read_rest(rec.reader, bytearray(), 0, None)
             return Skip("malformed-header", f"{ctx.name} at {where}: Content-Length {length_field!r}"), False
         length = int(length_field)
@@ -1221,7 +1221,7 @@ def _arc_record(
     http = None
     if rec.http_headers is not None and rec.http_headers.statusline:
         status_text = rec.http_headers.statusline.split(" ", 1)[0]
-        http = HttpMessage(int(status_text) if status_text.isdigit() else None, list(rec.http_headers.headers))
+        http = HttpMessage(int(status_text) if status_text.isascii() and status_text.isdigit() else None, list(rec.http_headers.headers))
     if http is not None:
         media, charset = split_content_type(http.get("Content-Type"))
     else:
