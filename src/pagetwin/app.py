@@ -109,10 +109,14 @@ def dedup(
     parquet: bool = False,
     engine: Engine | None = None,
     mode: str = "new",
+    dedup_warc: str | Path | None = None,
+    documents: str | Path | None = None,
 ) -> dict[str, Any]:
     """Read, fingerprint, index, match, cluster and write DIR/clusters.jsonl, pairs.jsonl and
     summary.json (and clusters/pairs.parquet with ``parquet``; the kept pages as a WARC file
-    at ``survivors``). Returns the summary.
+    at ``survivors``; every input record, exact copies as revisits, as a WARC file at
+    ``dedup_warc`` (outputs.dedupwarc); the kept documents as JSONL or Parquet at
+    ``documents`` (outputs.dataset)). Returns the summary.
 
     Every output target (and pyarrow for ``parquet``) is checked first: OutputError (a
     ConfigError) when one cannot be used, before any work. ``mode`` says what to do with an
@@ -146,7 +150,7 @@ def dedup(
 
     settings.validate()
     started = time.monotonic()
-    check_outputs(out_dir, index_path, survivors, parquet, mode)
+    check_outputs(out_dir, index_path, survivors, parquet, mode, dedup_warc=dedup_warc, documents=documents)
     reporter = _ErrorReporter(log)
     readable, problems = _readable_inputs(inputs)
     reporter.report(problems)
@@ -162,7 +166,7 @@ def dedup(
         learned = _learn_step(run)
         passed = _fingerprint_step(run, learned)
         links = _link_step(run)
-        written = _write_step(run, links, survivors, parquet)
+        written = _write_step(run, links, _Targets(survivors, parquet, dedup_warc, documents))
         summary = _summary(run, passed, links, written)
         _write_summary(run, summary)
         return summary
@@ -339,6 +343,10 @@ def _store(index: Index, result: PageResult) -> None:
             "title": doc.title if doc else None,
             "text": compress_text(text) if text else None,
             "error": result.error or None,
+            # Where the record is (outputs.dataset, outputs.dedupwarc), what it said it was.
+            "warc_offset": page.meta.get("warc_offset"),
+            "http_status": page.meta.get("http_status"),
+            "metadata": page.meta.get("metadata"),
         }
     )
     index.add_fingerprints(pid, result.features, result.keys)
@@ -401,33 +409,55 @@ def _guard(index: Index, algorithms: list, edges: list, settings: Settings) -> C
 
 
 @dataclass
+class _Targets:
+    """The optional outputs a run was asked for (checked by outputs.files.check_outputs)."""
+
+    survivors: str | Path | None = None
+    parquet: bool = False
+    dedup_warc: str | Path | None = None
+    documents: str | Path | None = None
+
+
+@dataclass
 class _Written:
     lines: int
     clusters: int
     duplicates: int
     pairs: int
-    survivors: int | None
+    survivors: int | None = None
+    dedup_warc: dict[str, Any] | None = None
+    documents: int | None = None
+    cluster_kinds: dict[str, Any] = field(default_factory=dict)
 
 
-def _write_step(run: _Run, links: _Links, survivors: str | Path | None, parquet: bool) -> _Written:
+def _write_step(run: _Run, links: _Links, targets: _Targets) -> _Written:
+    from pagetwin import softerror
     from pagetwin.outputs.jsonl import write_clusters, write_pairs
 
     t = time.monotonic()
     index = run.index
-    n_lines, n_clusters, n_dups = write_clusters(index, run.out_dir / "clusters.jsonl")
-    n_pairs = write_pairs(index, run.out_dir / "pairs.jsonl")
-    if parquet:
+    written = _Written(*write_clusters(index, run.out_dir / "clusters.jsonl"), write_pairs(index, run.out_dir / "pairs.jsonl"))
+    if targets.parquet:
         from pagetwin.outputs.survivors import write_parquet
 
         write_parquet(index, run.out_dir)
-    n_survivors = None
-    if survivors:
+    if targets.survivors:
         from pagetwin.outputs.survivors import write_survivors
 
-        n_survivors = write_survivors(run.readable, run.settings, index.kept_pages(), Path(survivors))
+        written.survivors = write_survivors(run.readable, run.settings, index.kept_pages(), Path(targets.survivors))
+    if targets.dedup_warc:
+        from pagetwin.outputs.dedupwarc import write_dedup_warc
+
+        written.dedup_warc = write_dedup_warc(run.readable, run.settings, index, Path(targets.dedup_warc)).to_dict()
+    if targets.documents:
+        from pagetwin.outputs.dataset import write_documents
+
+        written.documents = write_documents(index, Path(targets.documents))
+    # Error pages served as successes ("soft 404s") are clusters of their own kind.
+    written.cluster_kinds = softerror.report(index)
     run.timed("write", t)
     run.timings["total"] = time.monotonic() - run.started
-    return _Written(n_lines, n_clusters, n_dups, n_pairs, n_survivors)
+    return written
 
 
 # -- step 5: summary ----------------------------------------------------------------------
@@ -456,6 +486,9 @@ def _summary(run: _Run, passed: _Pass2, links: _Links, written: _Written) -> dic
         "duplicates": written.duplicates,
         "pairs": written.pairs,
         "survivors_written": written.survivors,
+        "dedup_warc": written.dedup_warc,
+        "documents_written": written.documents,
+        "cluster_kinds": written.cluster_kinds,
         "edges_by_kind": dict(Counter(e.kind for e in links.edges)),
         "revisits": {
             "matched": links.match_stats.revisit_edges,

@@ -117,6 +117,12 @@ def build_parser() -> argparse.ArgumentParser:
     _add_matching(p)
     p.add_argument("--survivors", metavar="FILE", help="also write the kept pages as a WARC file (.warc.gz)")
     p.add_argument("--parquet", action="store_true", help="also write clusters.parquet and pairs.parquet")
+    p.add_argument("--dedup-warc", metavar="FILE",
+                   help="also write every input record as a WARC file, exact payload copies as revisit records "
+                        "(identical-payload-digest) and near duplicates beside a metadata record naming their cluster")
+    p.add_argument("--documents", metavar="FILE",
+                   help="also write the kept documents as JSONL (.jsonl, .jsonl.gz) or Parquet (.parquet): "
+                        "id, text, metadata (url, cluster, cluster size, source file and offset)")
     p.add_argument("--runner", choices=("local", "spark"), default="local",
                    help="who runs the two passes: local process pool (default) or Apache Spark (extra 'spark')")
     p.add_argument("--spark-master", metavar="URL", help="Spark master (default: local[*], or spark-submit's)")
@@ -201,7 +207,9 @@ def cmd_dedup(args: argparse.Namespace, settings: Settings) -> int:
     from pagetwin.outputs.files import check_outputs
 
     mode = args.mode or "new"
-    check_outputs(args.out, args.index, args.survivors, args.parquet, mode)  # before Spark starts
+    check_outputs(  # before Spark starts
+        args.out, args.index, args.survivors, args.parquet, mode, dedup_warc=args.dedup_warc, documents=args.documents
+    )
     engine = None
     if args.runner == "spark":
         from pagetwin.runners.spark import SparkEngine  # raises ConfigError without pyspark
@@ -209,6 +217,7 @@ def cmd_dedup(args: argparse.Namespace, settings: Settings) -> int:
         engine = SparkEngine(master=args.spark_master)
     summary = dedup(
         args.inputs, args.out, settings, args.index, log=_err, survivors=args.survivors, parquet=args.parquet,
+        dedup_warc=args.dedup_warc, documents=args.documents,
         engine=engine, mode=mode,
     )  # fmt: skip
     records = summary["records"]

@@ -161,6 +161,16 @@ class InputSettings:
         "http-status-NNN (HTML files and JSONL have no status)",
         allowed=Parsed("pagetwin.sources.payload:status_filter", "status codes and classes such as '2xx,404', or 'any'"),
         tier=USER, commands=READ)  # fmt: skip
+    # Field (JSONL) and column (Parquet) names of a document: datatrove and NeMo Curator write
+    # {"id", "text", "metadata"}; crawl dumps {"url", "html"}.
+    jsonl_html_field: str = _setting("html", "JSONL/Parquet field holding a page's HTML", commands=READ)
+    jsonl_text_field: str = _setting(
+        "text", "JSONL/Parquet field holding a text-only document's text (used when there is no HTML)",
+        commands=READ)  # fmt: skip
+    jsonl_id_field: str = _setting("id", "JSONL/Parquet field holding a document's id", commands=READ)
+    jsonl_url_field: str = _setting("url", "JSONL/Parquet field holding a document's URL", commands=READ)
+    jsonl_metadata_field: str = _setting(
+        "metadata", "JSONL/Parquet field holding a document's metadata, carried to the outputs", commands=READ)
 
     def __post_init__(self) -> None:
         from pagetwin.sources.payload import status_filter
