@@ -144,37 +144,69 @@ def dedup(
     An interrupted run leaves the index as it was: pass 2's pages and the learned model are
     written in one transaction, committed at the end of pass 2 (an exception rolls it back; a
     killed process leaves it uncommitted, which SQLite discards; see _fingerprint_step)."""
-    from pagetwin.fingerprints import build_algorithms
-    from pagetwin.index.sqlite import Index
     from pagetwin.outputs.files import check_outputs
 
     settings.validate()
     started = time.monotonic()
+    targets = _Targets(survivors, parquet, dedup_warc, documents)
     check_outputs(out_dir, index_path, survivors, parquet, mode, dedup_warc=dedup_warc, documents=documents)
-    reporter = _ErrorReporter(log)
-    readable, problems = _readable_inputs(inputs)
-    reporter.report(problems)
-    out_dir = _prepare_out_dir(Path(out_dir), index_path, mode, log)
-    algorithms = build_algorithms(settings)
-    index = Index(index_path or out_dir / "index.sqlite", settings.to_dict())
     if engine is None:
         from pagetwin.runners.local import LocalEngine
 
         engine = LocalEngine()
+    try:
+        # One writer per index: a second run waits (run.lock_timeout), then gives up (IndexBusy).
+        with _index_lock(Path(out_dir), index_path, settings):
+            # Again under the lock: a run that ended while this one waited left its outputs there.
+            check_outputs(out_dir, index_path, survivors, parquet, mode, dedup_warc=dedup_warc, documents=documents)
+            return _locked_dedup(inputs, Path(out_dir), settings, index_path, log, engine, mode, targets, started)
+    finally:
+        engine.close()
+
+
+def _index_lock(out_dir: Path, index_path: str | Path | None, settings: Settings) -> Any:
+    """The lock of the run's index (index.lock.IndexLock), not yet taken."""
+    from pagetwin.index.lock import IndexLock
+    from pagetwin.outputs.files import default_index
+
+    index_file = Path(index_path) if index_path is not None else default_index(out_dir)
+    index_file.parent.mkdir(parents=True, exist_ok=True)
+    return IndexLock(index_file, settings.run.lock_timeout, setting="run.lock_timeout")
+
+
+def _locked_dedup(
+    inputs: list[str],
+    out_dir: Path,
+    settings: Settings,
+    index_path: str | Path | None,
+    log: Callable[[str], None],
+    engine: Engine,
+    mode: str,
+    targets: _Targets,
+    started: float,
+) -> dict[str, Any]:
+    """dedup's steps, with the index's lock held."""
+    from pagetwin.fingerprints import build_algorithms
+    from pagetwin.index.sqlite import Index
+
+    reporter = _ErrorReporter(log)
+    readable, problems = _readable_inputs(inputs)
+    reporter.report(problems)
+    out_dir = _prepare_out_dir(out_dir, index_path, mode, log)
+    algorithms = build_algorithms(settings)
+    index = Index(index_path or out_dir / "index.sqlite", settings.to_dict())
     run = _Run(inputs, readable, problems, reporter, out_dir, settings, index, algorithms, log, engine, started)
     try:
         learned = _learn_step(run)
         passed = _fingerprint_step(run, learned)
         links = _link_step(run)
-        written = _write_step(run, links, _Targets(survivors, parquet, dedup_warc, documents))
+        written = _write_step(run, links, targets)
         summary = _summary(run, passed, links, written)
         _write_summary(run, summary)
         return summary
     except BaseException:
         index.abort()  # an open transaction (pass 2's) is rolled back: the index is as it was
         raise
-    finally:
-        engine.close()
 
 
 @dataclass

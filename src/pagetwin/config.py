@@ -374,6 +374,9 @@ class RunSettings:
     temp_dir: str = _setting(
         "", "where temporary files go; empty = the system's ($TMPDIR)", allowed=Folder(), tier=USER,
         commands=READ)  # fmt: skip
+    lock_timeout: float = _setting(
+        10.0, "seconds a dedup run waits for another run writing the same index before it gives up",
+        allowed=AT_LEAST_0, commands=DEDUP)  # fmt: skip
 
 
 # Settings that were removed, and what replaced each (a TOML file or --set naming one gets this).
