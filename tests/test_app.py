@@ -125,3 +125,24 @@ def test_the_package_exports_the_core():
 
     for name in ("dedup", "iter_texts", "iter_keywords", "learn_templates"):
         assert getattr(pagetwin, name) is getattr(app, name) and name in pagetwin.__all__
+
+
+def test_text_rows_carry_the_inputs_metadata(tmp_path):
+    """pagetwin text keeps a JSONL line's metadata (issue 13, item 1); pages without any get none."""
+    import json as _json
+
+    from pagetwin.app import iter_texts
+    from pagetwin.config import Settings
+
+    body = "<html><body><article><p>" + "Rivers and their bridges, told at length. " * 12 + "</p></article></body></html>"
+    path = tmp_path / "docs.jsonl"
+    path.write_text(
+        _json.dumps({"id": "a", "url": "https://x.example/a", "html": body, "metadata": {"dump": "cc-2024"}}) + "\n"
+        + _json.dumps({"id": "b", "url": "https://x.example/b", "html": body}) + "\n"
+    )
+    settings = Settings()
+    settings.run.workers = 1
+    rows = {row["id"]: row for row in iter_texts([str(path)], settings)}
+    assert rows["a"]["metadata"] == {"dump": "cc-2024"}
+    assert "Rivers and their bridges" in rows["a"]["text"]
+    assert "metadata" not in rows["b"]

@@ -38,11 +38,20 @@ KEYWORD_WEIGHTINGS = ("tfidf", "density")
 
 def iter_texts(inputs: list[str], settings: Settings, stats: SourceStats | None = None) -> Iterator[dict[str, str]]:
     """{"id", "url", "text"} of every page: main content after noise and template removal,
-    the site templates learned from the same inputs. ``stats`` counts the records read."""
+    the site templates learned from the same inputs; and "metadata" when the input gave the
+    page some (a JSONL line's or Parquet row's metadata and other fields). ``stats`` counts the
+    records read."""
     settings.validate()
     learning = Learning(templates=settings.extract.templates)
     rows = _learn_then_map(_task("safe_extract"), inputs, settings, stats, learning)
-    return ({"id": page.id, "url": page.url, "text": text} for page, text in rows)
+    return (_text_row(page, text) for page, text in rows)
+
+
+def _text_row(page: Page, text: str) -> dict[str, Any]:
+    row: dict[str, Any] = {"id": page.id, "url": page.url, "text": text}
+    if page.meta.get("metadata"):
+        row["metadata"] = page.meta["metadata"]
+    return row
 
 
 def iter_keywords(
