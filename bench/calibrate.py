@@ -230,6 +230,7 @@ class HtmlText:
             self.ok = False
         if self.ok and site_pages:
             try:
+                from pagetwin.html.noise import parse_page
                 from pagetwin.html.parse import decode_html, parse_html
                 from pagetwin.html.templates import SiteTemplates, page_stats
 
@@ -237,7 +238,7 @@ class HtmlText:
                 for site, files in site_pages.items():
                     for f in files:
                         html, _, _ = decode_html(f.read_bytes(), None)
-                        templates.fit(site, page_stats(parse_html(html), self.settings))
+                        templates.fit(site, page_stats(parse_page(parse_html(html)), self.settings))
                 self.models = {site: templates.for_site(site) for site in site_pages}
                 self.how = "pagetwin.html.noise.extract with html.templates site models"
             except Exception as exc:  # noqa: BLE001

@@ -101,7 +101,6 @@ def project_text_docs(items: list[tuple[str, str, str, str]], n_keywords: int) -
     from pagetwin.text.keywords import DocFreq, top_keywords
 
     settings = Settings()
-    settings.text.weighting = ANALYSIS["weighting"]
     analyzer = TextAnalyzer(settings.text)
     analyses = [analyzer.analyze(text) for _, text, _, _ in items]
     doc_freq = DocFreq()
@@ -110,7 +109,7 @@ def project_text_docs(items: list[tuple[str, str, str, str]], n_keywords: int) -
     docs = []
     for (pid, text, desc, _), an in zip(items, analyses):
         d = Doc(pid, pid, "", None, text, description=desc, lang=an.lang, tokens=an.tokens, stop=an.stop)
-        d.keywords = top_keywords(an, n_keywords, settings.text.weighting, doc_freq)
+        d.keywords = top_keywords(an, n_keywords, ANALYSIS["weighting"], doc_freq)
         docs.append(d)
     return docs
 
@@ -125,7 +124,6 @@ def project_html_docs(pages: list[tuple[str, str, bytes]], n_keywords: int) -> l
     from pagetwin.model import Page
 
     settings = Settings()
-    settings.text.keywords = n_keywords
     settings.keywords.n = n_keywords  # the pipeline gives Doc.keywords the keyword algorithms' N
     settings.keywords.weighting = ANALYSIS["weighting"]
     settings.match.algorithms = ["con"]  # the pipeline computes keywords only for keyword algorithms

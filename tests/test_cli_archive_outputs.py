@@ -77,3 +77,33 @@ def test_an_unwritable_documents_target_is_refused_before_any_work(tmp_path, cap
     assert code == 2
     assert not (tmp_path / "out" / "summary.json").exists()
     assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_text_documents_in_jsonl_and_parquet_are_deduplicated_with_their_metadata(tmp_path, capsys):
+    """datatrove-style documents (issue 13, item 1): {id, text, metadata} lines and rows are
+    pages, not skips; a copy across the two files is found; metadata reaches --documents."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    story = "\n".join(f"Line {i}: the council voted on bridge number {i * 3} after a long debate." for i in range(30))
+    other = "\n".join(f"Recipe step {i}: add {i} spoons of sugar and stir the pot slowly." for i in range(30))
+    (tmp_path / "docs.jsonl").write_text(
+        json.dumps({"id": "j1", "text": story, "metadata": {"dump": "A", "url": "https://a.example/story"}}) + "\n"
+        + json.dumps({"id": "j2", "text": other, "metadata": {"dump": "A"}}) + "\n"
+    )
+    table = pa.table({"id": ["p1"], "text": [story + "\nUpdated at noon."], "metadata": [json.dumps({"dump": "B"})]})
+    pq.write_table(table, tmp_path / "docs.parquet")
+    out, docs = tmp_path / "out", tmp_path / "kept.jsonl"
+    code = main(["dedup", str(tmp_path / "docs.jsonl"), str(tmp_path / "docs.parquet"), "--out", str(out),
+                 "--documents", str(docs)])
+    assert code == 0, capsys.readouterr().err
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["pages"]["read"] == 3 and summary["records"]["skipped"] == {}
+    clusters = {row["id"]: row["cluster"] for row in map(json.loads, (out / "clusters.jsonl").read_text().splitlines())}
+    assert clusters["j1"] == clusters["p1"] != clusters["j2"]
+    kept = [json.loads(line) for line in docs.read_text().splitlines()]
+    assert len(kept) == 2
+    story_doc = next(d for d in kept if d["id"] in ("j1", "p1"))
+    assert story_doc["metadata"]["cluster_size"] == 2
+    assert story_doc["metadata"]["dump"] in ("A", "B")
+    assert "bridge number 3 " in story_doc["text"]

@@ -317,6 +317,7 @@ class _Pass2:
     stats: SourceStats = field(default_factory=SourceStats)
     page_errors: Counter = field(default_factory=Counter)
     replaced_chars: int = 0
+    refused_charsets: int = 0
     flattened: int = 0
     already_indexed: int = 0
     input_errors: list[str] = field(default_factory=list)
@@ -352,6 +353,7 @@ def _fingerprint_step(run: _Run, learned: Learned | None) -> _Pass2:
         if result.error:
             out.page_errors[result.error] += 1
         out.replaced_chars += result.replaced_chars
+        out.refused_charsets += result.refused_charsets
         out.flattened += result.flattened
         progress.update()
     if learned is not None:
@@ -521,6 +523,8 @@ def _summary(run: _Run, passed: _Pass2, links: _Links, written: _Written) -> dic
             "already_indexed": passed.already_indexed,
             "without_analysis": dict(passed.page_errors),
             "replaced_characters": passed.replaced_chars,
+            # Charset labels ignored (unknown, or no text encoding: idna, base64...): detected instead.
+            "refused_charsets": passed.refused_charsets,
             "deep_dom_flattened": passed.flattened,
         },
         "clusters": written.clusters,

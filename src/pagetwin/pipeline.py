@@ -5,7 +5,7 @@ core (app.py) storage.
 Pass 1 (learning): parse the page, return its subtree statistics for the site templates,
 its word set for document frequencies, or an image's perceptual hash (what the Worker's
 ``learned.Learning`` asks for, as a ``learned.LearnRecord``); and, when the engine keeps
-them for pass 2, the page's parsed blocks as bytes (``html.noise.ParsedPage``).
+them for pass 2, the page's parsed blocks as bytes (``html.blocks.ParsedPage``).
 Pass 2 (fingerprinting): remove noise and template (from pass 1's blocks when the page carries
 them, else parsing again), analyse the text, fingerprint.
 """
@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import zlib
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from pagetwin.config import Settings
-from pagetwin.html.noise import ParsedPage, extract_parsed, parse_page
+from pagetwin.html.blocks import Extracted, ParsedPage
+from pagetwin.html.noise import extract_parsed, parse_page
 from pagetwin.html.parse import decode_html, parse_limited
 from pagetwin.learned import ImageHash, Learned, Learning, LearnRecord
 from pagetwin.model import Doc, Page
@@ -35,6 +36,21 @@ class PageResult:
     error: str = ""  # reason the page has no analysis, e.g. "decode-error"
     replaced_chars: int = 0  # characters that could not be decoded
     flattened: bool = False  # DOM nested deeper than input.max_dom_depth, flattened
+    refused_charsets: int = 0  # charset labels ignored (unknown, or no text encoding: idna, base64...)
+
+
+class Extraction(NamedTuple):
+    """A page's main content and how its bytes decoded (Worker.extract)."""
+
+    extracted: Extracted
+    replaced: int = 0  # characters that could not be decoded
+    flattened: bool = False  # DOM nested deeper than input.max_dom_depth, flattened
+    refused_charsets: int = 0  # charset labels ignored
+
+
+def is_text_only(page: Page) -> bool:
+    """A document given as plain text (JSONL or Parquet ``text``): its body is its main text."""
+    return bool(page.meta.get("text_only"))
 
 
 # Algorithms that read Doc.keywords: only they make keyword weighting (and, for tf-idf, the
@@ -89,6 +105,9 @@ class Worker:
         if page.kind != "response":
             return LearnRecord()
         site = templates.page_site(page, self.settings.extract)
+        if is_text_only(page):  # no markup: nothing of a template; only its words are learned
+            words = sorted(set(self.analyzer.analyze(_plain_text(page)).tokens)) if self.learning.doc_freq else None
+            return LearnRecord(site, None, words)
         try:
             parsed = self.parse(page)
         except Exception:  # noqa: BLE001 - bad data must not stop the run
@@ -116,17 +135,21 @@ class Worker:
             tree, replaced=decoded.replaced, flattened=flattened, walker=self.walker, refused_charsets=decoded.refused_charsets
         )
 
-    def extract(self, page: Page) -> tuple[Any, int, bool]:
-        """Main content of one page (html.noise.Extracted), the count of undecodable chars, and
-        whether deep nesting was flattened."""
+    def extract(self, page: Page) -> Extraction:
+        """Main content of one page and how its bytes decoded; a text-only document's text
+        is its main content as given."""
         from pagetwin.html.templates import page_site
 
+        if is_text_only(page):
+            metadata = page.meta.get("metadata") or {}
+            title = metadata.get("title") if isinstance(metadata.get("title"), str) else ""
+            return Extraction(Extracted(_plain_text(page), title=title))
         parsed = self.parse(page)
         if self.learned.templates is None:
             extracted = extract_parsed(parsed)  # page-level rules only
         else:
             extracted = self.learned.templates.apply(page_site(page, self.settings.extract), parsed)
-        return extracted, parsed.replaced, parsed.flattened
+        return Extraction(extracted, parsed.replaced, parsed.flattened, parsed.refused_charsets)
 
     def safe_extract(self, page: Page) -> str:
         """Main text of one response ("" for other records or when the page cannot be read)."""
@@ -150,11 +173,12 @@ class Worker:
             return {"lang": "und", "keywords": []}
         return {"lang": analysis.lang, "keywords": [[t, w] for t, w in top_words]}
 
-    def analyse(self, page: Page) -> tuple[Doc, int, bool]:
-        """The analysed page, the count of undecodable chars, whether nesting was flattened."""
+    def analyse(self, page: Page) -> tuple[Doc, Extraction]:
+        """The analysed page, and its extraction (how its bytes decoded)."""
         from pagetwin.text.keywords import top_keywords
 
-        extracted, replaced, flattened = self.extract(page)
+        extraction = self.extract(page)
+        extracted = extraction.extracted
         analysis = self.analyzer.analyze(extracted.text)
         doc = Doc(
             page_id=page.id,
@@ -177,7 +201,7 @@ class Worker:
             )
         if extracted.images:
             doc.images = self._images(extracted.images, page.url)
-        return doc, replaced, flattened
+        return doc, extraction
 
     def _images(self, raw: list[dict], page_url: str) -> list:
         from pagetwin.html.images import image_refs
@@ -190,7 +214,7 @@ class Worker:
         if page.kind != "response":
             return PageResult(bare, None, {}, {})
         try:
-            doc, replaced, flattened = self.analyse(page)
+            doc, extraction = self.analyse(page)
         except RecursionError:
             return PageResult(bare, None, {}, {}, error="dom-too-deep")
         except Exception as exc:  # noqa: BLE001 - bad data must not stop the run
@@ -210,7 +234,16 @@ class Worker:
             keys[algorithm.name] = list(dict.fromkeys(algorithm.keys(feats)))
         # The parent stores text, language and title: the word lists need not cross processes.
         slim = replace(doc, tokens=[], stop=[], keywords=[], images=[])
-        return PageResult(bare, slim, features, keys, error=error, replaced_chars=replaced, flattened=flattened)
+        return PageResult(
+            bare, slim, features, keys, error=error, replaced_chars=extraction.replaced,
+            flattened=extraction.flattened, refused_charsets=extraction.refused_charsets,
+        )  # fmt: skip
+
+
+def _plain_text(page: Page) -> str:
+    """A text-only document's text: its lines are its paragraphs, as blocks are a page's."""
+    text = page.body.decode("utf-8", errors="replace")
+    return "\n".join(line.strip() for line in text.splitlines() if line.strip())
 
 
 def compress_text(text: str) -> bytes:

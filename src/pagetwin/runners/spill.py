@@ -2,7 +2,7 @@
 
 Reading the sources and parsing and walking each page's DOM are most of an extraction's cost,
 and both passes need the same pages and the same blocks. Pass 1 appends every page it read
-(its record without the HTML) with its parsed blocks (``html.noise.ParsedPage`` bytes, about
+(its record without the HTML) with its parsed blocks (``html.blocks.ParsedPage`` bytes, about
 5 KB a page: two thirds of the gzipped WARC) to a temporary file; pass 2 replays that file instead
 of reading and parsing the sources again, and the workers decide on the blocks (``Page.parsed``)
 without the page's HTML being sent to them.

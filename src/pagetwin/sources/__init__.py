@@ -1,9 +1,9 @@
-"""Sources: turn inputs (WARC/ARC files, folders, HTML files, JSON Lines) into Pages.
+"""Sources: turn inputs (WARC/ARC files, folders, HTML files, JSON Lines, Parquet) into Pages.
 
 ``readable_inputs`` expands the inputs as given: a glob pattern that is not an existing path
 becomes the sorted paths it matches, a manifest (``*.paths``, ``*.paths.gz``, ``*.txt``, as
 Common Crawl's ``warc.paths.gz``) the paths it lists. A folder is walked recursively and each
-WARC, ARC, JSONL and HTML file in it is read by its reader (sources.files.walk_inputs).
+WARC, ARC, JSONL, Parquet and HTML file in it is read by its reader (sources.files.walk_inputs).
 
 ``iter_pages`` streams the pages of all inputs and accounts for every record it sees in a
 SourceStats: each record is either yielded (a page, a revisit or, when wanted, an image) or
@@ -34,6 +34,7 @@ ARC_SUFFIXES = (".arc", ".arc.gz")
 ARCHIVE_SUFFIXES = WARC_SUFFIXES + ARC_SUFFIXES  # (in a folder the content tells them apart)
 JSONL_SUFFIXES = (".jsonl", ".jsonl.gz", ".ndjson", ".ndjson.gz")
 HTML_SUFFIXES = (".html", ".htm", ".xhtml")
+PARQUET_SUFFIXES = (".parquet",)
 _MANIFEST_NAMES = (".paths", ".paths.gz", ".txt")
 _GLOB_CHARS = re.compile(r"[*?\[]")
 _REMOTE = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
@@ -144,13 +145,17 @@ def readable_inputs(inputs: list[str]) -> tuple[list[str], list[str]]:
 
 
 def input_kind(path: str) -> str | None:
-    """"folder", "html", "jsonl", "warc", "arc", or None when the format is not recognised.
-    WARC and ARC are told apart by content; the name decides only for the other kinds."""
+    """"folder", "html", "jsonl", "parquet", "warc", "arc", or None when the format is not
+    recognised. WARC and ARC are told apart by content; the name decides only for the other
+    kinds (Parquet: also by its magic bytes)."""
+    from pagetwin.sources.parquet import has_parquet_magic
     from pagetwin.sources.warc import sniff_archive
 
     if os.path.isdir(path):
         return "folder"
     low = path.lower()
+    if low.endswith(PARQUET_SUFFIXES) or has_parquet_magic(path):
+        return "parquet"
     if low.endswith(JSONL_SUFFIXES):
         return "jsonl"
     if low.endswith(HTML_SUFFIXES):
@@ -175,7 +180,7 @@ def input_kind(path: str) -> str | None:
 
 def _records(path: str, settings: InputSettings, stats: SourceStats, want_images: bool) -> Iterator[Page | Skip]:
     """The records of one input file (not a folder), by its kind."""
-    from pagetwin.sources import files, jsonl, warc
+    from pagetwin.sources import files, jsonl, parquet, warc
 
     kind = input_kind(path)
     if kind == "html":
@@ -186,7 +191,9 @@ def _records(path: str, settings: InputSettings, stats: SourceStats, want_images
         return warc.iter_warc(path, settings, stats, want_images)
     if kind == "arc":
         return warc.iter_arc(path, settings, stats, want_images)
-    stats.error(f"{path}: not a WARC, ARC, JSONL or HTML file")
+    if kind == "parquet":
+        return parquet.iter_parquet(path, settings, stats)
+    stats.error(f"{path}: not a WARC, ARC, JSONL, Parquet or HTML file")
     return iter(())
 
 

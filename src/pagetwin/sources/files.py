@@ -28,7 +28,7 @@ from pathlib import Path
 
 from pagetwin.config import InputSettings
 from pagetwin.model import Page
-from pagetwin.sources import ARCHIVE_SUFFIXES, HTML_SUFFIXES, JSONL_SUFFIXES
+from pagetwin.sources import ARCHIVE_SUFFIXES, HTML_SUFFIXES, JSONL_SUFFIXES, PARQUET_SUFFIXES
 from pagetwin.sources.base import Skip, SourceStats
 from pagetwin.sources.payload import Body, b32_digest, is_binary, prepare_body
 CANONICAL_SCAN = 65536  # bytes searched for a canonical URL
@@ -189,6 +189,8 @@ def folder_kind(name: str) -> str | None:
         return "warc"
     if low.endswith(JSONL_SUFFIXES):
         return "jsonl"
+    if low.endswith(PARQUET_SUFFIXES):
+        return "parquet"
     return None
 
 

@@ -1,0 +1,47 @@
+"""pipeline.Worker, the per-page kernels: text-only documents and charset labels."""
+
+from __future__ import annotations
+
+from pagetwin.config import Settings
+from pagetwin.model import Page
+from pagetwin.pipeline import Worker
+
+TEXT = "Use <b> tags & x < y in maths.\n\n  Rivers and their bridges, a second paragraph.  \n"
+
+
+def _text_doc(text=TEXT, metadata=None):
+    return Page("doc-1", "https://x.example/1", text.encode(), meta={"text_only": True, "metadata": metadata or {}})
+
+
+def test_a_text_only_document_is_its_own_main_text():
+    """No HTML parsing: markup-like characters stay text, lines are paragraphs."""
+    worker = Worker(Settings())
+    extraction = worker.extract(_text_doc(metadata={"title": "Maths"}))
+    assert extraction.extracted.text == "Use <b> tags & x < y in maths.\nRivers and their bridges, a second paragraph."
+    assert extraction.extracted.title == "Maths"
+    result = worker.fingerprint(_text_doc())
+    assert not result.error and result.features and "minhash" in result.features
+
+
+def test_a_text_only_document_teaches_no_template():
+    record = Worker(Settings()).learn(_text_doc())
+    assert record.stats is None
+
+
+def test_the_same_text_as_html_and_as_text_gives_the_same_minhash():
+    """A document is the same document whether its text came as HTML or as text."""
+    words = " ".join(f"word{i}" for i in range(200))
+    html = f"<html><body><article><p>{words}</p></article></body></html>".encode()
+    worker = Worker(Settings())
+    as_html = worker.fingerprint(Page("h", "https://x.example/h", html))
+    as_text = worker.fingerprint(_text_doc(words))
+    assert as_html.features["minhash"] == as_text.features["minhash"]
+
+
+def test_a_refused_charset_label_is_counted_and_the_page_kept():
+    body = "<html><body><p>Grüße aus Köln, eine Seite mit Umlauten und mehr Text.</p></body></html>".encode()
+    worker = Worker(Settings())
+    result = worker.fingerprint(Page("p", "https://x.example/p", body, http_charset="idna"))
+    assert not result.error
+    assert result.refused_charsets == 1
+    assert "Grüße" in result.doc.text
