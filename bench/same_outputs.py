@@ -47,6 +47,13 @@ def _counts(summary: dict) -> dict:
     return json.loads(text)
 
 
+def _restricted(after: object, before: object) -> object:
+    """``after`` with only the dict keys ``before`` has, at every depth."""
+    if isinstance(after, dict) and isinstance(before, dict):
+        return {k: _restricted(v, before[k]) for k, v in after.items() if k in before}
+    return after
+
+
 def run_one(crawl: Path, runner: str, python: str) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "out"
@@ -68,6 +75,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--save", type=Path, help="write the figures to this JSON file")
     parser.add_argument("--against", type=Path, help="compare with figures saved earlier")
     parser.add_argument("--python", default=sys.executable)
+    parser.add_argument("--new-keys-ok", action="store_true",
+                        help="summary keys the saved figures lack (a summary that gained a count) are not differences")
     args = parser.parse_args(argv)
     results = {}
     for runner in args.runners.split(","):
@@ -79,6 +88,10 @@ def main(argv: list[str] | None = None) -> int:
         args.save.write_text(json.dumps(results, indent=1, sort_keys=True))
     if args.against:
         before = json.loads(args.against.read_text())
+        if args.new_keys_ok:
+            for key in results:
+                if key in before:
+                    results[key]["counts"] = _restricted(results[key]["counts"], before[key]["counts"])
         differ = [k for k in results if k in before and before[k] != results[k]]
         for key in differ:
             print(f"DIFFERENT {key}:\n  before {before[key]}\n  after  {results[key]}")
