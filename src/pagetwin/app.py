@@ -267,7 +267,7 @@ class _IndexPages:
 
     def snapshot(self) -> StoredSnapshot:
         """All of it at once, picklable, for an engine whose workers cannot ask the index."""
-        rows = self.index.db.execute("SELECT id, source, payload_digest FROM pages").fetchall()
+        rows = list(self.index.stored_pages())
         return StoredSnapshot(frozenset((i, s) for i, s, _ in rows), frozenset(d for _, _, d in rows if d))
 
 

@@ -159,6 +159,11 @@ class Index:
         row = self.db.execute("SELECT 1 FROM pages WHERE payload_digest=? LIMIT 1", (payload_digest,)).fetchone()
         return row is not None
 
+    def stored_pages(self) -> Iterator[tuple[str, str, str | None]]:
+        """(id, source, payload digest) of every stored page (what an engine whose workers
+        cannot ask the index is told it holds)."""
+        yield from self.db.execute("SELECT id, source, payload_digest FROM pages")
+
     def mark_seen(self, pid: int) -> None:
         self.db.execute("UPDATE pages SET seen_run=? WHERE pid=?", (self.run, pid))
 
