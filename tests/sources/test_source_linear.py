@@ -18,7 +18,10 @@ from pagetwin.sources import SourceStats, iter_pages
 from pagetwin.sources.warc import MAX_FILE_ERRORS
 from tests.sources.source_helpers import arc_file, arc_record, html_page, http, read_all
 
-RATIO = 4.0  # a damaged file may take this many times as long as a clean one of its size
+# A damaged file may take this many times as long as a clean one of its size: reading is
+# linear, a constant factor apart (a flood of version lines costs about 4x: a failed header per
+# 10 bytes); the old reader's ratios at these sizes were in the hundreds to thousands.
+RATIO = 8.0
 N = 2000  # records in the crafted files (the old reader took over a minute on 20,000)
 DATA_WARC = "/work/shared/data/warc/dolma_warc_sample-0000.warc.gz"
 
@@ -193,19 +196,19 @@ def test_a_zstd_warc_is_read_by_fastwarc(tmp_path):
     assert [p.url for p in pages] == [f"https://example.org/{i}" for i in range(5)] and stats.errors == []
 
 
-@pytest.mark.parametrize("cut", [False, True])
+@pytest.mark.parametrize("cut", [0, 50, 200, 700, 1500])
 def test_a_gzip_member_too_large_to_frame_in_memory_is_streamed(tmp_path, monkeypatch, cut):
     from pagetwin.sources import warc
 
     monkeypatch.setattr(warc, "MEMBER_IN_MEMORY", 2000)  # the 30 records are about 30 KB
     records = _records(30)
-    data = gzip.compress(_plain(records))
+    data = gzip.compress(_plain(records), mtime=0)
     path = tmp_path / "big.warc.gz"
-    path.write_bytes(data[:-200] if cut else data)
+    path.write_bytes(data[: len(data) - cut])
     pages, stats = read_all([path])
     urls = [p.url for p in pages]
     assert urls == [f"https://example.org/{i}" for i in range(len(urls))]  # the records before the cut
-    assert len(urls) == 30 if not cut else 20 <= len(urls) < 30
-    assert stats.records_total == len(urls) + bool(cut)
+    assert len(urls) == 30 if not cut else 10 <= len(urls) < 30
     assert pages[0].meta["warc_offset"] == 0 and pages[1].meta["warc_member_offset"] == 0
-    assert stats.skipped == ({"truncated-gzip": 1} if cut else {})
+    assert stats.skipped == ({"truncated-gzip": 1} if cut else {})  # the record the cut ends in
+    assert stats.records_total == len(urls) + bool(cut)

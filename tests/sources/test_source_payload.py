@@ -8,6 +8,7 @@ import time
 import zlib
 
 import brotli
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from pagetwin.sources.payload import (
@@ -106,3 +107,30 @@ def test_sniffing_helpers():
     assert is_binary(bytes(range(256)))
     assert not is_binary("<p>текст</p>".encode("utf-16-le"))  # UTF-16 without a BOM is text
     assert not is_binary(b"\xef\xbb\xbf<html>")
+
+
+def test_non_ascii_digits_are_no_numbers():
+    # found by bench/fuzz.py: "²00" is digits to str.isdigit, int() raises on it
+    from pagetwin.config import ConfigError
+    from pagetwin.sources.payload import StatusFilter, iso_date, parse_http_head
+
+    head = parse_http_head("HTTP/1.1 ²00 OK\r\nContent-Type: text/html\r\n\r\n<p>x</p>".encode())
+    assert head is not None and head.status is None
+    assert (iso_date("²0240101") or "").isascii()  # not taken for a compact date
+    with pytest.raises(ConfigError):
+        StatusFilter.parse("²00")
+
+
+def test_fuzz_case_http_status_of_unicode_digits_reads_on(tmp_path):
+    from pagetwin.outputs.warc import WarcWriter
+    from tests.sources.source_helpers import read_all
+
+    path = tmp_path / "status.warc"
+    with WarcWriter(path, gzip=False) as w:
+        w.write_response("https://e.org/1", b"<p>one</p>")
+        w.write_response("https://e.org/2", b"<p>two</p>")
+    data = path.read_bytes().replace(b"HTTP/1.1 200", "HTTP/1.1 ²00".encode(), 1)
+    path.write_bytes(data)
+    pages, stats = read_all([path])
+    assert [p.url for p in pages] == ["https://e.org/2"] and stats.skipped == {"http-status-none": 1}
+    assert not any("reading stopped" in e for e in stats.errors)

@@ -87,7 +87,7 @@ def parse_http_head(block: bytes, max_head: int = 65536) -> HttpMessage | None:
             return None
     lines = block[:head_end].decode("latin-1").replace("\r\n", "\n").split("\n")
     parts = lines[0].split(None, 2)
-    status = int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else None
+    status = int(parts[1]) if len(parts) > 1 and parts[1].isascii() and parts[1].isdigit() else None  # not "²00"
     headers: list[tuple[str, str]] = []
     for line in lines[1:]:
         if line[:1] in (" ", "\t") and headers:  # obsolete folded continuation line
@@ -125,7 +125,7 @@ class StatusFilter:
                 any_ = True
             elif len(item) == 3 and item[0] in "12345" and item[1:] == "xx":
                 classes.add(int(item[0]))
-            elif len(item) == 3 and item.isdigit() and 100 <= int(item) <= 599:
+            elif len(item) == 3 and item.isascii() and item.isdigit() and 100 <= int(item) <= 599:
                 codes.add(int(item))
             else:
                 raise ConfigError(
@@ -392,7 +392,7 @@ def iso_date(value: str | None) -> str | None:
     value = value.strip()
     if _ISO_DATE.match(value):
         return value
-    if value.isdigit() and len(value) >= 8:
+    if value.isascii() and value.isdigit() and len(value) >= 8:
         v = value.ljust(14, "0")[:14]
         return f"{v[0:4]}-{v[4:6]}-{v[6:8]}T{v[8:10]}:{v[10:12]}:{v[12:14]}Z"
     try:

@@ -600,7 +600,9 @@ def _warc_record(rec, pos: int, inner: int, ctx: _Ctx, length: int | None) -> tu
     if length is None:
         length_field = (h.get("Content-Length") or "").strip()
         if not (length_field.isascii() and length_field.isdigit()):  # not "²00"
-            _read_rest(rec.reader, bytearray(), 0, None)
+            total = _read_rest(rec.reader, bytearray(), 0, None)
+            if ctx.member is not None and ctx.member.state in ("cut", "corrupt"):  # a header the damage cut
+                return _clipped(ctx, where, total, None), True
             return Skip("malformed-header", f"{ctx.name} at {where}: Content-Length {length_field!r}"), False
         length = int(length_field)
     first = _read(rec.reader, min(length, HEAD_BYTES)) if length else b""
