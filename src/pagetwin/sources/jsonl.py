@@ -30,7 +30,8 @@ _DATE_FIELDS = ("crawl_date", "date", "timestamp", "fetch_time")
 # to meta["metadata"] only.
 RESERVED_META = frozenset(
     {"text_only", "metadata", "warc_offset", "warc_type", "cut_at", "content_type", "http_status", "sniffed",
-     "content_decoding", "warc_truncated", "profile", "refers_to", "refers_to_date"}
+     "content_decoding", "warc_truncated", "profile", "refers_to", "refers_to_date", "warc_member_offset",
+     "warc_offset_in_member"}
 )
 FIELD_DEFAULTS = {"text": "text", "html": "html", "id": "id", "url": "url", "metadata": "metadata"}
 
