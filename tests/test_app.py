@@ -12,7 +12,7 @@ from pagetwin import app
 from pagetwin.config import ConfigError, Settings
 from pagetwin.index.sqlite import IndexError_
 from pagetwin.learned import Learning
-from tests.html.sites import site_pages
+from tests.fixtures.sites import site_pages
 
 
 def _site(tmp_path, n=8, seed=3):

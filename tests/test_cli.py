@@ -11,7 +11,7 @@ import pytest
 
 from pagetwin.cli import main
 from pagetwin.outputs.warc import WarcWriter
-from tests.sitegen import article, news_crawl, page
+from tests.fixtures.news import article, news_crawl, page
 
 
 def _lines(path):
@@ -19,7 +19,7 @@ def _lines(path):
 
 
 def _crawl(path):
-    """The tests' news crawl (tests.sitegen.news_crawl): names -> WARC-Record-IDs."""
+    """The tests' news crawl (tests.fixtures.news.news_crawl): names -> WARC-Record-IDs."""
     with WarcWriter(path) as w:
         return news_crawl(w)[0]
 

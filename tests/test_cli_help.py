@@ -14,7 +14,7 @@ import pytest
 from pagetwin.cli import build_parser, main
 from pagetwin.config import COMMANDS, USER, Settings, setting_fields
 from pagetwin.outputs.warc import WarcWriter
-from tests.sitegen import news_crawl
+from tests.fixtures.news import news_crawl
 
 SETTING_FLAG = re.compile(r"--(?:input|extract|text|exact|simhash|minhash|keywords|segments|chunks|images|match|cluster|run)-[a-z-]+")
 

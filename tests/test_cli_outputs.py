@@ -15,7 +15,7 @@ from pagetwin.cli import main
 from pagetwin.outputs import files as outfiles
 from pagetwin.outputs.files import atomic_open, atomic_path, check_outputs, OutputError
 from pagetwin.outputs.warc import WarcWriter
-from tests.sitegen import article, page
+from tests.fixtures.news import article, page
 
 
 def _good(path):

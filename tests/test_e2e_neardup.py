@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.neardup_fixtures import article_paragraphs, template_a, template_b, write
+from tests.fixtures.neardup import article_paragraphs, template_a, template_b, write
 
 from pagetwin.cli import main
 

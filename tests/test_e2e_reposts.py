@@ -13,7 +13,7 @@ import random
 import pytest
 
 from pagetwin.cli import main
-from tests.html.sites import paragraph, sentence
+from tests.fixtures.sites import paragraph, sentence
 
 STORIES, REPOSTS = 3, 6
 

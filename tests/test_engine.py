@@ -17,7 +17,7 @@ from pagetwin.model import Page
 from pagetwin.runners import spark
 from pagetwin.runners.local import LocalEngine
 from pagetwin.sources import SourceStats
-from tests.html.sites import site_pages
+from tests.fixtures.sites import site_pages
 
 
 @pytest.mark.parametrize("method", ["learn", "fingerprint", "close"])

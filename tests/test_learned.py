@@ -18,7 +18,7 @@ from pagetwin.learned import (
 )
 from pagetwin.model import Page
 from pagetwin.pipeline import Worker
-from tests.html.sites import site_pages
+from tests.fixtures.sites import site_pages
 
 ALL = Learning(templates=True, doc_freq=True, images=True)
 

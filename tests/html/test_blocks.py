@@ -159,7 +159,7 @@ def test_one_walker_for_many_pages_walks_each_as_a_fresh_one_does():
     import random
 
     from pagetwin.html.blocks import BlockWalker
-    from tests.html.sites import site_pages
+    from tests.fixtures.sites import site_pages
 
     walker = BlockWalker()
     pages = [html for _, html, _ in site_pages(6, seed=3)]

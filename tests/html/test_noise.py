@@ -8,7 +8,7 @@ from pagetwin.html.blocks import walk
 from pagetwin.html.noise import ParsedPage, extract, extract_parsed, parse_page
 from pagetwin.html.parse import parse_html
 from pagetwin.html.templates import SiteTemplates, page_stats
-from tests.html.sites import paragraph
+from tests.fixtures.sites import paragraph
 
 S = ExtractSettings()
 

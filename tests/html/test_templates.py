@@ -9,7 +9,7 @@ from pagetwin.html.noise import extract, parse_page
 from pagetwin.html.parse import parse_html
 from pagetwin.html.templates import SiteTemplates, page_stats, registered_domain, site_key
 
-from tests.html.sites import ABOUT_A, ABOUT_B, FOOTER, site_pages
+from tests.fixtures.sites import ABOUT_A, ABOUT_B, FOOTER, site_pages
 
 SITE = "gazette.example"
 

@@ -7,7 +7,7 @@ import json
 import random
 
 from pagetwin.cli import main
-from tests.html.sites import paragraph, sentence
+from tests.fixtures.sites import paragraph, sentence
 
 
 def boilerplate(rng: random.Random, words: int) -> list[str]:

@@ -14,7 +14,7 @@ from pagetwin import __version__
 from pagetwin.cli import main
 from pagetwin.outputs import warc as warc_module
 from pagetwin.outputs.warc import WarcWriter, iter_raw_records
-from tests.sitegen import article, page
+from tests.fixtures.news import article, page
 from tests.sources.source_helpers import arc_file, arc_record, http
 
 

@@ -11,7 +11,7 @@ from pagetwin.config import Settings
 from pagetwin.index.sqlite import Index
 from pagetwin.app import dedup, stored_model
 from pagetwin.runners.local import LocalEngine
-from tests.html.sites import site_pages
+from tests.fixtures.sites import site_pages
 
 
 def _write(path, pages):

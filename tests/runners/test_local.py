@@ -17,7 +17,7 @@ import pagetwin.pipeline as pipeline
 from pagetwin.cli import main
 from pagetwin.config import Settings
 from pagetwin.app import iter_texts
-from tests.html.sites import site_pages
+from tests.fixtures.sites import site_pages
 
 
 def _site(tmp_path, n=8):

@@ -22,7 +22,7 @@ from pagetwin.config import ConfigError, Settings
 from pagetwin.outputs.warc import WarcWriter
 from pagetwin.runners import spark
 from pagetwin.sources import SourceStats, iter_pages
-from tests.sitegen import article, news_crawl, page
+from tests.fixtures.news import article, news_crawl, page
 
 
 def _lines(path: Path) -> list[dict]:

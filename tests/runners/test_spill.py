@@ -70,7 +70,7 @@ def test_a_full_disk_makes_the_spill_give_up_not_the_run(tmp_path):
 def test_dedup_reads_the_sources_again_when_the_spill_failed(tmp_path, monkeypatch):
     from pagetwin.cli import main
     from pagetwin.runners import spill as spill_module
-    from tests.html.sites import site_pages
+    from tests.fixtures.sites import site_pages
 
     site = tmp_path / "site.jsonl"
     site.write_text("".join(json.dumps({"url": u, "html": h}) + "\n" for u, h, _ in site_pages(6, seed=1)))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from pagetwin.cli import main
-from tests.sitegen import page
+from tests.fixtures.news import page
 
 RU = ("Кошки живут рядом с человеком тысячи лет. Мы долго играли с кошками во дворе, "
       "а потом кошки ушли домой. Кошка любит тепло и молоко.")
