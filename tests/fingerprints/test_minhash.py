@@ -1,4 +1,4 @@
-"""MinHash: the Jaccard estimate, the LSH S-curve and the choice of bands and rows."""
+"""MinHash: the Jaccard estimate and the LSH S-curve of its keys (bands x rows: test_lsh.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pagetwin.config import MinHashSettings
-from pagetwin.fingerprints.lsh import candidate_probability, lsh_errors, lsh_params
+from pagetwin.fingerprints.lsh import candidate_probability
 from pagetwin.fingerprints.minhash import MinHash
 from pagetwin.model import Doc
 
@@ -91,31 +91,6 @@ def test_candidate_probability_follows_the_s_curve(s):
     expected = float(candidate_probability(s, algo.bands, algo.rows))
     sd = (expected * (1 - expected) / trials) ** 0.5
     assert abs(hits / trials - expected) <= max(4 * sd, 0.03)
-
-
-def test_bands_and_rows_minimise_the_weighted_error():
-    for threshold in (0.3, 0.5, 0.8):
-        b, r = lsh_params(threshold, 128)
-        assert b * r <= 128
-        fp, fn = lsh_errors(threshold, b, r)
-        for b2, r2 in [(1, 128), (128, 1), (16, 8), (32, 4), (8, 16)]:
-            fp2, fn2 = lsh_errors(threshold, b2, r2)
-            assert fp + fn <= fp2 + fn2 + 1e-3
-        # the S-curve's steepest point sits near the threshold
-        assert abs((1 / b) ** (1 / r) - threshold) < 0.15
-
-
-def test_fn_weight_moves_the_curve_to_more_candidates():
-    b1, r1 = lsh_params(0.6, 128, 0.5, 0.5)
-    b2, r2 = lsh_params(0.6, 128, 0.1, 0.9)
-    assert candidate_probability(0.55, b2, r2) > candidate_probability(0.55, b1, r1)
-
-
-def test_lsh_params_rejects_bad_thresholds():
-    with pytest.raises(ValueError):
-        lsh_params(1.0, 128)
-    with pytest.raises(ValueError):
-        lsh_params(0.5, 0)
 
 
 def test_short_pages_get_no_signature_and_round_trip():

@@ -9,7 +9,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pagetwin.config import SimHashSettings
-from pagetwin.fingerprints.lsh import block_table_masks
 from pagetwin.fingerprints.simhash import SimHash, hamming
 from pagetwin.model import Doc
 
@@ -70,22 +69,6 @@ def test_encode_decode_round_trip_is_eight_bytes():
     fp = algo.features(doc(article(random.Random(1))))
     data = algo.encode(fp)
     assert len(data) == 8 and algo.decode(data) == fp
-
-
-@pytest.mark.parametrize("k,blocks", [(0, 0), (3, 0), (3, 6), (6, 0), (8, 10)])
-def test_block_tables_are_all_choices_of_n_minus_k_blocks(k, blocks):
-    from math import comb
-
-    masks = block_table_masks(k, 64, blocks, 16).tolist()
-    assert len(set(masks)) == len(masks)
-    n = blocks or next(n for n in range(k + 1, 65) if len(masks) == comb(n, k))
-    assert len(masks) == comb(n, k)
-    union = 0
-    for m in masks:
-        union |= m
-        if blocks == 0:
-            assert m.bit_count() >= 16  # auto blocks give keys of at least min_key_bits
-    assert union == (1 << 64) - 1
 
 
 @given(
