@@ -13,7 +13,7 @@ import pytest
 
 from pagetwin.cli import main
 from pagetwin.outputs import files as outfiles
-from pagetwin.outputs.files import atomic_open, atomic_path, check_outputs, OutputError
+from pagetwin.outputs.files import OutputError
 from pagetwin.outputs.warc import WarcWriter
 from tests.fixtures.news import article, page
 
@@ -302,38 +302,6 @@ def test_library_modes(tmp_path):
 # -- atomic writes -------------------------------------------------------------------------
 
 
-def test_atomic_open_replaces_whole_or_not_at_all(tmp_path):
-    target = tmp_path / "clusters.jsonl"
-    target.write_text("old\n")
-    with pytest.raises(RuntimeError):
-        with atomic_open(target) as fh:
-            fh.write("half")
-            assert target.read_text() == "old\n"  # not yet in place
-            raise RuntimeError("killed")
-    assert target.read_text() == "old\n"
-    assert os.listdir(tmp_path) == ["clusters.jsonl"]  # no temporary file left
-    with atomic_open(target) as fh:
-        fh.write("new\n")
-    assert target.read_text() == "new\n"
-    assert os.listdir(tmp_path) == ["clusters.jsonl"]
-    mask = os.umask(0)
-    os.umask(mask)
-    assert target.stat().st_mode & 0o777 == 0o666 & ~mask
-
-
-def test_atomic_path_leaves_no_temp_file(tmp_path):
-    target = tmp_path / "pairs.parquet"
-    with atomic_path(target) as tmp:
-        assert tmp.parent == tmp_path and tmp != target
-        tmp.write_bytes(b"PAR1")
-    assert target.read_bytes() == b"PAR1" and os.listdir(tmp_path) == ["pairs.parquet"]
-    with pytest.raises(KeyboardInterrupt):
-        with atomic_path(target) as tmp:
-            tmp.write_bytes(b"partial")
-            raise KeyboardInterrupt
-    assert target.read_bytes() == b"PAR1" and os.listdir(tmp_path) == ["pairs.parquet"]
-
-
 def test_outputs_written_through_temp_files(tmp_path, capsys, monkeypatch):
     """Each output is complete when it appears: written elsewhere, then renamed into place."""
     replaced = []
@@ -350,8 +318,3 @@ def test_outputs_written_through_temp_files(tmp_path, capsys, monkeypatch):
     assert _run(capsys, _good(tmp_path / "good.warc.gz"), "--out", out)[0] == 0
     assert {"clusters.jsonl", "pairs.jsonl", "summary.json"} <= set(replaced)
     assert sorted(p.name for p in out.iterdir()) == ["clusters.jsonl", "index.sqlite", "pairs.jsonl", "summary.json"]
-
-
-def test_check_outputs_creates_nothing(tmp_path):
-    check_outputs(tmp_path / "a" / "b", survivors=None)
-    assert os.listdir(tmp_path) == []

@@ -1,0 +1,86 @@
+"""outputs.jsonl: clusters.jsonl, pairs.jsonl and summary.json, complete and atomic."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pagetwin.outputs.jsonl import write_clusters, write_pairs, write_summary
+
+
+class TinyIndex:
+    """The part of index.sqlite.Index the writers read: the pages, clusters and edges tables."""
+
+    def __init__(self, pages, edges):
+        self.db = sqlite3.connect(":memory:")
+        self.db.execute("CREATE TABLE pages (pid INTEGER PRIMARY KEY, id TEXT, url TEXT)")
+        self.db.execute("CREATE TABLE clusters (pid INTEGER, cluster TEXT, keep INTEGER)")
+        for pid, (page_id, url, cluster, keep) in enumerate(pages):
+            self.db.execute("INSERT INTO pages VALUES (?, ?, ?)", (pid, page_id, url))
+            self.db.execute("INSERT INTO clusters VALUES (?, ?, ?)", (pid, cluster, keep))
+        self._edges = edges
+
+    def page_ident(self, pid):
+        return self.db.execute("SELECT id, url FROM pages WHERE pid=?", (pid,)).fetchone()
+
+    def edges(self):
+        yield from self._edges
+
+
+pages_strategy = st.lists(
+    st.tuples(st.text(min_size=1, max_size=8), st.sampled_from(["c1", "c2", "c3", "ö"])),
+    min_size=1,
+    max_size=20,
+)
+
+
+@given(pages_strategy)
+@settings(max_examples=50, deadline=None)
+def test_write_clusters_writes_every_page_and_counts_clusters(tmp_path_factory, rows):
+    path = tmp_path_factory.mktemp("out") / "clusters.jsonl"
+    # one kept page per cluster: its first page
+    seen, pages = set(), []
+    for i, (name, cluster) in enumerate(rows):
+        pages.append((f"{name}#{i}", f"http://x/{i}", cluster, cluster not in seen))
+        seen.add(cluster)
+    lines, clusters, duplicates = write_clusters(TinyIndex(pages, []), path)
+    # split on "\n" only: ensure_ascii=False leaves U+2028 or U+0085 raw, which splitlines cuts at
+    records = [json.loads(line) for line in path.read_text(encoding="utf-8").split("\n")[:-1]]
+    assert records == [{"id": p, "url": u, "cluster": c, "keep": k} for p, u, c, k in pages]
+    assert (lines, clusters, duplicates) == (len(pages), len(seen), len(pages) - len(seen))
+
+
+def test_write_pairs_names_both_pages_and_keeps_the_evidence(tmp_path):
+    pages = [("a", "http://x/a", "c", 1), ("b", "http://x/b", "c", 0), ("c", "http://x/c", "c", 0)]
+    evidence = {"exact": {"score": 1.0, "passed": True}}
+    edges = [(0, 1, "exact", json.dumps(evidence)), (1, 2, "near", "{}")]
+    path = tmp_path / "pairs.jsonl"
+    assert write_pairs(TinyIndex(pages, edges), path) == 2
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    assert records[0] == {"a": "a", "b": "b", "url_a": "http://x/a", "url_b": "http://x/b", "kind": "exact", "evidence": evidence}
+    assert (records[1]["a"], records[1]["b"], records[1]["kind"]) == ("b", "c", "near")
+
+
+def test_a_failing_writer_leaves_the_old_file(tmp_path):
+    """An edge that cannot be read (a damaged index) mid-way: the earlier pairs.jsonl stays."""
+    path = tmp_path / "pairs.jsonl"
+    path.write_text("old\n")
+    pages = [("a", "u", "c", 1), ("b", "v", "c", 0)]
+    edges = [(0, 1, "exact", "{}"), (0, 1, "exact", "not json")]
+    with pytest.raises(json.JSONDecodeError):
+        write_pairs(TinyIndex(pages, edges), path)
+    assert path.read_text() == "old\n" and os.listdir(tmp_path) == ["pairs.jsonl"]
+
+
+def test_write_summary_is_whole_json_and_keeps_non_ascii(tmp_path):
+    path = tmp_path / "summary.json"
+    summary = {"pages": {"total": 3, "refused_charsets": ["x-mac-cyrillic"]}, "note": "тест", "path": tmp_path}
+    write_summary(summary, path)
+    text = path.read_text(encoding="utf-8")
+    assert "тест" in text and text.endswith("\n")
+    assert json.loads(text) == {**summary, "path": str(tmp_path)}  # default=str for paths
