@@ -377,6 +377,9 @@ class RunSettings:
     lock_timeout: float = _setting(
         10.0, "seconds a dedup run waits for another run writing the same index before it gives up",
         allowed=AT_LEAST_0, commands=DEDUP)  # fmt: skip
+    checkpoint_pages: int = _setting(
+        5000, "dedup commits pass 2's pages to the index every N pages, so that a killed run resumes from "
+        "its last checkpoint; 0 = one commit at the end of pass 2", allowed=AT_LEAST_0, commands=DEDUP)  # fmt: skip
 
 
 # Settings that were removed, and what replaced each (a TOML file or --set naming one gets this).

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +55,11 @@ CREATE TABLE IF NOT EXISTS clusters (
 );
 CREATE INDEX IF NOT EXISTS clusters_by_cluster ON clusters(cluster);
 CREATE TABLE IF NOT EXISTS models (name TEXT PRIMARY KEY, data BLOB NOT NULL);
+-- An unfinished dedup run (see Checkpoint): its record, the models as they were before it, and
+-- the earlier runs' pages it marked seen with the run they had been seen in. Empty otherwise.
+CREATE TABLE IF NOT EXISTS checkpoint (key TEXT PRIMARY KEY, value BLOB);
+CREATE TABLE IF NOT EXISTS checkpoint_models (name TEXT PRIMARY KEY, data BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS checkpoint_seen (pid INTEGER PRIMARY KEY, seen_run INTEGER NOT NULL);
 """
 
 # Columns added to ``pages`` after schema version 2 was first written: an older index file gets
@@ -74,9 +80,32 @@ class IndexError_(Exception):
     """The index cannot be used (incompatible settings, not an index, unreadable)."""
 
 
+@dataclass(frozen=True)
+class Checkpoint:
+    """An unfinished dedup run, as its last checkpoint left it: run number, what identifies its
+    inputs and settings (``inputs_key``), the pids it stored (those above ``first_pid``, ``pages``
+    of them), its learned model (``learned``: Learned.to_bytes, or None when nothing was learned)
+    and what the index meta said before it (``before_settings``, ``before_runs``)."""
+
+    run: int
+    inputs_key: str
+    first_pid: int
+    pages: int
+    learned: bytes | None
+    before_settings: str | None
+    before_runs: int
+
+
 class Index:
-    def __init__(self, path: str | Path, settings_dict: dict[str, Any]) -> None:
+    def __init__(self, path: str | Path, settings_dict: dict[str, Any], inputs_key: str | None = None) -> None:
+        """Open (or create) the index and start a run. With ``inputs_key`` (what dedup's
+        inputs and settings are, app._inputs_key) an unfinished run's checkpoint is acted on
+        first: the same key resumes it (``self.resumed``: this run is that run, its number
+        kept), another key undoes it (``self.undone``: the index as it was before it). Without
+        ``inputs_key`` a checkpoint is left as it is."""
         self.path = Path(path)
+        self.resumed: Checkpoint | None = None
+        self.undone: Checkpoint | None = None
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
             self.db = sqlite3.connect(str(self.path), isolation_level=None)
@@ -86,7 +115,18 @@ class Index:
             self._migrate()
         except sqlite3.DatabaseError as exc:
             raise IndexError_(f"{self.path} is not a pagetwin index: {exc}") from exc
-        self.run = self._check_and_start_run(settings_dict)
+        unfinished = self.checkpoint() if inputs_key is not None else None
+        if unfinished is not None and unfinished.inputs_key != inputs_key:
+            self.undone = self.undo_checkpoint()
+        self._before = (self._meta("settings"), int(self._meta("runs") or 0))
+        if unfinished is not None and self.undone is None:
+            # The same run goes on: its pages keep their run number; the settings are the same.
+            self.resumed = unfinished
+            self._checkpointed = True
+            self.run = unfinished.run
+        else:
+            self._checkpointed = False
+            self.run = self._check_and_start_run(settings_dict)
 
     def _migrate(self) -> None:
         """Add the columns an index written by an older pagetwin lacks (its pages get NULL)."""
@@ -165,6 +205,11 @@ class Index:
         yield from self.db.execute("SELECT id, source, payload_digest FROM pages")
 
     def mark_seen(self, pid: int) -> None:
+        if self._checkpointed:  # the run it was seen in before, for undo_checkpoint
+            self.db.execute(
+                "INSERT OR IGNORE INTO checkpoint_seen SELECT pid, seen_run FROM pages WHERE pid=? AND seen_run!=?",
+                (pid, self.run),
+            )
         self.db.execute("UPDATE pages SET seen_run=? WHERE pid=?", (self.run, pid))
 
     def add_page(self, row: dict[str, Any]) -> int:
@@ -382,6 +427,86 @@ class Index:
                 except ValueError:
                     doc["metadata"] = None
             yield doc
+
+    # -- checkpoints (an unfinished dedup run) ---------------------------------------------
+
+    def checkpoint(self) -> Checkpoint | None:
+        """The unfinished run's checkpoint, or None (every run finished)."""
+        rec = dict(self.db.execute("SELECT key, value FROM checkpoint"))
+        if "run" not in rec:
+            return None
+        first_pid = int(rec["first_pid"])
+        pages = self.db.execute("SELECT COUNT(*) FROM pages WHERE pid>?", (first_pid,)).fetchone()[0]
+        settings = rec.get("before_settings")
+        return Checkpoint(
+            run=int(rec["run"]),
+            inputs_key=str(rec["inputs_key"]),
+            first_pid=first_pid,
+            pages=pages,
+            learned=bytes(rec["learned"]) if rec.get("learned") is not None else None,
+            before_settings=str(settings) if settings is not None else None,
+            before_runs=int(rec["before_runs"]),
+        )
+
+    def start_checkpoint(self, inputs_key: str, learned: bytes | None) -> None:
+        """Record this run as unfinished (in the caller's transaction): what undo_checkpoint
+        needs to put the index back as it was (the models, the meta, the pids stored so far)
+        and what a resumed run needs (the model learned, ``learned``)."""
+        before_settings, before_runs = self._before
+        first_pid = self.db.execute("SELECT COALESCE(MAX(pid), 0) FROM pages").fetchone()[0]
+        self._clear_checkpoint_tables()
+        record = {
+            "run": self.run,
+            "inputs_key": inputs_key,
+            "first_pid": first_pid,
+            "learned": learned,
+            "before_settings": before_settings,
+            "before_runs": before_runs,
+            "state": "pass2",
+        }
+        self.db.executemany("INSERT INTO checkpoint VALUES (?, ?)", record.items())
+        self.db.execute("INSERT INTO checkpoint_models SELECT name, data FROM models")
+        self._checkpointed = True
+
+    def clear_checkpoint(self) -> None:
+        """The run is finished (in the caller's transaction, the one that stores its clusters)."""
+        self._clear_checkpoint_tables()
+        self._checkpointed = False
+
+    def _clear_checkpoint_tables(self) -> None:
+        for table in ("checkpoint", "checkpoint_models", "checkpoint_seen"):
+            self.db.execute(f"DELETE FROM {table}")
+
+    def undo_checkpoint(self) -> Checkpoint | None:
+        """Put the index back as it was before the unfinished run, in one transaction: the
+        pages it stored (pid above first_pid) with their features and keys deleted, the pages
+        of earlier runs it marked seen given back their run, the models and the meta restored.
+        Edges and clusters are as before it already (a run replaces them when it finishes).
+        Returns the checkpoint undone (None when there was none)."""
+        cp = self.checkpoint()
+        if cp is None:
+            return None
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            self.db.execute(
+                "UPDATE pages SET seen_run=(SELECT s.seen_run FROM checkpoint_seen s WHERE s.pid=pages.pid)"
+                " WHERE pid IN (SELECT pid FROM checkpoint_seen)"
+            )
+            for table in ("keys", "features", "pages"):
+                self.db.execute(f"DELETE FROM {table} WHERE pid>?", (cp.first_pid,))
+            self.db.execute("DELETE FROM models")
+            self.db.execute("INSERT INTO models SELECT name, data FROM checkpoint_models")
+            if cp.before_settings is None:
+                self.db.execute("DELETE FROM meta WHERE key='settings'")
+            else:
+                self._set_meta("settings", cp.before_settings)
+            self._set_meta("runs", str(cp.before_runs))
+            self._clear_checkpoint_tables()
+            self.db.execute("COMMIT")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        return cp
 
     # -- models ---------------------------------------------------------------------------
 
