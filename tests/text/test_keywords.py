@@ -1,6 +1,9 @@
+"""text.keywords: document frequencies (fit, merge, bytes) and a page's top keywords."""
+
 import math
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -75,3 +78,51 @@ def test_order_is_deterministic_on_ties():
 def test_candidates():
     assert is_keyword_candidate("猫") and not is_keyword_candidate("a") and not is_keyword_candidate("1,000")
     assert top_keywords(analysis([]), 5) == [] and top_keywords(analysis(["a"]), 0) == []
+
+
+@settings(max_examples=100, deadline=None)
+@given(docs, st.integers(1, 6))
+def test_bytes_round_trip_keeps_the_cap_and_the_pruning(documents, max_terms):
+    df = DocFreq(max_terms=max_terms)
+    for d in documents:
+        df.fit(d)
+    back = DocFreq.from_bytes(df.to_bytes())
+    assert back == df
+    assert (back.max_terms, back.pruned_df_) == (df.max_terms, df.pruned_df_)
+    assert len(back.df_) <= max_terms
+    assert back.to_bytes() == df.to_bytes()  # sorted keys: the same counts give the same bytes
+
+
+def test_from_bytes_refuses_other_data():
+    with pytest.raises(ValueError, match="not a pagetwin DocFreq"):
+        DocFreq.from_bytes(b"{}")
+
+
+page_tokens = st.lists(st.sampled_from("cat dog the a 7 猫 bird fish 3.5 tree".split()), max_size=30)
+
+
+@settings(max_examples=200, deadline=None)
+@given(page_tokens, st.integers(1, 8), st.sampled_from(["density", "tfidf"]), st.randoms(use_true_random=False))
+def test_top_keywords_invariants(tokens, n, weighting, rnd):
+    df = DocFreq().fit(["cat", "the"]).fit(["cat"]).fit(["bird"])
+    a = analysis(tokens, stop={"the"})
+    kw = top_keywords(a, n, weighting, df)
+    names = [t for t, _ in kw]
+    candidates = {t for t in tokens if t != "the" and is_keyword_candidate(t)}
+    assert len(kw) == min(n, len(candidates)) and set(names) <= candidates
+    assert len(set(names)) == len(names)
+    # weight descending, ties by token: the documented, deterministic order
+    assert [(-w, t) for t, w in kw] == sorted((-w, t) for t, w in kw)
+    if kw:
+        assert math.isclose(sum(w * w for _, w in kw), 1.0, abs_tol=1e-6)
+    # the order of the words on the page does not matter, only their counts
+    shuffled = list(tokens)
+    rnd.shuffle(shuffled)
+    assert top_keywords(analysis(shuffled, stop={"the"}), n, weighting, df) == kw
+    # a shorter list is the same ranking cut earlier
+    assert [t for t, _ in top_keywords(a, max(1, n - 1), weighting, df)] == names[: max(1, n - 1)]
+
+
+def test_unknown_weighting_is_refused():
+    with pytest.raises(ValueError, match="unknown keyword weighting"):
+        top_keywords(analysis(["cat", "dog"]), 2, "bm25")
