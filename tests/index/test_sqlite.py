@@ -1,4 +1,6 @@
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from pagetwin.config import Settings
 from pagetwin.index.sqlite import Index, IndexError_
@@ -110,3 +112,116 @@ def test_cluster_of_and_kept_with_payload(tmp_path):
     assert info["size"] == 3 and not info["keep"] and info["same_text"] and info["kept"]["id"] == "p2"
     assert not idx.cluster_of("p3", "s")["same_text"]
     assert idx.cluster_of("p3", "elsewhere") is None
+
+
+# -- checkpoints (an unfinished dedup run) ---------------------------------------------------
+
+
+def _dump(path):
+    """Every row of the tables a run writes, and the meta, as they are on disk."""
+    import sqlite3
+
+    db = sqlite3.connect(path)
+    try:
+        tables = ("meta", "pages", "features", "keys", "edges", "clusters", "models")
+        return {t: sorted(db.execute(f"SELECT * FROM {t}"), key=repr) for t in tables}
+    finally:
+        db.close()
+
+
+def _finished_run(path, cfg, pages, seen=()):
+    """A run that stores ``pages`` (row numbers), marks ``seen`` (pids) seen and finishes."""
+    idx = Index(path, cfg.to_dict(), inputs_key="earlier")
+    idx.begin()
+    idx.start_checkpoint("earlier", None)
+    for pid in seen:
+        idx.mark_seen(pid)
+    for i in pages:
+        pid = idx.add_page(_row(i))
+        idx.add_fingerprints(pid, {"minhash": bytes([i % 256])}, {"minhash": [i, i + 1]})
+    idx.save_model("site_templates", f"model after {list(pages)}".encode())
+    idx.replace_clusters((p, f"c{p}", 1) for p in range(1, idx.page_count() + 1))
+    idx.clear_checkpoint()
+    idx.commit()
+    idx.close()
+
+
+def test_the_same_key_resumes_the_run_another_undoes_it(tmp_path):
+    path = tmp_path / "i.sqlite"
+    _finished_run(path, Settings(), range(3))
+    idx = Index(path, Settings().to_dict(), inputs_key="k")
+    assert idx.run == 2 and idx.resumed is None and idx.undone is None
+    idx.begin()
+    idx.start_checkpoint("k", b"learned")
+    idx.mark_seen(1)
+    idx.add_page(_row(7))
+    idx.commit()
+    idx.close()  # killed: the checkpoint stays
+    # Opened without a key (not a dedup run), the checkpoint is left alone.
+    plain = Index(path, Settings().to_dict())
+    assert plain.checkpoint() is not None and plain.resumed is None and plain.undone is None
+    plain.db.execute("UPDATE meta SET value='2' WHERE key='runs'")  # as if it had not started a run
+    plain.close()
+    again = Index(path, Settings().to_dict(), inputs_key="k")
+    assert again.run == 2 and again.resumed is not None
+    assert (again.resumed.pages, again.resumed.learned, again.resumed.first_pid) == (1, b"learned", 3)
+    again.close()
+    other = Index(path, Settings().to_dict(), inputs_key="other")
+    assert other.undone is not None and other.undone.run == 2 and other.run == 2
+    assert other.page_count() == 3 and other.checkpoint() is None
+    assert other.db.execute("SELECT seen_run FROM pages WHERE pid=1").fetchone() == (1,)
+    other.close()
+
+
+def test_undoing_a_checkpoint_on_a_new_index_forgets_its_settings(tmp_path):
+    path = tmp_path / "i.sqlite"
+    idx = Index(path, Settings().to_dict(), inputs_key="k")
+    idx.begin()
+    idx.start_checkpoint("k", None)
+    idx.add_page(_row(1))
+    idx.commit()
+    idx.close()
+    s = Settings()
+    s.text.lang = "de"  # refused by an index built with "en"; this one holds no finished run
+    again = Index(path, s.to_dict(), inputs_key="other")
+    assert again.undone is not None and again.page_count() == 0 and again.run == 1
+    again.close()
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    earlier=st.integers(0, 6),
+    seen=st.sets(st.integers(1, 6), max_size=6),
+    new=st.integers(0, 8),
+    commit_after=st.integers(0, 8),
+)
+def test_undoing_a_checkpoint_gives_back_the_index_as_it_was(tmp_path_factory, earlier, seen, new, commit_after):
+    """Whatever the unfinished run stored, marked seen and committed, undoing it gives back
+    every row of the index as the finished runs left it."""
+    path = tmp_path_factory.mktemp("undo") / "i.sqlite"
+    _finished_run(path, Settings(), range(earlier))
+    _finished_run(path, Settings(), range(100, 100 + earlier), seen=sorted(p for p in seen if p <= earlier))
+    before = _dump(path)
+    idx = Index(path, Settings().to_dict(), inputs_key="k")
+    idx.begin()
+    idx.start_checkpoint("k", b"m")
+    idx.commit()
+    idx.begin()
+    for pid in sorted(p for p in seen if p <= idx.page_count()):
+        idx.mark_seen(pid)
+    for i in range(new):
+        pid = idx.add_page(_row(200 + i))
+        idx.add_fingerprints(pid, {"minhash": b"n"}, {"minhash": [i]})
+        if i + 1 == commit_after:
+            idx.commit()
+            idx.begin()
+    idx.commit()
+    idx.close()
+    undone = Index(path, Settings().to_dict(), inputs_key="other")
+    assert undone.undone is not None and undone.undone.pages == new
+    undone.close()
+    after = _dump(path)
+    before_meta, after_meta = dict(before.pop("meta")), dict(after.pop("meta"))
+    assert after == before
+    # The undo gives back the run counter; opening started the next run again.
+    assert int(after_meta.pop("runs")) == int(before_meta.pop("runs")) + 1 and after_meta == before_meta
