@@ -205,13 +205,14 @@ def _locked_dedup(
     reporter.report(problems)
     out_dir = _prepare_out_dir(out_dir, index_path, mode, log)
     algorithms = build_algorithms(settings)
-    index = Index(index_path or out_dir / "index.sqlite", settings.to_dict(), inputs_key=_inputs_key(readable, settings))
+    inputs_key = _inputs_key(readable, settings)
+    index = Index(index_path or out_dir / "index.sqlite", settings.to_dict(), inputs_key=inputs_key)
     if index.undone is not None:
         log(
             f"index {index.path}: undid the unfinished run {index.undone.run} ({index.undone.pages} pages stored; "
             "these inputs or settings are not the ones it was run with)"
         )
-    run = _Run(inputs, readable, problems, reporter, out_dir, settings, index, algorithms, log, engine, started)
+    run = _Run(inputs, readable, problems, reporter, out_dir, settings, index, algorithms, log, engine, started, inputs_key)
     try:
         learned = _learn_step(run)
         passed = _fingerprint_step(run, learned)
@@ -240,6 +241,7 @@ class _Run:
     log: Callable[[str], None]
     engine: Engine
     started: float
+    inputs_key: str  # what a run resuming this one must share with it (_inputs_key)
     timings: dict[str, float] = field(default_factory=dict)
 
     def timed(self, step: str, since: float) -> None:
@@ -396,7 +398,7 @@ def _fingerprint_step(run: _Run, learned: Learned | None) -> _Pass2:
     progress = Progress(run.settings, "fingerprinting")
     if resumed is None:
         index.begin()
-        index.start_checkpoint(_inputs_key(run.readable, run.settings), learned.to_bytes() if learned else None)
+        index.start_checkpoint(run.inputs_key, learned.to_bytes() if learned else None)
         index.commit()
     index.begin()
 
