@@ -317,4 +317,7 @@ def test_outputs_written_through_temp_files(tmp_path, capsys, monkeypatch):
     out = tmp_path / "out"
     assert _run(capsys, _good(tmp_path / "good.warc.gz"), "--out", out)[0] == 0
     assert {"clusters.jsonl", "pairs.jsonl", "summary.json"} <= set(replaced)
-    assert sorted(p.name for p in out.iterdir()) == ["clusters.jsonl", "index.sqlite", "pairs.jsonl", "summary.json"]
+    # index.sqlite.lock: the one-writer lock file, kept (index.lock: deleting it would let two runs hold it).
+    assert sorted(p.name for p in out.iterdir()) == [
+        "clusters.jsonl", "index.sqlite", "index.sqlite.lock", "pairs.jsonl", "summary.json"
+    ]
