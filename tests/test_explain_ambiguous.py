@@ -7,7 +7,7 @@ import pytest
 
 from pagetwin.cli import main
 from pagetwin.explain import AmbiguousPage, ExplainError, explain
-from tests.sources.source_helpers import html_page
+from tests.fixtures.records import html_page
 from tests.sources.test_source_statuses import _http, _record
 
 URL = "https://example.org/news"

@@ -265,7 +265,7 @@ def test_arc_records_all_written_as_warc_records(tmp_path):
     import gzip
 
     from pagetwin.sources import SourceStats, iter_pages
-    from tests.sources.source_helpers import arc_file, arc_record, http
+    from tests.fixtures.records import arc_file, arc_record, http
 
     one, near = PAGE_A, PAGE_C
     records = [arc_record("https://a.example/1", http(one)), arc_record("https://b.example/copy", http(one)),

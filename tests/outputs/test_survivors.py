@@ -15,7 +15,7 @@ from pagetwin.cli import main
 from pagetwin.outputs import warc as warc_module
 from pagetwin.outputs.warc import WarcWriter, iter_raw_records
 from tests.fixtures.news import article, page
-from tests.sources.source_helpers import arc_file, arc_record, http
+from tests.fixtures.records import arc_file, arc_record, http
 
 
 def _html(title, seed):

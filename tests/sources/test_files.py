@@ -7,7 +7,7 @@ from pathlib import Path
 from pagetwin.config import InputSettings
 from pagetwin.sources.files import canonical_url
 from pagetwin.sources.payload import sha1_digest
-from tests.sources.source_helpers import html_page, read_all
+from tests.fixtures.records import html_page, read_all
 
 
 def _tree(root: Path) -> None:

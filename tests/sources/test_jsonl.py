@@ -6,7 +6,7 @@ import gzip
 import json
 
 from pagetwin.config import InputSettings
-from tests.sources.source_helpers import html_page, read_all
+from tests.fixtures.records import html_page, read_all
 
 
 def _lines(tmp_path, name="pages.jsonl", compress=False):

@@ -123,7 +123,7 @@ def test_non_ascii_digits_are_no_numbers():
 
 def test_fuzz_case_http_status_of_unicode_digits_reads_on(tmp_path):
     from pagetwin.outputs.warc import WarcWriter
-    from tests.sources.source_helpers import read_all
+    from tests.fixtures.records import read_all
 
     path = tmp_path / "status.warc"
     with WarcWriter(path, gzip=False) as w:

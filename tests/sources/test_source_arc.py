@@ -6,7 +6,7 @@ import gzip
 
 from pagetwin.sources import input_kind
 from pagetwin.sources.payload import sha1_digest
-from tests.sources.source_helpers import arc_file, arc_record, html_page, http, read_all
+from tests.fixtures.records import arc_file, arc_record, html_page, http, read_all
 
 
 def _records():

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pagetwin.sources.warc import parse_arc_line, sniff_archive
-from tests.sources.source_helpers import arc_file, arc_record, html_page, http, read_all
+from tests.fixtures.records import arc_file, arc_record, html_page, http, read_all
 
 URLS = [f"http://example.org/{i}" for i in range(4)]
 

@@ -12,7 +12,7 @@ from pagetwin.config import InputSettings
 from pagetwin.html.parse import decode_html
 from pagetwin.outputs.warc import WarcWriter
 from pagetwin.sources import SourceStats, check_inputs, iter_pages
-from tests.sources.source_helpers import html_page, read_all
+from tests.fixtures.records import html_page, read_all
 
 
 def _warc_bytes(n: int, gz: bool = True, start: int = 0) -> bytes:

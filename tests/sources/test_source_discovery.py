@@ -15,7 +15,7 @@ from pagetwin.config import InputSettings
 from pagetwin.outputs.warc import WarcWriter
 from pagetwin.sources import InputError, SourceStats, iter_pages, readable_inputs
 from pagetwin.sources.files import folder_site
-from tests.sources.source_helpers import arc_file, arc_record, html_page, http, read_all
+from tests.fixtures.records import arc_file, arc_record, html_page, http, read_all
 
 DATE = "2024-03-01T12:00:00Z"
 

@@ -94,7 +94,7 @@ def test_unmutated_bases_read_fully():
 
 
 def _arc_base() -> bytes:
-    from tests.sources.source_helpers import arc_file, arc_record, http
+    from tests.fixtures.records import arc_file, arc_record, http
 
     records = [
         arc_record(f"http://example.org/{i}", http(b"<html><body><p>arc page %d</p></body></html>" % i)) for i in range(4)

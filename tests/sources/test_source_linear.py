@@ -16,7 +16,7 @@ from pagetwin.config import InputSettings
 from pagetwin.outputs.warc import WarcWriter
 from pagetwin.sources import SourceStats, iter_pages
 from pagetwin.sources.warc import MAX_FILE_ERRORS
-from tests.sources.source_helpers import arc_file, arc_record, html_page, http, read_all
+from tests.fixtures.records import arc_file, arc_record, html_page, http, read_all
 
 # A damaged file may take this many times as long as a clean one of its size: reading is
 # linear, a constant factor apart (a flood of version lines costs about 4x: a failed header per

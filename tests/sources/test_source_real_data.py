@@ -12,7 +12,7 @@ from pagetwin.config import InputSettings
 from pagetwin.html.parse import looks_like_html
 from pagetwin.outputs.warc import WarcWriter
 from pagetwin.sources import SourceStats, iter_pages
-from tests.sources.source_helpers import read_all
+from tests.fixtures.records import read_all
 
 DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "warc"
 pytestmark = pytest.mark.skipif(not DATA.is_dir(), reason="../shared/data/warc is missing (real crawls not available)")

@@ -12,7 +12,7 @@ from pagetwin.cli import main
 from pagetwin.config import ConfigError, InputSettings, Settings
 from pagetwin.sources.payload import StatusFilter, sha1_digest
 from pagetwin.sources.warc import iter_arc, iter_warc
-from tests.sources.source_helpers import arc_file, arc_record, html_page, read_all
+from tests.fixtures.records import arc_file, arc_record, html_page, read_all
 
 DATE = "2024-03-01T12:00:00Z"
 REASONS = {"http-status-301": 1, "http-status-404": 1, "http-status-500": 1}

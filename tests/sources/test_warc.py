@@ -11,7 +11,7 @@ import pytest
 from pagetwin.config import InputSettings
 from pagetwin.outputs.warc import WarcWriter
 from pagetwin.sources.payload import sha1_digest
-from tests.sources.source_helpers import html_page, read_all
+from tests.fixtures.records import html_page, read_all
 
 DATE = "2024-03-01T12:00:00Z"
 
