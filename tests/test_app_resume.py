@@ -143,9 +143,11 @@ def test_a_killed_run_resumes_from_its_last_checkpoint(tmp_path, crawls, no_pass
     assert summary["pages"]["already_indexed"] == 0  # the resumed pages are this run's
     assert _checkpoint(out) is None
     clean = tmp_path / "clean"
-    dedup([b], clean, _settings(every=every))
+    clean_summary = dedup([b], clean, _settings(every=every))
     assert _outputs(out) == _outputs(clean)
     assert _index_state(out, Settings()) == _index_state(clean, Settings())
+    for key in ("records", "pages", "clusters", "duplicates", "pairs", "edges_by_kind", "cluster_kinds"):
+        assert summary[key] == clean_summary[key], key
 
 
 def test_a_run_after_earlier_runs_resumes_with_their_pages_kept(tmp_path, crawls, no_pass_1):
@@ -261,3 +263,39 @@ def test_a_normal_run_leaves_no_checkpoint_and_says_it_resumed_nothing(tmp_path,
     summary = dedup([a], tmp_path / "out", _settings())
     assert summary["resumed_from_checkpoint"] is None and summary["undone_checkpoint"] is None
     assert _checkpoint(tmp_path / "out") is None
+
+
+def test_spark_resumes_a_failed_run_too(tmp_path, crawls, monkeypatch):
+    """With the Spark engine: pass 2 fails after two checkpoints, the next Spark run resumes
+    (its pass 1 not run) and gives the local engine's clean outputs."""
+    pytest.importorskip("pyspark", reason="pyspark is not installed (pip install 'pagetwin[spark]')")
+    import pagetwin.app as app
+    from pagetwin.runners import spark
+
+    if spark._java() is None:
+        pytest.skip("Java is not installed (Spark needs Java 17)")
+    a, _, _ = crawls
+    out = tmp_path / "out"
+    real, calls = app._store, []
+
+    def failing(index, result):
+        if len(calls) == 20:
+            raise RuntimeError("executor lost")
+        calls.append(1)
+        real(index, result)
+
+    every = _settings(every=8)
+    monkeypatch.setattr(app, "_store", failing)
+    with pytest.raises(RuntimeError, match="executor lost"):
+        dedup([a], out, every, engine=spark.SparkEngine(master="local[2]"))
+    monkeypatch.setattr(app, "_store", real)
+    assert _checkpoint(out).pages == 16
+
+    def learn(self, *args, **kwargs):
+        raise AssertionError("pass 1 ran")
+
+    monkeypatch.setattr(spark.SparkEngine, "learn", learn)
+    summary = dedup([a], out, every, mode="add", engine=spark.SparkEngine(master="local[2]"))
+    assert summary["resumed_from_checkpoint"] == 16
+    dedup([a], tmp_path / "clean", _settings())
+    assert _outputs(out) == _outputs(tmp_path / "clean")
