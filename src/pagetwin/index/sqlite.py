@@ -3,6 +3,8 @@
 It holds the pages, their fingerprint features and candidate keys, the verified edges, the
 clusters, the learned models (site templates, document frequencies) and the settings it was
 built with. Adding to an index built with incompatible settings is refused, naming the setting.
+While a dedup run is unfinished it also holds that run's checkpoint (``Checkpoint``): enough to
+resume the run or to undo it (``Index(..., inputs_key=...)``).
 """
 
 from __future__ import annotations
@@ -432,7 +434,10 @@ class Index:
 
     def checkpoint(self) -> Checkpoint | None:
         """The unfinished run's checkpoint, or None (every run finished)."""
-        rec = dict(self.db.execute("SELECT key, value FROM checkpoint"))
+        try:
+            rec = dict(self.db.execute("SELECT key, value FROM checkpoint"))
+        except sqlite3.OperationalError:  # an older index opened read only: no such table
+            return None
         if "run" not in rec:
             return None
         first_pid = int(rec["first_pid"])
