@@ -250,6 +250,7 @@ def test_cli_kill_9_then_the_same_command_resumes(tmp_path, crawls):
     assert proc.returncode == -signal.SIGKILL
     stored = _checkpoint(out).pages
     assert EVERY <= stored < 300 and stored % EVERY == 0
+    assert main(args) == 2  # without --add: refused, saying it can be resumed
     assert main([*args, "--add"]) == 0
     summary = json.loads((out / "summary.json").read_text())
     assert summary["resumed_from_checkpoint"] == stored

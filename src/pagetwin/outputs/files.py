@@ -42,6 +42,24 @@ def earlier_outputs(out_dir: str | Path) -> list[str]:
     return [name for name in OUTPUT_NAMES if (out / name).exists()] if out.is_dir() else []
 
 
+def _unfinished_run(index_file: Path) -> int | None:
+    """The pages an interrupted run stored in the index at ``index_file`` (its checkpoint), or
+    None when there is none or it cannot be read (the refusal then names the outputs only)."""
+    if not index_file.is_file():
+        return None
+    from pagetwin.index.sqlite import Index, IndexError_
+
+    try:
+        index = Index.open_readonly(index_file)
+    except IndexError_:
+        return None
+    try:
+        checkpoint = index.checkpoint()
+        return checkpoint.pages if checkpoint is not None else None
+    finally:
+        index.db.close()
+
+
 def _writable_folder(folder: Path) -> bool:
     """Whether a file can be created in ``folder`` (tried: os.access says yes to root)."""
     try:
@@ -101,6 +119,12 @@ def check_outputs(
     _check_creatable_folder(out, "--out")
     found = earlier_outputs(out)
     if found and mode == "new":
+        unfinished = _unfinished_run(out / "index.sqlite")
+        if unfinished is not None:
+            raise OutputError(
+                f"--out {out} holds an unfinished run ({unfinished} pages stored): pass --add to resume it "
+                "(same inputs and settings) or --replace to start again"
+            )
         raise OutputError(
             f"--out {out} holds the outputs of an earlier run ({', '.join(found)}): pass --add to add "
             "this run to its index, or --replace to delete them first"
