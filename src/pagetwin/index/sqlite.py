@@ -142,12 +142,15 @@ class Index:
         return {row[1] for row in self.db.execute("PRAGMA table_info(pages)")}
 
     @classmethod
-    def open_readonly(cls, path: str | Path) -> Index:
-        """An existing index, read only: no run is recorded, nothing can be written."""
+    def open_readonly(cls, path: str | Path, immutable: bool = False) -> Index:
+        """An existing index, read only: no run is recorded, nothing can be written.
+        ``immutable``: the file is known not to change while read (no writer, no WAL file), so
+        SQLite reads it without creating -wal/-shm files beside it."""
         self = cls.__new__(cls)
         self.path = Path(path)
         try:
-            self.db = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True)
+            query = "mode=ro&immutable=1" if immutable else "mode=ro"
+            self.db = sqlite3.connect(f"{self.path.resolve().as_uri()}?{query}", uri=True)
             self.db.execute("SELECT 1 FROM pages LIMIT 1")
         except sqlite3.DatabaseError as exc:
             raise IndexError_(f"{self.path} is not a pagetwin index: {exc}") from exc

@@ -47,14 +47,19 @@ def _unfinished_run(index_file: Path) -> int | None:
     None when there is none or it cannot be read (the refusal then names the outputs only)."""
     if not index_file.is_file():
         return None
+    import sqlite3
+
     from pagetwin.index.sqlite import Index, IndexError_
 
+    # A refused run must leave --out as it was: without a WAL file (the last writer closed the
+    # index) the file is read as immutable, so SQLite creates no -wal/-shm beside it.
+    has_wal = index_file.with_name(index_file.name + "-wal").exists()
     try:
-        index = Index.open_readonly(index_file)
-    except IndexError_:
+        index = Index.open_readonly(index_file, immutable=not has_wal)
+        checkpoint = index.checkpoint()
+    except (IndexError_, sqlite3.DatabaseError):
         return None
     try:
-        checkpoint = index.checkpoint()
         return checkpoint.pages if checkpoint is not None else None
     finally:
         index.db.close()
