@@ -172,7 +172,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("b", metavar="B", help="page id or URL")
     p.add_argument("--json", action="store_true", help="print the explanation as JSON")
     p.set_defaults(func=cmd_explain)
+    _add_query(sub)
     return parser
+
+
+def _add_query(sub) -> None:
+    p = sub.add_parser(
+        "query", help="print each input page's matches in an index as JSON lines {id, url, matches}; the index is not changed",
+        description="For each page of the inputs, the pages of the index it duplicates (exact payload copies, "
+        "near duplicates), as JSON lines {id, url, matches: [{id, url, cluster, kind, evidence}]}. The index is "
+        "opened read only. It takes no settings options: pages are fingerprinted with the settings and learned "
+        "model stored in the index, as the indexed pages were.",
+    )  # fmt: skip
+    p.add_argument("inputs", nargs="+", metavar="INPUT", help="WARC/ARC files, folders of HTML, .jsonl files")
+    p.add_argument("--index", required=True, metavar="PATH", help="index file of pagetwin dedup (or its --out folder)")
+    p.set_defaults(func=cmd_query)
 
 
 def resolve_settings(args: argparse.Namespace) -> Settings:
@@ -345,6 +359,24 @@ def cmd_explain(args: argparse.Namespace, settings: Settings) -> int:
         sys.stdout.write(json.dumps(result, ensure_ascii=False, default=str) + "\n")
     else:
         sys.stdout.write(format_explain(result))
+    return 0
+
+
+def cmd_query(args: argparse.Namespace, settings: Settings) -> int:
+    from pagetwin.query import Matcher
+    from pagetwin.sources import SourceStats
+
+    stats = SourceStats()
+    out = sys.stdout
+    # The settings are the index's (query takes none); opening it first reports a missing or
+    # foreign index before any input is read.
+    with Matcher(args.index) as matcher:
+        for row in matcher.query(_readable(args.inputs), stats):
+            out.write(json.dumps(row, ensure_ascii=False))
+            out.write("\n")
+    skipped = sum(stats.skipped.values())
+    if skipped:
+        _err(f"{stats.pages_read} pages, {skipped} records skipped: {dict(stats.skipped)}")
     return 0
 
 

@@ -315,6 +315,31 @@ class Index:
         if len(bucket) > 1:
             yield bucket
 
+    def pids_with_key(self, algo: str, key: int, limit: int) -> list[int]:
+        """At most ``limit`` pages holding this candidate key, the latest stored first (a
+        query bounds an oversized bucket without reading it whole)."""
+        rows = self.db.execute(
+            "SELECT DISTINCT pid FROM keys WHERE algo=? AND key=? ORDER BY pid DESC LIMIT ?", (algo, key, limit)
+        )
+        return [r[0] for r in rows]
+
+    def pids_with_payload(self, payload_digest: str, limit: int) -> list[int]:
+        """At most ``limit`` response pages with this payload digest, the latest stored first."""
+        rows = self.db.execute(
+            "SELECT pid FROM pages WHERE payload_digest=? AND kind='response' ORDER BY pid DESC LIMIT ?",
+            (payload_digest, limit),
+        )
+        return [r[0] for r in rows]
+
+    def cluster_of_pid(self, pid: int) -> str | None:
+        row = self.db.execute("SELECT cluster FROM clusters WHERE pid=?", (pid,)).fetchone()
+        return row[0] if row else None
+
+    def stored_settings(self) -> dict[str, Any] | None:
+        """The settings the index was built with (Settings.to_dict), or None (no run yet)."""
+        stored = self._meta("settings")
+        return json.loads(stored) if stored is not None else None
+
     def shared_keys(self, algo: str, a: int, b: int) -> list[int]:
         rows = self.db.execute(
             "SELECT key FROM keys WHERE algo=? AND pid=? INTERSECT SELECT key FROM keys WHERE algo=? AND pid=?",

@@ -1,0 +1,170 @@
+"""Ask an index about pages without changing it (``pagetwin query``).
+
+Each input page is fingerprinted as the indexed pages were (the settings and learned model the
+index holds), its candidate keys are looked up in the index, and every candidate is verified
+against the stored features by the same algorithms ``dedup`` uses (``match``). The index is
+opened read only; a cleanly closed index (no -wal file) as immutable, so SQLite creates no file
+beside it either.
+
+Like ``match.find_edges``, an oversized bucket (more than ``match.max_bucket`` pages) is not read
+whole: the query page, the newest page, is compared with its ``match._WINDOW`` latest members.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from pagetwin.config import Settings
+from pagetwin.index.sqlite import COMPATIBILITY, Index, IndexError_
+from pagetwin.match import _WINDOW, FeatureCache, edge_kind
+from pagetwin.model import Evidence, Page
+from pagetwin.sources import SourceStats, iter_pages
+
+_EXACT = Evidence("payload", 1.0, True, {"payload_digest": "equal"})
+
+
+def index_path(path: str | Path) -> Path:
+    """DIR/index.sqlite for an output folder of dedup, or the path itself when it is a file."""
+    p = Path(path)
+    if p.is_dir():
+        p = p / "index.sqlite"
+    if not p.is_file():
+        raise IndexError_(f"no index at {p} (run pagetwin dedup first, or give the index file)")
+    return p
+
+
+class Matcher:
+    """A read-only view of one index that finds the stored pages matching a page."""
+
+    def __init__(self, path: str | Path, settings: Settings | None = None) -> None:
+        """``settings``: None for the index's own; given, they must equal the index's on every
+        setting that changes fingerprints (else IndexError_ naming it)."""
+        from pagetwin.app import stored_model
+        from pagetwin.pipeline import Worker
+
+        file = index_path(path)
+        has_wal = file.with_name(file.name + "-wal").exists()
+        self.index = Index.open_readonly(file, immutable=not has_wal)
+        try:
+            stored = self.index.stored_settings()
+            if stored is None:
+                raise IndexError_(f"index {file} holds no finished dedup run")
+            if self.index.checkpoint() is not None:
+                # Its pages were fingerprinted with a model the index does not hold yet.
+                raise IndexError_(f"index {file} holds an unfinished dedup run (resume it with pagetwin dedup --add)")
+            self.settings = _checked(settings, stored, file) if settings is not None else Settings.from_dict(stored)
+            self.settings.validate()
+            self.worker = Worker(self.settings, stored_model(self.index, self.settings))
+        except BaseException:
+            self.index.close()
+            raise
+        self.caches = {a.name: FeatureCache(self.index, a) for a in self.worker.algorithms}
+
+    def close(self) -> None:
+        self.index.close()
+
+    def __enter__(self) -> Matcher:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def query(self, inputs: list[str], stats: SourceStats | None = None) -> Iterator[dict[str, Any]]:
+        """Matcher.match of every page of ``inputs`` (paths), in input order."""
+        stats = stats if stats is not None else SourceStats()
+        for page in iter_pages(list(inputs), self.settings.input, stats):
+            yield self.match(page)
+
+    def match(self, page: Page) -> dict[str, Any]:
+        """{"id", "url", "matches": [{"id", "url", "cluster", "kind", "evidence"}]} of one page,
+        strongest evidence first; "error" too when the page could not be analysed."""
+        limit = self.settings.match.max_bucket
+        evidence: dict[int, list[Evidence]] = {}
+        exact: set[int] = set()
+        if page.kind == "response" and page.payload_digest:
+            exact = set(_bounded(self.index.pids_with_payload(page.payload_digest, limit + 1), limit))
+            for pid in exact:
+                evidence[pid] = [_EXACT]
+        result = self.worker.fingerprint(page)
+        for algorithm in self.worker.algorithms:
+            data = result.features.get(algorithm.name)
+            if data is None:
+                continue
+            mine = algorithm.decode(data)
+            candidates: set[int] = set()
+            for key in result.keys.get(algorithm.name, []):
+                candidates.update(_bounded(self.index.pids_with_key(algorithm.name, key, limit + 1), limit))
+            for pid in sorted(candidates):
+                if algorithm.keys_are_proof:
+                    verdict = Evidence(algorithm.name, 1.0, True, {"key": "equal"})
+                else:
+                    stored = self.caches[algorithm.name][pid]
+                    if stored is None:
+                        continue
+                    verdict = algorithm.verify(stored, mine)  # (older, newer), as find_edges orders pairs
+                if verdict.passed:
+                    evidence.setdefault(pid, []).append(verdict)
+        matches = []
+        for pid, found in evidence.items():
+            page_id, url = self.index.page_ident(pid)
+            matches.append(
+                {
+                    "id": page_id,
+                    "url": url,
+                    "cluster": self.index.cluster_of_pid(pid),
+                    "kind": "exact" if pid in exact else edge_kind(found),
+                    "evidence": [
+                        {"algorithm": e.algorithm, "score": round(e.score, 6), "passed": e.passed, **e.detail} for e in found
+                    ],
+                    "_rank": (pid not in exact, -max(e.score for e in found), -len(found), pid),
+                }
+            )
+        matches.sort(key=lambda m: m["_rank"])  # exact first, then the highest score, most algorithms
+        for m in matches:
+            del m["_rank"]
+        row: dict[str, Any] = {"id": page.id, "url": page.url, "matches": matches}
+        if result.error:
+            row["error"] = result.error
+        return row
+
+
+def query(
+    index_path: str | Path, inputs: list[str], settings: Settings | None = None, stats: SourceStats | None = None
+) -> Iterator[dict[str, Any]]:
+    """The matches in the index of every page of ``inputs`` (Matcher.match), one dict per page,
+    in input order; nothing is written to the index. ``stats`` counts the records read."""
+    with Matcher(index_path, settings) as matcher:
+        yield from matcher.query(inputs, stats)
+
+
+def _bounded(pids: list[int], limit: int) -> list[int]:
+    """The pids of one bucket (latest first) to compare: all of them, or in an oversized bucket
+    the ``_WINDOW`` latest, the neighbours of the query page in crawl order."""
+    return pids if len(pids) <= limit else pids[:_WINDOW]
+
+
+def _checked(settings: Settings, stored: dict[str, Any], file: Path) -> Settings:
+    """``settings``, when they fingerprint pages as the index's did."""
+    from pagetwin.fingerprints import MODULES
+
+    given = settings.to_dict()
+    names = list(COMPATIBILITY)
+    for algo in sorted(set(settings.match.algorithms)):
+        section = MODULES.get(algo, (None, None))[1]
+        names += [f"{section}.{key}" for key in sorted((given.get(section) or {}).keys())]
+    for name in names:
+        if _dotted(given, name) != _dotted(stored, name):
+            raise IndexError_(
+                f"index {file} was built with {name} = {_dotted(stored, name)!r}; the query has {_dotted(given, name)!r}"
+            )
+    return settings
+
+
+def _dotted(d: Any, name: str) -> Any:
+    for part in name.split("."):
+        if not isinstance(d, dict) or part not in d:
+            return None
+        d = d[part]
+    return d

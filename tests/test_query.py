@@ -1,0 +1,144 @@
+"""pagetwin query: an index asked about pages, read only (issue 17, items 1 and 2)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pagetwin.app import dedup
+from pagetwin.cli import main
+from pagetwin.config import Settings
+from pagetwin.index.sqlite import IndexError_
+from pagetwin.match import _WINDOW
+from pagetwin.query import Matcher, _bounded, query
+from tests.fixtures.news import article, page
+
+
+def _jsonl(path, rows):
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return str(path)
+
+
+def _state(folder):
+    """The index folder's file names and every file's bytes (digests)."""
+    return {name: hashlib.sha256((folder / name).read_bytes()).hexdigest() for name in sorted(os.listdir(folder))}
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """An index of a small crawl: an article, a near copy of it, unrelated stories; and the
+    pages to ask about: an exact copy (another id and URL), a repost edited in other places
+    under another site's template, an unrelated page."""
+    d = tmp_path_factory.mktemp("query")
+    story = article(1)
+    near = list(story)
+    near[2] = near[2].replace(".", ", officials said.", 1)
+    stored = [
+        {"id": "art", "url": "https://news.example/bridge", "html": page("Harbour bridge reopens", story)},
+        {"id": "near", "url": "https://news.example/bridge-2", "html": page("Harbour bridge reopens", near, date="13 March 2024")},
+    ] + [{"id": f"o{i}", "url": f"https://news.example/s{i}", "html": page(f"Story {i}", article(100 + i))} for i in range(6)]
+    settings = Settings()
+    settings.run.workers = 1
+    dedup([_jsonl(d / "crawl.jsonl", stored)], str(d / "out"), settings)
+    repost = list(story)
+    repost[0] = repost[0].replace(".", ", the mayor said.", 1)
+    repost[4] += " Traffic resumed on Monday."
+    asked = [
+        {"id": "copy", "url": "https://mirror.example/bridge", "html": stored[0]["html"]},
+        {"id": "repost", "url": "https://repost.example/bridge",
+         "html": page("Harbour bridge reopens", repost, site="Repost Daily", menu=["Front", "Local"], footer="Repost Daily")},
+        {"id": "new", "url": "https://news.example/new", "html": page("Market opens", article(999))},
+    ]  # fmt: skip
+    clusters = {r["id"]: r["cluster"] for r in map(json.loads, (d / "out" / "clusters.jsonl").read_text().splitlines())}
+    return d, _jsonl(d / "asked.jsonl", asked), clusters
+
+
+def test_query_finds_exact_and_near_copies_and_nothing_for_a_new_page(built):
+    d, asked, clusters = built
+    before = _state(d / "out")
+    rows = {r["id"]: r for r in query(d / "out" / "index.sqlite", [asked])}
+    assert list(rows) == ["copy", "repost", "new"]  # input order, one row per page
+    first = rows["copy"]["matches"][0]  # exact payload copies first
+    assert (first["id"], first["kind"], first["cluster"]) == ("art", "exact", clusters["art"])
+    assert any(e["algorithm"] == "payload" for e in first["evidence"])
+    assert all(m["kind"] != "exact" for m in rows["copy"]["matches"][1:])  # the near copy: its payload differs
+    repost = {m["id"]: m for m in rows["repost"]["matches"]}
+    assert repost["art"]["kind"] == "duplicate" and repost["art"]["cluster"] == clusters["art"]
+    assert repost["art"]["evidence"] and all(e["passed"] for e in repost["art"]["evidence"])
+    assert not set(repost) & {f"o{i}" for i in range(6)}
+    assert rows["new"]["matches"] == []
+    assert _state(d / "out") == before  # not a byte written, no file created beside the index
+
+
+def test_matches_are_ordered_by_strongest_evidence(built):
+    d, asked, _ = built
+    for row in query(d / "out", [asked]):  # the --out folder names its index
+        ranks = [(m["kind"] != "exact", -max(e["score"] for e in m["evidence"])) for m in row["matches"]]
+        assert ranks == sorted(ranks)
+
+
+def test_settings_that_change_fingerprints_must_be_the_index(built):
+    d, asked, _ = built
+    other = Settings()
+    other.text.lang = "de"
+    with pytest.raises(IndexError_, match="text.lang"):
+        Matcher(d / "out" / "index.sqlite", other)
+    same = Settings()
+    same.run.workers = 1
+    assert [r["id"] for r in query(d / "out" / "index.sqlite", [asked], same)] == ["copy", "repost", "new"]
+
+
+def test_no_index_or_not_an_index(tmp_path):
+    with pytest.raises(IndexError_, match="no index"):
+        Matcher(tmp_path / "missing.sqlite")
+    junk = tmp_path / "junk.sqlite"
+    junk.write_bytes(b"not a database at all" * 100)
+    with pytest.raises(IndexError_, match="not a pagetwin index"):
+        Matcher(junk)
+    assert junk.read_bytes() == b"not a database at all" * 100
+
+
+@given(st.lists(st.integers(0, 10_000), unique=True, max_size=80), st.integers(1, 40))
+def test_oversized_buckets_are_bounded(pids, limit):
+    latest_first = sorted(pids, reverse=True)
+    chosen = _bounded(latest_first, limit)
+    assert chosen == latest_first[: len(chosen)]  # the latest pages: the query page's neighbours
+    assert len(chosen) == len(pids) if len(pids) <= limit else len(chosen) == min(len(pids), _WINDOW)
+
+
+def test_cli_query_end_to_end(built, capsys):
+    d, asked, clusters = built
+    before = _state(d / "out")
+    assert main(["query", "--index", str(d / "out" / "index.sqlite"), asked, str(d / "missing.jsonl")]) == 0
+    out, err = capsys.readouterr()
+    rows = [json.loads(line) for line in out.splitlines()]
+    assert [r["id"] for r in rows] == ["copy", "repost", "new"]
+    assert rows[0]["matches"][0]["cluster"] == clusters["art"]
+    assert "missing.jsonl" in err and "Traceback" not in err  # an unreadable input, as pagetwin text says it
+    assert _state(d / "out") == before
+
+
+@pytest.mark.parametrize("index", ["missing.sqlite", "junk.sqlite"])
+def test_cli_query_refuses_a_missing_or_foreign_index(tmp_path, capsys, index):
+    (tmp_path / "junk.sqlite").write_bytes(b"junk" * 1000)
+    inputs = _jsonl(tmp_path / "a.jsonl", [{"id": "a", "url": "https://a.example/", "html": page("A", article(5))}])
+    assert main(["query", "--index", str(tmp_path / index), inputs]) == 1
+    out, err = capsys.readouterr()
+    assert out == "" and len(err.strip().splitlines()) == 1 and err.startswith("pagetwin: ")
+
+
+def test_cli_query_takes_no_settings_options(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["query", "--index", "x", "y", "--minhash-threshold", "0.5"])
+    assert exc.value.code == 2 and "--minhash-threshold" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exc:
+        main(["query", "--help"])
+    assert exc.value.code == 0
+    help_text = capsys.readouterr().out
+    assert "settings" in help_text and "stored in the index" in help_text
+    assert "--workers" not in help_text and "--minhash-threshold" not in help_text
