@@ -142,3 +142,19 @@ def test_cli_query_takes_no_settings_options(capsys):
     help_text = capsys.readouterr().out
     assert "settings" in help_text and "stored in the index" in help_text
     assert "--workers" not in help_text and "--minhash-threshold" not in help_text
+
+
+def test_an_oversized_bucket_is_compared_with_its_latest_pages_only(tmp_path):
+    """30 copies of one article in an index built with match.max_bucket 4: a query compares the
+    page with the _WINDOW latest of them (its neighbours in crawl order, as dedup would), not 30."""
+    html = page("Harbour bridge reopens", article(1))
+    copies = [{"id": f"c{i:02d}", "url": f"https://copy{i}.example/", "html": html} for i in range(30)]
+    settings = Settings()
+    settings.run.workers = 1
+    settings.match.max_bucket = 4
+    dedup([_jsonl(tmp_path / "crawl.jsonl", copies)], str(tmp_path / "out"), settings)
+    asked = _jsonl(tmp_path / "asked.jsonl", [{"id": "q", "url": "https://q.example/", "html": html}])
+    (row,) = query(tmp_path / "out", [asked])
+    found = sorted(m["id"] for m in row["matches"])
+    assert found == [f"c{i:02d}" for i in range(30 - _WINDOW, 30)]
+    assert all(m["kind"] == "exact" for m in row["matches"])

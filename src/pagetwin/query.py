@@ -81,10 +81,11 @@ class Matcher:
         """{"id", "url", "matches": [{"id", "url", "cluster", "kind", "evidence"}]} of one page,
         strongest evidence first; "error" too when the page could not be analysed."""
         limit = self.settings.match.max_bucket
+        fetch = max(limit, _WINDOW) + 1  # enough to tell an oversized bucket and fill its window
         evidence: dict[int, list[Evidence]] = {}
         exact: set[int] = set()
         if page.kind == "response" and page.payload_digest:
-            exact = set(_bounded(self.index.pids_with_payload(page.payload_digest, limit + 1), limit))
+            exact = set(_bounded(self.index.pids_with_payload(page.payload_digest, fetch), limit))
             for pid in exact:
                 evidence[pid] = [_EXACT]
         result = self.worker.fingerprint(page)
@@ -95,7 +96,7 @@ class Matcher:
             mine = algorithm.decode(data)
             candidates: set[int] = set()
             for key in result.keys.get(algorithm.name, []):
-                candidates.update(_bounded(self.index.pids_with_key(algorithm.name, key, limit + 1), limit))
+                candidates.update(_bounded(self.index.pids_with_key(algorithm.name, key, fetch), limit))
             for pid in sorted(candidates):
                 if algorithm.keys_are_proof:
                     verdict = Evidence(algorithm.name, 1.0, True, {"key": "equal"})
