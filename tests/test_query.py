@@ -158,3 +158,25 @@ def test_an_oversized_bucket_is_compared_with_its_latest_pages_only(tmp_path):
     found = sorted(m["id"] for m in row["matches"])
     assert found == [f"c{i:02d}" for i in range(30 - _WINDOW, 30)]
     assert all(m["kind"] == "exact" for m in row["matches"])
+
+
+def test_querying_the_indexed_crawl_gives_its_pairs(tmp_path):
+    """Every page of an indexed crawl, asked about: itself as an exact copy, and exactly the
+    pairs dedup verified (pairs.jsonl, revisits included), no other."""
+    from pagetwin.outputs.warc import WarcWriter
+    from tests.fixtures.news import news_crawl
+
+    crawl = tmp_path / "crawl.warc.gz"
+    with WarcWriter(crawl) as w:
+        ids = news_crawl(w, others=4)[0]
+    assert main(["dedup", str(crawl), "--out", str(tmp_path / "out"), "--workers", "1"]) == 0
+    pairs = {frozenset((p["a"], p["b"])): p["kind"] for p in map(json.loads, (tmp_path / "out" / "pairs.jsonl").open())}
+    assert "revisit" in pairs.values() and "duplicate" in pairs.values()
+    found = {}
+    for row in query(tmp_path / "out", [str(crawl)]):
+        if row["id"] != ids["revisit"]:  # a revisit record is matched to its original only
+            assert any(m["id"] == row["id"] and m["kind"] == "exact" for m in row["matches"]), row["url"]
+        for m in (m for m in row["matches"] if m["id"] != row["id"]):
+            found[frozenset((row["id"], m["id"]))] = m["kind"]
+    assert set(found) == set(pairs)
+    assert all(kind == pairs[pair] or (kind == "exact" and pairs[pair] == "duplicate") for pair, kind in found.items())

@@ -4,7 +4,8 @@ Each input page is fingerprinted as the indexed pages were (the settings and lea
 index holds), its candidate keys are looked up in the index, and every candidate is verified
 against the stored features by the same algorithms ``dedup`` uses (``match``). The index is
 opened read only; a cleanly closed index (no -wal file) as immutable, so SQLite creates no file
-beside it either.
+beside it either. A page with the payload digest of a stored response is an "exact" match; a
+revisit record is matched to its original (the first response stored with its payload).
 
 Like ``match.find_edges``, an oversized bucket (more than ``match.max_bucket`` pages) is not read
 whole: the query page, the newest page, is compared with its ``match._WINDOW`` latest members.
@@ -88,6 +89,10 @@ class Matcher:
             exact = set(_bounded(self.index.pids_with_payload(page.payload_digest, fetch), limit))
             for pid in exact:
                 evidence[pid] = [_EXACT]
+        elif page.kind == "revisit" and page.refers_to_digest:
+            # Its original: the first response stored with that payload, as Index.revisit_pairs joins them.
+            for pid in self.index.pids_with_payload(page.refers_to_digest, 1, earliest=True):
+                evidence[pid] = [Evidence("revisit", 1.0, True, {"payload_digest": "equal"})]
         result = self.worker.fingerprint(page)
         for algorithm in self.worker.algorithms:
             data = result.features.get(algorithm.name)

@@ -323,10 +323,12 @@ class Index:
         )
         return [r[0] for r in rows]
 
-    def pids_with_payload(self, payload_digest: str, limit: int) -> list[int]:
-        """At most ``limit`` response pages with this payload digest, the latest stored first."""
+    def pids_with_payload(self, payload_digest: str, limit: int, earliest: bool = False) -> list[int]:
+        """At most ``limit`` response pages with this payload digest, the latest stored first
+        (``earliest``: the first stored first)."""
+        order = "ASC" if earliest else "DESC"
         rows = self.db.execute(
-            "SELECT pid FROM pages WHERE payload_digest=? AND kind='response' ORDER BY pid DESC LIMIT ?",
+            f"SELECT pid FROM pages WHERE payload_digest=? AND kind='response' ORDER BY pid {order} LIMIT ?",
             (payload_digest, limit),
         )
         return [r[0] for r in rows]
