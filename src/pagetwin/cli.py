@@ -265,8 +265,13 @@ def _print_rows(iter_rows, args: argparse.Namespace, settings: Settings, **optio
     from pagetwin.sources import SourceStats
 
     stats = SourceStats()
+    return _write_rows(iter_rows(_readable(args.inputs), settings, stats, **options), stats)
+
+
+def _write_rows(rows, stats) -> int:
+    """Each row as a JSON line on stdout; the records skipped while reading, summed on stderr."""
     out = sys.stdout
-    for row in iter_rows(_readable(args.inputs), settings, stats, **options):
+    for row in rows:
         out.write(json.dumps(row, ensure_ascii=False))
         out.write("\n")
     skipped = sum(stats.skipped.values())
@@ -367,17 +372,10 @@ def cmd_query(args: argparse.Namespace, settings: Settings) -> int:
     from pagetwin.sources import SourceStats
 
     stats = SourceStats()
-    out = sys.stdout
     # The settings are the index's (query takes none); opening it first reports a missing or
     # foreign index before any input is read.
     with Matcher(args.index) as matcher:
-        for row in matcher.query(_readable(args.inputs), stats):
-            out.write(json.dumps(row, ensure_ascii=False))
-            out.write("\n")
-    skipped = sum(stats.skipped.values())
-    if skipped:
-        _err(f"{stats.pages_read} pages, {skipped} records skipped: {dict(stats.skipped)}")
-    return 0
+        return _write_rows(matcher.query(_readable(args.inputs), stats), stats)
 
 
 def _version() -> str:

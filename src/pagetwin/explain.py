@@ -69,13 +69,15 @@ class AmbiguousPage(ExplainError):
 
 
 def index_file(path: str | Path) -> Path:
-    """DIR/index.sqlite for an output folder, or the path itself when it is a file."""
-    p = Path(path)
-    if p.is_dir():
-        p = p / "index.sqlite"
-    if not p.is_file():
-        raise ExplainError(f"no index at {p} (run pagetwin dedup first, or give the index file)")
-    return p
+    """DIR/index.sqlite for an output folder, or the path itself when it is a file
+    (index.sqlite.index_file; ExplainError when there is none)."""
+    from pagetwin.index.sqlite import IndexError_
+    from pagetwin.index.sqlite import index_file as resolve
+
+    try:
+        return resolve(path)
+    except IndexError_ as exc:
+        raise ExplainError(str(exc)) from None
 
 
 def open_index(path: str | Path):

@@ -18,22 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from pagetwin.config import Settings
-from pagetwin.index.sqlite import COMPATIBILITY, Index, IndexError_
+from pagetwin.index.sqlite import Index, IndexError_, incompatible_setting, index_file
 from pagetwin.match import _WINDOW, FeatureCache, edge_kind
 from pagetwin.model import Evidence, Page
 from pagetwin.sources import SourceStats, iter_pages
 
 _EXACT = Evidence("payload", 1.0, True, {"payload_digest": "equal"})
-
-
-def index_path(path: str | Path) -> Path:
-    """DIR/index.sqlite for an output folder of dedup, or the path itself when it is a file."""
-    p = Path(path)
-    if p.is_dir():
-        p = p / "index.sqlite"
-    if not p.is_file():
-        raise IndexError_(f"no index at {p} (run pagetwin dedup first, or give the index file)")
-    return p
 
 
 class Matcher:
@@ -45,7 +35,7 @@ class Matcher:
         from pagetwin.app import stored_model
         from pagetwin.pipeline import Worker
 
-        file = index_path(path)
+        file = index_file(path)
         has_wal = file.with_name(file.name + "-wal").exists()
         self.index = Index.open_readonly(file, immutable=not has_wal)
         try:
@@ -153,24 +143,8 @@ def _bounded(pids: list[int], limit: int) -> list[int]:
 
 def _checked(settings: Settings, stored: dict[str, Any], file: Path) -> Settings:
     """``settings``, when they fingerprint pages as the index's did."""
-    from pagetwin.fingerprints import MODULES
-
-    given = settings.to_dict()
-    names = list(COMPATIBILITY)
-    for algo in sorted(set(settings.match.algorithms)):
-        section = MODULES.get(algo, (None, None))[1]
-        names += [f"{section}.{key}" for key in sorted((given.get(section) or {}).keys())]
-    for name in names:
-        if _dotted(given, name) != _dotted(stored, name):
-            raise IndexError_(
-                f"index {file} was built with {name} = {_dotted(stored, name)!r}; the query has {_dotted(given, name)!r}"
-            )
+    differing = incompatible_setting(settings.to_dict(), stored)
+    if differing is not None:
+        name, stored_value, given_value = differing
+        raise IndexError_(f"index {file} was built with {name} = {stored_value!r}; the query has {given_value!r}")
     return settings
-
-
-def _dotted(d: Any, name: str) -> Any:
-    for part in name.split("."):
-        if not isinstance(d, dict) or part not in d:
-            return None
-        d = d[part]
-    return d

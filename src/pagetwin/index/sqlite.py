@@ -175,14 +175,13 @@ class Index:
             )
         stored = self._meta("settings")
         if stored is not None:
-            old = json.loads(stored)
-            for name in COMPATIBILITY + tuple(_algorithm_settings(settings_dict, old)):
-                new_value, old_value = _dotted(settings_dict, name), _dotted(old, name)
-                if new_value != old_value:
-                    raise IndexError_(
-                        f"index {self.path} was built with {name} = {old_value!r}; "
-                        f"this run has {new_value!r} (use another --index, or the same setting)"
-                    )
+            differing = incompatible_setting(settings_dict, json.loads(stored))
+            if differing is not None:
+                name, old_value, new_value = differing
+                raise IndexError_(
+                    f"index {self.path} was built with {name} = {old_value!r}; "
+                    f"this run has {new_value!r} (use another --index, or the same setting)"
+                )
         self._set_meta("schema", str(SCHEMA_VERSION))
         self._set_meta("settings", json.dumps(settings_dict, sort_keys=True))
         run = int(self._meta("runs") or 0) + 1
@@ -562,6 +561,28 @@ def _dotted(d: dict[str, Any], name: str) -> Any:
             return None
         d = d[part]
     return d
+
+
+def incompatible_setting(new: dict[str, Any], old: dict[str, Any]) -> tuple[str, Any, Any] | None:
+    """(name, old value, new value) of the first setting that makes pages fingerprinted with
+    ``new`` incomparable with an index built with ``old`` (COMPATIBILITY and the settings of
+    every algorithm both use), or None."""
+    for name in COMPATIBILITY + tuple(_algorithm_settings(new, old)):
+        new_value, old_value = _dotted(new, name), _dotted(old, name)
+        if new_value != old_value:
+            return name, old_value, new_value
+    return None
+
+
+def index_file(path: str | Path) -> Path:
+    """The index a reader is pointed at: DIR/index.sqlite for an output folder of dedup, or the
+    path itself when it is a file (IndexError_ when there is none)."""
+    p = Path(path)
+    if p.is_dir():
+        p = p / "index.sqlite"
+    if not p.is_file():
+        raise IndexError_(f"no index at {p} (run pagetwin dedup first, or give the index file)")
+    return p
 
 
 def _algorithm_settings(new: dict[str, Any], old: dict[str, Any]) -> list[str]:
