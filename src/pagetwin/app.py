@@ -542,11 +542,12 @@ class _Written:
     dedup_warc: dict[str, Any] | None = None
     documents: int | None = None
     cluster_kinds: dict[str, Any] = field(default_factory=dict)
+    cluster_stats: dict[str, Any] = field(default_factory=dict)  # outputs.jsonl.cluster_stats
 
 
 def _write_step(run: _Run, links: _Links, targets: _Targets) -> _Written:
     from pagetwin import softerror
-    from pagetwin.outputs.jsonl import write_clusters, write_pairs
+    from pagetwin.outputs.jsonl import cluster_stats, write_clusters, write_pairs
 
     t = time.monotonic()
     index = run.index
@@ -569,6 +570,7 @@ def _write_step(run: _Run, links: _Links, targets: _Targets) -> _Written:
         written.documents = write_documents(index, Path(targets.documents))
     # Error pages served as successes ("soft 404s") are clusters of their own kind.
     written.cluster_kinds = softerror.report(index)
+    written.cluster_stats = cluster_stats(index)
     run.timed("write", t)
     run.timings["total"] = time.monotonic() - run.started
     return written
@@ -608,6 +610,8 @@ def _summary(run: _Run, passed: _Pass2, links: _Links, written: _Written) -> dic
         "dedup_warc": written.dedup_warc,
         "documents_written": written.documents,
         "cluster_kinds": written.cluster_kinds,
+        # Clusters by size (size_bucket: "1", "2", "3-4", ...), the largest, pages per host.
+        **written.cluster_stats,
         "edges_by_kind": dict(Counter(e.kind for e in links.edges)),
         "revisits": {
             "matched": links.match_stats.revisit_edges,

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pagetwin.outputs.jsonl import write_clusters, write_pairs, write_summary
+from pagetwin.outputs.jsonl import cluster_stats, size_bucket, write_clusters, write_pairs, write_summary
 
 
 class TinyIndex:
@@ -18,10 +18,10 @@ class TinyIndex:
 
     def __init__(self, pages, edges):
         self.db = sqlite3.connect(":memory:")
-        self.db.execute("CREATE TABLE pages (pid INTEGER PRIMARY KEY, id TEXT, url TEXT)")
+        self.db.execute("CREATE TABLE pages (pid INTEGER PRIMARY KEY, id TEXT, url TEXT, host TEXT)")
         self.db.execute("CREATE TABLE clusters (pid INTEGER, cluster TEXT, keep INTEGER)")
         for pid, (page_id, url, cluster, keep) in enumerate(pages):
-            self.db.execute("INSERT INTO pages VALUES (?, ?, ?)", (pid, page_id, url))
+            self.db.execute("INSERT INTO pages VALUES (?, ?, ?, ?)", (pid, page_id, url, url.split("/")[2] if "//" in url else ""))
             self.db.execute("INSERT INTO clusters VALUES (?, ?, ?)", (pid, cluster, keep))
         self._edges = edges
 
@@ -51,7 +51,10 @@ def test_write_clusters_writes_every_page_and_counts_clusters(tmp_path_factory, 
     lines, clusters, duplicates = write_clusters(TinyIndex(pages, []), path)
     # split on "\n" only: ensure_ascii=False leaves U+2028 or U+0085 raw, which splitlines cuts at
     records = [json.loads(line) for line in path.read_text(encoding="utf-8").split("\n")[:-1]]
-    assert records == [{"id": p, "url": u, "cluster": c, "keep": k} for p, u, c, k in pages]
+    size = {c: sum(1 for p in pages if p[2] == c) for c in seen}
+    kept = {c: p for p, _, c, k in pages if k}
+    expected = [{"id": p, "url": u, "cluster": c, "keep": k, "cluster_size": size[c], "kept_id": kept[c]} for p, u, c, k in pages]
+    assert records == expected
     assert (lines, clusters, duplicates) == (len(pages), len(seen), len(pages) - len(seen))
 
 
@@ -84,3 +87,25 @@ def test_write_summary_is_whole_json_and_keeps_non_ascii(tmp_path):
     text = path.read_text(encoding="utf-8")
     assert "тест" in text and text.endswith("\n")
     assert json.loads(text) == {**summary, "path": str(tmp_path)}  # default=str for paths
+
+
+def test_size_buckets_are_powers_of_two():
+    assert [size_bucket(n) for n in (1, 2, 3, 4, 5, 8, 9, 70, 1000)] == ["1", "2", "3-4", "3-4", "5-8", "5-8", "9-16", "65-128", "513-1024"]
+
+
+@given(st.lists(st.integers(min_value=1, max_value=40), min_size=1, max_size=15))
+@settings(max_examples=30, deadline=None)
+def test_cluster_stats_count_every_cluster_and_page(sizes):
+    """Buckets sum to the clusters, hosts to the pages; the largest cluster is the largest."""
+    pages = []
+    for c, size in enumerate(sizes):
+        for i in range(size):
+            pages.append((f"p{c}.{i}", f"http://h{i % 3}.example/{c}/{i}", f"c{c}", i == 0))
+    stats = cluster_stats(TinyIndex(pages, []), max_hosts=2)
+    assert sum(stats["cluster_sizes"].values()) == len(sizes) and stats["largest_cluster"] == max(sizes)
+    hosts = stats["hosts"]
+    listed = hosts["listed"]
+    assert [h["pages"] for h in listed] == sorted((h["pages"] for h in listed), reverse=True)
+    assert sum(h["pages"] for h in listed) + hosts["others"]["pages"] == len(pages)
+    assert sum(h["duplicates"] for h in listed) + hosts["others"]["duplicates"] == len(pages) - len(sizes)
+    assert hosts["count"] == len(listed) + hosts["others"]["hosts"] == len({p[1].split("/")[2] for p in pages})

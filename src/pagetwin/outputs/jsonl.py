@@ -11,25 +11,63 @@ from pagetwin.outputs.files import atomic_open
 
 
 def index_clusters(index: Any):
-    """(id, url, cluster, keep) of every page in the index, in the order they were added: the
-    same pages pairs.jsonl describes (an index added to holds earlier runs' pages too)."""
+    """(id, url, cluster, keep, cluster size, kept page's id) of every page in the index, in the
+    order they were added: the same pages pairs.jsonl describes (an index added to holds earlier
+    runs' pages too)."""
     return index.db.execute(
-        "SELECT p.id, p.url, c.cluster, c.keep FROM pages p JOIN clusters c USING (pid) ORDER BY p.pid"
+        "SELECT p.id, p.url, c.cluster, c.keep, s.size, k.id FROM pages p JOIN clusters c USING (pid)"
+        " JOIN (SELECT cluster, COUNT(*) AS size, MAX(CASE WHEN keep=1 THEN pid END) AS kept"
+        "       FROM clusters GROUP BY cluster) s USING (cluster)"
+        " LEFT JOIN pages k ON k.pid = s.kept ORDER BY p.pid"
     )
 
 
 def write_clusters(index: Any, path: Path) -> tuple[int, int, int]:
-    """One line per page of the index: {"id", "url", "cluster", "keep"}.
-    Returns (lines, clusters, duplicates = pages not kept)."""
+    """One line per page of the index: {"id", "url", "cluster", "keep", "cluster_size",
+    "kept_id"} (the kept page's id: the page itself when "keep"). Returns (lines, clusters,
+    duplicates = pages not kept)."""
     lines = 0
     clusters: set[str] = set()
     with atomic_open(path) as out:
-        for page_id, url, cluster, keep in index_clusters(index):
-            out.write(json.dumps({"id": page_id, "url": url, "cluster": cluster, "keep": bool(keep)}, ensure_ascii=False))
+        for page_id, url, cluster, keep, size, kept_id in index_clusters(index):
+            record = {"id": page_id, "url": url, "cluster": cluster, "keep": bool(keep), "cluster_size": size, "kept_id": kept_id}
+            out.write(json.dumps(record, ensure_ascii=False))
             out.write("\n")
             lines += 1
             clusters.add(cluster)
     return lines, len(clusters), lines - len(clusters)
+
+
+MAX_HOSTS = 1000  # hosts listed one by one in the summary (most pages first); the rest summed
+
+
+def size_bucket(size: int) -> str:
+    """The histogram bucket of a cluster size: "1", "2", "3-4", "5-8", ... (powers of two)."""
+    if size <= 2:
+        return str(size)
+    high = 1 << (size - 1).bit_length()
+    return f"{high // 2 + 1}-{high}"
+
+
+def cluster_stats(index: Any, max_hosts: int = MAX_HOSTS) -> dict[str, Any]:
+    """What the summary says of the clusters and hosts: "cluster_sizes" {bucket: clusters}
+    (size_bucket, smallest first), "largest_cluster", and "hosts": {"count", "listed": [{"host",
+    "pages", "duplicates"}] for the ``max_hosts`` hosts with most pages, "others": the pages and
+    duplicates of the hosts not listed}."""
+    buckets: dict[str, int] = {}
+    largest = 0
+    sizes = "SELECT size, COUNT(*) FROM (SELECT COUNT(*) AS size FROM clusters GROUP BY cluster) GROUP BY size ORDER BY size"
+    for size, n in index.db.execute(sizes):
+        buckets[size_bucket(size)] = buckets.get(size_bucket(size), 0) + n
+        largest = size
+    hosts = index.db.execute(
+        "SELECT p.host, COUNT(*) AS n, SUM(c.keep = 0) FROM pages p JOIN clusters c USING (pid)"
+        " GROUP BY p.host ORDER BY n DESC, p.host"
+    ).fetchall()
+    listed = [{"host": h, "pages": n, "duplicates": d} for h, n, d in hosts[:max_hosts]]
+    rest = hosts[max_hosts:]
+    others = {"hosts": len(rest), "pages": sum(r[1] for r in rest), "duplicates": sum(r[2] for r in rest)}
+    return {"cluster_sizes": buckets, "largest_cluster": largest, "hosts": {"count": len(hosts), "listed": listed, "others": others}}
 
 
 def write_pairs(index: Any, path: Path) -> int:
