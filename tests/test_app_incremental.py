@@ -64,3 +64,29 @@ def test_files_added_one_run_at_a_time_give_one_runs_result(tmp_path):
     # The copies in later files joined the cluster of the page stored by the first run.
     story = next(c for c in one_kept if any("mirror1" in url for url in c))
     assert len(story) >= 4
+
+
+def test_an_added_run_matches_only_its_pages_and_stores_one_runs_edges(tmp_path):
+    """Issue 17, item 4: runs after the first verify only the pairs with a new page
+    (summary matching.incremental), and the index holds the edges of one run over all."""
+    settings = Settings()
+    settings.run.workers = 1
+    settings.run.progress = False
+    files = _inputs(tmp_path)
+    dedup(files, tmp_path / "one", settings)
+    summaries = [dedup([path], tmp_path / "inc", settings, mode="add" if i else "new") for i, path in enumerate(files)]
+    assert [s["matching"]["incremental"] for s in summaries] == [False, True, True, True]
+    # Fewer comparisons than the one run made: the earlier runs' pairs are not verified again.
+    assert sum(summaries[-1]["matching"]["candidates"].values()) < sum(
+        json.loads((tmp_path / "one" / "summary.json").read_text())["matching"]["candidates"].values()
+    )
+
+    def pairs(out):
+        db = sqlite3.connect(out / "index.sqlite")
+        try:
+            urls = dict(db.execute("SELECT pid, url FROM pages"))
+            return {(urls[a], urls[b], kind) for a, b, kind in db.execute("SELECT a, b, kind FROM edges")}
+        finally:
+            db.close()
+
+    assert pairs(tmp_path / "inc") == pairs(tmp_path / "one")

@@ -1,4 +1,12 @@
-from pagetwin.match import bucket_pairs, edge_kind
+import tempfile
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from pagetwin.config import Settings
+from pagetwin.index.sqlite import Index
+from pagetwin.match import _WINDOW, MatchStats, bucket_pairs, edge_kind, find_edges, find_new_edges, new_pairs
 from pagetwin.model import Evidence
 
 
@@ -19,3 +27,68 @@ def test_edge_kind():
     assert edge_kind([part]) == "partial"
     assert edge_kind([part, dup]) == "duplicate"
     assert edge_kind([rev, dup]) == "revisit"
+
+
+# -- incremental matching (issue 17, item 4) ------------------------------------------------
+
+class _Parity:
+    """A stand-in algorithm: features are one byte; a pair verifies when both are even or both odd."""
+
+    def __init__(self, name, proof=False):
+        self.name, self.keys_are_proof = name, proof
+
+    def decode(self, data):
+        return data[0]
+
+    def verify(self, a, b):
+        return Evidence(self.name, 1.0 if a % 2 == b % 2 else 0.0, a % 2 == b % 2)
+
+
+@given(st.integers(2, 60), st.integers(0, 60), st.integers(2, 30), st.booleans())
+def test_new_pairs_are_the_bucket_pairs_with_a_new_page(size, old, max_bucket, chain):
+    bucket = list(range(0, size * 3, 3))
+    old = min(old, size)
+    expected = [p for p in bucket_pairs(bucket, max_bucket, chain) if bucket.index(p[1]) >= old]
+    assert sorted(new_pairs(bucket, old, max_bucket, chain)) == sorted(expected)
+
+
+def _row(i):
+    return dict(id=f"p{i}", url=f"http://x/{i}", host="x", source="s", kind="response", crawl_date=None,
+                text_len=1, payload_digest=f"sha1:{i}", refers_to_digest=None, lang="en", title="", text=None, error=None)  # fmt: skip
+
+
+pages_strategy = st.lists(
+    st.tuples(st.integers(0, 9), st.lists(st.integers(0, 5), max_size=3), st.lists(st.integers(0, 3), max_size=2)),
+    min_size=2, max_size=40,
+)  # fmt: skip
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pages_strategy, st.data(), st.integers(2, 30))
+def test_new_edges_added_to_the_old_are_the_edges_of_one_match(pages, data, max_bucket):
+    """Pages stored in two steps: the first step's edges plus find_new_edges after the second
+    are find_edges over all (or it declines: a bucket crossed max_bucket with > _WINDOW+1 older)."""
+    split = data.draw(st.integers(1, len(pages) - 1))
+    algorithms = [_Parity("near"), _Parity("exact", proof=True)]
+    with tempfile.TemporaryDirectory() as d:
+        idx = Index(Path(d) / "i.sqlite", Settings().to_dict())
+        idx.begin()
+        for i, (feature, near_keys, exact_keys) in enumerate(pages):
+            pid = idx.add_page(_row(i))
+            idx.add_fingerprints(pid, {"near": bytes([feature]), "exact": bytes([feature % 2])}, {"near": near_keys, "exact": exact_keys})
+            if i == split - 1:
+                first_new = pid
+                old_edges = find_edges(idx, algorithms, max_bucket, MatchStats())
+        idx.commit()
+        full = find_edges(idx, algorithms, max_bucket, MatchStats())
+        stats = MatchStats()
+        new = find_new_edges(idx, algorithms, max_bucket, stats, first_new)
+        idx.close()
+    if new is None:  # declined: only when a bucket grew past max_bucket
+        sizes = [sum(1 for _, keys, _ in pages[:split] if k in keys) for k in range(6)]
+        totals = [sum(1 for _, keys, _ in pages if k in keys) for k in range(6)]
+        assert any(_WINDOW + 1 < s <= max_bucket < t for s, t in zip(sizes, totals))
+        return
+    assert stats.incremental
+    assert all(e.b > first_new for e in new)
+    assert sorted(old_edges + new, key=lambda e: (e.a, e.b)) == full

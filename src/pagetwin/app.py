@@ -475,31 +475,69 @@ class _Links:
 
 
 def _link_step(run: _Run) -> _Links:
-    """Candidates verified into edges, then clusters (the guard splitting chained components;
-    revisits attached to their original after it, not linked through it)."""
-    from pagetwin.cluster import clusters
-    from pagetwin.match import MatchStats, evidence_json, find_edges
+    """Candidates verified into edges, then clusters (link_index), with the end of the run's
+    checkpoint in the same commit. Only the new pages are matched when the index's edges were
+    made for its older pages with the same ``match.max_bucket`` (incremental_from)."""
+    index = run.index
+    links = link_index(index, run.algorithms, run.settings, incremental_from(index.checkpoint(), run.settings), run.timed)
+    index.clear_checkpoint()
+    index.commit()
+    return links
 
-    index, settings = run.index, run.settings
+
+def incremental_from(checkpoint: Any, settings: Settings) -> int | None:
+    """The pid after which the run's pages are new, when only they need matching: the index
+    held pages before the run (its checkpoint's ``first_pid``), matched with the same
+    ``match.max_bucket`` (which decides the pairs of a bucket). None: match everything."""
+    import json
+
+    if checkpoint is None or checkpoint.first_pid <= 0 or checkpoint.before_settings is None:
+        return None
+    before = json.loads(checkpoint.before_settings).get("match", {})
+    return checkpoint.first_pid if before.get("max_bucket") == settings.match.max_bucket else None
+
+
+def link_index(
+    index: Index,
+    algorithms: list,
+    settings: Settings,
+    first_new: int | None = None,
+    timed: Callable[[str, float], None] = lambda step, since: None,
+) -> _Links:
+    """Match, guard and cluster the index's pages, leaving a transaction open (the caller
+    commits). ``first_new``: the stored edges are those of the pages up to that pid, and only
+    the pairs with a later page are verified (match.find_new_edges; the whole index again when
+    it says a bucket changed shape); None verifies every bucket (match.find_edges). Either way
+    the edges are those of one run over all the pages, and the clusters are made from all."""
+    from pagetwin.cluster import clusters
+    from pagetwin.match import MatchStats, evidence_from_json, evidence_json, find_edges, find_new_edges
+    from pagetwin.model import Edge
+
     t = time.monotonic()
     match_stats = MatchStats()
     revisits = list(index.revisit_pairs())  # (original, revisit)
-    edges = find_edges(index, run.algorithms, settings.match.max_bucket, match_stats, revisits)
-    # Edges, clusters and the end of the run's checkpoint in one commit: a run killed before it
-    # leaves the earlier run's edges, which undoing the checkpoint keeps.
+    max_bucket = settings.match.max_bucket
+    new = None if first_new is None else find_new_edges(index, algorithms, max_bucket, match_stats, first_new, revisits)
+    if new is None:
+        match_stats = MatchStats()
+        edges = find_edges(index, algorithms, max_bucket, match_stats, revisits)
+    # Edges and clusters in one transaction: a run killed before its commit leaves the
+    # earlier run's edges, which undoing its checkpoint keeps.
     index.begin()
-    index.replace_edges((e.a, e.b, e.kind, evidence_json(e.evidence)) for e in edges)
-    run.timed("match", t)
+    if new is None:
+        index.replace_edges((e.a, e.b, e.kind, evidence_json(e.evidence)) for e in edges)
+    else:
+        index.add_edges((e.a, e.b, e.kind, evidence_json(e.evidence)) for e in new)
+        edges = [Edge(a, b, kind, evidence_from_json(ev)) for a, b, kind, ev in index.edges()]
+    timed("match", t)
 
     t = time.monotonic()
     merge_kinds = {"duplicate"} | ({"partial"} if merges_partial(settings) else set())
     linked = [(e.a, e.b) for e in edges if e.kind in merge_kinds]
-    split = _guard(index, run.algorithms, edges, settings) if settings.match.guard else None
+    split = _guard(index, algorithms, edges, settings) if settings.match.guard else None
     rows = clusters(index.pages_for_clustering(), linked, settings.cluster.keep, split, attach=revisits)
     index.replace_clusters(rows)
-    index.clear_checkpoint()
-    index.commit()
-    run.timed("cluster", t)
+    timed("cluster", t)
     return _Links(edges, match_stats)
 
 

@@ -303,16 +303,21 @@ class Index:
             " ORDER BY key, pid",
             (algo, algo),
         )
-        current_key, bucket = None, []
-        for key, pid in cur:
-            if key != current_key:
-                if len(bucket) > 1:
-                    yield bucket
-                current_key, bucket = key, []
-            if not bucket or bucket[-1] != pid:
-                bucket.append(pid)
-        if len(bucket) > 1:
-            yield bucket
+        yield from _buckets(cur)
+
+    def buckets_with_new(self, algo: str, first_new: int) -> Iterator[list[int]]:
+        """The buckets (as ``buckets``: two or more pids, sorted) of the keys of one algorithm
+        that a page above ``first_new`` holds: what adding those pages changed."""
+        cur = self.db.execute(
+            "SELECT key, pid FROM keys WHERE algo=? AND key IN (SELECT key FROM keys WHERE algo=? AND pid>?)"
+            " ORDER BY key, pid",
+            (algo, algo, first_new),
+        )
+        yield from _buckets(cur)
+
+    def max_pid(self) -> int:
+        """The highest pid stored (0 for an empty index): pages added later have higher ones."""
+        return self.db.execute("SELECT COALESCE(MAX(pid), 0) FROM pages").fetchone()[0]
 
     def pids_with_key(self, algo: str, key: int, limit: int) -> list[int]:
         """At most ``limit`` pages holding this candidate key, the latest stored first (a
@@ -370,6 +375,10 @@ class Index:
 
     def replace_edges(self, edges: Iterable[tuple[int, int, str, str]]) -> None:
         self.db.execute("DELETE FROM edges")
+        self.db.executemany("INSERT OR REPLACE INTO edges VALUES (?, ?, ?, ?)", edges)
+
+    def add_edges(self, edges: Iterable[tuple[int, int, str, str]]) -> None:
+        """Store new edges beside the others (incremental matching: pairs with a new page)."""
         self.db.executemany("INSERT OR REPLACE INTO edges VALUES (?, ?, ?, ?)", edges)
 
     def edges(self) -> Iterator[tuple[int, int, str, str]]:
@@ -553,6 +562,20 @@ class Index:
 
     def close(self) -> None:
         self.db.close()
+
+
+def _buckets(rows: Iterable[tuple[int, int]]) -> Iterator[list[int]]:
+    """(key, pid) rows sorted by key then pid, as buckets of two or more distinct pids."""
+    current_key, bucket = None, []
+    for key, pid in rows:
+        if key != current_key:
+            if len(bucket) > 1:
+                yield bucket
+            current_key, bucket = key, []
+        if not bucket or bucket[-1] != pid:
+            bucket.append(pid)
+    if len(bucket) > 1:
+        yield bucket
 
 
 def _dotted(d: dict[str, Any], name: str) -> Any:
