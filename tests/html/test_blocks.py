@@ -214,3 +214,16 @@ def test_parsed_page_wire_format_round_trips_with_its_page_level_decision():
     assert back.extracted(*back.page_level()) == parsed.extracted(*parsed.page_level())
     with pytest.raises(ValueError):
         ParsedPage(Blocks()).page_level()  # made by hand without its decision
+
+
+def test_noscript_copy_of_the_page_is_read_only_when_it_holds_most_of_the_text():
+    # A crawler copy (Discourse): the visible body is a splash, the posts are in <noscript>.
+    splash = "<body><div id='splash'>Loading</div><noscript><div><p>First post of the thread here</p>" \
+             "<p>A reply to it</p></div></noscript></body>"
+    b = blocks_of(splash)
+    assert "First post of the thread here" in b.text and "A reply to it" in b.text
+    # A noscript repeating text the page shows anyway, or a fallback image, is not read.
+    repeat = "<body><div><p>The article text, shown to everyone, is long enough</p></div>" \
+             "<noscript><div><p>The article text</p></div></noscript><noscript><img src='a.png'></noscript></body>"
+    b = blocks_of(repeat)
+    assert b.text.count("The article text") == 0 and not b.images

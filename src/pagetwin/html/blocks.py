@@ -43,6 +43,10 @@ SKIP_TAGS = frozenset(
     audio video map head title meta link input select option optgroup textarea button datalist
     output dialog menu""".split()
 )
+# A <noscript> that holds block markup may be a server-rendered copy of the page for crawlers
+# (Discourse forums put every post there): the walk enters such noscripts when they hold more
+# text than the rest of the page (else they repeat it, or are an "enable JavaScript" line).
+_NOSCRIPT_CONTENT = "div, p, article, main, section, table, ul, ol, h1, h2, h3, pre, blockquote"
 # Inline style that hides an element.
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
 
@@ -228,7 +232,7 @@ def walk(tree, max_depth: int = 512, walker: BlockWalker | None = None) -> Block
 
 
 # What the walk does with a node, by its tag name (see BlockWalker.walk).
-_TEXT, _SKIP, _INLINE, _BLOCK, _A, _SPAN, _CELL, _BR, _IMG, _SOURCE = range(10)
+_TEXT, _SKIP, _INLINE, _BLOCK, _A, _SPAN, _CELL, _BR, _IMG, _SOURCE, _NOSCRIPT = range(11)
 # Attributes that can hide an element (is_hidden reads only these).
 _HIDING_ATTRS = frozenset(["hidden", "aria-hidden", "type", "style"])
 
@@ -238,6 +242,8 @@ def _kind_of(tag: str | None) -> int:
     ``-comment``/``-doctype``, None for other non-elements)."""
     if tag == "-text":
         return _TEXT
+    if tag == "noscript":
+        return _NOSCRIPT
     if tag is None or tag[0] == "-" or tag in SKIP_TAGS:
         return _SKIP  # comments, doctype; scripts, styles, controls, frames
     if tag in BLOCK_TAGS:
@@ -297,14 +303,15 @@ class BlockWalker:
         self.class_memo: dict[tuple[str, str, str, str], tuple[bool, bool, str]] = {}
         self.sig_memo: dict[tuple[int, str], int] = {}  # (parent signature, path part) -> signature
 
-    def walk(self, tree, max_depth: int = 512) -> Blocks:
+    def walk(self, tree, max_depth: int = 512, noscript: bool = False) -> Blocks:
         """The blocks of a parsed page (``walk``).
 
         It is one piece on purpose: this is the hottest loop of pass 1 (every node of every
         page), and splitting it into functions per node kind would cost a Python call per node
         and the reloading of the dozen locals it keeps its state in. Its benchmark is
         ``bench/walk_speed.py`` (CPU time per page against an earlier revision, outputs
-        compared, on the extraction sets)."""
+        compared, on the extraction sets). ``noscript``: enter the noscripts that hold block
+        markup (the walk does so by itself, walking again, when they hold most of the text)."""
         out = Blocks()
         root = tree.body
         if root is None:
@@ -322,6 +329,7 @@ class BlockWalker:
         hiding = _HIDING_ATTRS.isdisjoint
         text_id, other_digit_lead, fullwidth_digit = _TEXT_ID, _OTHER_DIGIT_LEAD, _FULLWIDTH_DIGIT
         maybe_cjk, maybe_cjk_e2 = _MAYBE_CJK, _MAYBE_CJK_E2
+        copies: list = []  # noscripts with block markup not entered
 
         # The current block's state lives in locals: its number, nesting depth, signature, own
         # text pieces, chars inside links, folded child hashes (Merkle step) and whether its
@@ -399,6 +407,12 @@ class BlockWalker:
                 continue
             if kind == _INLINE:
                 pass
+            elif kind == _NOSCRIPT:
+                if node.css_first(_NOSCRIPT_CONTENT) is None:
+                    continue
+                if not noscript:
+                    copies.append(node)
+                    continue
             elif kind == _BLOCK:
                 tag = block_names.get(tid) or node.tag
                 if not article and tag in PAGE_CHROME_TAGS:
@@ -505,4 +519,6 @@ class BlockWalker:
                 sizes = out.size
                 for b, size in zip(wide, _text_sizes([out.text[b] for b in wide])):
                     sizes[b] = size
+        if copies and sum(len(n.text(deep=True).split()) for n in copies) > sum(len(t.split()) for t in out.text):
+            return self.walk(tree, max_depth, noscript=True)
         return out
