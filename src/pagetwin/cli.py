@@ -173,7 +173,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the explanation as JSON")
     p.set_defaults(func=cmd_explain)
     _add_query(sub)
+    _add_report(sub)
     return parser
+
+
+def _add_report(sub) -> None:
+    p = sub.add_parser(
+        "report", help="write a self-contained HTML report of a dedup run (clusters, sites, pairs, templates)",
+        description="One static HTML file (inline style, script and SVG; nothing fetched; crawled text escaped and "
+        "no script of a crawled page can run): the run at a glance, cluster sizes and the largest clusters, "
+        "per site, pairs side by side as pagetwin explain shows them, and a site's template on one of its pages "
+        "(the pages read again from the run's inputs, when they are still there). Its size is bounded: the "
+        "largest clusters and sites are listed, the rest summed.",
+    )  # fmt: skip
+    p.add_argument("dir", metavar="OUT_DIR", help="output folder of pagetwin dedup")
+    p.add_argument("--to", metavar="FILE", help="the HTML file to write (default OUT_DIR/report.html)")
+    p.set_defaults(func=cmd_report)
 
 
 def _add_query(sub) -> None:
@@ -368,14 +383,15 @@ def cmd_explain(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_query(args: argparse.Namespace, settings: Settings) -> int:
-    from pagetwin.query import Matcher
+    from pagetwin.api import Index
     from pagetwin.sources import SourceStats
 
     stats = SourceStats()
     # The settings are the index's (query takes none); opening it first reports a missing or
     # foreign index before any input is read.
-    with Matcher(args.index) as matcher:
-        return _write_rows(matcher.query(_readable(args.inputs), stats), stats)
+    with Index.open(args.index, readonly=True) as index:
+        rows = (r.to_dict() for r in index.query_inputs(_readable(args.inputs), stats))
+        return _write_rows(rows, stats)
 
 
 def _version() -> str:
