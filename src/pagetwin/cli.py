@@ -394,6 +394,18 @@ def cmd_query(args: argparse.Namespace, settings: Settings) -> int:
         return _write_rows(rows, stats)
 
 
+def cmd_report(args: argparse.Namespace, settings: Settings) -> int:
+    from pagetwin.outputs.report import ReportError, write_report
+
+    try:
+        written = write_report(args.dir, args.to)
+    except ReportError as exc:
+        _err(str(exc))
+        return 1
+    _err(f"report written to {written['path']} ({written['bytes'] / 1e6:.2f} MB in {written['seconds']:.1f} s)")
+    return 0
+
+
 def _version() -> str:
     from pagetwin import __version__
 
