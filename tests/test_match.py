@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 
 from pagetwin.config import Settings
 from pagetwin.index.sqlite import Index
-from pagetwin.match import _WINDOW, MatchStats, bucket_pairs, edge_kind, find_edges, find_new_edges, new_pairs
+from pagetwin.match import WINDOW, MatchStats, bucket_pairs, edge_kind, find_edges, find_new_edges, new_pairs
 from pagetwin.model import Evidence
 
 
@@ -67,7 +67,7 @@ pages_strategy = st.lists(
 @given(pages_strategy, st.data(), st.integers(2, 30))
 def test_new_edges_added_to_the_old_are_the_edges_of_one_match(pages, data, max_bucket):
     """Pages stored in two steps: the first step's edges plus find_new_edges after the second
-    are find_edges over all (or it declines: a bucket crossed max_bucket with > _WINDOW+1 older)."""
+    are find_edges over all (or it declines: a bucket crossed max_bucket with > WINDOW+1 older)."""
     split = data.draw(st.integers(1, len(pages) - 1))
     algorithms = [_Parity("near"), _Parity("exact", proof=True)]
     with tempfile.TemporaryDirectory() as d:
@@ -87,7 +87,7 @@ def test_new_edges_added_to_the_old_are_the_edges_of_one_match(pages, data, max_
     if new is None:  # declined: only when a bucket grew past max_bucket
         sizes = [sum(1 for _, keys, _ in pages[:split] if k in keys) for k in range(6)]
         totals = [sum(1 for _, keys, _ in pages if k in keys) for k in range(6)]
-        assert any(_WINDOW + 1 < s <= max_bucket < t for s, t in zip(sizes, totals))
+        assert any(WINDOW + 1 < s <= max_bucket < t for s, t in zip(sizes, totals))
         return
     assert stats.incremental
     assert all(e.b > first_new for e in new)

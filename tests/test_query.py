@@ -14,7 +14,7 @@ from pagetwin.app import dedup
 from pagetwin.cli import main
 from pagetwin.config import Settings
 from pagetwin.index.sqlite import IndexError_
-from pagetwin.match import _WINDOW
+from pagetwin.match import WINDOW
 from pagetwin.query import Matcher, _bounded, query
 from tests.fixtures.news import article, page
 
@@ -108,7 +108,7 @@ def test_oversized_buckets_are_bounded(pids, limit):
     latest_first = sorted(pids, reverse=True)
     chosen = _bounded(latest_first, limit)
     assert chosen == latest_first[: len(chosen)]  # the latest pages: the query page's neighbours
-    assert len(chosen) == len(pids) if len(pids) <= limit else len(chosen) == min(len(pids), _WINDOW)
+    assert len(chosen) == len(pids) if len(pids) <= limit else len(chosen) == min(len(pids), WINDOW)
 
 
 def test_cli_query_end_to_end(built, capsys):
@@ -146,7 +146,7 @@ def test_cli_query_takes_no_settings_options(capsys):
 
 def test_an_oversized_bucket_is_compared_with_its_latest_pages_only(tmp_path):
     """30 copies of one article in an index built with match.max_bucket 4: a query compares the
-    page with the _WINDOW latest of them (its neighbours in crawl order, as dedup would), not 30."""
+    page with the WINDOW latest of them (its neighbours in crawl order, as dedup would), not 30."""
     html = page("Harbour bridge reopens", article(1))
     copies = [{"id": f"c{i:02d}", "url": f"https://copy{i}.example/", "html": html} for i in range(30)]
     settings = Settings()
@@ -156,7 +156,7 @@ def test_an_oversized_bucket_is_compared_with_its_latest_pages_only(tmp_path):
     asked = _jsonl(tmp_path / "asked.jsonl", [{"id": "q", "url": "https://q.example/", "html": html}])
     (row,) = query(tmp_path / "out", [asked])
     found = sorted(m["id"] for m in row["matches"])
-    assert found == [f"c{i:02d}" for i in range(30 - _WINDOW, 30)]
+    assert found == [f"c{i:02d}" for i in range(30 - WINDOW, 30)]
     assert all(m["kind"] == "exact" for m in row["matches"])
 
 

@@ -415,7 +415,7 @@ def _fingerprint_step(run: _Run, learned: Learned | None) -> _Pass2:
 
     stored = 0
     for result in run.engine.fingerprint(run.readable, run.settings, learned, out.stats, known):
-        _store(index, result)
+        store_page(index, result)
         stored += 1
         if every and stored % every == 0:  # a checkpoint: the pages so far, with their run's record
             index.commit()
@@ -438,7 +438,8 @@ def _fingerprint_step(run: _Run, learned: Learned | None) -> _Pass2:
     return out
 
 
-def _store(index: Index, result: PageResult) -> None:
+def store_page(index: Index, result: PageResult) -> int:
+    """Store one fingerprinted page (pass 2's, or one added through pagetwin.api); its pid."""
     page, doc = result.page, result.doc
     text = doc.text if doc else ""
     pid = index.add_page(
@@ -463,6 +464,7 @@ def _store(index: Index, result: PageResult) -> None:
         }
     )
     index.add_fingerprints(pid, result.features, result.keys)
+    return pid
 
 
 # -- step 3: link (match, guard, cluster) -------------------------------------------------
@@ -479,7 +481,11 @@ def _link_step(run: _Run) -> _Links:
     checkpoint in the same commit. Only the new pages are matched when the index's edges were
     made for its older pages with the same ``match.max_bucket`` (incremental_from)."""
     index = run.index
-    links = link_index(index, run.algorithms, run.settings, incremental_from(index.checkpoint(), run.settings), run.timed)
+    first_new = incremental_from(index.checkpoint(), run.settings)
+    # Edges, clusters and the end of the run's checkpoint in one commit: a run killed before it
+    # leaves the earlier run's edges, which undoing the checkpoint keeps.
+    index.begin()
+    links = link_index(index, run.algorithms, run.settings, first_new, run.timed)
     index.clear_checkpoint()
     index.commit()
     return links
@@ -504,11 +510,11 @@ def link_index(
     first_new: int | None = None,
     timed: Callable[[str, float], None] = lambda step, since: None,
 ) -> _Links:
-    """Match, guard and cluster the index's pages, leaving a transaction open (the caller
-    commits). ``first_new``: the stored edges are those of the pages up to that pid, and only
-    the pairs with a later page are verified (match.find_new_edges; the whole index again when
-    it says a bucket changed shape); None verifies every bucket (match.find_edges). Either way
-    the edges are those of one run over all the pages, and the clusters are made from all."""
+    """Match, guard and cluster the index's pages, in the caller's transaction (it commits).
+    ``first_new``: the stored edges are those of the pages up to that pid, and only the pairs
+    with a later page are verified (match.find_new_edges; the whole index again when it says
+    a bucket changed shape); None verifies every bucket (match.find_edges). Either way the
+    edges are those of one run over all the pages, and the clusters are made from all."""
     from pagetwin.cluster import clusters
     from pagetwin.match import MatchStats, evidence_from_json, evidence_json, find_edges, find_new_edges
     from pagetwin.model import Edge
@@ -521,10 +527,6 @@ def link_index(
     if new is None:
         match_stats = MatchStats()
         edges = find_edges(index, algorithms, max_bucket, match_stats, revisits)
-    # Edges and clusters in one transaction: a run killed before its commit leaves the
-    # earlier run's edges, which undoing its checkpoint keeps.
-    index.begin()
-    if new is None:
         index.replace_edges((e.a, e.b, e.kind, evidence_json(e.evidence)) for e in edges)
     else:
         index.add_edges((e.a, e.b, e.kind, evidence_json(e.evidence)) for e in new)

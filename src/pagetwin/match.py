@@ -3,7 +3,7 @@
 Pages sharing a candidate key of an algorithm are candidate pairs; each pair is verified by that
 algorithm from the two pages' stored features, and becomes an edge only if it passes. Buckets
 larger than ``match.max_bucket`` are not compared all-pairs (quadratic): each member is compared
-with its ``_WINDOW`` neighbours in crawl order only, and the bucket is counted.
+with its ``WINDOW`` neighbours in crawl order only, and the bucket is counted.
 
 ``find_new_edges`` is the incremental form: after pages were added (pids above ``first_new``;
 pids only grow, so they sort last in every bucket), the pairs ``find_edges`` would verify that
@@ -22,7 +22,7 @@ from pagetwin.fingerprints.base import Algorithm
 from pagetwin.index.sqlite import Index
 from pagetwin.model import Edge, Evidence
 
-_WINDOW = 16  # neighbours compared in an oversized bucket
+WINDOW = 16  # neighbours compared in an oversized bucket (query.py reads it too)
 _CACHE = 50_000  # decoded features kept in memory per algorithm
 
 
@@ -75,7 +75,7 @@ def bucket_pairs(bucket: list[int], max_bucket: int, chain: bool) -> Iterator[tu
                 yield a, b
         return
     for i, a in enumerate(bucket):
-        for b in bucket[i + 1 : i + 1 + _WINDOW]:
+        for b in bucket[i + 1 : i + 1 + WINDOW]:
             yield a, b
 
 
@@ -88,7 +88,7 @@ def new_pairs(bucket: list[int], old: int, max_bucket: int, chain: bool) -> Iter
         if chain:
             yield bucket[j - 1], bucket[j]
         else:
-            for a in bucket[max(0, j - _WINDOW) if windowed else 0 : j]:
+            for a in bucket[max(0, j - WINDOW) if windowed else 0 : j]:
                 yield a, bucket[j]
 
 
@@ -103,7 +103,7 @@ def find_new_edges(
     """The edges ``find_edges`` gives that involve a page whose pid is above ``first_new``
     (the pages added since the stored edges were made), verifying only the pairs with a new
     page: its cost follows the new pages' buckets, not the index. None when a bucket grew past
-    ``max_bucket`` with the new pages and held more than ``_WINDOW`` + 1 older ones (its older
+    ``max_bucket`` with the new pages and held more than ``WINDOW`` + 1 older ones (its older
     pairs, compared all-pairs before, would now be compared by window only: the caller
     matches the whole index again, find_edges)."""
     stats.incremental = True
@@ -120,7 +120,7 @@ def find_new_edges(
         chain = algorithm.keys_are_proof
         for bucket in index.buckets_with_new(algorithm.name, first_new):
             old = sum(1 for pid in bucket if pid <= first_new)
-            if not chain and _WINDOW + 1 < old <= max_bucket < len(bucket):
+            if not chain and WINDOW + 1 < old <= max_bucket < len(bucket):
                 return None
             if len(bucket) > max_bucket and not chain:
                 stats.oversized_buckets[algorithm.name] += 1

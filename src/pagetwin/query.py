@@ -8,7 +8,7 @@ beside it either. A page with the payload digest of a stored response is an "exa
 revisit record is matched to its original (the first response stored with its payload).
 
 Like ``match.find_edges``, an oversized bucket (more than ``match.max_bucket`` pages) is not read
-whole: the query page, the newest page, is compared with its ``match._WINDOW`` latest members.
+whole: the query page, the newest page, is compared with its ``match.WINDOW`` latest members.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import Any
 
 from pagetwin.config import Settings
 from pagetwin.index.sqlite import Index, IndexError_, incompatible_setting, index_file
-from pagetwin.match import _WINDOW, FeatureCache, edge_kind
+from pagetwin.match import WINDOW, FeatureCache, edge_kind
 from pagetwin.model import Evidence, Page
 from pagetwin.sources import SourceStats, iter_pages
 
@@ -53,6 +53,15 @@ class Matcher:
             raise
         self.caches = {a.name: FeatureCache(self.index, a) for a in self.worker.algorithms}
 
+    @classmethod
+    def over(cls, index: Index, settings: Settings, worker: Any) -> Matcher:
+        """A Matcher over an index already open (pagetwin.api.Index, which may write it):
+        ``worker`` (pipeline.Worker) fingerprints pages with the index's settings and model."""
+        self = cls.__new__(cls)
+        self.index, self.settings, self.worker = index, settings, worker
+        self.caches = {a.name: FeatureCache(index, a) for a in worker.algorithms}
+        return self
+
     def close(self) -> None:
         self.index.close()
 
@@ -72,7 +81,7 @@ class Matcher:
         """{"id", "url", "matches": [{"id", "url", "cluster", "kind", "evidence"}]} of one page,
         strongest evidence first; "error" too when the page could not be analysed."""
         limit = self.settings.match.max_bucket
-        fetch = max(limit, _WINDOW) + 1  # enough to tell an oversized bucket and fill its window
+        fetch = max(limit, WINDOW) + 1  # enough to tell an oversized bucket and fill its window
         evidence: dict[int, list[Evidence]] = {}
         exact: set[int] = set()
         if page.kind == "response" and page.payload_digest:
@@ -137,8 +146,8 @@ def query(
 
 def _bounded(pids: list[int], limit: int) -> list[int]:
     """The pids of one bucket (latest first) to compare: all of them, or in an oversized bucket
-    the ``_WINDOW`` latest, the neighbours of the query page in crawl order."""
-    return pids if len(pids) <= limit else pids[:_WINDOW]
+    the ``WINDOW`` latest, the neighbours of the query page in crawl order."""
+    return pids if len(pids) <= limit else pids[:WINDOW]
 
 
 def _checked(settings: Settings, stored: dict[str, Any], file: Path) -> Settings:

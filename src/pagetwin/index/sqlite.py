@@ -255,6 +255,11 @@ class Index:
     def commit(self) -> None:
         self.db.execute("COMMIT")
 
+    def rollback(self) -> None:
+        """Roll back an open transaction; the index stays open."""
+        if self.db.in_transaction:
+            self.db.execute("ROLLBACK")
+
     def abort(self) -> None:
         """Roll back an open transaction (what it wrote is lost) and close the index."""
         try:
@@ -336,6 +341,32 @@ class Index:
             (payload_digest, limit),
         )
         return [r[0] for r in rows]
+
+    def cluster_row(self, pid: int) -> tuple[str, bool, int, int | None] | None:
+        """(cluster, keep, size, kept pid) of a page, or None when it is in no cluster."""
+        row = self.db.execute(
+            "SELECT c.cluster, c.keep, (SELECT COUNT(*) FROM clusters s WHERE s.cluster=c.cluster),"
+            " (SELECT k.pid FROM clusters k WHERE k.cluster=c.cluster AND k.keep=1 ORDER BY k.pid LIMIT 1)"
+            " FROM clusters c WHERE c.pid=?",
+            (pid,),
+        ).fetchone()
+        return (row[0], bool(row[1]), row[2], row[3]) if row else None
+
+    def cluster_members(self) -> Iterator[tuple[str, int, str, str, int]]:
+        """(cluster, pid, id, url, keep) of every clustered page, by cluster then pid."""
+        yield from self.db.execute(
+            "SELECT c.cluster, p.pid, p.id, p.url, c.keep FROM clusters c JOIN pages p USING (pid) ORDER BY c.cluster, p.pid"
+        )
+
+    def counts(self) -> dict[str, int]:
+        """Pages, clusters, edges and finished runs of the index."""
+        one = lambda sql: self.db.execute(sql).fetchone()[0]  # noqa: E731
+        return {
+            "pages": one("SELECT COUNT(*) FROM pages"),
+            "clusters": one("SELECT COUNT(DISTINCT cluster) FROM clusters"),
+            "edges": one("SELECT COUNT(*) FROM edges"),
+            "runs": int(self._meta("runs") or 0),
+        }
 
     def cluster_of_pid(self, pid: int) -> str | None:
         row = self.db.execute("SELECT cluster FROM clusters WHERE pid=?", (pid,)).fetchone()
