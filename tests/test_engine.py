@@ -87,3 +87,53 @@ def test_spark_executors_skip_the_pages_an_index_stores(tmp_path, keep_pages):
         pass2 = types.SimpleNamespace(value=(f"skip2-{keep_pages}", settings, learned))
         results = [r for _, r in spark._fingerprint_kept(pass2, items) if r is not None]
         assert [r.doc is None for r in results] == [True] * 4 + [False] * 6
+
+
+class _Terminal:
+    """A stderr that says it is a terminal and keeps what is written."""
+
+    def __init__(self):
+        self.text = ""
+
+    def isatty(self):
+        return True
+
+    def write(self, s):
+        self.text += s
+
+    def flush(self):
+        pass
+
+
+def test_progress_shows_the_total_and_the_time_left_when_the_inputs_have_sizes(tmp_path, monkeypatch):
+    from pagetwin.engine import Progress, input_layout
+
+    a, folder = tmp_path / "a.warc.gz", tmp_path / "html"
+    a.write_bytes(b"x" * 3000)
+    folder.mkdir()
+    (folder / "1.html").write_bytes(b"y" * 1000)
+    starts, total = input_layout([str(a), str(folder)])
+    assert total == 4000 and starts[str(folder / "1.html")] == (3000, 1000)
+    term = _Terminal()
+    monkeypatch.setattr("sys.stderr", term)
+    progress = Progress(Settings(), "fingerprinting", [str(a), str(folder)])
+    page = Page(id="p", url="http://x/", source=str(a), meta={"warc_offset": 1500})
+    progress.update(page=page)
+    assert progress.bar.n == 1500 and progress.bar.total == 4000
+    progress.update(page=Page(id="q", url="http://x/q", source=str(folder / "1.html")))  # no offset: its file's start
+    assert progress.bar.n == 3000
+    progress.bar.refresh()
+    assert "3.91k" in term.text and "<" in term.text and "2 pages" in term.text  # total in KiB, time left, pages
+    progress.close()
+    assert progress.bar.n == 4000
+
+
+def test_progress_is_silent_off_a_terminal_and_counts_pages_without_sizes(tmp_path, monkeypatch):
+    from pagetwin.engine import Progress
+
+    assert Progress(Settings(), "x", [str(tmp_path)]).bar is None  # pytest's stderr is not a terminal
+    monkeypatch.setattr("sys.stderr", _Terminal())
+    progress = Progress(Settings(), "x", [str(tmp_path / "empty")])
+    progress.update(page=Page(id="p", url="u", source="elsewhere"))
+    assert progress.bar.total is None and progress.bar.n == 1
+    progress.close()

@@ -395,7 +395,7 @@ def _fingerprint_step(run: _Run, learned: Learned | None) -> _Pass2:
     resumed = index.resumed
     first_pid = resumed.first_pid if resumed is not None else None
     every = run.settings.run.checkpoint_pages
-    progress = Progress(run.settings, "fingerprinting")
+    progress = Progress(run.settings, "fingerprinting", run.readable)  # bytes of the inputs read, of their total
     if resumed is None:
         index.begin()
         index.start_checkpoint(run.inputs_key, learned.to_bytes() if learned else None)
@@ -425,7 +425,7 @@ def _fingerprint_step(run: _Run, learned: Learned | None) -> _Pass2:
         out.replaced_chars += result.replaced_chars
         out.refused_charsets += result.refused_charsets
         out.flattened += result.flattened
-        progress.update()
+        progress.update(page=result.page)
     if learned is not None:
         store_model(index, learned)
     index.commit()

@@ -89,19 +89,81 @@ def worker_count(settings: Settings) -> int:
 
 
 class Progress:
-    """A progress line on stderr when it is a terminal (tqdm); silent otherwise."""
+    """A progress line on stderr when it is a terminal (tqdm); silent otherwise.
 
-    def __init__(self, settings: Settings, desc: str) -> None:
+    Given the inputs, it measures the bytes of the inputs read so far against their total size
+    (the files before the page's whole, and the offset of the page's record in its own file), so
+    the line shows the total and the time left, as wget, curl or pv do, with the pages counted
+    beside it. Pages without a record offset (HTML files, JSONL lines) move it a file at a time;
+    without inputs (or when they have no size) it counts pages."""
+
+    def __init__(self, settings: Settings, desc: str, inputs: list[str] | None = None) -> None:
         self.bar = None
-        if settings.run.progress and sys.stderr.isatty():
-            from tqdm import tqdm
+        self.pages = 0
+        self.starts: dict[str, tuple[int, int]] = {}
+        if not (settings.run.progress and sys.stderr.isatty()):
+            return
+        from tqdm import tqdm
 
+        total = 0
+        if inputs:
+            self.starts, total = input_layout(inputs)
+        if total:
+            self.bar = tqdm(desc=desc, total=total, unit="B", unit_scale=True, unit_divisor=1024, file=sys.stderr, dynamic_ncols=True)
+        else:
+            self.starts = {}
             self.bar = tqdm(desc=desc, unit=" pages", file=sys.stderr, dynamic_ncols=True)
 
-    def update(self, n: int = 1) -> None:
-        if self.bar is not None:
+    def update(self, n: int = 1, page: Page | None = None) -> None:
+        """``n`` more pages done; ``page`` (the last of them) says how far the inputs are read."""
+        if self.bar is None:
+            return
+        self.pages += n
+        if not self.starts:
             self.bar.update(n)
+            return
+        at = self.position(page) if page is not None else None
+        self.bar.set_postfix_str(f"{self.pages:,} pages", refresh=False)
+        self.bar.update(at - self.bar.n if at is not None and at > self.bar.n else 0)
+
+    def position(self, page: Page) -> int | None:
+        """Bytes of the inputs before ``page``'s record (None: a file not among the inputs)."""
+        where = self.starts.get(source_path(page.source))
+        if where is None:
+            return None
+        start, size = where
+        offset = page.meta.get("warc_offset", page.meta.get("warc_member_offset"))
+        return start + min(int(offset), size) if isinstance(offset, int) else start
 
     def close(self) -> None:
         if self.bar is not None:
+            if self.starts:
+                self.bar.update(self.bar.total - self.bar.n)  # all read: the last records' bytes too
             self.bar.close()
+
+
+def input_layout(inputs: list[str]) -> tuple[dict[str, tuple[int, int]], int]:
+    """{absolute file path: (bytes of the files before it, its size)} of the inputs' files in
+    order (a folder's walked sorted), and their total size; a file that cannot be read counts 0."""
+    starts: dict[str, tuple[int, int]] = {}
+    total = 0
+
+    def files(path: str) -> Iterator[str]:
+        if os.path.isdir(path):
+            for root, dirs, names in os.walk(path):
+                dirs.sort()
+                yield from (os.path.join(root, n) for n in sorted(names))
+        else:
+            yield path
+
+    for path in inputs:
+        for name in files(path):
+            try:
+                size = os.path.getsize(name)
+            except OSError:
+                size = 0
+            key = os.path.abspath(name)
+            if key not in starts:
+                starts[key] = (total, size)
+                total += size
+    return starts, total
