@@ -297,14 +297,7 @@ def _reread(index: Any, settings: Any, sites: list[dict[str, Any]], limits: Limi
     except Exception as exc:  # noqa: BLE001 - a model this version cannot read: no template view
         return {"note": f"the index's learned model cannot be read ({exc})", "shares": {}, "views": []}
     templates = learned.templates if learned is not None else None
-    wanted: dict[tuple[str, str], str] = {}
-    for site in sites:
-        rows = index.db.execute(
-            "SELECT id, source FROM pages WHERE host=? AND kind='response' AND error IS NULL ORDER BY pid LIMIT ?",
-            (site["host"], limits.site_samples),
-        )
-        for page_id, source in rows:
-            wanted[(page_id, source)] = site["host"]
+    wanted = _samples(index, {s["host"] for s in sites}, limits.site_samples)
     pages, note = read_pages(wanted, settings, limits.scan_records)
     marker = TemplateViews(settings, templates)
     shares: dict[str, dict[str, float]] = {}
@@ -323,6 +316,23 @@ def _reread(index: Any, settings: Any, sites: list[dict[str, Any]], limits: Limi
     if templates is None:
         note = (note + "; " if note else "") + "no site templates were learned in this run (extract.templates off)"
     return {"note": note, "shares": shares, "views": views}
+
+
+def _samples(index: Any, hosts: set[str], n: int) -> dict[tuple[str, str], str]:
+    """The first ``n`` analysed pages of each host, as {(id, source): host}: one pass over the
+    pages in input order (the pages table has no index by host), ended once every host has them."""
+    wanted: dict[tuple[str, str], str] = {}
+    left = dict.fromkeys(hosts, n)
+    rows = index.db.execute("SELECT id, source, host FROM pages WHERE kind='response' AND error IS NULL ORDER BY pid")
+    for page_id, source, host in rows:
+        if left.get(host, 0) > 0:
+            wanted[(page_id, source)] = host
+            left[host] -= 1
+            if left[host] == 0:
+                del left[host]
+                if not left:
+                    break
+    return wanted
 
 
 # -- rendering ----------------------------------------------------------------------------
