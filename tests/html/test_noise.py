@@ -208,3 +208,41 @@ def test_parsed_page_of_another_format_is_refused():
     data = zstandard.ZstdCompressor().compress(marshal.dumps((99, "", "", 0, False, None)))
     with pytest.raises(ValueError, match="format 99"):
         ParsedPage.from_bytes(data)
+
+
+HEADLINES = [
+    "Council approves the harbour budget after a long night",
+    "Railway bridge to be repaired before the summer festival",
+    "College students question the delayed library project",
+    "Coastal towns expect record numbers of visitors by train",
+    "Northern villages vote on a new water supply for farms",
+    "Engineers test the flood barrier ahead of the autumn storms",
+]
+
+
+def _cards(headlines):
+    return "".join(
+        f"<div class='card'><a href='/story/{i}'><h3>{h}</h3><p>{h.split()[0]} and more, read the full story here</p></a></div>"
+        for i, h in enumerate(headlines)
+    )
+
+
+def test_a_page_of_linked_cards_reads_as_a_list_and_keeps_its_items():
+    html = (
+        "<html><body><div class='top'><a href='/'>Home</a> <a href='/news'>News</a> <a href='/sport'>Sport</a></div>"
+        f"<h1>Local news</h1><div class='grid'>{_cards(HEADLINES)}</div>"
+        "<div class='foot'><a href='/about'>About us</a> <a href='/jobs'>Jobs</a></div></body></html>"
+    )
+    text = extract(parse_html(html)).text
+    for h in HEADLINES:
+        assert h in text
+    assert "About us" not in text and "Home" not in text
+
+
+def test_an_article_with_a_box_of_linked_headlines_keeps_the_article_only():
+    # More teaser text than article text, but the article reading finds an article: it stands.
+    box = f"<div class='more'><h4>More news</h4>{_cards(HEADLINES * 3)}</div>"
+    longer = "".join(f"<p>{p} {p}</p>" for p in ARTICLE)
+    text = extract(parse_html(page(extra_body=box, article_extra=longer))).text
+    assert all(p in text for p in ARTICLE)
+    assert not any(h in text for h in HEADLINES)

@@ -8,14 +8,19 @@ decision per block:
 1. **Page-level class** of each block with text, from its own evidence: link density (share of
    its characters inside ``<a>``), size (characters; a CJK character counts 3), block tag.
    ``good`` (long, few links), ``near`` (medium, few links), ``short`` (under 30), ``bad``
-   (link-dense, or a bare URL), ``heading``.
+   (link-dense, or a bare URL), ``teaser`` (link-dense, but four words or more: a headline or
+   summary on a card), ``heading``.
 2. **Main region**: every block's subtree gets a score from its good text G (good blocks in
    full, near blocks at half) and its link-dense text B: ``G * G / (G + 2 B)`` (much content,
    little chrome); the highest-scoring block (the deepest on ties) is the page's main region,
    unless the page marks its article body (``itemprop=articleBody``, ``entry-content``, ...)
    and that block scores at least half as much. Text blocks outside the region are dropped,
-   except the h1/h2 right before it (the article title).
-3. **Page-level keep** inside the region: good, near and headings; short blocks without links
+   except the h1/h2 right before it (the article title). Teasers are link-dense text (as bad)
+   unless the page reads as a list: when this article reading finds no article (under three
+   good paragraphs) and the region found with teasers counted as near text holds twice as much
+   teaser text as content, that region is the main region and its teasers are kept (listings,
+   category and front pages: their items are their content).
+3. **Page-level keep** inside the region: good, near and headings (and teasers of a list); short blocks without links
    when the nearest non-short block before or after them is good or near (context, as jusText
    does); link-dense blocks never.
 4. **Site evidence** (a site model learned in pass 1 by ``templates.SiteTemplates``) is applied
@@ -40,7 +45,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Extracted", "ParsedPage", "classify", "extract", "extract_parsed", "main_region", "page_keep", "page_meta", "parse_page"]
 
-GOOD, NEAR, SHORT, BAD, HEADING, EMPTY = range(6)
+GOOD, NEAR, SHORT, BAD, HEADING, EMPTY, TEASER = range(7)
 
 GOOD_SIZE = 150  # characters (Latin equivalents) for a block to be content on its own
 SHORT_SIZE = 30  # under this a block needs context
@@ -48,7 +53,14 @@ MAX_LINK_DENSITY = 0.3  # more text in links than this: not a paragraph of conte
 BAD_LINK_DENSITY = 0.5
 NEAR_WEIGHT = 0.5
 BAD_WEIGHT = 2.0
-HINT_SHARE = 0.5  # a marked article body needs this share of the best region's balance
+HINT_SHARE = 0.5
+# A teaser: a link-dense block that reads like a headline or a summary (a card of a listing),
+# not like a menu entry: at least TEASER_WORDS words and TEASER_SIZE characters.
+TEASER_SIZE = 20
+TEASER_WORDS = 4
+TEASER_WEIGHT = 0.5  # of a teaser's text in the list reading's region score (as NEAR)
+LIST_RATIO = 2.0  # teaser text over content text for a page to read as a list
+ARTICLE_SIZE = 3 * GOOD_SIZE  # content (three good paragraphs) that makes an article reading stand  # a marked article body needs this share of the best region's balance
 
 
 def classify(blocks: Blocks) -> list[int]:
@@ -59,8 +71,10 @@ def classify(blocks: Blocks) -> list[int]:
             out.append(EMPTY)
             continue
         density = link / len(text)
-        if density > BAD_LINK_DENSITY or (text.startswith(("http://", "https://", "www.")) and " " not in text):
+        if text.startswith(("http://", "https://", "www.")) and " " not in text:
             out.append(BAD)
+        elif density > BAD_LINK_DENSITY:
+            out.append(TEASER if size >= TEASER_SIZE and text.count(" ") >= TEASER_WORDS - 1 else BAD)
         elif tag in HEADING_TAGS:
             out.append(HEADING)
         elif density > MAX_LINK_DENSITY:
@@ -86,6 +100,8 @@ def main_region(blocks: Blocks, classes: list[int]) -> list[bool]:
             good[b] = size
         elif c == NEAR:
             good[b] = NEAR_WEIGHT * size
+        elif c == TEASER:
+            good[b] = TEASER_WEIGHT * size
         elif c == BAD:
             bad[b] = size
     parent = blocks.parent
@@ -120,11 +136,33 @@ def main_region(blocks: Blocks, classes: list[int]) -> list[bool]:
     return inside
 
 
+def _good_text(blocks: Blocks, classes: list[int], inside: list[bool]) -> float:
+    return sum(size if c == GOOD else NEAR_WEIGHT * size for c, size, i in zip(classes, blocks.size, inside) if i and c in (GOOD, NEAR))
+
+
+def _article_or_list(blocks: Blocks, classes: list[int]) -> tuple[list[int], list[bool]]:
+    """(classes, main region) of the page read as an article (teasers are link-dense: BAD) or
+    as a list of teasers (a listing, a category page, a front page), which is how it is read
+    when its article reading finds no article (less than ARTICLE_SIZE of content) and the region
+    that counts teasers holds LIST_RATIO times more teaser text than content."""
+    if TEASER not in classes:
+        return classes, main_region(blocks, classes)
+    as_article = [BAD if c == TEASER else c for c in classes]
+    inside_a = main_region(blocks, as_article)
+    if _good_text(blocks, as_article, inside_a) >= ARTICLE_SIZE:
+        return as_article, inside_a
+    inside_t = main_region(blocks, classes)
+    teaser = sum(size for c, size, i in zip(classes, blocks.size, inside_t) if i and c == TEASER)
+    if teaser > LIST_RATIO * _good_text(blocks, classes, inside_t):
+        return classes, inside_t
+    return as_article, inside_a
+
+
 def page_keep(blocks: Blocks, classes: list[int] | None = None) -> tuple[list[bool], list[bool]]:
     """Page-level keep decision for every block, and the main-region mask."""
     if classes is None:
         classes = classify(blocks)
-    inside = main_region(blocks, classes)
+    classes, inside = _article_or_list(blocks, classes)
     n = len(blocks)
     keep = [False] * n
     text_blocks = [b for b in range(n) if classes[b] != EMPTY]
@@ -145,7 +183,7 @@ def page_keep(blocks: Blocks, classes: list[int] | None = None) -> tuple[list[bo
         c = classes[b]
         if not inside[b]:
             continue
-        if c in (GOOD, NEAR, HEADING):
+        if c in (GOOD, NEAR, HEADING, TEASER):
             keep[b] = True
         elif c == SHORT:
             keep[b] = before[i] in (GOOD, NEAR) or after[i] in (GOOD, NEAR)
