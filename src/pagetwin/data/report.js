@@ -45,6 +45,7 @@
 
   Array.prototype.slice.call(document.querySelectorAll("table[data-page-size]")).forEach(page);
   window.addEventListener("hashchange", show);
+  window.addEventListener("load", function () { setTimeout(function () { window.scrollTo(0, 0); }, 0); });
   show();
   document.documentElement.setAttribute("data-report-ready", "1");
 })();
