@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[ja,images,parquet,bench,test,spark]'
+	$(PY) -m pip install -q -e '.[ja,images,parquet,bench,test,spark,serve]'
 	touch $(STAMP)
 
 setup: $(STAMP)

@@ -173,6 +173,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the explanation as JSON")
     p.set_defaults(func=cmd_explain)
     _add_query(sub)
+    _add_serve(sub)
     _add_report(sub)
     return parser
 
@@ -189,6 +190,25 @@ def _add_report(sub) -> None:
     p.add_argument("dir", metavar="OUT_DIR", help="output folder of pagetwin dedup")
     p.add_argument("--to", metavar="FILE", help="the HTML file to write (default OUT_DIR/report.html)")
     p.set_defaults(func=cmd_report)
+
+
+def _add_serve(sub) -> None:
+    from pagetwin.server import DEFAULT_PORT, MAX_BATCH, MAX_BODY, TOKEN_ENV
+
+    p = sub.add_parser(
+        "serve", help="answer queries and adds for one index over HTTP/JSON (127.0.0.1 by default; the serve extra)",
+        description="POST /query and POST /add (a page {url, html} or {id, text}, or {pages: [...]}), GET /pages/{id}, "
+        "GET /health, GET /stats, GET /openapi.json. Each add is committed before it is answered. Pages are "
+        f"fingerprinted with the index's settings and learned model. With ${TOKEN_ENV} set, requests need "
+        "'Authorization: Bearer TOKEN' (required to bind another address than 127.0.0.1).",
+    )  # fmt: skip
+    p.add_argument("--index", required=True, metavar="PATH", help="index file (or dedup --out folder); created when missing")
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT}; 0: a free one, printed)")
+    p.add_argument("--readonly", action="store_true", help="serve queries only; the index is not written (no lock taken)")
+    p.add_argument("--max-body", type=int, default=MAX_BODY, metavar="BYTES", help=f"largest request body (default {MAX_BODY})")
+    p.add_argument("--max-batch", type=int, default=MAX_BATCH, metavar="PAGES", help=f"most pages in one request (default {MAX_BATCH})")
+    p.set_defaults(func=cmd_serve)
 
 
 def _add_query(sub) -> None:
@@ -403,6 +423,21 @@ def cmd_report(args: argparse.Namespace, settings: Settings) -> int:
         _err(str(exc))
         return 1
     _err(f"report written to {written['path']} ({written['bytes'] / 1e6:.2f} MB in {written['seconds']:.1f} s)")
+    return 0
+
+
+def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
+    import os
+
+    from pagetwin.server import TOKEN_ENV, serve
+
+    if args.max_body < 1 or args.max_batch < 1 or not 0 <= args.port <= 65535:
+        raise ConfigError("--max-body and --max-batch must be at least 1, --port from 0 to 65535")
+    if args.readonly:
+        from pagetwin.index.sqlite import index_file
+
+        index_file(args.index)  # a missing index is an error when it is only read
+    serve(args.index, args.host, args.port, os.environ.get(TOKEN_ENV) or None, args.readonly, args.max_body, args.max_batch)
     return 0
 
 
