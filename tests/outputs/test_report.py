@@ -136,3 +136,21 @@ def test_inputs_gone_leave_a_note_not_a_failure(run, tmp_path):
         moved.rename(crawl)
     assert data["templates"]["views"] == [] and "no longer there" in data["templates"]["note"]
     assert data["clusters"]["listed"] and data["pairs"]["listed"]
+
+
+def test_a_huge_url_title_and_text_are_cut(tmp_path):
+    """Whatever a crawl holds, what the report shows of it is bounded (crawled_chars_bound)."""
+    from pagetwin.outputs.report import crawled_chars_bound
+    from pagetwin.outputs.warc import WarcWriter
+    from tests.fixtures.news import article, page
+
+    long_url = "https://long.example/" + "a" * 20_000
+    html = page("T" * 10_000, ["word " * 5_000, *article(5)]).encode()
+    with WarcWriter(tmp_path / "c.warc.gz") as w:
+        w.write_response(long_url, html)
+        w.write_response(long_url + "?copy", html)
+    assert main(["dedup", str(tmp_path / "c.warc.gz"), "--out", str(tmp_path / "out"), "--workers", "1"]) == 0
+    limits = Limits()
+    report = render(gather(tmp_path / "out", limits))
+    assert "a" * limits.chars not in report and "T" * limits.chars not in report and "word " * 100 not in report
+    assert len(report) < crawled_chars_bound(limits)

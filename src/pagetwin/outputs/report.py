@@ -48,7 +48,7 @@ class Limits:
     pairs: int = 12  # pairs shown side by side
     templates: int = 5  # sites whose template is shown on one of their pages
     site_samples: int = 3  # pages read again per listed site, for its template and noise shares
-    passages: int = 120  # passages per pair, blocks per template view
+    passages: int = 80  # passages per pair, blocks per template view
     chars: int = 400  # characters per passage, block, URL or title shown
     scan_records: int = 200_000  # input records read at most to find the pages read again
     page_size: int = 20  # table rows per page in the browser
@@ -183,9 +183,9 @@ def _cluster(db: Any, name: str, size: int, limits: Limits) -> dict[str, Any]:
     return {
         "cluster": name,
         "size": size,
-        "kept": {"id": kept[1], "url": kept[2], "title": kept[3] or ""} if kept else None,
-        "samples": [{"id": m[1], "url": m[2]} for m in members if not m[4]][: limits.samples],
-        "hosts": [{"host": h, "pages": n} for h, n in hosts[: limits.samples]],
+        "kept": {"id": _cut(kept[1], limits.chars), "url": _cut(kept[2], limits.chars), "title": _cut(kept[3] or "", limits.chars)} if kept else None,
+        "samples": [{"id": _cut(m[1], limits.chars), "url": _cut(m[2], limits.chars)} for m in members if not m[4]][: limits.samples],
+        "hosts": [{"host": _cut(h, limits.chars), "pages": n} for h, n in hosts[: limits.samples]],
         "host_count": len(hosts),
         "algorithms": dict(algorithms.most_common()),
         "edge_kinds": dict(kinds.most_common()),
@@ -209,7 +209,7 @@ def _sites(index: Any, summary: dict[str, Any], limits: Limits) -> dict[str, Any
     rows = db.execute(
         "SELECT p.host, COUNT(*) AS n, SUM(c.keep = 0) FROM pages p JOIN clusters c USING (pid) GROUP BY p.host ORDER BY n DESC, p.host"
     ).fetchall()
-    listed = [{"host": h, "pages": n, "duplicates": d or 0} for h, n, d in rows[: limits.sites]]
+    listed = [{"host": h, "pages": n, "duplicates": d or 0} for h, n, d in rows[: limits.sites]]  # cut when shown
     rest = rows[limits.sites :]
     links: dict[tuple[str, str], Counter] = {}
     cross = db.execute(
@@ -223,7 +223,8 @@ def _sites(index: Any, summary: dict[str, Any], limits: Limits) -> dict[str, Any
         "listed": listed,
         "count": len(rows),
         "more": {"hosts": len(rest), "pages": sum(r[1] for r in rest), "duplicates": sum(r[2] or 0 for r in rest)},
-        "links": [{"a": a, "b": b, "pairs": sum(k.values()), "kinds": dict(k.most_common())} for (a, b), k in ranked[: limits.links]],
+        "links": [{"a": _cut(a, limits.chars), "b": _cut(b, limits.chars), "pairs": sum(k.values()), "kinds": dict(k.most_common())}
+                  for (a, b), k in ranked[: limits.links]],
         "more_links": max(0, len(ranked) - limits.links),
     }
 
@@ -275,6 +276,8 @@ def _cut_pair(d: dict[str, Any], cluster: str | None, limits: Limits) -> dict[st
     passages = d["passages"]
     for side in ("a", "b"):
         d[side].pop("text", None)
+        for key in ("id", "url", "title"):
+            d[side][key] = _cut(d[side][key] or "", limits.chars)
     d["passages"] = [{"op": p["op"], "text": _cut(p["text"], limits.chars)} for p in passages[: limits.passages]]
     d["passages_more"] = max(0, len(passages) - limits.passages)
     d["from_cluster"] = cluster
@@ -283,6 +286,16 @@ def _cut_pair(d: dict[str, Any], cluster: str | None, limits: Limits) -> dict[st
 
 def _cut(text: str, n: int) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def crawled_chars_bound(limits: Limits) -> int:
+    """The most characters of crawled text the report can hold, whatever the run's size:
+    each list is cut at its limit and each string at ``limits.chars``."""
+    per_cluster = (3 + 2 * limits.samples) * limits.chars + limits.samples * limits.chars  # kept page, samples, hosts
+    per_pair = (2 * 3 + 2 * limits.passages) * limits.chars  # two heads; a shared passage is shown twice
+    per_view = (2 + limits.passages) * limits.chars
+    return (limits.clusters * per_cluster + limits.sites * limits.chars + 2 * limits.links * limits.chars
+            + limits.pairs * per_pair + limits.templates * per_view)  # fmt: skip
 
 
 def _reread(index: Any, settings: Any, sites: list[dict[str, Any]], limits: Limits) -> dict[str, Any]:

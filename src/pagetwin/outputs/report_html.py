@@ -111,7 +111,7 @@ def sites(s: dict[str, Any], templates: dict[str, Any], limits: dict[str, Any]) 
         if share and share["chars"]:
             tpl, noise = _pct(share["template"], share["chars"]), _pct(share["noise"], share["chars"])
         dup = site["duplicates"] / site["pages"] if site["pages"] else 0
-        rows.append(f'<tr><td class="url">{e(site["host"] or "(no host)")}</td><td class="n">{site["pages"]:,}</td>'
+        rows.append(f'<tr><td class="url">{e(site["host"][: limits["chars"]] or "(no host)")}</td><td class="n">{site["pages"]:,}</td>'
                     f'<td class="n">{site["duplicates"]:,}</td><td class="n">{_bar(dup)} {_pct(site["duplicates"], site["pages"])}</td>'
                     f'<td class="n">{tpl}</td><td class="n">{noise}</td></tr>')  # fmt: skip
     more = s["more"]

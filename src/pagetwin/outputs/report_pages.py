@@ -84,6 +84,10 @@ class TemplateViews:
             sizes["chars"] += size
             if kind != "kept":
                 sizes[kind] += size
-            blocks.append({"class": kind, "text": text if len(text) <= chars else text[: chars - 1] + "…"})
-        return {"id": page.id, "url": page.url, "title": parsed.title, "site": site, "learned": model is not None,
+            blocks.append({"class": kind, "text": _cut(text, chars)})
+        return {"id": _cut(page.id, chars), "url": _cut(page.url, chars), "title": _cut(parsed.title, chars), "site": _cut(site, chars), "learned": model is not None,
                 "blocks": blocks[:max_blocks], "blocks_more": max(0, len(blocks) - max_blocks), "sizes": sizes}  # fmt: skip
+
+
+def _cut(text: str, n: int) -> str:
+    return text if len(text) <= n else text[: n - 1] + "…"
