@@ -189,6 +189,8 @@ def _add_report(sub) -> None:
     )  # fmt: skip
     p.add_argument("dir", metavar="OUT_DIR", help="output folder of pagetwin dedup")
     p.add_argument("--to", metavar="FILE", help="the HTML file to write (default OUT_DIR/report.html)")
+    p.add_argument("--pair", nargs=2, action="append", default=[], metavar=("A", "B"),
+                   help="also show this pair side by side (page ids or URLs, as pagetwin explain takes them); repeatable")
     p.set_defaults(func=cmd_report)
 
 
@@ -418,7 +420,7 @@ def cmd_report(args: argparse.Namespace, settings: Settings) -> int:
     from pagetwin.outputs.report import ReportError, write_report
 
     try:
-        written = write_report(args.dir, args.to)
+        written = write_report(args.dir, args.to, pairs=[tuple(p) for p in args.pair])
     except ReportError as exc:
         _err(str(exc))
         return 1

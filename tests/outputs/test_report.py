@@ -154,3 +154,14 @@ def test_a_huge_url_title_and_text_are_cut(tmp_path):
     report = render(gather(tmp_path / "out", limits))
     assert "a" * limits.chars not in report and "T" * limits.chars not in report and "word " * 100 not in report
     assert len(report) < crawled_chars_bound(limits)
+
+
+def test_a_pair_asked_for_comes_first_and_a_wrong_one_is_one_line(run, tmp_path, capsys):
+    out, ids, _ = run
+    data = gather(out, Limits(pairs=1), asked=[(ids["other0"], "https://news.example/story1")])
+    first = data["pairs"]["listed"][0]
+    assert (first["a"]["id"], first["b"]["url"]) == (ids["other0"], "https://news.example/story1")
+    assert not first["same_cluster"] and len(data["pairs"]["listed"]) == 2  # and the one the report picks
+    assert main(["report", str(out), "--to", str(tmp_path / "r.html"), "--pair", ids["a"], "https://nowhere.example/"]) == 1
+    err = capsys.readouterr().err
+    assert "--pair" in err and "no page with id or URL 'https://nowhere.example/'" in err

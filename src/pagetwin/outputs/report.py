@@ -57,8 +57,10 @@ class Limits:
 # -- gathering ----------------------------------------------------------------------------
 
 
-def gather(out_dir: str | Path, limits: Limits = Limits()) -> dict[str, Any]:
-    """Everything the report shows, as a JSON-able dict (ReportError: no finished run there)."""
+def gather(out_dir: str | Path, limits: Limits = Limits(), asked: list[tuple[str, str]] = ()) -> dict[str, Any]:
+    """Everything the report shows, as a JSON-able dict (ReportError: no finished run there, or
+    a pair ``asked`` for, by ids or URLs, that ``explain`` cannot find); the ``asked`` pairs
+    come first in the pairs section, beside the ones the report picks."""
     from pagetwin.explain import open_index
 
     out = Path(out_dir)
@@ -74,7 +76,7 @@ def gather(out_dir: str | Path, limits: Limits = Limits()) -> dict[str, Any]:
         settings = _settings(index)
         sites = _sites(index, summary, limits)
         clusters = _clusters(index, limits)
-        pairs = _pairs(index, index_path, clusters["listed"], limits)
+        pairs = _pairs(index, index_path, clusters["listed"], limits, asked)
         reread = _reread(index, settings, sites["listed"], limits)
     finally:
         index.db.close()
@@ -229,14 +231,21 @@ def _sites(index: Any, summary: dict[str, Any], limits: Limits) -> dict[str, Any
     }
 
 
-def _pairs(index: Any, index_path: Path, clusters: list[dict[str, Any]], limits: Limits) -> dict[str, Any]:
+def _pairs(
+    index: Any, index_path: Path, clusters: list[dict[str, Any]], limits: Limits, asked: list[tuple[str, str]] = ()
+) -> dict[str, Any]:
     """``explain`` of a few pairs: an edge inside each of the largest clusters (its kept page
     first), then edges across hosts, then edges that did not join their pages in one cluster
     (partial, related)."""
     from pagetwin.explain import explain
 
-    chosen = _chosen_pairs(index.db, clusters, limits.pairs)
     shown, failed = [], 0
+    for a, b in asked:
+        try:
+            shown.append(_cut_pair(explain(index_path, a, b), None, limits))
+        except ExplainError as exc:  # the user's own pair: say why, as pagetwin explain would
+            raise ReportError(f"--pair {a} {b}: {exc}") from None
+    chosen = _chosen_pairs(index.db, clusters, limits.pairs)
     for a, b, cluster in chosen:
         (id_a, _), (id_b, _) = index.page_ident(a), index.page_ident(b)
         try:
@@ -351,15 +360,18 @@ def _samples(index: Any, hosts: set[str], n: int) -> dict[tuple[str, str], str]:
 # -- rendering ----------------------------------------------------------------------------
 
 
-def write_report(out_dir: str | Path, to: str | Path | None = None, limits: Limits = Limits()) -> dict[str, Any]:
-    """Write the report (default OUT_DIR/report.html); returns {"path", "bytes", "seconds"}."""
+def write_report(
+    out_dir: str | Path, to: str | Path | None = None, limits: Limits = Limits(), pairs: list[tuple[str, str]] = ()
+) -> dict[str, Any]:
+    """Write the report (default OUT_DIR/report.html), with the ``pairs`` asked for (ids or URLs)
+    among its pairs; returns {"path", "bytes", "seconds"}."""
     from pagetwin.outputs.files import atomic_open
 
     started = time.monotonic()
     path = Path(to) if to is not None else Path(out_dir) / "report.html"
     if path.is_dir():
         raise ReportError(f"{path} is a folder: give a file name for the report (--to FILE)")
-    data = gather(out_dir, limits)
+    data = gather(out_dir, limits, pairs)
     page = render(data)
     try:
         with atomic_open(path) as out:
