@@ -66,7 +66,8 @@ Metrics (``cleaneval_prf``, ``shingle_pr``, ``bow_prf``):
   words, recall = common / gold words, F1 their harmonic mean. P, R and F are each averaged over
   all pages (F is the mean of the per-page F1s, not the harmonic mean of the averages), and again
   over the pages of each type (article, service, product, collection, listing, forum,
-  documentation). An empty extraction scores 0; an empty gold text scores 1 if the extraction
+  documentation), and over each half of the split: pages with even ids (where the extraction
+  rules were tuned) and odd ids (held out), per type. An empty extraction scores 0; an empty gold text scores 1 if the extraction
   is empty too, else 0.
 - **Speed**: pages per CPU second of each tool on the set, one process (``time.process_time``
   over all pages, so that other load on a shared machine does not skew the comparison; pagetwin:
@@ -328,16 +329,33 @@ def _macro(prf: list[tuple[float, float, float]]) -> dict:
     return {"pages": len(prf), "P": sum(x[0] for x in prf) / n, "R": sum(x[1] for x in prf) / n, "F": sum(x[2] for x in prf) / n}
 
 
+def _id_parity(page_id: str) -> int:
+    """0 for an even page id (the tuning half of wcxb-dev), 1 for an odd one; ids that are not
+    numbers go by the xxhash of the id."""
+    if page_id.isdigit():
+        return int(page_id) % 2
+    import xxhash
+
+    return xxhash.xxh64_intdigest(page_id.encode()) % 2
+
+
 def score(set_name: str, texts: list[str], pages: list[dict]) -> dict:
-    """P, R, F of a set, "per_page" F; for wcxb-dev also "by_type": {type or "all": P, R, F}."""
+    """P, R, F of a set, "per_page" F; for wcxb-dev also "by_type": {type or "all": P, R, F} and
+    "by_half": the same for the pages of even ids (the half rules were tuned on) and odd ids."""
     if set_name == "wcxb-dev":
         prf = [bow_prf(t, p["gold"]) for t, p in zip(texts, pages)]
         kinds = [p.get("type", "article") for p in pages]
         order = list(WCXB_TYPES) + sorted(set(kinds) - set(WCXB_TYPES))
         by_type = {k: _macro([x for x, kind in zip(prf, kinds) if kind == k]) for k in order if k in kinds}
         by_type["all"] = _macro(prf)
+        by_half = {}  # the split of tuning (even ids) and held-out scoring (odd ids)
+        for half, rest in (("even", 0), ("odd", 1)):
+            mine = [(x, kind) for x, kind, p in zip(prf, kinds, pages) if _id_parity(p["id"]) == rest]
+            present = {kind for _, kind in mine}
+            by_half[half] = {k: _macro([x for x, kind in mine if kind == k]) for k in order if k in present}
+            by_half[half]["all"] = _macro([x for x, _ in mine])
         return {"P": by_type["all"]["P"], "R": by_type["all"]["R"], "F": by_type["all"]["F"],
-                "per_page": [round(x[2], 4) for x in prf], "by_type": by_type}  # fmt: skip
+                "per_page": [round(x[2], 4) for x in prf], "by_type": by_type, "by_half": by_half}  # fmt: skip
     if set_name == "cleanportaleval":
         prf = [cleaneval_prf(t, p["gold"]) for t, p in zip(texts, pages)]
         n = len(prf)
@@ -455,6 +473,15 @@ def main(argv: list[str] | None = None) -> int:
         print("|---|---|" + "---:|" * len(kinds))
         for set_name, tool, by in typed:
             print(f"| {set_name} | {tool} | " + " | ".join(f"{by[k]['F']:.3f}" if k in by else "" for k in kinds) + " |")
+        print()
+        print("F per page type on each half: even ids (where the rules were tuned) / odd ids (held out):")
+        print()
+        print("| set | tool | " + " | ".join(kinds) + " |")
+        print("|---|---|" + "---:|" * len(kinds))
+        for set_name, tool, _ in typed:
+            halves = results[set_name][tool]["by_half"]
+            cells = [" / ".join(f"{halves[h][k]['F']:.3f}" if k in halves[h] else "-" for h in ("even", "odd")) for k in kinds]
+            print(f"| {set_name} | {tool} | " + " | ".join(cells) + " |")
     if args.json:
         args.json.write_text(json.dumps(results, indent=1))
     return 0

@@ -48,6 +48,10 @@ def test_score_averages_per_page_f_overall_and_per_type():
     assert s["by_type"]["article"] == pytest.approx({"pages": 2, "P": 0.75, "R": 1.0, "F": (1 + 2 / 3) / 2})
     assert s["by_type"]["product"]["F"] == 0.0
     assert s["by_type"]["all"]["F"] == s["F"] and s["by_type"]["all"]["pages"] == 3
+    # the split: even ids (page 2) and odd ids (pages 1 and 3), per type
+    assert s["by_half"]["even"]["all"] == pytest.approx({"pages": 1, "P": 0.5, "R": 1.0, "F": 2 / 3})
+    assert s["by_half"]["odd"]["all"]["F"] == pytest.approx(0.5) and s["by_half"]["odd"]["product"]["F"] == 0.0
+    assert "product" not in s["by_half"]["even"]
 
 
 @needs_data
