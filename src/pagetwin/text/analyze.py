@@ -3,16 +3,32 @@
 ``TextAnalyzer`` is built once per worker process; every resource (language model,
 segmenters, pymorphy3, stemmers, stop lists) is loaded on the first page that needs it and
 then kept, and each language caches its words' analyses (bounded).
+
+The words of a text are found and looked up by the native kernel
+(``pagetwin.text._fast.analyze_words``, built by ``pip install``); ``analyze_reference`` is
+its pure-Python reference (``tokenize.segment`` and one lookup per word), used when the native
+module is not built (with one warning) and by the tests that hold both to the same output.
 """
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
+from functools import cache
 
 from pagetwin.config import TextSettings
+from pagetwin.text import tokenize
 from pagetwin.text.lang import UNDETERMINED, detect_language
 from pagetwin.text.morph import Morphology, fold
 from pagetwin.text.tokenize import segment
+
+log = logging.getLogger(__name__)
+
+try:
+    from pagetwin.text import _fast
+except ImportError as exc:  # not compiled (a source checkout without `pip install -e .`)
+    _fast = None
+    _FAST_MISSING = str(exc)
 
 WORD_CACHE = 300_000  # analysed surface forms kept per language (cleared when full)
 
@@ -49,13 +65,17 @@ class _Language:
         non_ascii = sum(1 for w in self.stops if not w.isascii())
         self.english_stops = stop_words("en") if lang != "en" and non_ascii > len(self.stops) // 2 else frozenset()
         self.lemmatizes = lang == "ru"  # a dictionary gives lemmas (pymorphy3)
-        self.cache: dict[tuple[str, str | None], tuple[str, bool]] = {}
+        # surface -> (token, is_stop); (surface, norm) when the segmenter gave a normal form
+        self.cache: dict[str | tuple[str, str], tuple[str, bool]] = {}
 
     def word(self, surface: str, norm: str | None) -> tuple[str, bool]:
-        key = (surface, norm)
-        hit = self.cache.get(key)
+        hit = self.cache.get(surface if norm is None else (surface, norm))
         if hit is not None:
             return hit
+        return self.compute(surface, norm)
+
+    def compute(self, surface: str, norm: str | None) -> tuple[str, bool]:
+        """The (normal form, is stop word) of one word, stored in the cache."""
         folded = fold(surface)
         token = fold(norm) if norm else self.morph.normal(surface)
         stops = self.stops
@@ -68,7 +88,7 @@ class _Language:
         )
         if len(self.cache) >= WORD_CACHE:
             self.cache.clear()
-        self.cache[key] = (token, is_stop)
+        self.cache[surface if norm is None else (surface, norm)] = (token, is_stop)
         return token, is_stop
 
 
@@ -91,6 +111,22 @@ class TextAnalyzer:
     def analyze(self, text: str, lang: str | None = None) -> Analysis:
         """Analyse ``text``; ``lang`` (or settings.lang) forces the language instead of detecting it."""
         lang = (lang or self.settings.lang or "").strip().lower() or self.detect(text)
+        if _fast is None:
+            _warn_reference()
+            return self.analyze_reference(text, lang)
+        out = Analysis(lang=lang)
+        if not text or (lang == "ja" and tokenize.japanese_dictionary()):
+            return self.analyze_reference(text, lang)  # Sudachi finds Japanese words itself
+        tools = self.language(lang if lang != UNDETERMINED else "und")
+        _fast.analyze_words(
+            text, tokenize.char_classes(), lang != "zh", lang == "ja", tools.cache, tools.compute,
+            tokenize.han_words, tokenize.sea_words, tokenize.char_bigrams,
+            out.tokens, out.surface, out.starts, out.stop,
+        )  # fmt: skip
+        return out
+
+    def analyze_reference(self, text: str, lang: str) -> Analysis:
+        """``analyze`` in pure Python, language given: the reference of the native kernel."""
         out = Analysis(lang=lang)
         if not text:
             return out
@@ -106,3 +142,13 @@ class TextAnalyzer:
             starts.append(seg.start)
             stop.append(is_stop)
         return out
+
+
+@cache
+def _warn_reference() -> None:
+    """Say once per process that the pure-Python references run."""
+    log.warning(
+        "pagetwin's native text kernels are not built (%s): text analysis runs in pure Python, "
+        "about twice as slow; build them with `pip install -e .` (needs a C compiler)",
+        _FAST_MISSING,
+    )

@@ -9,11 +9,18 @@ home pages, labelled "wuu" (Wu Chinese). So the model is not restricted to a few
 Chinese varieties written in Han characters are mapped to "zh" (they need the same segmenter).
 Classifying the first 4,000 characters is as accurate as the whole text on those pages and
 keeps long pages cheap (py3langid reads about 2.5-4 M characters/s here).
+
+The byte DFA that counts the model's n-gram features runs natively (``_fast.DfaCounter`` over
+py3langid's own tables); the scores are then py3langid's own (``_sparse_score``, the alias
+folding of ``_decide``), so the labels are the same as ``classify`` gives
+(``detect_language_reference``), only faster.
 """
 
 from __future__ import annotations
 
 import threading
+
+import numpy as np
 
 UNDETERMINED = "und"
 SAMPLE_CHARS = 4000
@@ -21,18 +28,58 @@ SAMPLE_CHARS = 4000
 _ALIASES = {"wuu": "zh", "yue": "zh", "zxx": UNDETERMINED}
 
 _identifier = None
+_counter = None  # the native DFA walk over _identifier's tables; None without _fast
 _lock = threading.Lock()
 
 
 def _get_identifier():
-    global _identifier
+    global _identifier, _counter
     if _identifier is None:
         with _lock:
             if _identifier is None:
                 from py3langid.langid import MODEL_FILE, LanguageIdentifier
 
-                _identifier = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=False)
+                identifier = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=False)
+                _counter = _native_counter(identifier)
+                _identifier = identifier
     return _identifier
+
+
+def _native_counter(identifier):
+    """A DfaCounter over the identifier's DFA, or None (module not built, or a py3langid whose
+    internals differ from the 0.4 ones this was written against: plain classify() then)."""
+    try:
+        from pagetwin.text import _fast
+    except ImportError:
+        return None  # analyze.py warns once that the native kernels are missing
+    needed = ("tk_nextmove", "_rowbase", "tk_output", "_encode", "_sparse_score", "_alias_pairs", "nb_ptc")
+    if not all(hasattr(identifier, name) for name in needed):
+        return None
+    output = np.asarray(identifier.tk_output, dtype=np.int32)
+    rowbase = np.asarray(identifier._rowbase, dtype=np.int64)
+    nextmove = np.frombuffer(identifier.tk_nextmove, dtype=np.uint32)
+    n_features = int(output.max()) + 1
+    if n_features > len(identifier.nb_ptc) or int(nextmove.max()) >= len(output) or int(rowbase.max()) + 256 > len(nextmove):
+        return None
+    return _fast.DfaCounter(nextmove, rowbase, output, n_features)
+
+
+def _classify(sample: str) -> str:
+    """py3langid's label of ``sample``: its classify(), with the DFA walk done natively."""
+    identifier = _get_identifier()
+    if _counter is None:
+        return identifier.classify(sample)[0]
+    from py3langid.langid import RAW_FLOOR
+
+    visits = _counter.visits(identifier._encode(sample))
+    if visits:
+        scores = identifier._sparse_score(visits, identifier.nb_ptc)
+    else:
+        scores = np.full(len(identifier.nb_classes), RAW_FLOOR, dtype=np.float32)
+    for i, j in identifier._alias_pairs:  # as _decide does without norm_probs
+        scores[i] = max(scores[i], scores[j])
+        scores[j] = RAW_FLOOR
+    return identifier.nb_classes[int(scores.argmax())]
 
 
 def _letter_count(text: str, limit: int = 20) -> int:
@@ -48,6 +95,15 @@ def _letter_count(text: str, limit: int = 20) -> int:
 def detect_language(text: str, min_letters: int = 3) -> str:
     """ISO 639-1 code (or py3langid's code for languages without one) of ``text``; "und" when
     the text has fewer than ``min_letters`` letters."""
+    sample = text[:SAMPLE_CHARS]
+    if _letter_count(sample, min_letters) < min_letters:
+        return UNDETERMINED
+    lang = _classify(sample)
+    return _ALIASES.get(lang, lang)
+
+
+def detect_language_reference(text: str, min_letters: int = 3) -> str:
+    """``detect_language`` through py3langid's classify() alone (the reference of _classify)."""
     sample = text[:SAMPLE_CHARS]
     if _letter_count(sample, min_letters) < min_letters:
         return UNDETERMINED

@@ -17,14 +17,20 @@ char offset, and the dictionary's normal form when the segmenter has one):
   number.
 
 Kernels only: no I/O except loading the dictionaries, lazily, once per process.
+
+``segment`` is the pure-Python reference of the word scan; ``analyze`` runs the native one
+(``pagetwin.text._fast.analyze_words``) over ``char_classes()``, the table of each code point's
+classes in this module's own regex terms, so both split every text the same way.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+from functools import cache
 from typing import NamedTuple
 
+import numpy as np
 import regex
 
 log = logging.getLogger(__name__)
@@ -42,8 +48,35 @@ _TOKEN = regex.compile(
 )
 _HAS_WORD_CHAR = regex.compile(r"[\p{L}\p{N}]")
 _KANA = regex.compile(r"[\p{Hiragana}\p{Katakana}]")
+_SURROGATE = regex.compile(r"[\ud800-\udfff]")
 # Sudachi refuses inputs over 49,149 bytes; 12,000 chars stay below it even at 4 bytes a char.
 _SUDACHI_CHUNK = 12000
+
+
+# Bits of char_classes() (the same values as in _fast.pyx).
+CLASS_WORD, CLASS_DIGIT, CLASS_CJK, CLASS_SEA, CLASS_KANA = 1, 2, 4, 8, 16
+_CLASSES = (
+    (CLASS_WORD, _WORD_CHAR),
+    (CLASS_DIGIT, r"\p{Nd}"),
+    (CLASS_CJK, rf"[{_CJK}]"),
+    (CLASS_SEA, rf"[{_SEA}]"),
+    (CLASS_KANA, r"[\p{Hiragana}\p{Katakana}]"),
+)
+
+
+@cache
+def char_classes() -> np.ndarray:
+    """uint8 class bits of every code point (0..0x10FFFF), from the character classes of
+    ``_TOKEN`` matched by the regex module itself (its Unicode version, not a copy of it).
+    Built once per process (about half a second) for the native word scan."""
+    codes = np.arange(0x110000, dtype="<u4")
+    every = codes.tobytes().decode("utf-32-le", "surrogatepass")
+    table = np.zeros(0x110000, dtype=np.uint8)
+    for bit, chars in _CLASSES:
+        for m in regex.finditer(chars + "+", every, regex.V1):
+            table[m.start() : m.end()] |= bit
+    table.flags.writeable = False
+    return table
 
 
 class Segment(NamedTuple):
@@ -110,7 +143,12 @@ class _Lazy:
 _LAZY = _Lazy()
 
 
-def _han(run: str, offset: int) -> list[Segment]:
+def japanese_dictionary() -> bool:
+    """True when Sudachi's dictionary is installed (Japanese pages are then split by it)."""
+    return _LAZY.sudachi() is not None
+
+
+def han_words(run: str, offset: int) -> list[Segment]:
     out = []
     pos = offset
     for word in _LAZY.jieba().cut(run, True):
@@ -119,7 +157,7 @@ def _han(run: str, offset: int) -> list[Segment]:
     return out
 
 
-def _sea(run: str, offset: int) -> list[Segment]:
+def sea_words(run: str, offset: int) -> list[Segment]:
     breaker = _LAZY.icu()
     if breaker is None:
         return char_bigrams(run, offset)
@@ -156,6 +194,8 @@ def _japanese(text: str) -> list[Segment] | None:
     tokenizer = loaded
     out = []
     for offset, piece in _chunks(text, _SUDACHI_CHUNK):
+        if not piece.isascii() and _SURROGATE.search(piece):
+            piece = _SURROGATE.sub("\ufffd", piece)  # Sudachi takes UTF-8 only; same length
         for m in tokenizer.tokenize(piece):
             surface = m.surface()
             if _HAS_WORD_CHAR.search(surface):
@@ -177,9 +217,9 @@ def segment(text: str, lang: str = "und") -> list[Segment]:
             if lang == "ja" or (lang != "zh" and _KANA.search(run)):
                 out.extend(char_bigrams(run, m.start()))  # Japanese without its dictionary
             else:
-                out.extend(_han(run, m.start()))
+                out.extend(han_words(run, m.start()))
         elif kind == "sea":
-            out.extend(_sea(m.group(), m.start()))
+            out.extend(sea_words(m.group(), m.start()))
         else:
             out.append(Segment(m.group(), m.start()))
     return out

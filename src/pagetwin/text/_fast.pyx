@@ -1,0 +1,198 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False
+"""Native kernels of the text path (Cython); pure-Python references in tokenize.py, analyze.py
+and lang.py give the same output (tests/text/test_fast.py checks it, property by property).
+
+* ``analyze_words``: the word scan of ``tokenize._TOKEN`` over a whole text, each word's normal
+  form and stop flag looked up in the language's cache (computed by Python on a miss), the four
+  output lists filled in one loop: no Segment record and no Python call per known word.
+  Character classes come from a table built with the ``regex`` module's own Unicode properties
+  (``tokenize.char_classes``), so the scan classifies every code point as the regex does.
+* ``DfaCounter``: py3langid's byte DFA walk (``visit_counts``) over its own model, giving the
+  same feature counts in the same order, so the same scores.
+"""
+
+from libc.stdlib cimport calloc, free
+
+cdef extern from "Python.h":
+    int PyUnicode_KIND(object o)
+    void* PyUnicode_DATA(object o)
+    Py_UCS4 PyUnicode_READ(int kind, void* data, Py_ssize_t index)
+
+# Character class bits (tokenize.char_classes builds the table with these values).
+cdef enum:
+    WORD = 1  # [\p{L}\p{M}\p{N}] minus Han, kana and the South-East Asian scripts
+    DIGIT = 2  # \p{Nd}
+    CJK = 4  # Han, kana and the marks used inside Japanese words
+    SEA = 8  # Thai, Lao, Khmer, Myanmar
+    KANA = 16  # Hiragana, Katakana
+
+# Span kinds handed to the segmenters of runs.
+cdef enum:
+    K_WORD = 0
+    K_CJK = 1
+    K_SEA = 2
+
+
+cdef inline unsigned char _cls(const unsigned char* tab, int kind, void* data, Py_ssize_t i):
+    return tab[PyUnicode_READ(kind, data, i)]
+
+
+cdef Py_ssize_t _run(const unsigned char* tab, int kind, void* data, Py_ssize_t i, Py_ssize_t n, unsigned char bit):
+    while i < n and _cls(tab, kind, data, i) & bit:
+        i += 1
+    return i
+
+
+cdef Py_ssize_t _number_end(const unsigned char* tab, int kind, void* data, Py_ssize_t i, Py_ssize_t n):
+    """End of ``\\p{Nd}+(?:[.,]\\p{Nd}+)+(?!WORD)`` matched at i, or -1, found in the regex's
+    backtracking order: the groups are taken greedily; while a word character follows, the last
+    group gives back digits (a digit that is not a word character, Thai say, may then follow),
+    and at last the whole group (its separator then follows, not a word character)."""
+    cdef Py_ssize_t j = _run(tab, kind, data, i, n, DIGIT)
+    cdef Py_ssize_t before_last = -1, last_start = -1, p
+    cdef int groups = 0
+    cdef Py_UCS4 c
+    while j + 1 < n:
+        c = PyUnicode_READ(kind, data, j)
+        if (c != 0x2E and c != 0x2C) or not (_cls(tab, kind, data, j + 1) & DIGIT):
+            break
+        before_last = j
+        last_start = j + 1
+        j = _run(tab, kind, data, j + 1, n, DIGIT)
+        groups += 1
+    if groups == 0:
+        return -1
+    if j >= n:
+        return j
+    p = j
+    while p > last_start:
+        if not (_cls(tab, kind, data, p) & WORD):
+            return p
+        p -= 1
+    return before_last if groups >= 2 else -1
+
+
+cdef Py_ssize_t _word_end(const unsigned char* tab, int kind, void* data, Py_ssize_t i, Py_ssize_t n):
+    """End of ``WORD+(?:['\u2019-]WORD+)*`` matched at i."""
+    cdef Py_ssize_t j = _run(tab, kind, data, i, n, WORD)
+    cdef Py_UCS4 c
+    while j + 1 < n:
+        c = PyUnicode_READ(kind, data, j)
+        if (c != 0x27 and c != 0x2019 and c != 0x2D) or not (_cls(tab, kind, data, j + 1) & WORD):
+            break
+        j = _run(tab, kind, data, j + 1, n, WORD)
+    return j
+
+
+cdef int _emit(str surface, object norm, Py_ssize_t start, dict cache, object compute,
+               list tokens, list surfaces, list starts, list stops) except -1:
+    """Append one word's normal form and stop flag (cached by surface, or (surface, norm))."""
+    key = surface if norm is None else (surface, norm)
+    hit = cache.get(key)
+    if hit is None:
+        hit = compute(surface, norm)  # also stores it in the cache
+    token = (<tuple>hit)[0]
+    if token:
+        tokens.append(token)
+        surfaces.append(surface)
+        starts.append(start)
+        stops.append((<tuple>hit)[1])
+    return 0
+
+
+def analyze_words(str text, const unsigned char[::1] table, bint bigram_kana, bint bigram_all,
+                  dict cache, object compute, object han, object sea, object bigrams,
+                  list tokens, list surfaces, list starts, list stops):
+    """Fill tokens, surfaces, starts and stops with the words of ``text`` (analyze._Language.words).
+
+    ``cache`` maps a surface (or (surface, norm)) to (token, is_stop); ``compute(surface, norm)``
+    gives and caches a missing one. Han/kana runs go to ``bigrams(run, offset)`` when
+    ``bigram_all`` (Japanese without its dictionary) or, with ``bigram_kana``, when the run has
+    kana; else to ``han(run, offset)``. Thai/Lao/Khmer/Myanmar runs go to ``sea(run, offset)``.
+    """
+    cdef const unsigned char* tab = &table[0]
+    cdef Py_ssize_t n = len(text)
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void* data = PyUnicode_DATA(text)
+    cdef Py_ssize_t i = 0, j, k
+    cdef unsigned char f
+    cdef int span
+    cdef bint kana
+    if table.shape[0] < 0x110000:
+        raise ValueError("character class table must cover every code point")
+    while i < n:
+        f = _cls(tab, kind, data, i)
+        j = -1
+        if f & CJK:
+            j = _run(tab, kind, data, i, n, CJK)
+            span = K_CJK
+        elif f & SEA:
+            j = _run(tab, kind, data, i, n, SEA)
+            span = K_SEA
+        else:
+            if f & DIGIT:
+                j = _number_end(tab, kind, data, i, n)
+            if j < 0 and f & WORD:
+                j = _word_end(tab, kind, data, i, n)
+            span = K_WORD
+        if j < 0:
+            i += 1
+            continue
+        if span == K_WORD:
+            _emit(text[i:j], None, i, cache, compute, tokens, surfaces, starts, stops)
+        else:
+            run = text[i:j]
+            if span == K_SEA:
+                pieces = sea(run, i)
+            else:
+                kana = False
+                if bigram_kana and not bigram_all:
+                    for k in range(i, j):
+                        if _cls(tab, kind, data, k) & KANA:
+                            kana = True
+                            break
+                pieces = bigrams(run, i) if (bigram_all or kana) else han(run, i)
+            for piece in pieces:
+                _emit(piece[0], piece[2], piece[1], cache, compute, tokens, surfaces, starts, stops)
+        i = j
+
+
+cdef class DfaCounter:
+    """py3langid's feature counts of a byte string: its DFA (nextmove, row bases, outputs)
+    walked in C; ``visits(data)`` is ``visit_counts``'s Counter as a dict in the same order."""
+
+    cdef const unsigned int[::1] nextmove
+    cdef const long long[::1] rowbase
+    cdef const int[::1] output
+    cdef int* counts
+    cdef Py_ssize_t n_features
+
+    def __cinit__(self, nextmove, rowbase, output, Py_ssize_t n_features):
+        self.nextmove = nextmove
+        self.rowbase = rowbase
+        self.output = output
+        self.n_features = n_features
+        self.counts = <int*>calloc(n_features + 1, sizeof(int))
+        if self.counts == NULL:
+            raise MemoryError()
+
+    def __dealloc__(self):
+        free(self.counts)
+
+    def visits(self, const unsigned char[::1] data):
+        cdef Py_ssize_t i, n = data.shape[0], m = 0
+        cdef long long state = 0
+        cdef int feature
+        cdef list order = []
+        cdef dict out = {}
+        for i in range(n):
+            state = self.nextmove[self.rowbase[state] + data[i]]
+            feature = self.output[state]
+            if feature >= 0:
+                if self.counts[feature] == 0:
+                    order.append(feature)
+                self.counts[feature] += 1
+        for feature in order:
+            out[feature] = self.counts[feature]
+            self.counts[feature] = 0
+        return out

@@ -1,0 +1,146 @@
+"""The native text kernels (pagetwin/text/_fast.pyx) give exactly what their pure-Python
+references give: the word scan with its lookups (analyze vs analyze_reference) and the language
+identifier (detect_language vs detect_language_reference), on generated and real text."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pagetwin.text import analyze as analyze_module
+from pagetwin.text import lang as lang_module
+from pagetwin.text import tokenize
+from pagetwin.text.analyze import TextAnalyzer
+
+pytest.importorskip("pagetwin.text._fast", reason="native kernels not built (pip install -e .)")
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "debian-docs.warc.gz"
+SHARED = ROOT.parent / "shared" / "data" / "extraction"
+
+# Pieces of text where the scan's rules are decided: scripts, numbers, separators, marks.
+PIECES = [
+    "word", "Don't", "e-mail", "что-то", "кошками", "Ёлка", "3.14", "1,000", "1.2.3a", "12.3a",
+    "x1,2,3", "2,3๑๒๓w", "2,", ".5", "１２３", "²", "中文的文本", "これはテスト", "カタカナー", "々〆〇",
+    "ภาษาไทย", "๑๒๓", "ພາສາລາວ", "ភាសាខ្មែរ", "မြန်မာ", "한국어", "e\u0301cole", "\u0301", "🎉",
+    "👩\u200d💻", "ﬁ", "İstanbul", "ß", "Ǆ", "\u2019", "'", "-", "--", "’s", "a'", "'a", " ", "\n",
+    "\t", ".", ",", "\u00a0", "\ud800", "\U000e0100", "\U00020000", "\U00031350", "\ufeff", "",
+]
+texts = st.lists(
+    st.one_of(st.sampled_from(PIECES), st.text(max_size=6), st.characters()), max_size=40
+).map("".join)
+LANGS = ["en", "ru", "zh", "ja", "th", "de", "und", "ko"]
+
+
+@pytest.fixture(scope="module")
+def analyzer():
+    return TextAnalyzer()
+
+
+def _both(analyzer, text, lang):
+    return analyzer.analyze(text, lang), analyzer.analyze_reference(text, lang)
+
+
+@settings(max_examples=400, deadline=None)
+@given(text=texts, lang=st.sampled_from(LANGS))
+def test_native_word_scan_equals_the_reference_on_generated_text(analyzer, text, lang):
+    native, reference = _both(analyzer, text, lang)
+    assert native == reference
+
+
+@settings(max_examples=150, deadline=None)
+@given(text=texts)
+def test_japanese_without_its_dictionary_gives_the_same_bigrams(analyzer, text):
+    with pytest.MonkeyPatch.context() as patch:  # no Sudachi: both scans cut kana and Han in bigrams
+        patch.setattr(tokenize._LAZY, "sudachi", lambda: None)
+        native, reference = _both(analyzer, text, "ja")
+    assert native == reference
+
+
+def test_edge_cases_are_the_same(analyzer):
+    for text in ["", " ", "\ud800", "🎉🎉", "\u0301\u0301", "1.", "1.2.", "1.2,3.4x", "a-b-c-", "ab'’cd"]:
+        for lang in LANGS:
+            native, reference = _both(analyzer, text, lang)
+            assert native == reference, (text, lang)
+
+
+def test_the_number_rule_backtracks_as_the_regex_does(analyzer):
+    out = analyzer.analyze("1.2.3a 12.3a 3.14 x1,2,3 2,3๑๒๓word", "en")
+    assert out.surface == ["1.2", "3a", "12", "3a", "3.14", "x1", "2,3", "2,3๑๒", "๓", "word"]
+    assert out.starts == [0, 4, 7, 10, 13, 18, 21, 25, 30, 31]
+    assert out == analyzer.analyze_reference("1.2.3a 12.3a 3.14 x1,2,3 2,3๑๒๓word", "en")
+
+
+def test_char_classes_follow_the_regex_classes():
+    table = tokenize.char_classes()
+    assert len(table) == 0x110000
+    assert table[ord("a")] == tokenize.CLASS_WORD
+    assert table[ord("7")] == tokenize.CLASS_WORD | tokenize.CLASS_DIGIT
+    assert table[ord("中")] == tokenize.CLASS_CJK
+    assert table[ord("カ")] == tokenize.CLASS_CJK | tokenize.CLASS_KANA
+    assert table[ord("๑")] == tokenize.CLASS_SEA | tokenize.CLASS_DIGIT  # a Thai digit
+    assert table[ord("\u0301")] == tokenize.CLASS_WORD  # a combining mark
+    assert table[ord(" ")] == table[ord("-")] == table[0xD800] == 0
+
+
+def _real_texts(limit: int = 400) -> list[str]:
+    from pagetwin.config import Settings
+    from pagetwin.pipeline import Worker
+    from pagetwin.sources import SourceStats, iter_pages
+
+    settings_ = Settings()
+    worker = Worker(settings_)
+    inputs = [str(EXAMPLE)]
+    for sub in ("chinese_wce", "scrapinghub", "cleanportaleval"):
+        if (SHARED / sub).is_dir():
+            inputs.append(str(SHARED / sub))
+    out = []
+    for page in iter_pages(inputs, settings_.input, SourceStats()):
+        text = worker.safe_extract(page)
+        if text:
+            out.append(text)
+        if len(out) >= limit:
+            break
+    return out
+
+
+@pytest.fixture(scope="module")
+def real_texts():
+    found = _real_texts()
+    assert found, "no text extracted from the example crawl"
+    return found
+
+
+def test_native_kernels_equal_the_references_on_real_pages(analyzer, real_texts):
+    for text in real_texts:
+        lang = lang_module.detect_language(text)
+        assert lang == lang_module.detect_language_reference(text)
+        native, reference = _both(analyzer, text, lang)
+        assert native == reference
+        # the same text in another script's rules, and cut at odd places
+        for other in ("ja", "zh", "ru"):
+            assert _both(analyzer, text[3:2000], other)[0] == _both(analyzer, text[3:2000], other)[1]
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=texts)
+def test_native_language_identifier_equals_py3langid(text):
+    assert lang_module.detect_language(text) == lang_module.detect_language_reference(text)
+
+
+def test_without_the_native_module_one_warning_and_the_same_output(monkeypatch, caplog, analyzer):
+    text = "Привет, что-то кошками 中文 3.14"
+    expected = analyzer.analyze(text, "ru")
+    monkeypatch.setattr(analyze_module, "_fast", None)
+    monkeypatch.setattr(analyze_module, "_FAST_MISSING", "No module named 'pagetwin.text._fast'", raising=False)
+    analyze_module._warn_reference.cache_clear()
+    with caplog.at_level(logging.WARNING, logger="pagetwin.text.analyze"):
+        first = TextAnalyzer().analyze(text, "ru")
+        second = TextAnalyzer().analyze(text, "ru")
+    assert first == second == expected
+    warnings = [r for r in caplog.records if "native text kernels are not built" in r.getMessage()]
+    assert len(warnings) == 1
