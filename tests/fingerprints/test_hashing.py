@@ -3,10 +3,10 @@ each is checked against a plain re-statement of its definition."""
 
 import numpy as np
 import xxhash
-from hypothesis import given, strategies as st
+from hypothesis import given, settings, strategies as st
 
 from pagetwin.fingerprints.chunks import chunk_hashes
-from pagetwin.fingerprints.hashing import GOLDEN, mix64, token_hashes, window_hashes
+from pagetwin.fingerprints.hashing import GOLDEN, TokenHasher, mix64, token_hashes, window_hashes
 from pagetwin.fingerprints.lsh import shingle_hashes
 
 MASK = (1 << 64) - 1
@@ -60,3 +60,23 @@ def test_window_hashes_are_order_sensitive_and_empty_without_a_window():
         ab, ba = window_hashes(h, 2, mixed).tolist()
         assert ab != ba
         assert len(window_hashes(h, 4, mixed)) == 0 and len(window_hashes(h, 0, mixed)) == 0
+
+
+@settings(max_examples=200, deadline=None)
+@given(pages=st.lists(st.lists(st.sampled_from(["a", "b", "кошка", "中文", "🎉", "\ud800", ""]) | st.text(max_size=4), max_size=30), max_size=6))
+def test_token_hasher_gives_token_hashes_values_page_after_page(pages):
+    hasher = TokenHasher(max_tokens=8)  # small: the cache is cleared between and within pages
+    for tokens in pages:
+        got = hasher(tokens)
+        assert got.dtype == np.uint64
+        assert got.tolist() == token_hashes(tokens).tolist()
+
+
+def test_build_algorithms_share_one_hasher():
+    from pagetwin.config import Settings
+    from pagetwin.fingerprints import build_algorithms
+
+    cfg = Settings()
+    cfg.match.algorithms = ["minhash", "simhash", "chunks"]
+    algorithms = build_algorithms(cfg)
+    assert len({id(a.hasher) for a in algorithms}) == 1

@@ -6,6 +6,7 @@ import importlib
 
 from pagetwin.config import ConfigError, Settings
 from pagetwin.fingerprints.base import REGISTRY, Algorithm
+from pagetwin.fingerprints.hashing import TokenHasher
 
 # algorithm name -> (module that registers it, settings section)
 MODULES = {
@@ -24,7 +25,8 @@ MODULES = {
 
 
 def build_algorithms(settings: Settings) -> list[Algorithm]:
-    """The algorithms named in settings.match.algorithms, in that order."""
+    """The algorithms named in settings.match.algorithms, in that order, sharing one
+    TokenHasher (a token is hashed once for all of them)."""
     algorithms = []
     for name in settings.match.algorithms:
         if name not in MODULES:
@@ -34,4 +36,7 @@ def build_algorithms(settings: Settings) -> list[Algorithm]:
         module, section = MODULES[name]
         importlib.import_module(module)
         algorithms.append(REGISTRY[name](getattr(settings, section)))
+    hasher = TokenHasher()
+    for algorithm in algorithms:
+        algorithm.hasher = hasher
     return algorithms

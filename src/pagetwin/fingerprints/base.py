@@ -19,6 +19,8 @@ from typing import Any, ClassVar
 
 import xxhash
 
+from pagetwin.fingerprints.hashing import TokenHasher
+
 # (Defined with the perceptual hash it was first written for: html comes before fingerprints.)
 from pagetwin.html.images import hamming
 from pagetwin.model import Doc, Evidence
@@ -61,6 +63,8 @@ class Algorithm(ABC):
         if settings is None and self.settings_class is not None:
             settings = self.settings_class()
         self.settings = settings
+        # xxh3 of tokens, remembered across pages; build_algorithms gives all one hasher.
+        self.hasher = TokenHasher()
 
     @abstractmethod
     def features(self, doc: Doc) -> Any | None:

@@ -34,7 +34,7 @@ merge them into the source's cluster unless the user asked for it.
 from __future__ import annotations
 
 import struct
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -68,7 +68,7 @@ class ChunkFeatures:
         )
 
 
-def chunk_hashes(tokens: list[str], k: int) -> np.ndarray:
+def chunk_hashes(tokens: list[str], k: int, hasher: Callable[[list[str]], np.ndarray] = token_hashes) -> np.ndarray:
     """A 64-bit hash of every k-word window of ``tokens``, in order (uint64).
 
     Each word is hashed once (xxh3-64); a window's hash is the polynomial
@@ -78,7 +78,7 @@ def chunk_hashes(tokens: list[str], k: int) -> np.ndarray:
     """
     if len(tokens) - k + 1 <= 0 or k <= 0:
         return np.zeros(0, dtype=np.uint64)
-    return window_hashes(token_hashes(tokens), k, mix_each_step=False)
+    return window_hashes(hasher(tokens), k, mix_each_step=False)
 
 
 def winnow(hashes: np.ndarray, window: int) -> np.ndarray:
@@ -93,8 +93,10 @@ def winnow(hashes: np.ndarray, window: int) -> np.ndarray:
     return np.unique(hashes[positions])
 
 
-def chunk_features(tokens: list[str], k: int, window: int, max_keys: int) -> ChunkFeatures:
-    seq = chunk_hashes(tokens, k)
+def chunk_features(
+    tokens: list[str], k: int, window: int, max_keys: int, hasher: Callable[[list[str]], np.ndarray] = token_hashes
+) -> ChunkFeatures:
+    seq = chunk_hashes(tokens, k, hasher)
     hashes, counts = np.unique(seq, return_counts=True)
     sample = winnow(seq, window)
     if max_keys > 0 and len(sample) > max_keys:
@@ -129,7 +131,7 @@ class Chunks(Algorithm):
         tokens = doc.content_tokens()
         if len(tokens) < max(s.min_tokens, s.chunk_words):
             return None
-        return chunk_features(tokens, s.chunk_words, s.winnow, s.max_keys)
+        return chunk_features(tokens, s.chunk_words, s.winnow, s.max_keys, self.hasher)
 
     def keys(self, features: Any) -> Iterable[int]:
         # The chunk hash itself is the key (xxh3 already); folded to the signed 64-bit range.

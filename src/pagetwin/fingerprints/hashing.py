@@ -40,6 +40,30 @@ def token_hashes(tokens: list[str]) -> np.ndarray:
     return out
 
 
+TOKEN_CACHE = 200_000  # token hashes kept from page to page (cleared when full: ~20 MB)
+
+
+class TokenHasher:
+    """``token_hashes`` with the hashes of tokens seen on earlier pages kept: the same words
+    recur on every page, and xxh3 through Python costs more than a dict lookup. One instance
+    per process is shared by every algorithm that hashes tokens (``build_algorithms``), so a
+    token is hashed once for all of them. Same values as ``token_hashes``."""
+
+    def __init__(self, max_tokens: int = TOKEN_CACHE) -> None:
+        self.max_tokens = max_tokens
+        self._cache: dict[str, int] = {}
+
+    def __call__(self, tokens: list[str]) -> np.ndarray:
+        cache = self._cache
+        new = [t for t in set(tokens) if t not in cache]
+        if len(cache) + len(new) > self.max_tokens:
+            cache.clear()
+            new = list(set(tokens))
+        for tok in new:
+            cache[tok] = xxhash.xxh3_64_intdigest(tok.encode("utf-8", "surrogatepass"))
+        return np.fromiter(map(cache.__getitem__, tokens), dtype=np.uint64, count=len(tokens))
+
+
 def window_hashes(words: np.ndarray, k: int, mix_each_step: bool) -> np.ndarray:
     """A 64-bit hash of every k-word window of ``words`` (uint64 word hashes), in order, for all
     windows at once: the window's words folded left to right as ``acc * GOLDEN + next`` (mod

@@ -35,7 +35,6 @@ import xxhash
 
 from pagetwin.config import MinHashSettings
 from pagetwin.fingerprints.base import Algorithm, register
-from pagetwin.fingerprints.hashing import token_hashes
 from pagetwin.fingerprints.lsh import lsh_params, multiset_hashes, shingle_hashes
 from pagetwin.model import Doc, Evidence
 
@@ -93,17 +92,20 @@ class MinHash(Algorithm):
     def tokens(self, doc: Doc) -> list[str]:
         return doc.content_tokens() if self.settings.content_only else list(doc.tokens)
 
-    def shingles(self, doc: Doc) -> np.ndarray:
+    def shingles(self, doc: Doc, tokens: list[str] | None = None) -> np.ndarray:
         """64-bit hashes of the elements whose set MinHash sketches: the page's shingles, with
-        repeats made distinct when ``settings.multiset`` (weighted Jaccard)."""
-        h = shingle_hashes(token_hashes(self.tokens(doc)), self.settings.shingle)
+        repeats made distinct when ``settings.multiset`` (weighted Jaccard). ``tokens``: the
+        page's ``self.tokens(doc)`` when the caller has them already."""
+        tokens = self.tokens(doc) if tokens is None else tokens
+        h = shingle_hashes(self.hasher(tokens), self.settings.shingle)
         return multiset_hashes(h) if self.settings.multiset else h
 
     def features(self, doc: Doc) -> np.ndarray | None:
         """The signature, then the number of distinct shingles (module docstring)."""
-        if len(self.tokens(doc)) < self.settings.min_tokens:
+        tokens = self.tokens(doc)
+        if len(tokens) < self.settings.min_tokens:
             return None
-        shingles = self.shingles(doc)
+        shingles = self.shingles(doc, tokens)
         size = min(len(np.unique(shingles)), 0xFFFFFFFF)
         return np.append(minhash_signature(shingles, self._a, self._b), np.uint32(size))
 

@@ -19,7 +19,7 @@ import numpy as np
 
 from pagetwin.config import SimHashSettings
 from pagetwin.fingerprints.base import Algorithm, hamming, register
-from pagetwin.fingerprints.hashing import mix64, token_hashes
+from pagetwin.fingerprints.hashing import mix64
 from pagetwin.fingerprints.lsh import block_table_masks, shingle_hashes
 from pagetwin.model import Doc, Evidence
 
@@ -78,7 +78,7 @@ class SimHash(Algorithm):
         toks = self.tokens(doc)
         if len(toks) < self.settings.min_tokens:
             return None
-        feats = shingle_hashes(token_hashes(toks), self.settings.shingle)
+        feats = shingle_hashes(self.hasher(toks), self.settings.shingle)
         uniq, w = weighted_features(feats, self.settings.weighting)
         return simhash64(uniq, w)
 

@@ -11,6 +11,7 @@ import math
 import zlib
 from collections import Counter
 from collections.abc import Iterable
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import regex
@@ -103,6 +104,7 @@ class DocFreq:
         return f"DocFreq(n_docs={self.n_docs_}, terms={len(self.df_)})"
 
 
+@lru_cache(maxsize=1 << 17)  # asked for every token of every page; the same tokens recur
 def is_keyword_candidate(token: str) -> bool:
     """False for numbers and for one-character tokens of alphabetic scripts."""
     if not token or _NUMBER.fullmatch(token):
