@@ -57,6 +57,9 @@ def test_sites_count_pages_duplicates_and_copies_across_hosts(run, data):
     assert sum(s["duplicates"] for s in sites["listed"]) == summary["duplicates"]
     link = sites["links"][0]
     assert {link["a"], link["b"]} == {"news.example", HOSTILE_HOST} and link["pairs"] > 0
+    # The copies on the hostile host were crawled after the story (2024-03-14, -15 vs -12, -13).
+    news_first = link["a_first"] if link["a"] == "news.example" else link["b_first"]
+    assert news_first == link["pairs"]
     assert set(data["templates"]["shares"]) == {"news.example", HOSTILE_HOST}
 
 

@@ -214,19 +214,27 @@ def _sites(index: Any, summary: dict[str, Any], limits: Limits) -> dict[str, Any
     listed = [{"host": h, "pages": n, "duplicates": d or 0} for h, n, d in rows[: limits.sites]]  # cut when shown
     rest = rows[limits.sites :]
     links: dict[tuple[str, str], Counter] = {}
+    # Per host pair and kind: the pairs, and in how many the page on the first host was crawled
+    # first (the other, later: a hint at who copies whom; undated pages count for neither).
     cross = db.execute(
-        "SELECT pa.host, pb.host, e.kind, COUNT(*) FROM edges e JOIN pages pa ON pa.pid = e.a JOIN pages pb ON pb.pid = e.b"
+        "SELECT pa.host, pb.host, e.kind, COUNT(*), SUM(pa.crawl_date < pb.crawl_date), SUM(pb.crawl_date < pa.crawl_date)"
+        " FROM edges e JOIN pages pa ON pa.pid = e.a JOIN pages pb ON pb.pid = e.b"
         " WHERE pa.host != pb.host GROUP BY pa.host, pb.host, e.kind"
     )
-    for ha, hb, kind, n in cross:
-        links.setdefault(tuple(sorted((ha, hb))), Counter())[kind] += n
+    first: dict[tuple[str, str], Counter] = {}
+    for ha, hb, kind, n, a_first, b_first in cross:
+        key = tuple(sorted((ha, hb)))
+        links.setdefault(key, Counter())[kind] += n
+        earlier = first.setdefault(key, Counter())
+        earlier[ha] += a_first or 0
+        earlier[hb] += b_first or 0
     ranked = sorted(links.items(), key=lambda kv: (-sum(kv[1].values()), kv[0]))
     return {
         "listed": listed,
         "count": len(rows),
         "more": {"hosts": len(rest), "pages": sum(r[1] for r in rest), "duplicates": sum(r[2] or 0 for r in rest)},
-        "links": [{"a": _cut(a, limits.chars), "b": _cut(b, limits.chars), "pairs": sum(k.values()), "kinds": dict(k.most_common())}
-                  for (a, b), k in ranked[: limits.links]],
+        "links": [{"a": _cut(a, limits.chars), "b": _cut(b, limits.chars), "pairs": sum(k.values()), "kinds": dict(k.most_common()),
+                   "a_first": first[(a, b)][a], "b_first": first[(a, b)][b]} for (a, b), k in ranked[: limits.links]],
         "more_links": max(0, len(ranked) - limits.links),
     }
 

@@ -117,15 +117,15 @@ def sites(s: dict[str, Any], templates: dict[str, Any], limits: dict[str, Any]) 
     more = s["more"]
     rest = f"<p class=muted>and {more['hosts']:,} more hosts ({more['pages']:,} pages, {more['duplicates']:,} duplicates), not listed (limit {limits['sites']})</p>" if more["hosts"] else ""
     head = ["host", "pages", "duplicates", "share of duplicates", "text removed as template", "page-level noise"]
-    links = [f'<tr><td class="url">{e(x["a"])}</td><td class="url">{e(x["b"])}</td><td class="n">{x["pairs"]:,}</td><td>{_kv(x["kinds"])}</td></tr>'
-             for x in s["links"]]  # fmt: skip
+    links = [f'<tr><td class="url">{e(x["a"])}</td><td class="url">{e(x["b"])}</td><td class="n">{x["pairs"]:,}</td><td>{_kv(x["kinds"])}</td>'
+             f'<td class="n">{x["a_first"]:,} / {x["b_first"]:,}</td></tr>' for x in s["links"]]  # fmt: skip
     more_links = f"<p class=muted>and {s['more_links']:,} more host pairs</p>" if s["more_links"] else ""
     note = f"<p class=note>{e(templates['note'])}</p>" if templates.get("note") else ""
     return (
         f'<section id="sites"><h2>Sites ({s["count"]:,} hosts)</h2>{_table(head, rows, {1, 2, 3, 4, 5}, limits["page_size"])}{rest}'
         f"<p class=muted>template and noise shares: of the text of up to {limits['site_samples']} pages per site, read again from the inputs</p>{note}"
-        "<h2>Which sites copy from which</h2><p class=muted>verified pairs whose two pages are on different hosts</p>"
-        f"{_table(['host', 'host', 'pairs', 'by kind'], links, {2}, limits['page_size']) if links else '<p class=muted>no pair across hosts</p>'}{more_links}</section>"
+        "<h2>Which sites copy from which</h2><p class=muted>verified pairs whose two pages are on different hosts; crawled first: in how many the page on the first host, or on the second, was crawled earlier</p>"
+        f"{_table(['host', 'host', 'pairs', 'by kind', 'crawled first (first / second host)'], links, {2, 4}, limits['page_size']) if links else '<p class=muted>no pair across hosts</p>'}{more_links}</section>"
     )
 
 
