@@ -5,6 +5,10 @@
 For each --out folder of ``pagetwin dedup``: the pages of the run, its dedup time (summary.json
 seconds.total), the report's size in bytes and its build time (the median of ``--rounds``
 builds, each written to a temporary file), and the share of the report taken by each section.
+With ``--synthetic N --synthetic-dir DIR``, a run of N pages is first made up in DIR (an index
+and summary.json written directly, no crawl: clusters of power-law sizes, hosts of power-law
+sizes, a star of verified pairs per cluster, no stored text and no inputs to read again) to
+measure the report's size and build time on a run larger than the machine can dedup in time.
 With ``--screenshots DIR``, the first folder's report is also shot in headless Chromium (the
 overview and the first pair, 1000 x 1300 pixels) into DIR/report-overview.png and
 DIR/report-pair.png. Prints a markdown table.
@@ -46,6 +50,49 @@ def measure(out_dir: Path, rounds: int) -> dict:
     }
 
 
+def synthetic_run(out_dir: Path, pages: int, seed: int = 0) -> Path:
+    """A made-up finished run of ``pages`` pages in ``out_dir`` (see the module docstring)."""
+    import random
+
+    from pagetwin.cluster import cluster_id
+    from pagetwin.config import Settings
+    from pagetwin.index.sqlite import Index
+    from pagetwin.outputs.jsonl import cluster_stats
+
+    rng = random.Random(seed)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    index = Index(out_dir / "index.sqlite", Settings().to_dict())
+    evidence = json.dumps([{"algorithm": "minhash", "score": 0.9, "passed": True, "jaccard": 0.9}])
+    rows, clusters, edges, pid = [], [], [], 0
+    while pid < pages:
+        size = 1 if rng.random() < 0.5 else min(int(rng.paretovariate(1.1)) + 1, 5000, pages - pid)
+        host = f"site{int(rng.paretovariate(0.8)) % 50_000}.example"
+        first = pid + 1
+        for i in range(size):
+            pid += 1
+            url = f"https://{host if i == 0 or rng.random() < 0.7 else f'mirror{pid % 977}.example'}/page/{pid}"
+            rows.append((pid, f"<urn:uuid:{pid:032x}>", url, url.split("/")[2], "/gone/crawl.warc.gz", "response",
+                         f"2024-01-{1 + pid % 28:02d}", 1000, f"Page {pid} title", 1))  # fmt: skip
+            clusters.append((pid, cluster_id(f"<urn:uuid:{first:032x}>"), int(i == 0)))
+            if i:
+                edges.append((first, pid, "duplicate", evidence))
+    db = index.db
+    db.execute("BEGIN")
+    db.executemany("INSERT INTO pages (pid, id, url, host, source, kind, crawl_date, text_len, title, seen_run) VALUES (?,?,?,?,?,?,?,?,?,?)", rows)
+    db.executemany("INSERT INTO clusters VALUES (?, ?, ?)", clusters)
+    db.executemany("INSERT INTO edges VALUES (?, ?, ?, ?)", edges)
+    db.execute("COMMIT")
+    stats = cluster_stats(index)
+    n_clusters = sum(stats["cluster_sizes"].values())
+    summary = {"version": "synthetic", "inputs": ["(synthetic)"], "input_errors": [], "input_status": "ok",
+               "records": {"records_total": pages, "skipped": {}}, "pages": {"read": pages, "in_output": pages},
+               "clusters": n_clusters, "duplicates": pages - n_clusters, "pairs": len(edges),
+               "edges_by_kind": {"duplicate": len(edges)}, "seconds": {"total": 0.0}, **stats}  # fmt: skip
+    (out_dir / "summary.json").write_text(json.dumps(summary))
+    index.db.close()
+    return out_dir
+
+
 def screenshots(report: Path, into: Path) -> list[Path]:
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     if chromium is None:
@@ -64,16 +111,22 @@ def screenshots(report: Path, into: Path) -> list[Path]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("dirs", nargs="+", type=Path, metavar="OUT_DIR")
+    parser.add_argument("dirs", nargs="*", type=Path, metavar="OUT_DIR")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--screenshots", type=Path, metavar="DIR")
+    parser.add_argument("--synthetic", type=int, metavar="N", help="first make up a run of N pages in --synthetic-dir")
+    parser.add_argument("--synthetic-dir", type=Path, metavar="DIR")
     args = parser.parse_args(argv)
+    if args.synthetic:
+        if args.synthetic_dir is None or (args.synthetic_dir / "index.sqlite").exists():
+            parser.error("--synthetic N needs a new --synthetic-dir DIR")
+        args.dirs.append(synthetic_run(args.synthetic_dir, args.synthetic))
     print("| run | pages | clusters | dedup (s) | report (bytes) | report build (s) | build / dedup | largest sections (bytes) |")
     print("|---|---:|---:|---:|---:|---:|---:|---|")
     for out_dir in args.dirs:
         m = measure(out_dir, args.rounds)
         top = ", ".join(f"{k} {v:,}" for k, v in sorted(m["sections"].items(), key=lambda kv: -kv[1])[:3])
-        ratio = m["report_s"] / m["dedup_s"] if m["dedup_s"] else float("nan")
+        ratio = m["report_s"] / m["dedup_s"] if m["dedup_s"] else float("nan")  # nan: a synthetic run
         print(f"| {m['dir']} | {m['pages']:,} | {m['clusters']:,} | {m['dedup_s']:.1f} | {m['bytes']:,} | {m['report_s']:.2f} | {ratio:.3f} | {top} |")
     if args.screenshots:
         with tempfile.TemporaryDirectory() as tmp:
