@@ -11,6 +11,8 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import pagetwin
 from pagetwin.api import Cluster, Index, PageError
@@ -209,3 +211,46 @@ def test_the_readme_python_api_examples_run(tmp_path, monkeypatch):
     scope: dict = {}
     for block in blocks:  # one after another, as a reader would run them
         exec(compile(block, "README.md (Python API)", "exec"), scope)  # noqa: S102
+
+
+def _pool():
+    """Pages whose clusters depend on each other: two stories with near copies and an exact
+    copy, an unrelated page, and WARC revisit records of both stories."""
+    from pagetwin.api import as_page
+    from pagetwin.model import Page
+
+    settings = Settings()
+    html, near = _story()
+    other = page("Market opens", article(7))
+    other_near = page("Market opens", [p.replace(".", " today.", 1) for p in article(7)])
+    raw = [("a", html), ("a-near", near), ("a-copy", html), ("b", other), ("b-near", other_near), ("u", page("Quiet", article(50)))]
+    pages = [as_page({"id": i, "url": f"https://{i}.example/", "html": h}, 0, settings) for i, h in raw]
+    digest = {p.id: p.payload_digest for p in pages}
+    for target in ("a", "b"):
+        pages.append(Page(id=f"r-{target}", url=f"https://{target}.example/", kind="revisit", refers_to_digest=digest[target]))
+    return pages
+
+
+POOL = _pool()
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.permutations(range(len(POOL))), st.lists(st.integers(1, len(POOL) - 1), max_size=4))
+def test_adds_in_any_batches_give_the_clusters_of_one_batch(order, cuts):
+    """Incremental matching and clustering (only the new pages' components made again) give
+    the clusters, kept pages and edges of one add of the same pages in the same order."""
+    pages = [POOL[i] for i in order]
+    bounds = [0, *sorted(set(cuts)), len(pages)]
+
+    def outcome(batches):
+        with Index.memory() as index:
+            for batch in batches:
+                index.add(batch)
+            ids = dict(index._store.db.execute("SELECT pid, id FROM pages"))
+            edges = {(frozenset((ids[a], ids[b])), kind) for a, b, kind, _ in index._store.edges()}
+            return {(frozenset(m.id for m in c.members), c.kept.id) for c in index.clusters()}, edges
+
+    one = outcome([pages])
+    assert outcome([pages[a:b] for a, b in zip(bounds, bounds[1:]) if a < b]) == one
+    clusters = {members for members, _ in one[0]}
+    assert any({"a", "a-copy", "r-a"} <= m for m in clusters)  # a revisit follows its original

@@ -315,6 +315,7 @@ class Index:
     def _store_and_link(self, results: list) -> list[Added]:
         """One transaction: the new pages, their edges, the clusters."""
         from pagetwin.app import link_index, store_page
+        from pagetwin.engine import source_path
 
         store = self._store
         first_new = store.max_pid()
@@ -322,11 +323,11 @@ class Index:
         try:
             done: list[tuple[Any, int, str]] = []
             for result in results:
-                pid = store.known_pid(result.page.id, _SOURCE)
+                pid = store.known_pid(result.page.id, source_path(result.page.source))
                 status = "known" if pid is not None else "added"
                 done.append((result, pid if pid is not None else store_page(store, result), status))
             if any(status == "added" for _, _, status in done):
-                link_index(store, self._worker.algorithms, self.settings, first_new or None)
+                link_index(store, self._worker.algorithms, self.settings, first_new or None, recluster_all=False)
             store.commit()
         except BaseException:
             store.rollback()

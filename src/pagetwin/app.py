@@ -160,6 +160,8 @@ def dedup(
     settings.validate()
     started = time.monotonic()
     targets = _Targets(survivors, parquet, dedup_warc, documents)
+    if settings.spark.link == "executors":  # the link step on Spark's executors (no index)
+        return _dedup_on_executors(inputs, Path(out_dir), settings, index_path, log, engine, mode, targets, started)
     check_outputs(out_dir, index_path, survivors, parquet, mode, dedup_warc=dedup_warc, documents=documents)
     if engine is None:
         from pagetwin.runners.local import LocalEngine
@@ -509,12 +511,16 @@ def link_index(
     settings: Settings,
     first_new: int | None = None,
     timed: Callable[[str, float], None] = lambda step, since: None,
+    recluster_all: bool = True,
 ) -> _Links:
     """Match, guard and cluster the index's pages, in the caller's transaction (it commits).
     ``first_new``: the stored edges are those of the pages up to that pid, and only the pairs
     with a later page are verified (match.find_new_edges; the whole index again when it says
     a bucket changed shape); None verifies every bucket (match.find_edges). Either way the
-    edges are those of one run over all the pages, and the clusters are made from all."""
+    edges are those of one run over all the pages, and the clusters those of all of them:
+    made again for the whole index (``recluster_all``), or, when only the new pages were
+    matched, for the components of the new pages alone (recluster_new; the other pages'
+    clusters cannot change, no new edge reaching them)."""
     from pagetwin.cluster import clusters
     from pagetwin.match import MatchStats, evidence_from_json, evidence_json, find_edges, find_new_edges
     from pagetwin.model import Edge
@@ -530,17 +536,77 @@ def link_index(
         index.replace_edges((e.a, e.b, e.kind, evidence_json(e.evidence)) for e in edges)
     else:
         index.add_edges((e.a, e.b, e.kind, evidence_json(e.evidence)) for e in new)
-        edges = [Edge(a, b, kind, evidence_from_json(ev)) for a, b, kind, ev in index.edges()]
     timed("match", t)
 
     t = time.monotonic()
-    merge_kinds = {"duplicate"} | ({"partial"} if merges_partial(settings) else set())
+    if new is not None and not recluster_all:
+        recluster_new(index, algorithms, settings, first_new, revisits)
+        timed("cluster", t)
+        return _Links(new, match_stats)  # the new edges (the others are the index's)
+    if new is not None:
+        edges = [Edge(a, b, kind, evidence_from_json(ev)) for a, b, kind, ev in index.edges()]
+    merge_kinds = _merge_kinds(settings)
     linked = [(e.a, e.b) for e in edges if e.kind in merge_kinds]
     split = _guard(index, algorithms, edges, settings) if settings.match.guard else None
     rows = clusters(index.pages_for_clustering(), linked, settings.cluster.keep, split, attach=revisits)
     index.replace_clusters(rows)
     timed("cluster", t)
     return _Links(edges, match_stats)
+
+
+def _merge_kinds(settings: Settings) -> set[str]:
+    return {"duplicate"} | ({"partial"} if merges_partial(settings) else set())
+
+
+def recluster_new(index: Index, algorithms: list, settings: Settings, first_new: int, revisits: list[tuple[int, int]]) -> None:
+    """The clusters of the pages above ``first_new`` and of every page their edges connect
+    them to, made as ``link_index`` makes all (the same union, guard and choice of the page to
+    keep, per component), and stored over those pages' rows; the other clusters are kept.
+    A revisit record follows its original (cluster.clusters' ``attach``)."""
+    from pagetwin.cluster import clusters
+    from pagetwin.match import evidence_from_json
+    from pagetwin.model import Edge
+
+    leader = {follower: original for original, follower in revisits}
+
+    def ultimate(pid: int) -> int:
+        while pid in leader:
+            pid = leader[pid]
+        return pid
+
+    merge_kinds = _merge_kinds(settings)
+    component, rows = _components(index, [p for p in index.pids_after(first_new) if p not in leader], leader, merge_kinds)
+    edges = [Edge(a, b, kind, evidence_from_json(ev)) for (a, b), (kind, ev) in sorted(rows.items())]
+    followers = {f for f in leader if ultimate(f) in component}
+    members = component | followers
+    linked = [(e.a, e.b) for e in edges if e.kind in merge_kinds and e.a in component and e.b in component]
+    split = _guard(index, algorithms, edges, settings) if settings.match.guard else None
+    attach = [(o, f) for o, f in revisits if f in followers]
+    out = clusters(index.pages_for_clustering(sorted(members)), linked, settings.cluster.keep, split, attach=attach)
+    # New revisits (or revisits given their original now) of a page outside the components.
+    for original, follower in revisits:
+        if follower not in members and max(original, follower) > first_new:
+            cluster = index.cluster_of_pid(ultimate(follower))
+            if cluster is not None:
+                out.append((follower, cluster, 0))
+    index.set_clusters(out)
+
+
+def _components(index: Index, start: list[int], leader: dict[int, int], kinds: set[str]) -> tuple[set[int], dict]:
+    """The pages linked to ``start`` by edges of ``kinds`` (revisit records, ``leader``'s
+    keys, are not linked through), and every edge of those pages: {(a, b): (kind, evidence)}."""
+    seen = set(start)
+    frontier = list(start)
+    edges: dict[tuple[int, int], tuple[str, str]] = {}
+    while frontier:
+        pid = frontier.pop()
+        for a, b, kind, evidence in index.edges_touching(pid):
+            edges[(a, b)] = (kind, evidence)
+            other = b if a == pid else a
+            if kind in kinds and other not in seen and other not in leader:
+                seen.add(other)
+                frontier.append(other)
+    return seen, edges
 
 
 def merges_partial(settings: Settings) -> bool:
@@ -741,3 +807,77 @@ def _versions() -> dict[str, str]:
         except PackageNotFoundError:
             pass
     return out
+
+
+# -- dedup with the link step on Spark's executors (spark.link = "executors") ---------------
+
+
+def _dedup_on_executors(
+    inputs: list[str],
+    out_dir: Path,
+    settings: Settings,
+    index_path: str | Path | None,
+    log: Callable[[str], None],
+    engine: Engine | None,
+    mode: str,
+    targets: _Targets,
+    started: float,
+) -> dict[str, Any]:
+    """dedup with ``spark.link = "executors"``: pass 1 as usual, then pass 2, matching,
+    clustering and the outputs on Spark's executors (runners.spark_link), written under
+    ``spark.output`` (default: ``out_dir``); no SQLite index. summary.json goes to ``out_dir``
+    on this machine. A new run (mode "new", or "replace": the outputs are overwritten)."""
+    from pagetwin.outputs.files import OutputError, earlier_outputs
+    from pagetwin.outputs.jsonl import write_summary
+
+    if engine is None or not hasattr(engine, "pass2_rdd"):
+        raise ConfigError("setting spark.link = executors needs --runner spark")
+    asked = [n for n, v in (("--index", index_path), ("--survivors", targets.survivors), ("--dedup-warc",
+             targets.dedup_warc), ("--documents", targets.documents)) if v]  # fmt: skip
+    if asked or mode == "add":
+        what = ", ".join(asked) if asked else "--add (there is no index to add to)"
+        raise ConfigError(f"setting spark.link = executors writes clusters and pairs only: {what} needs spark.link = driver")
+    if mode == "new" and earlier_outputs(out_dir):
+        raise OutputError(f"{out_dir} holds an earlier run's {', '.join(earlier_outputs(out_dir))}: use --replace or another --out")
+    out_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        from pagetwin.runners.spark_link import link_on_executors
+
+        reporter = _ErrorReporter(log)
+        readable, problems = _readable_inputs(inputs)
+        reporter.report(problems)
+        learning = Learning.for_dedup(settings)
+        learned = engine.learn(readable, settings, learning) if learning.anything else None
+        stats = SourceStats()
+        uri = settings.spark.output or out_dir.resolve().as_uri()
+        counts = link_on_executors(engine, readable, settings, learned, stats, uri, overwrite=mode == "replace")
+    finally:
+        engine.close()
+    errors = list(dict.fromkeys(problems + stats.errors))
+    reporter.report(errors)
+    total = time.monotonic() - started
+    summary = {
+        "link": "executors",
+        "inputs": inputs,
+        "input_errors": errors,
+        "input_status": _input_status(errors, stats.pages_read),
+        "records": stats.to_dict(),
+        "pages": {"read": stats.pages_read, "in_output": counts.pages, "without_analysis": dict(counts.page_errors),
+                  "replaced_characters": counts.replaced_chars, "refused_charsets": counts.refused_charsets,
+                  "deep_dom_flattened": counts.flattened},  # fmt: skip
+        "clusters": counts.clusters,
+        "duplicates": counts.pages - counts.clusters,
+        "pairs": sum(counts.edges_by_kind.values()),
+        "edges_by_kind": dict(counts.edges_by_kind),
+        "revisits": {"matched": counts.revisit_edges},
+        "matching": counts.matching(),
+        "components_rounds": counts.rounds,
+        "outputs": counts.outputs,
+        "lean_index_bytes_per_page": round(counts.lean_bytes / counts.pages, 1) if counts.pages else None,
+        "seconds": {"total": round(total, 3)},
+        "pages_per_second": round(stats.pages_read / total, 1) if total else None,
+        "settings": settings.to_dict(),
+    }
+    write_summary(summary, out_dir / "summary.json")
+    reporter.finish()
+    return summary

@@ -52,6 +52,7 @@ CREATE TABLE IF NOT EXISTS edges (
     a INTEGER NOT NULL, b INTEGER NOT NULL, kind TEXT NOT NULL, evidence TEXT NOT NULL,
     PRIMARY KEY (a, b)
 ) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS edges_by_b ON edges(b);  -- a page's edges either way (api: the component of new pages)
 CREATE TABLE IF NOT EXISTS clusters (
     pid INTEGER PRIMARY KEY, cluster TEXT NOT NULL, keep INTEGER NOT NULL
 );
@@ -287,9 +288,13 @@ class Index:
         row = self.db.execute("SELECT pid FROM pages WHERE url=? ORDER BY pid LIMIT 1", (ref,)).fetchone()
         return row[0] if row else None
 
-    def pages_for_clustering(self) -> Iterator[tuple[int, str, int, str | None]]:
-        """(pid, id, text_len, crawl_date) of every page, in pid order."""
-        yield from self.db.execute("SELECT pid, id, text_len, crawl_date FROM pages ORDER BY pid")
+    def pages_for_clustering(self, pids: Iterable[int] | None = None) -> Iterator[tuple[int, str, int, str | None]]:
+        """(pid, id, text_len, crawl_date) of every page (or of ``pids``), in pid order."""
+        if pids is None:
+            yield from self.db.execute("SELECT pid, id, text_len, crawl_date FROM pages ORDER BY pid")
+            return
+        rows = [self.db.execute("SELECT pid, id, text_len, crawl_date FROM pages WHERE pid=?", (p,)).fetchone() for p in pids]
+        yield from sorted(r for r in rows if r is not None)
 
     def page_count(self) -> int:
         return self.db.execute("SELECT COUNT(*) FROM pages").fetchone()[0]
@@ -319,6 +324,10 @@ class Index:
             (algo, algo, first_new),
         )
         yield from _buckets(cur)
+
+    def pids_after(self, pid: int) -> list[int]:
+        """The pids above ``pid`` (the pages added after it), in order."""
+        return [r[0] for r in self.db.execute("SELECT pid FROM pages WHERE pid>? ORDER BY pid", (pid,))]
 
     def max_pid(self) -> int:
         """The highest pid stored (0 for an empty index): pages added later have higher ones."""
@@ -411,6 +420,19 @@ class Index:
     def add_edges(self, edges: Iterable[tuple[int, int, str, str]]) -> None:
         """Store new edges beside the others (incremental matching: pairs with a new page)."""
         self.db.executemany("INSERT OR REPLACE INTO edges VALUES (?, ?, ?, ?)", edges)
+
+    def edges_touching(self, pid: int) -> list[tuple[int, int, str, str]]:
+        """(a, b, kind, evidence) of the edges of one page, either end."""
+        return self.db.execute(
+            "SELECT a, b, kind, evidence FROM edges WHERE a=? UNION ALL SELECT a, b, kind, evidence FROM edges WHERE b=? AND a!=?",
+            (pid, pid, pid),
+        ).fetchall()
+
+    def set_clusters(self, rows: Iterable[tuple[int, str, int]]) -> None:
+        """Replace the cluster rows of these pages only (the others' are kept)."""
+        rows = list(rows)
+        self.db.executemany("DELETE FROM clusters WHERE pid=?", [(r[0],) for r in rows])
+        self.db.executemany("INSERT INTO clusters VALUES (?, ?, ?)", rows)
 
     def edges(self) -> Iterator[tuple[int, int, str, str]]:
         yield from self.db.execute("SELECT a, b, kind, evidence FROM edges ORDER BY a, b")
