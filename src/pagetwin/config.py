@@ -382,6 +382,17 @@ class RunSettings:
         "its last checkpoint; 0 = one commit at the end of pass 2", allowed=AT_LEAST_0, commands=DEDUP)  # fmt: skip
 
 
+@dataclass
+class SparkSettings:
+    # "executors": nothing per page reaches the driver (runners.spark_link); no SQLite index then.
+    link: str = _setting(
+        "driver", "with --runner spark, where dedup matches and clusters: \"driver\" (the SQLite index, every "
+        "output) or \"executors\" (partitioned outputs, no index)", allowed=Choice(("driver", "executors")))  # fmt: skip
+    output: str = _setting(
+        "", "with spark.link = executors: the Hadoop URI the executors write the outputs under (file:, hdfs:, "
+        "s3a:); empty = --out")  # fmt: skip
+
+
 # Settings that were removed, and what replaced each (a TOML file or --set naming one gets this).
 REMOVED: Mapping[str, str] = MappingProxyType({
     "text.keywords": "`pagetwin keywords --top N` (iter_keywords(top=N))",
@@ -463,6 +474,7 @@ class Settings:
     match: MatchSettings = field(default_factory=MatchSettings)
     cluster: ClusterSettings = field(default_factory=ClusterSettings)
     run: RunSettings = field(default_factory=RunSettings)
+    spark: SparkSettings = field(default_factory=SparkSettings)
 
     def validate(self) -> Settings:
         """Check every setting (type, allowed values, the rules joining two); ConfigError naming

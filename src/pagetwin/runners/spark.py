@@ -292,6 +292,35 @@ class SparkEngine:
             self.close()
 
 
+    def context(self, settings: Settings) -> Any:
+        """The SparkContext this engine runs on (started on first use)."""
+        return self._context(settings)
+
+    def pass2_rdd(
+        self, inputs: list[str], settings: Settings, learned: Learned | None, stats: SourceStats
+    ) -> tuple[Any, Callable[[], None]]:
+        """Pass 2 as an RDD left on the executors (runners.spark_link: the link step there),
+        and what to call when done with it: items (None, PageResult) per page in input order,
+        then (SourceStats, None) per partition. Pass 1's kept pages are used as ``fingerprint``
+        uses them; ``stats`` gets the counts made on the driver (listing folders)."""
+        sc = self._context(settings)
+        kept = self._kept
+        shared = sc.broadcast((uuid.uuid4().hex, settings, learned))
+        if kept is not None and kept.inputs == list(inputs) and settings.run.reuse_parse:
+            stats.merge(kept.unit_stats)
+            rdd = kept.rdd.mapPartitions(partial(_fingerprint_kept, shared))
+        else:
+            self._drop_kept()
+            units = self.units(inputs, stats)
+            rdd = sc.parallelize(units, max(1, len(units))).mapPartitions(partial(_fingerprint_partition, shared))
+
+        def done() -> None:
+            shared.destroy()
+            self._drop_kept()
+
+        return rdd, done
+
+
 class _KeptPages:
     """Pass 1's RDD of tagged items per partition: (_PAGE, page without HTML, parsed) ...,
     (_STATS, SourceStats), (_MODELS, learned models as bytes); and what pass 2 needs with it."""

@@ -1,0 +1,464 @@
+"""dedup's link step on Spark's executors (``spark.link = "executors"``): candidates, verified
+edges, the anti-chaining guard, connected components, the kept page of each cluster and the
+outputs, all as Spark jobs; nothing proportional to the number of pages comes to the driver.
+
+What each step computes is what the local link step (pagetwin.app._link_step over the SQLite
+index) computes, step for step, so that the outputs are the same:
+
+- page numbers: the pages in input order (pass 2's partitions are in input order) numbered
+  from 1 (``zipWithIndex``), as a fresh index numbers them;
+- candidates: every (algorithm, key) grouped by key, each bucket's pids sorted and
+  de-duplicated, its pairs chosen by ``match.bucket_pairs`` (an oversized bucket compared by
+  window and counted), each pair verified once per algorithm (``distinct``);
+- verification: each pair is joined with the two pages' features (two shuffles) and verified
+  by the algorithm on the executor; revisits are joined to their original by payload digest
+  (the smallest page number, as Index.revisit_pairs);
+- clusters: connected components of the merged edges by large-star / small-star rounds
+  (pagetwin.components), a revisit following its original as cluster.clusters does; each
+  component of more than two pages is split by the guard (guard.split_component) on one
+  executor, with its own members' features and edges: the guard's state is one component's,
+  never the whole graph's (a component of a million pages would be one task's, not the
+  driver's); the kept page per cluster by cluster.keep_key, named by cluster.cluster_id.
+
+Outputs, written by the executors under an output URI through Spark's Hadoop file systems
+(``file:``, ``hdfs:``, ``s3a:``): clusters.jsonl/ and pairs.jsonl/ (part files whose lines,
+read in part order, are the local runner's clusters.jsonl and pairs.jsonl), clusters.parquet/,
+pairs.parquet/ and pages.parquet/ (the lean index: each page's record location, keys and
+features, no page text). The driver gets counts only (dicts of a few entries, one SourceStats
+per partition) and the learned models of pass 1 (bounded by their own caps, not by pages).
+
+This module imports no other runner: it is given the engine (runners.spark.SparkEngine)
+whose ``pass2_rdd`` gives pass 2's results as an RDD.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any, NamedTuple
+
+from pagetwin.components import directed, large_star, small_star
+
+OUTPUTS = ("clusters.jsonl", "pairs.jsonl", "clusters.parquet", "pairs.parquet", "pages.parquet")
+
+
+class Lean(NamedTuple):
+    """What the link step keeps of a page (no text, no HTML)."""
+
+    id: str
+    url: str
+    source: str
+    kind: str
+    crawl_date: str | None
+    text_len: int
+    payload_digest: str | None
+    refers_to_digest: str | None
+    warc_offset: int | None
+    http_status: int | None
+    error: str | None
+    features: dict[str, bytes]
+    keys: dict[str, list[int]]
+
+
+@dataclass
+class Counts:
+    """What the driver gets back: counts, never pages."""
+
+    stats: Any = None  # SourceStats, merged over the partitions
+    page_errors: Counter = field(default_factory=Counter)
+    replaced_chars: int = 0
+    refused_charsets: int = 0
+    flattened: int = 0
+    pages: int = 0
+    candidates: Counter = field(default_factory=Counter)
+    passed: Counter = field(default_factory=Counter)
+    oversized_buckets: Counter = field(default_factory=Counter)
+    revisit_edges: int = 0
+    edges_by_kind: Counter = field(default_factory=Counter)
+    clusters: int = 0
+    rounds: int = 0
+    lean_bytes: int = 0
+    outputs: dict[str, str] = field(default_factory=dict)
+
+    def matching(self) -> dict[str, Any]:
+        return {
+            "candidates": dict(self.candidates),
+            "passed": dict(self.passed),
+            "oversized_buckets": dict(self.oversized_buckets),
+            "revisit_edges": self.revisit_edges,
+        }
+
+
+# -- connected components ------------------------------------------------------------------
+
+
+def connected_components(edges: Any, parts: int, max_rounds: int = 200) -> tuple[Any, int]:
+    """(RDD of (node, smallest node of its component), rounds) for the nodes of the RDD
+    ``edges`` of (a, b): pagetwin.components' rounds, each step one shuffle into ``parts``
+    partitions. A round's edges
+    are kept (memory, then disk) and cut from their lineage (``localCheckpoint``), so a long
+    run of rounds does not grow the job's plan. RuntimeError past ``max_rounds``."""
+    from pyspark import StorageLevel
+
+    current = edges.filter(lambda e: e[0] != e[1]).map(directed).distinct(parts)
+    current.persist(StorageLevel.MEMORY_AND_DISK)
+    size = current.count()
+    for rounds in range(1, max_rounds + 1):
+        large = current.flatMap(lambda e: (e, (e[1], e[0]))).groupByKey(parts).flatMap(lambda kv: large_star(*kv))
+        after = large.groupByKey(parts).flatMap(lambda kv: small_star(*kv)).distinct(parts)
+        after.persist(StorageLevel.MEMORY_AND_DISK)
+        after.localCheckpoint()
+        after_size = after.count()
+        same = after_size == size and after.subtract(current, parts).isEmpty()
+        current.unpersist()
+        current, size = after, after_size
+        if same:
+            centres = current.map(lambda e: (e[1], e[1])).distinct(parts)
+            return current.union(centres).coalesce(parts), rounds
+    raise RuntimeError(f"connected components did not converge in {max_rounds} rounds")
+
+
+# -- on the executors ----------------------------------------------------------------------
+
+# The algorithms of this Python worker and the broadcast they were built for (executor side).
+_current: tuple[str, list] | None = None
+
+
+def _algorithms(token: str, settings: Any) -> list:
+    global _current
+    if _current is None or _current[0] != token:
+        from pagetwin.fingerprints import build_algorithms
+
+        _current = (token, build_algorithms(settings))
+    return _current[1]
+
+
+def _lean(items: Iterable[tuple[Any, Any]]) -> Iterator[tuple[int, Any]]:
+    """Pass 2's items as (0, Lean) per page, then (1, Counts of the partition)."""
+    from pagetwin.engine import source_path
+
+    counts = Counts()
+    for part_stats, result in items:
+        if part_stats is not None:
+            if counts.stats is None:
+                counts.stats = part_stats
+            else:
+                counts.stats.merge(part_stats)
+            continue
+        page, doc = result.page, result.doc
+        if result.error:
+            counts.page_errors[result.error] += 1
+        counts.replaced_chars += result.replaced_chars
+        counts.refused_charsets += result.refused_charsets
+        counts.flattened += result.flattened
+        offset, status = page.meta.get("warc_offset"), page.meta.get("http_status")
+        yield 0, Lean(
+            page.id, page.url, source_path(page.source), page.kind, page.crawl_date, len(doc.text) if doc else 0,
+            page.payload_digest, page.refers_to_digest, offset if isinstance(offset, int) else None,
+            status if isinstance(status, int) else None, result.error or None, result.features, result.keys,
+        )  # fmt: skip
+    yield 1, counts
+
+
+def _keys_of(names: list[str], item: tuple[int, Lean]) -> Iterator[tuple[tuple[int, int], int]]:
+    pid, lean = item
+    for i, name in enumerate(names):
+        for key in lean.keys.get(name, ()):
+            yield (i, key), pid
+
+
+def _pairs_of(chain: list[bool], max_bucket: int, bucket: tuple[int, list[int]]) -> Iterator[tuple[int, int, int]]:
+    from pagetwin.match import bucket_pairs
+
+    alg, pids = bucket
+    for a, b in bucket_pairs(pids, max_bucket, chain[alg]):
+        yield alg, a, b
+
+
+def _verified(shared: Any, items: Iterable[Any]) -> Iterator[tuple[tuple[int, int], tuple[int, Any]]]:
+    """((a, b), (algorithm number, Evidence)) for each joined pair ((b, alg), ((a, fa), fb))
+    that passes its algorithm's verification."""
+    token, settings = shared.value
+    algorithms = _algorithms(token, settings)
+    for (b, alg), ((a, fa), fb) in items:
+        algorithm = algorithms[alg]
+        result = algorithm.verify(algorithm.decode(fa), algorithm.decode(fb))
+        if result.passed:
+            yield (a, b), (alg, result)
+
+
+def _edge(item: tuple[tuple[int, int], Iterable[tuple[int, Any]]]) -> tuple[tuple[int, int], str, tuple]:
+    from pagetwin.match import edge_kind
+
+    pair, found = item
+    evidence = tuple(ev for _, ev in sorted(found, key=lambda x: x[0]))  # revisit (-1) first, then settings order
+    return pair, edge_kind(list(evidence)), evidence
+
+
+def _score(evidence: tuple) -> float:
+    """The edge's score as the guard reads it (guard.make_splitter)."""
+    return max((ev.score for ev in evidence if ev.passed), default=1.0)
+
+
+def _component_rows(shared: Any, item: tuple[int, tuple[Iterable, Iterable]]) -> Iterator[tuple[int, tuple[str, int]]]:
+    """(pid, (cluster name, keep)) for the members of one connected component, split by the
+    guard (more than two members, match.guard) as app._guard splits it locally."""
+    from pagetwin.cluster import ClusterPage, cluster_id, keep_key
+    from pagetwin.guard import split_component
+
+    token, settings = shared.value
+    _, (members, edges) = item
+    info: dict[int, ClusterPage] = {}
+    features: dict[int, dict[str, bytes]] = {}
+    for pid, lean in members:
+        info[pid] = ClusterPage(pid, lean.id, lean.text_len, lean.crawl_date)
+        features[pid] = lean.features
+    order = keep_key(settings.cluster.keep)
+
+    def keep(pages: list[int]) -> int:
+        return min(pages, key=lambda pid: order(info[pid]))
+
+    parts = [sorted(info)]
+    if settings.match.guard and len(info) > 2:
+        algorithms = _algorithms(token, settings)
+        decoded: dict[tuple[int, int], Any] = {}
+
+        def feature(i: int, pid: int) -> Any:
+            if (i, pid) not in decoded:
+                data = features[pid].get(algorithms[i].name)
+                decoded[(i, pid)] = None if data is None else algorithms[i].decode(data)
+            return decoded[(i, pid)]
+
+        def similar(a: int, b: int) -> bool:
+            share = settings.match.guard_share
+            for i, alg in enumerate(algorithms):
+                fa, fb = feature(i, a), feature(i, b)
+                if fa is not None and fb is not None and alg.related(fa, fb, share):
+                    return True
+            return False
+
+        parts = split_component(sorted(info), list(edges), similar, keep)
+    for part in parts:
+        kept = keep(part)
+        name = cluster_id(info[kept].id)
+        for pid in part:
+            yield pid, (name, int(pid == kept))
+
+
+# -- on the driver: the plan ---------------------------------------------------------------
+
+
+def link_on_executors(
+    engine: Any, inputs: list[str], settings: Any, learned: Any, stats: Any, out_uri: str, overwrite: bool = False
+) -> Counts:
+    """Pass 2 and the link step on the executors, the outputs written under ``out_uri``
+    (module docstring). ``stats`` (SourceStats) gets every partition's counts; the returned
+    Counts hold the rest."""
+    import uuid
+
+    from pyspark import StorageLevel
+
+    rdd, done = engine.pass2_rdd(inputs, settings, learned, stats)
+    sc = engine.context(settings)
+    shared = sc.broadcast((uuid.uuid4().hex, settings))
+    counts = Counts()
+    try:
+        tagged = rdd.mapPartitions(_lean)
+        tagged.persist(StorageLevel.MEMORY_AND_DISK)
+        for part in tagged.filter(lambda t: t[0] == 1).map(lambda t: t[1]).collect():
+            _add_partition(counts, part, stats)
+        pages = tagged.filter(lambda t: t[0] == 0).map(lambda t: t[1]).zipWithIndex().map(lambda li: (li[1] + 1, li[0]))
+        pages.persist(StorageLevel.MEMORY_AND_DISK)
+        counts.pages = pages.count()
+        n = max(1, sc.defaultParallelism)  # partitions of every shuffle
+        tagged.unpersist()
+        revisits = _revisits(pages, n)  # (original, revisit)
+        edges = _edges(sc, shared, pages, revisits, settings, counts, n)
+        rows = _clusters(shared, pages, edges, revisits, settings, counts, n)
+        _write(sc, pages, edges, rows, out_uri, overwrite, counts, n)
+        return counts
+    finally:
+        shared.destroy()
+        done()
+
+
+def _add_partition(counts: Counts, part: Counts, stats: Any) -> None:
+    if part.stats is not None:
+        stats.merge(part.stats)
+    counts.page_errors.update(part.page_errors)
+    counts.replaced_chars += part.replaced_chars
+    counts.refused_charsets += part.refused_charsets
+    counts.flattened += part.flattened
+
+
+def _revisits(pages: Any, n: int) -> Any:
+    """(original, revisit) pids: a revisit record and the first response whose payload digest
+    it names (Index.revisit_pairs)."""
+    originals = (
+        pages.filter(lambda p: p[1].kind == "response" and p[1].payload_digest is not None)
+        .map(lambda p: (p[1].payload_digest, p[0]))
+        .reduceByKey(min, n)
+    )
+    refs = pages.filter(lambda p: p[1].kind == "revisit" and p[1].refers_to_digest is not None)
+    joined = refs.map(lambda p: (p[1].refers_to_digest, p[0])).join(originals, n)
+    return joined.map(lambda kv: (kv[1][1], kv[1][0]))
+
+
+def _edges(sc: Any, shared: Any, pages: Any, revisits: Any, settings: Any, counts: Counts, n: int) -> Any:
+    """RDD of ((a, b), kind, evidence): match.find_edges on the executors; its counts in
+    ``counts`` (candidates, passed, oversized buckets, revisit edges, edges by kind)."""
+    from pyspark import StorageLevel
+
+    from pagetwin.fingerprints import build_algorithms
+    from pagetwin.model import Evidence
+
+    algorithms = build_algorithms(settings)
+    names = [a.name for a in algorithms]
+    chain = [a.keys_are_proof for a in algorithms]
+    max_bucket = settings.match.max_bucket
+    buckets = (
+        pages.flatMap(partial(_keys_of, names))
+        .groupByKey(n)
+        .map(lambda kv: (kv[0][0], sorted(set(kv[1]))))
+        .filter(lambda b: len(b[1]) > 1)
+    )
+    buckets.persist(StorageLevel.MEMORY_AND_DISK)
+    over = buckets.filter(lambda b: not chain[b[0]] and len(b[1]) > max_bucket).map(lambda b: b[0]).countByValue()
+    counts.oversized_buckets.update({names[i]: n for i, n in over.items()})
+    candidates = buckets.flatMap(partial(_pairs_of, chain, max_bucket)).distinct(n)
+    candidates.persist(StorageLevel.MEMORY_AND_DISK)
+    counts.candidates.update({names[i]: n for i, n in candidates.map(lambda c: c[0]).countByValue().items()})
+    buckets.unpersist()
+
+    proof = candidates.filter(lambda c: chain[c[0]]).map(
+        lambda c: ((c[1], c[2]), (c[0], Evidence(names[c[0]], 1.0, True, {"key": "equal"})))
+    )
+    feats = pages.flatMap(
+        lambda p: (((p[0], i), p[1].features[n]) for i, n in enumerate(names) if not chain[i] and n in p[1].features)
+    )
+    first = candidates.filter(lambda c: not chain[c[0]]).map(lambda c: ((c[1], c[0]), c[2])).join(feats, n)
+    second = first.map(lambda kv: ((kv[1][0], kv[0][1]), (kv[0][0], kv[1][1]))).join(feats, n)
+    verified = second.mapPartitions(partial(_verified, shared))
+    revisit = revisits.map(
+        lambda ov: (tuple(sorted(ov)), (-1, Evidence("revisit", 1.0, True, {"payload_digest": "equal"})))
+    )
+    found = sc.union([revisit, proof, verified])
+    found.persist(StorageLevel.MEMORY_AND_DISK)
+    passed = found.map(lambda f: f[1][0]).countByValue()
+    counts.revisit_edges = passed.pop(-1, 0)
+    counts.passed.update({names[i]: n for i, n in passed.items()})
+    edges = found.groupByKey(n).map(_edge)
+    edges.persist(StorageLevel.MEMORY_AND_DISK)
+    counts.edges_by_kind.update(edges.map(lambda e: e[1]).countByValue())
+    found.unpersist()
+    candidates.unpersist()
+    return edges
+
+
+def _clusters(shared: Any, pages: Any, edges: Any, revisits: Any, settings: Any, counts: Counts, n: int) -> Any:
+    """RDD of (pid, (cluster name, keep)) for every page: cluster.clusters with the guard."""
+    from pyspark import StorageLevel
+
+    from pagetwin.cluster import cluster_id
+
+    merged = {"duplicate", "partial"} if settings.match.merge_partial or settings.chunks.merge_partial else {"duplicate"}
+    followers = revisits.map(lambda ov: (ov[1], ov[0]))  # revisit -> its original
+    linked = edges.filter(lambda e: e[1] in merged).map(lambda e: (e[0][0], (e[0][1], _score(e[2]))))
+    linked = linked.subtractByKey(followers, n).map(lambda kv: (kv[1][0], (kv[0], kv[1][1]))).subtractByKey(followers, n)
+    linked = linked.map(lambda kv: (kv[1][0], kv[0], kv[1][1]))  # (a, b, score), neither a follower
+    linked.persist(StorageLevel.MEMORY_AND_DISK)
+    labels, counts.rounds = connected_components(linked.map(lambda e: (e[0], e[1])), n)
+    labels.persist(StorageLevel.MEMORY_AND_DISK)
+    nodes = pages.subtractByKey(followers, n)
+    alone = nodes.subtractByKey(labels, n).map(lambda p: (p[0], (cluster_id(p[1].id), 1)))
+    members = nodes.join(labels, n).map(lambda kv: (kv[1][1], (kv[0], kv[1][0])))  # label -> (pid, lean)
+    by_label = linked.map(lambda e: (e[0], e[1:])).join(labels, n).map(lambda kv: (kv[1][1], (kv[0], *kv[1][0])))
+    grouped = members.cogroup(by_label, n).flatMap(partial(_component_rows, shared))
+    grouped.persist(StorageLevel.MEMORY_AND_DISK)
+    following = followers.map(lambda fo: (fo[1], fo[0])).join(grouped.union(alone), n).map(
+        lambda kv: (kv[1][0], (kv[1][1][0], 0))
+    )
+    rows = alone.union(grouped).union(following).coalesce(n)
+    rows.persist(StorageLevel.MEMORY_AND_DISK)
+    counts.clusters = rows.filter(lambda r: r[1][1] == 1).count()
+    linked.unpersist()
+    return rows
+
+
+# -- the outputs ---------------------------------------------------------------------------
+
+
+def _cluster_line(item: tuple[int, tuple[tuple[str, int], tuple[str, str]]]) -> tuple[int, str, str, str, bool, str]:
+    pid, ((name, keep), (page_id, url)) = item
+    line = json.dumps({"id": page_id, "url": url, "cluster": name, "keep": bool(keep)}, ensure_ascii=False)
+    return pid, page_id, url, name, bool(keep), line
+
+
+def _pair_line(item: Any) -> tuple[str, str, str, str, str, str, str]:
+    from pagetwin.match import evidence_json
+
+    _, ((kind, evidence, (id_a, url_a)), (id_b, url_b)) = item
+    text = evidence_json(evidence)
+    record = {"a": id_a, "b": id_b, "url_a": url_a, "url_b": url_b, "kind": kind, "evidence": json.loads(text)}
+    return id_a, id_b, url_a, url_b, kind, text, json.dumps(record, ensure_ascii=False)
+
+
+def _page_row(item: tuple[int, Lean]) -> tuple:
+    pid, p = item
+    return (pid, p.id, p.url, p.source, p.kind, p.crawl_date, p.text_len, p.payload_digest, p.refers_to_digest,
+            p.warc_offset, p.http_status, p.error, dict(p.features), {k: list(v) for k, v in p.keys.items()})  # fmt: skip
+
+
+_CLUSTERS_SCHEMA = "pid long, id string, url string, cluster string, keep boolean"
+_PAIRS_SCHEMA = "a string, b string, url_a string, url_b string, kind string, evidence string"
+_PAGES_SCHEMA = (
+    "pid long, id string, url string, source string, kind string, crawl_date string, text_len long, "
+    "payload_digest string, refers_to_digest string, warc_offset long, http_status int, error string, "
+    "features map<string, binary>, keys map<string, array<long>>"
+)
+
+
+def _write(sc: Any, pages: Any, edges: Any, rows: Any, out_uri: str, overwrite: bool, counts: Counts, n: int) -> None:
+    """clusters and pairs as JSONL part files and Parquet, the lean index as Parquet, under
+    ``out_uri``, written by the executors in page order (pairs in (a, b) order)."""
+    from pyspark.sql import SparkSession
+
+    spark = SparkSession.builder.getOrCreate()
+    ident = pages.mapValues(lambda p: (p.id, p.url))
+    clusters = rows.join(ident, n).sortByKey(True, n).map(_cluster_line)
+    by_a = edges.map(lambda e: (e[0][0], (e[0][1], e[1], e[2]))).join(ident, n)
+    by_b = by_a.map(lambda kv: (kv[1][0][0], (kv[0], kv[1][0][1], kv[1][0][2], kv[1][1]))).join(ident, n)
+    pairs = by_b.map(lambda kv: ((kv[1][0][0], kv[0]), ((kv[1][0][1], kv[1][0][2], kv[1][0][3]), kv[1][1])))
+    pairs = pairs.sortByKey(True, n).map(_pair_line)
+    mode = "overwrite" if overwrite else "errorifexists"
+    base = out_uri.rstrip("/")
+    frames = {
+        "clusters.parquet": spark.createDataFrame(clusters.map(lambda c: c[:5]), _CLUSTERS_SCHEMA),
+        "clusters.jsonl": spark.createDataFrame(clusters.map(lambda c: (c[5],)), "value string"),
+        "pairs.parquet": spark.createDataFrame(pairs.map(lambda p: p[:6]), _PAIRS_SCHEMA),
+        "pairs.jsonl": spark.createDataFrame(pairs.map(lambda p: (p[6],)), "value string"),
+        "pages.parquet": spark.createDataFrame(pages.sortByKey(True, n).map(_page_row), _PAGES_SCHEMA),
+    }  # fmt: skip
+    for name, frame in frames.items():
+        target = f"{base}/{name}"
+        writer = frame.write.mode(mode)
+        try:
+            writer.text(target) if name.endswith(".jsonl") else writer.parquet(target)
+        except Exception as exc:  # noqa: BLE001 - pyspark's AnalysisException: the target is there
+            if "already exists" not in str(exc):
+                raise
+            from pagetwin.outputs.files import OutputError
+
+            raise OutputError(f"{target} already exists (an earlier run's output; use another --out or --replace)") from None
+        counts.outputs[name] = target
+    counts.lean_bytes = _size(sc, counts.outputs["pages.parquet"])
+
+
+def _size(sc: Any, uri: str) -> int:
+    """Bytes under ``uri``, asked of its Hadoop file system."""
+    jvm = sc._jvm
+    path = jvm.org.apache.hadoop.fs.Path(uri)
+    return int(path.getFileSystem(sc._jsc.hadoopConfiguration()).getContentSummary(path).getLength())

@@ -1,0 +1,131 @@
+"""runners/spark_link.py: the link step on Spark's executors (``spark.link = "executors"``)
+gives the local runner's clusters, kept pages and pairs, on the example crawl and on the real
+crawls of the shared data; its connected components are union-find's, through a real local
+Spark; bad usage is a one-line ConfigError. One SparkSession for the module (start-up is slow)."""
+
+from __future__ import annotations
+
+import glob
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from pagetwin.app import dedup
+from pagetwin.cluster import UnionFind
+from pagetwin.config import ConfigError, Settings
+from pagetwin.runners import spark
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "examples" / "debian-docs.warc.gz"
+SHARED_WARC = ROOT.parent / "shared" / "data" / "warc"
+
+
+@pytest.fixture(scope="module")
+def session():
+    pytest.importorskip("pyspark", reason="pyspark is not installed (pip install 'pagetwin[spark]')")
+    if spark._java() is None:
+        pytest.skip("Java is not installed (Spark needs Java 17)")
+    owner = spark.SparkEngine(master="local[2]")
+    sc = owner.context(Settings())
+    yield sc
+    owner.close()  # the engine that started the session stops it
+
+
+def _settings(link: str) -> Settings:
+    s = Settings()
+    s.set("run.workers", 2)
+    s.set("spark.link", link)
+    return s.validate()
+
+
+def _parts(folder: Path) -> list[dict]:
+    """The lines of a folder of part files, in part order."""
+    return [json.loads(line) for f in sorted(folder.glob("part-*")) for line in f.read_text().splitlines()]
+
+
+def _core(rows: list[dict]) -> list[tuple]:
+    return [(r["id"], r["url"], r["cluster"], r["keep"]) for r in rows]
+
+
+def _same_as_local(inputs: list[str], tmp_path: Path) -> dict:
+    """Run the local runner and the executors' link step on ``inputs``; assert the same
+    clusters, kept pages and pairs, line for line; return the executors' summary."""
+    local = dedup(inputs, tmp_path / "local", _settings("driver"))
+    ours = dedup(inputs, tmp_path / "spark", _settings("executors"), engine=spark.SparkEngine(master="local[2]"))
+    local_rows = [json.loads(line) for line in (tmp_path / "local" / "clusters.jsonl").read_text().splitlines()]
+    assert _core(_parts(tmp_path / "spark" / "clusters.jsonl")) == _core(local_rows)
+    local_pairs = [json.loads(line) for line in (tmp_path / "local" / "pairs.jsonl").read_text().splitlines()]
+    assert _parts(tmp_path / "spark" / "pairs.jsonl") == local_pairs
+    for key in ("clusters", "duplicates", "pairs", "edges_by_kind", "records", "input_status"):
+        assert ours[key] == local[key], key
+    assert {k: v for k, v in ours["matching"].items() if k != "incremental"} == {
+        k: v for k, v in local["matching"].items() if k != "incremental"
+    }
+    return ours
+
+
+def test_example_crawl_same_clusters_and_pairs_as_local(session, tmp_path):
+    summary = _same_as_local([str(EXAMPLE)], tmp_path)
+    assert summary["duplicates"] > 50 and summary["revisits"]["matched"] > 0  # not two empty results
+    assert summary["link"] == "executors" and summary["components_rounds"] >= 1
+    # The outputs are also Parquet, and the lean index holds no text.
+    import pyarrow.parquet as pq
+
+    clusters = pq.read_table(tmp_path / "spark" / "clusters.parquet").to_pylist()
+    assert [(r["id"], r["cluster"], r["keep"]) for r in clusters] == [
+        (r["id"], r["cluster"], r["keep"]) for r in _parts(tmp_path / "spark" / "clusters.jsonl")
+    ]
+    pages = pq.read_table(tmp_path / "spark" / "pages.parquet")
+    assert "text" not in pages.column_names and pages.num_rows == summary["pages"]["in_output"]
+    assert summary["lean_index_bytes_per_page"] > 0
+
+
+def test_shared_crawls_same_clusters_and_pairs_as_local(session, tmp_path):
+    """The real crawls of the shared data (revisits across two crawls, ARC, a truncated file,
+    charsets), all in one run."""
+    if not SHARED_WARC.is_dir():
+        pytest.skip(f"{SHARED_WARC} is missing (the shared data set)")
+    inputs = sorted(glob.glob(str(SHARED_WARC / "*.*rc.gz"))) + sorted(glob.glob(str(SHARED_WARC / "ukwa" / "BL-*")))
+    summary = _same_as_local(inputs, tmp_path)
+    assert summary["revisits"]["matched"] >= 55 and summary["duplicates"] > 100
+
+
+def _union_find(edges):
+    uf = UnionFind()
+    for a, b in edges:
+        uf.union(a, b)
+    return {x: min(g) for g in uf.groups().values() for x in g}
+
+
+def test_components_through_spark_equal_union_find(session):
+    from pagetwin.runners.spark_link import connected_components
+
+    rnd = random.Random(18)
+    chain = list(range(300))
+    rnd.shuffle(chain)
+    graphs = {
+        "chain": list(zip(chain, chain[1:])),
+        "giant and small": [(i, rnd.randrange(i)) for i in range(1, 200)] + [(1000 + 2 * i, 1001 + 2 * i) for i in range(20)],
+        "random": [(rnd.randrange(120), rnd.randrange(120)) for _ in range(100)],
+    }
+    for name, edges in graphs.items():
+        labels, rounds = connected_components(session.parallelize(edges, 3), 2)
+        expected = {k: v for k, v in _union_find(edges).items() if any(k in e and e[0] != e[1] for e in edges)}
+        assert dict(labels.collect()) == expected, name
+        assert rounds >= 1
+
+
+def test_executors_link_needs_the_spark_runner_and_new_outputs(tmp_path):
+    with pytest.raises(ConfigError, match="spark.link = executors needs --runner spark"):
+        dedup([str(EXAMPLE)], tmp_path / "o", _settings("executors"))
+    fake = type("Engine", (), {"pass2_rdd": None, "close": lambda self: None})()
+    with pytest.raises(ConfigError, match="--index needs spark.link = driver"):
+        dedup([str(EXAMPLE)], tmp_path / "o", _settings("executors"), index_path=tmp_path / "i.sqlite", engine=fake)
+    with pytest.raises(ConfigError, match="--add"):
+        dedup([str(EXAMPLE)], tmp_path / "o", _settings("executors"), engine=fake, mode="add")
+    (tmp_path / "o").mkdir()
+    (tmp_path / "o" / "clusters.jsonl").write_text("")
+    with pytest.raises(ConfigError, match="earlier run"):
+        dedup([str(EXAMPLE)], tmp_path / "o", _settings("executors"), engine=fake)
