@@ -1,0 +1,128 @@
+"""Cost of adding pages to indexes of growing size (issue 17, item 4): it should stay flat.
+
+Indexes of the first 2,000 / 10,000 / 20,000 pages of a corpus WARC are built through
+``pagetwin.Index`` (batches of 500; no site templates learned, as an index created by the API
+has none), snapshotted, and the same ``--new`` pages (the last pages of another WARC) added to a
+copy of each: once as one batch, once one page per ``add``. For each: the add's wall time, and,
+on the index after the add, the time of verifying the new pages' pairs only
+(``match.find_new_edges``) against matching the whole index again (``match.find_edges``, what
+every add cost before), measured in the same run.
+
+    nice -n 10 .venv/bin/python -m bench.add_cost bench/data/corpus-20000.warc.gz \
+        --new-from bench/data/corpus-5000.warc.gz --sizes 2000 10000 20000 --new 100
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+from itertools import islice
+from pathlib import Path
+
+
+def _pages(path: str, limit: int | None = None, skip: int = 0):
+    from pagetwin.config import Settings
+    from pagetwin.sources import SourceStats, iter_pages
+
+    pages = iter_pages([path], Settings().input, SourceStats())
+    return list(islice((p for p in pages if p.kind == "response"), skip, None if limit is None else skip + limit))
+
+
+def build(corpus: str, sizes: list[int], work: Path) -> dict[int, Path]:
+    """Snapshots of one index grown through the API to each size."""
+    from pagetwin.api import Index
+    from pagetwin.config import Settings
+    from pagetwin.sources import SourceStats, iter_pages
+
+    snaps: dict[int, Path] = {}
+    settings = Settings()
+    wanted = sorted(sizes)
+    stream = (p for p in iter_pages([corpus], settings.input, SourceStats()) if p.kind == "response")
+    t = time.monotonic()
+    with Index.open(work / "grow.sqlite", settings) as index:
+        while wanted:
+            batch = list(islice(stream, min(500, wanted[0] - len(index))))
+            if not batch:
+                break
+            index.add(batch)
+            if len(index) >= wanted[0]:
+                size = wanted.pop(0)
+                snaps[size] = work / f"index-{size}.sqlite"
+                src, dst = sqlite3.connect(work / "grow.sqlite"), sqlite3.connect(snaps[size])
+                src.backup(dst)
+                src.close(), dst.close()
+                print(f"built {size} pages ({time.monotonic() - t:.0f} s)", file=sys.stderr, flush=True)
+    return snaps
+
+
+def measure(snapshot: Path, new_pages: list, work: Path) -> dict:
+    from pagetwin.api import Index
+    from pagetwin.match import MatchStats, find_edges, find_new_edges
+
+    out: dict = {}
+    for mode in ("batch", "single"):
+        copy = work / f"m-{mode}.sqlite"
+        shutil.copy(snapshot, copy)
+        with Index.open(copy) as index:
+            before = len(index)
+            first_new = index._store.max_pid()
+            t = time.monotonic()
+            if mode == "batch":
+                index.add(new_pages)
+                out["batch_s"] = round(time.monotonic() - t, 3)
+            else:
+                each = []
+                for page in new_pages:
+                    s = time.monotonic()
+                    index.add(page)
+                    each.append(time.monotonic() - s)
+                out["single_total_s"] = round(sum(each), 3)
+                out["single_p50_ms"] = round(1000 * statistics.median(each), 1)
+                out["single_p99_ms"] = round(1000 * sorted(each)[int(0.99 * (len(each) - 1))], 1)
+                continue
+            out["pages"] = before
+            algorithms, max_bucket = index._worker.algorithms, index.settings.match.max_bucket
+            store = index._store
+            t = time.monotonic()
+            new = find_new_edges(store, algorithms, max_bucket, MatchStats(), first_new, list(store.revisit_pairs()))
+            out["match_new_s"] = round(time.monotonic() - t, 3)
+            t = time.monotonic()
+            full = find_edges(store, algorithms, max_bucket, MatchStats(), list(store.revisit_pairs()))
+            out["match_all_s"] = round(time.monotonic() - t, 3)
+            out["new_edges"] = None if new is None else len(new)
+            out["edges"] = len(full)
+        copy.unlink()
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("corpus")
+    parser.add_argument("--new-from", required=True, help="WARC whose last --new pages are added")
+    parser.add_argument("--sizes", type=int, nargs="+", default=[2000, 10000, 20000])
+    parser.add_argument("--new", type=int, default=100)
+    parser.add_argument("--work", type=Path, default=None, help="folder for the indexes (default: a temporary one)")
+    args = parser.parse_args(argv)
+    work = args.work or Path(tempfile.mkdtemp(prefix="pagetwin-add-cost-"))
+    work.mkdir(parents=True, exist_ok=True)
+    snaps = {s: work / f"index-{s}.sqlite" for s in args.sizes}
+    if not all(p.exists() for p in snaps.values()):
+        snaps = build(args.corpus, args.sizes, work)
+    pool = _pages(args.new_from)
+    new_pages = pool[-args.new :]
+    rows = []
+    for size in sorted(snaps):
+        row = {"size": size, **measure(snaps[size], new_pages, work)}
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
