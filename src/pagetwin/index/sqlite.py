@@ -43,6 +43,7 @@ CREATE TABLE IF NOT EXISTS pages (
 );
 CREATE INDEX IF NOT EXISTS pages_payload ON pages(payload_digest);
 CREATE INDEX IF NOT EXISTS pages_url ON pages(url);
+CREATE INDEX IF NOT EXISTS pages_kind ON pages(kind);  -- the few revisit records, without a scan
 CREATE TABLE IF NOT EXISTS features (
     algo TEXT NOT NULL, pid INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY (algo, pid)
 ) WITHOUT ROWID;
@@ -318,10 +319,13 @@ class Index:
     def buckets_with_new(self, algo: str, first_new: int) -> Iterator[list[int]]:
         """The buckets (as ``buckets``: two or more pids, sorted) of the keys of one algorithm
         that a page above ``first_new`` holds: what adding those pages changed."""
+        # A page's keys are stored with it and pages in pid order, so the keys rows of the new
+        # pages are the last rowids: found by reading back from the end, not by a scan of all.
+        edge = self.db.execute("SELECT rowid FROM keys WHERE pid<=? ORDER BY rowid DESC LIMIT 1", (first_new,)).fetchone()
         cur = self.db.execute(
-            "SELECT key, pid FROM keys WHERE algo=? AND key IN (SELECT key FROM keys WHERE algo=? AND pid>?)"
-            " ORDER BY key, pid",
-            (algo, algo, first_new),
+            "SELECT key, pid FROM keys WHERE algo=? AND key IN"
+            " (SELECT key FROM keys WHERE rowid>? AND algo=? AND pid>?) ORDER BY key, pid",
+            (algo, edge[0] if edge else 0, algo, first_new),
         )
         yield from _buckets(cur)
 
