@@ -246,3 +246,24 @@ def test_an_article_with_a_box_of_linked_headlines_keeps_the_article_only():
     text = extract(parse_html(page(extra_body=box, article_extra=longer))).text
     assert all(p in text for p in ARTICLE)
     assert not any(h in text for h in HEADLINES)
+
+
+def test_a_product_description_only_in_json_ld_is_added_to_the_text():
+    ld = ('<script type="application/ld+json">{"@context": "https://schema.org", "@graph": [{"@type": "Product", '
+          '"name": "Trail pack", "description": "<p>A light pack with &amp; deep pockets for long day hikes</p>"}]}</script>')
+    shop = f"<html><head>{ld}</head><body><h1>Trail pack</h1><div class='buy'>Add to cart</div></body></html>"
+    text = extract(parse_html(shop)).text
+    assert text.splitlines()[-1] == "A light pack with & deep pockets for long day hikes"
+    # Shown on the page already: not added twice. Broken JSON-LD: ignored.
+    body = "<p>A light pack with & deep pockets for long day hikes, and much more text about it here.</p>"
+    text = extract(parse_html(f"<html><head>{ld}</head><body><h1>Trail pack</h1>{body}</body></html>")).text
+    assert text.count("deep pockets") == 1
+    broken = '<script type="application/ld+json">{"@type": "Product", "description": </script>'
+    assert "Add to cart" not in extract(parse_html(shop.replace(ld, broken))).text
+
+
+def test_the_json_ld_block_survives_serialisation():
+    ld = '<script type="application/ld+json">{"@type": ["Product"], "description": "Warm socks for winter"}</script>'
+    parsed = parse_page(parse_html(f"<html><head>{ld}</head><body><p>Socks</p></body></html>"))
+    again = ParsedPage.from_bytes(parsed.to_bytes())
+    assert extract_parsed(again).text == extract_parsed(parsed).text and "Warm socks for winter" in extract_parsed(again).text

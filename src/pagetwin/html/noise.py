@@ -34,11 +34,16 @@ The lines kept are always a subsequence of the page's block texts.
 
 from __future__ import annotations
 
+import html as htmllib
+import json
+import re
 from typing import TYPE_CHECKING
+
+import xxhash
 
 from pagetwin.config import ExtractSettings
 # Extracted and ParsedPage live with the blocks they are made of (and are named here too).
-from pagetwin.html.blocks import HEADING_TAGS, BlockWalker, Blocks, Extracted, ParsedPage, walk
+from pagetwin.html.blocks import HEADING_TAGS, BlockWalker, Blocks, Extracted, ParsedPage, text_size, walk
 
 if TYPE_CHECKING:
     from pagetwin.html.templates import SiteModel
@@ -231,7 +236,77 @@ def parse_page(
     with it for the summary."""
     title, description = page_meta(tree)
     blocks = walk(tree, max_depth, walker)
-    return ParsedPage(blocks, title, description, replaced, flattened, page_keep(blocks), refused_charsets)
+    keep, inside = page_keep(blocks)
+    product = product_description(tree)
+    if product and _uncovered(product, blocks, keep):
+        _append_block(blocks, product, _PRODUCT_SLOT)
+        keep.append(True)
+        inside.append(True)
+    return ParsedPage(blocks, title, description, replaced, flattened, (keep, inside), refused_charsets)
+
+
+_LD_JSON = 'script[type="application/ld+json"]'
+_TAGS = re.compile(r"<[^>]*>")
+_PRODUCT_SLOT = xxhash.xxh64_intdigest(b"ld+json/Product/description")  # the block's signature
+PRODUCT_COVERED = 0.5  # share of a product description's words the page's text must hold
+
+
+def product_description(tree) -> str:
+    """The longest ``description`` of a schema.org ``Product`` (or ``ProductGroup``) in the
+    page's JSON-LD, as plain text ("" if none). Shops often render the description with
+    script only, or behind a tab the walk does not see: the JSON-LD is the page's own copy."""
+    best = ""
+    for node in tree.css(_LD_JSON):
+        raw = node.text()
+        if "Product" not in raw:
+            continue
+        try:
+            data = json.loads(raw)
+        except ValueError:
+            continue  # a broken block of JSON-LD is the page's mistake: no description from it
+        for item in _products(data, 0):
+            text = item.get("description")
+            if isinstance(text, str) and len(text) > len(best):
+                best = text
+    return " ".join(_TAGS.sub(" ", htmllib.unescape(best)).split())
+
+
+def _products(data, depth: int):
+    """The Product objects of a JSON-LD value (top level, lists, ``@graph``, ``mainEntity``)."""
+    if depth > 4:
+        return
+    if isinstance(data, list):
+        for item in data:
+            yield from _products(item, depth + 1)
+    elif isinstance(data, dict):
+        kind = data.get("@type")
+        kinds = kind if isinstance(kind, list) else [kind]
+        if "Product" in kinds or "ProductGroup" in kinds:
+            yield data
+        for key in ("@graph", "mainEntity"):
+            if key in data:
+                yield from _products(data[key], depth + 1)
+
+
+def _uncovered(text: str, blocks: Blocks, keep: list[bool]) -> bool:
+    """Whether less than PRODUCT_COVERED of the words of ``text`` are among the kept text's."""
+    words = text.lower().split()
+    kept = set(" ".join(t for t, k in zip(blocks.text, keep) if k).lower().split())
+    return sum(w in kept for w in words) < PRODUCT_COVERED * len(words)
+
+
+def _append_block(blocks: Blocks, text: str, sig: int) -> None:
+    """Add a paragraph of ``text`` as the page's last block, a child of its first block."""
+    blocks.tag.append("p")
+    blocks.parent.append(0 if len(blocks) else -1)
+    blocks.sig.append(sig)
+    blocks.hash.append(xxhash.xxh64_intdigest(b"p\x00" + re.sub(r"\d+", "0", text).encode("utf-8", "surrogatepass")))
+    blocks.text.append(text)
+    blocks.link.append(0)
+    blocks.size.append(text_size(text))
+    blocks.content.append(True)
+    blocks.in_article.append(False)
+    blocks.hint.append(False)
 
 
 def extract_parsed(page: ParsedPage, site: SiteModel | None = None, settings: ExtractSettings | None = None) -> Extracted:
