@@ -320,14 +320,16 @@ class Index:
         """The buckets (as ``buckets``: two or more pids, sorted) of the keys of one algorithm
         that a page above ``first_new`` holds: what adding those pages changed."""
         # A page's keys are stored with it and pages in pid order, so the keys rows of the new
-        # pages are the last rowids: found by reading back from the end, not by a scan of all.
+        # pages are the last rowids: found by reading back from the end, not by a scan of all
+        # (``+algo``: keeps SQLite on the rowid range rather than the algorithm's whole index).
         edge = self.db.execute("SELECT rowid FROM keys WHERE pid<=? ORDER BY rowid DESC LIMIT 1", (first_new,)).fetchone()
-        cur = self.db.execute(
-            "SELECT key, pid FROM keys WHERE algo=? AND key IN"
-            " (SELECT key FROM keys WHERE rowid>? AND algo=? AND pid>?) ORDER BY key, pid",
-            (algo, edge[0] if edge else 0, algo, first_new),
-        )
-        yield from _buckets(cur)
+        new_keys = self.db.execute(
+            "SELECT DISTINCT key FROM keys WHERE rowid>? AND +algo=? AND pid>? ORDER BY key", (edge[0] if edge else 0, algo, first_new)
+        ).fetchall()
+        for (key,) in new_keys:  # one index lookup per key (a join would walk all the algorithm's keys)
+            pids = [r[0] for r in self.db.execute("SELECT DISTINCT pid FROM keys WHERE algo=? AND key=? ORDER BY pid", (algo, key))]
+            if len(pids) > 1:
+                yield pids
 
     def pids_after(self, pid: int) -> list[int]:
         """The pids above ``pid`` (the pages added after it), in order."""
