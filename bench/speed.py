@@ -10,6 +10,12 @@ Runs, each as its own subprocess on the same corpus WARC (bench/corpus.py builds
 - peer (c) "trafilatura": the same, with `trafilatura.extract` (default settings) as the
   extractor. trafilatura is slow: `--peer-sample N` runs it on N pages spread evenly over the
   corpus and extrapolates pages per second (said so in the table);
+- the floor "parse": fastwarc reads the WARC and selectolax (lexbor) parses every HTML response,
+  nothing more: no extraction, no fingerprint. Any pipeline that parses every page costs at
+  least this; pagetwin's pages per CPU-second are reported as a share of it;
+- with `--before CHECKOUT` (e.g. a `git worktree` of an earlier commit), `pagetwin dedup
+  --workers 1` run from that checkout too (PYTHONPATH=CHECKOUT/src), for a before/after ratio
+  in the same run;
 - `pagetwin dedup` on the first 10,000 pages of the corpus (the corpus files are prefixes of
   each other), for peak memory at 10,000 vs N pages.
 
@@ -18,7 +24,7 @@ between the processes that share them) over the process tree, sampled every 0.2 
 and the largest single-process RSS from os.wait4 (exact, kernel-counted). Throughput: pages
 read / wall-clock seconds of the whole subprocess (start-up included).
 
-Usage: python -m bench.speed [--pages 20000] [--memory-pages 10000] [--peer-sample 2000]
+Usage: python -m bench.speed [--pages 20000] [--memory-pages 10000] [--peer-sample 2000] [--before DIR]
 Writes bench/out/speed.json and prints a table.
 """
 
@@ -170,6 +176,24 @@ def run_peer(name: str, corpus: Path, sample_every: int = 1) -> dict:
     }
 
 
+def run_floor(corpus: Path) -> dict:
+    """The parse floor: every HTML response read by fastwarc and parsed by lexbor, and nothing
+    else (the parsed tree is dropped)."""
+    from fastwarc.warc import ArchiveIterator, WarcRecordType
+    from selectolax.lexbor import LexborHTMLParser
+
+    started = time.perf_counter()
+    startup_cpu = time.process_time()
+    pages = nodes = 0
+    with open(corpus, "rb") as stream:
+        for record in ArchiveIterator(stream, record_types=WarcRecordType.response, parse_http=True):
+            tree = LexborHTMLParser(record.reader.read())
+            nodes += tree.root is not None
+            pages += 1
+    return {"records": pages, "pages": pages, "parsed": nodes, "startup_cpu_seconds": startup_cpu,
+            "seconds": time.perf_counter() - started}
+
+
 # ---------------------------------------------------------------- measuring a subprocess
 
 
@@ -212,13 +236,13 @@ class TreeMemorySampler(threading.Thread):
         self.join()
 
 
-def measure(cmd: list[str], label: str) -> dict:
+def measure(cmd: list[str], label: str, env: dict | None = None) -> dict:
     """Run `cmd`; wall time, exit status, peak tree RSS/PSS (sampled), max process RSS (wait4)."""
     print(f"[speed] {label}: {' '.join(cmd)}", file=sys.stderr, flush=True)
     stdout = tempfile.TemporaryFile()
     stderr = tempfile.TemporaryFile()
     started = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=stdout, stderr=stderr, cwd=REPO_ROOT)
+    proc = subprocess.Popen(cmd, stdout=stdout, stderr=stderr, cwd=REPO_ROOT, env=env)
     sampler = TreeMemorySampler(proc.pid)
     sampler.start()
     _, status, usage = os.wait4(proc.pid, 0)
@@ -245,14 +269,16 @@ def measure(cmd: list[str], label: str) -> dict:
     }
 
 
-def pagetwin_run(corpus: Path, workers: int | None, label: str) -> dict:
+def pagetwin_run(corpus: Path, workers: int | None, label: str, checkout: Path | None = None) -> dict:
+    """`pagetwin dedup` on the corpus; from `checkout`'s sources when given."""
     out = Path(tempfile.mkdtemp(prefix="pagetwin-speed-"))
     cmd = [str(Path(sys.executable).with_name("pagetwin")), "dedup", str(corpus), "--out", str(out)]
     if not Path(cmd[0]).exists():
         cmd[0:1] = [sys.executable, "-m", "pagetwin.cli"]
     if workers is not None:
         cmd += ["--workers", str(workers)]
-    result = measure(cmd, label)
+    env = {**os.environ, "PYTHONPATH": str(checkout.resolve() / "src")} if checkout else None
+    result = measure(cmd, label, env)
     summary_file = out / "summary.json"
     if summary_file.is_file():
         summary = json.loads(summary_file.read_text())
@@ -279,8 +305,12 @@ def _pages_from_summary(summary: dict) -> int | None:
 
 
 def peer_run(name: str, corpus: Path, sample_every: int, label: str) -> dict:
-    cmd = [sys.executable, "-m", "bench.speed", "--run-peer", name, "--corpus", str(corpus),
-           "--sample-every", str(sample_every)]
+    """A peer pipeline (or, name "floor", the parse floor) in a child process."""
+    if name == "floor":
+        cmd = [sys.executable, "-m", "bench.speed", "--run-floor", "--corpus", str(corpus)]
+    else:
+        cmd = [sys.executable, "-m", "bench.speed", "--run-peer", name, "--corpus", str(corpus),
+               "--sample-every", str(sample_every)]
     result = measure(cmd, label)
     try:
         result["peer"] = json.loads(result["stdout"].strip().splitlines()[-1])
@@ -323,17 +353,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--resiliparse-sample", type=int, default=0,
                         help="same for resiliparse (0 = all pages, the default)")
     parser.add_argument("--skip", default="", help="comma list of runs to skip: "
-                        "pagetwin,pagetwin1,resiliparse,trafilatura,memory")
+                        "pagetwin,pagetwin1,resiliparse,trafilatura,floor,memory")
+    parser.add_argument("--before", type=Path, help="also run `pagetwin dedup --workers 1` from this "
+                        "checkout (a git worktree of an earlier commit), for a before/after ratio")
     parser.add_argument("--out", type=Path, default=OUT_DIR / "speed.json")
     # internal: run one peer pipeline in this process and print its JSON result
     parser.add_argument("--run-peer", choices=sorted(EXTRACTORS), help=argparse.SUPPRESS)
     parser.add_argument("--corpus", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--sample-every", type=int, default=1, help=argparse.SUPPRESS)
+    parser.add_argument("--run-floor", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
 
     if args.run_peer:
         print(json.dumps(run_peer(args.run_peer, args.corpus, args.sample_every)))
         return 0
+    if args.run_floor:
+        print(json.dumps(run_floor(args.corpus)))
+        return 0
+    if args.before and not (args.before / "src" / "pagetwin").is_dir():
+        parser.error(f"--before {args.before}: not a pagetwin checkout (no src/pagetwin there)")
 
     skip = {s.strip() for s in args.skip.split(",") if s.strip()}
     corpus = ensure_corpus(args.pages)
@@ -342,6 +380,10 @@ def main(argv: list[str] | None = None) -> int:
         runs["pagetwin"] = pagetwin_run(corpus, None, f"pagetwin dedup (workers default = {os.cpu_count()})")
     if "pagetwin1" not in skip:
         runs["pagetwin_1worker"] = pagetwin_run(corpus, 1, "pagetwin dedup --workers 1")
+    if args.before:
+        runs["before_1worker"] = pagetwin_run(corpus, 1, f"pagetwin dedup --workers 1, from {args.before}", args.before)
+    if "floor" not in skip:
+        runs["floor"] = peer_run("floor", corpus, 1, "floor: fastwarc read + selectolax (lexbor) parse")
     if "resiliparse" not in skip:
         every = max(1, args.pages // args.resiliparse_sample) if args.resiliparse_sample else 1
         runs["resiliparse"] = peer_run("resiliparse", corpus, every, "resiliparse + datasketch MinHashLSH")
@@ -367,7 +409,9 @@ def main(argv: list[str] | None = None) -> int:
 
     ratios = {}
     for mine, peer in (("pagetwin", "resiliparse"), ("pagetwin", "trafilatura"),
-                       ("pagetwin_1worker", "resiliparse"), ("pagetwin_1worker", "trafilatura")):
+                       ("pagetwin_1worker", "resiliparse"), ("pagetwin_1worker", "trafilatura"),
+                       ("before_1worker", "resiliparse"), ("pagetwin_1worker", "before_1worker"),
+                       ("pagetwin_1worker", "floor"), ("resiliparse", "floor")):
         if mine in runs and peer in runs and runs[mine]["pages_per_second"] and runs[peer]["pages_per_second"]:
             ratios[f"{mine}/{peer}"] = {
                 "speed": runs[mine]["pages_per_second"] / runs[peer]["pages_per_second"],
@@ -411,7 +455,7 @@ def format_table(result: dict) -> str:
         lines[-1] += (f" {run['peak_tree_pss_mb']:.0f} | {run['peak_tree_rss_mb']:.0f} | "
                       f"{run['max_process_rss_mb']:.0f} |")
     if result["ratios"]:
-        lines += ["", "| ratio (pagetwin / peer) | speed (pages/s) | speed (pages/CPU s) | peak memory (PSS) |",
+        lines += ["", "| ratio (A / B) | speed (pages/s) | speed (pages/CPU s) | peak memory (PSS) |",
                   "|---|---:|---:|---:|"]
         for name, ratio in result["ratios"].items():
             lines.append(f"| {name} | {ratio['speed']:.2f} | {ratio['speed_cpu']:.2f} | {ratio['peak_pss']:.2f} |")

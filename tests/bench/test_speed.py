@@ -1,7 +1,7 @@
 import pytest
 
 from bench.corpus import SourcePage, build_corpus
-from bench.speed import _UnionFind, run_peer, word_shingles
+from bench.speed import _UnionFind, main, pages_per_second, peer_run, run_floor, run_peer, word_shingles
 
 
 def test_word_shingles():
@@ -33,3 +33,32 @@ def test_resiliparse_peer_finds_planted_duplicate(tmp_path):
     build_corpus(3, corpus, sources=lambda: pages)
     result = run_peer("resiliparse", corpus)
     assert result["pages"] == 3 and result["clusters"] == 2 and result["duplicates"] == 1
+
+
+def _three_pages(tmp_path):
+    pages = [
+        SourcePage(k, f"https://{k}.test/1", f"<html><body><p>page {k}</p></body></html>".encode(), "text/html")
+        for k in "abc"
+    ]
+    corpus = tmp_path / "c.warc.gz"
+    build_corpus(3, corpus, sources=lambda: pages)
+    return corpus
+
+
+def test_the_parse_floor_reads_and_parses_every_page(tmp_path):
+    result = run_floor(_three_pages(tmp_path))
+    assert result["pages"] == result["parsed"] == 3 and result["seconds"] > 0
+
+
+def test_the_floor_is_a_run_with_ratios(tmp_path):
+    corpus = _three_pages(tmp_path)
+    run = peer_run("floor", corpus, 1, "floor")
+    assert run["exit"] == 0 and run["pages"] == 3
+    wall, cpu, extrapolated = pages_per_second(run, 3)
+    assert wall > 0 and cpu > 0 and not extrapolated
+
+
+def test_before_must_be_a_checkout(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        main(["--before", str(tmp_path), "--pages", "3"])
+    assert "not a pagetwin checkout" in capsys.readouterr().err
