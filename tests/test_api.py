@@ -254,3 +254,13 @@ def test_adds_in_any_batches_give_the_clusters_of_one_batch(order, cuts):
     assert outcome([pages[a:b] for a, b in zip(bounds, bounds[1:]) if a < b]) == one
     clusters = {members for members, _ in one[0]}
     assert any({"a", "a-copy", "r-a"} <= m for m in clusters)  # a revisit follows its original
+
+
+def test_a_file_that_is_not_an_index_is_one_clear_error(tmp_path):
+    bogus = tmp_path / "notes.sqlite"
+    bogus.write_text("not a database, just some words " * 100)
+    for readonly in (False, True):
+        with pytest.raises(IndexError_, match="not a pagetwin index"):
+            Index.open(bogus, readonly=readonly)
+    with pytest.raises(IndexError_, match="no index at"):
+        Index.open(tmp_path / "missing.sqlite", readonly=True)
