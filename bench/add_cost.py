@@ -70,6 +70,7 @@ def measure(snapshot: Path, new_pages: list, work: Path) -> dict:
         copy = work / f"m-{mode}.sqlite"
         shutil.copy(snapshot, copy)
         with Index.open(copy) as index:
+            index.query(new_pages[0])  # warm-up, not counted: models (language, morphology) load on first use
             before = len(index)
             first_new = index._store.max_pid()
             t = time.monotonic()
