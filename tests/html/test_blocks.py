@@ -227,3 +227,16 @@ def test_noscript_copy_of_the_page_is_read_only_when_it_holds_most_of_the_text()
              "<noscript><div><p>The article text</p></div></noscript><noscript><img src='a.png'></noscript></body>"
     b = blocks_of(repeat)
     assert b.text.count("The article text") == 0 and not b.images
+
+
+def test_comments_are_the_page_only_when_the_page_has_no_post_of_its_own():
+    post = "I moved my build to the new resolver and now the lookups of my containers fail at random times."
+    forum = f"<body><h1>Resolver problem</h1><div id='comments'><article><p>{post}</p></article>" \
+            "<article><p>Which version do you run?</p></article></div></body>"
+    b = blocks_of(forum)
+    assert post in b.text and "Which version do you run?" in b.text
+    article = " ".join([post] * 3)
+    blog = f"<body><h1>Open thread</h1><div class='entry'><p>{article}</p></div>" \
+           f"<div class='comments'><p>{post} {post}</p><p>{post} {post}</p></div></body>"
+    b = blocks_of(blog)
+    assert article in b.text and f"{post} {post}" not in b.text

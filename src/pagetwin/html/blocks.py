@@ -20,7 +20,10 @@ embedded frames, ``SKIP_TAGS``), hidden elements (``hidden``, ``aria-hidden="tru
 ``display: none`` / ``visibility: hidden`` inline styles; checked on block elements and on
 span/font/label/small), or elements that are page chrome by their tag (nav, aside,
 header/footer outside an article) or by the words of their class/id (menu, sidebar, share,
-cookie, ...; unless they wrap the page's h1 or marked article body). The walk is iterative (an
+cookie, ...; unless they wrap the page's h1 or marked article body). Boxes named as comments
+and noscripts with block markup are held back: the walk enters them (walking again) only when
+the rest of the page has no paragraph of content and fewer words than they hold (a forum thread,
+a crawler copy of the page). The walk is iterative (an
 explicit stack), so a DOM 100,000 levels deep does not reach Python's recursion limit; blocks
 nested deeper than ``max_depth`` are read as flat text of their ancestor. The tree is not
 modified.
@@ -44,8 +47,9 @@ SKIP_TAGS = frozenset(
     output dialog menu""".split()
 )
 # A <noscript> that holds block markup may be a server-rendered copy of the page for crawlers
-# (Discourse forums put every post there): the walk enters such noscripts when they hold more
-# text than the rest of the page (else they repeat it, or are an "enable JavaScript" line).
+# (Discourse forums put every post there): the walk enters such noscripts (and comments,
+# COMMENT_WORDS) when they hold more text than the rest of the page (else they repeat it, or
+# are an "enable JavaScript" line).
 _NOSCRIPT_CONTENT = "div, p, article, main, section, table, ul, ol, h1, h2, h3, pre, blockquote"
 # Inline style that hides an element.
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
@@ -73,6 +77,10 @@ CHROME_WORDS = frozenset(
     subscribe subscription signup popup modal skiplink skip toolbar pagination pager
     tagcloud comment comments commentlist disqus outbrain taboola widget widgets masthead""".split()
 )
+# Chrome words that name the comments under an article. On a forum thread the comments are the
+# page: the walk enters them when they hold more text than the rest of the page (see walk).
+COMMENT_WORDS = frozenset(["comment", "comments", "commentlist"])
+_CHROME, _COMMENTS = 1, 2  # _class_facts' chrome verdicts (0: not chrome)
 # Words that name a wrapper of the page's content ("content-sidebar-wrap", "post-share-wrapper"):
 # a class with one of them is not chrome by its words alone.
 WRAPPER_WORDS = frozenset(
@@ -204,15 +212,33 @@ def _text_sizes(texts: list[str]) -> list[int]:
     return [length + 2 * n for length, n in zip(lengths, counts)]
 
 
-def _class_facts(tag: str, cls: str, ident: str, itemprop: str) -> tuple[bool, bool, str]:
-    """(chrome by its class/id words, marked as the article body, signature part) of a block
-    element (the walk memoises them: a site repeats the same few class names on every page)."""
+def _class_facts(tag: str, cls: str, ident: str, itemprop: str) -> tuple[int, bool, str]:
+    """(chrome by its class/id words: 0, _CHROME or _COMMENTS when only comment words name it;
+    marked as the article body; signature part) of a block element (the walk memoises them: a
+    site repeats the same few class names on every page)."""
     words = _WORDS.findall(f"{cls} {ident}".lower())
-    chrome = any(w in CHROME_WORDS for w in words) and not any(w in WRAPPER_WORDS for w in words)
+    named = [w for w in words if w in CHROME_WORDS]
+    chrome = 0
+    if named and not any(w in WRAPPER_WORDS for w in words):
+        chrome = _COMMENTS if all(w in COMMENT_WORDS for w in named) else _CHROME
     marker = (itemprop or cls or ident).lower().replace("-", "").replace("_", "")
     hint = bool(marker) and _BODY_HINT.search(marker) is not None
     part = f"{tag}.{_DIGITS.sub('', cls.strip())}#{_DIGITS.sub('', ident.strip())}" if cls or ident else tag
     return chrome, hint, part
+
+
+# A paragraph of content (noise.GOOD_SIZE characters, few links): a page with one outside its
+# comments has a post of its own, and its comments are not its content (a blog's open thread).
+PARAGRAPH_CHARS = 150
+
+
+def _held_back_is_the_page(out: Blocks, held: list) -> bool:
+    """Whether the noscripts and comment boxes the walk held back are the page's content: the
+    rest of the page has no paragraph of content (PARAGRAPH_CHARS) and fewer words than they
+    hold (a forum thread whose posts are all "comments", a crawler copy in a noscript)."""
+    if any(size >= PARAGRAPH_CHARS and link <= 0.3 * len(text) for text, size, link in zip(out.text, out.size, out.link)):
+        return False
+    return sum(len(n.text(deep=True).split()) for n in held) > sum(len(t.split()) for t in out.text)
 
 
 def is_hidden(attrs: dict) -> bool:
@@ -311,7 +337,8 @@ class BlockWalker:
         and the reloading of the dozen locals it keeps its state in. Its benchmark is
         ``bench/walk_speed.py`` (CPU time per page against an earlier revision, outputs
         compared, on the extraction sets). ``noscript``: enter the noscripts that hold block
-        markup (the walk does so by itself, walking again, when they hold most of the text)."""
+        markup and the boxes named as comments (the walk does so by itself, walking again, when
+        they hold more text than the rest of the page: a crawler copy, a forum thread)."""
         out = Blocks()
         root = tree.body
         if root is None:
@@ -329,7 +356,7 @@ class BlockWalker:
         hiding = _HIDING_ATTRS.isdisjoint
         text_id, other_digit_lead, fullwidth_digit = _TEXT_ID, _OTHER_DIGIT_LEAD, _FULLWIDTH_DIGIT
         maybe_cjk, maybe_cjk_e2 = _MAYBE_CJK, _MAYBE_CJK_E2
-        copies: list = []  # noscripts with block markup not entered
+        copies: list = []  # noscripts with block markup, and comments, not entered
 
         # The current block's state lives in locals: its number, nesting depth, signature, own
         # text pieces, chars inside links, folded child hashes (Merkle step) and whether its
@@ -432,7 +459,11 @@ class BlockWalker:
                     if chrome and tag not in ("html", "body", "main") and (
                         node.css_first(_MAY_HOLD_CONTENT) is None or node.css_first(CONTENT_INSIDE) is None
                     ):
-                        continue
+                        if chrome != _COMMENTS:
+                            continue
+                        if not noscript:
+                            copies.append(node)
+                            continue
                 else:
                     is_hint, part = False, tag
                 if depth >= max_depth:
@@ -519,6 +550,6 @@ class BlockWalker:
                 sizes = out.size
                 for b, size in zip(wide, _text_sizes([out.text[b] for b in wide])):
                     sizes[b] = size
-        if copies and sum(len(n.text(deep=True).split()) for n in copies) > sum(len(t.split()) for t in out.text):
+        if copies and not noscript and _held_back_is_the_page(out, copies):
             return self.walk(tree, max_depth, noscript=True)
         return out
