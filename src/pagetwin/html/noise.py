@@ -85,12 +85,19 @@ def classify(blocks: Blocks) -> list[int]:
         elif density > MAX_LINK_DENSITY:
             out.append(BAD)
         elif size >= GOOD_SIZE:
-            out.append(GOOD)
+            # (a word repeated over and over is a layout probe or filler, not a paragraph)
+            out.append(BAD if _repetitive(text) else GOOD)
         elif size < SHORT_SIZE:
             out.append(SHORT if link == 0 else BAD)
         else:
             out.append(NEAR)
     return out
+
+
+def _repetitive(text: str) -> bool:
+    """Text of many words with few distinct ones ("word word word ...")."""
+    words = text.split()
+    return len(words) >= 20 and len(set(words)) * 10 < len(words)
 
 
 def main_region(blocks: Blocks, classes: list[int]) -> list[bool]:
