@@ -50,7 +50,7 @@ class Limits:
     site_samples: int = 3  # pages read again per listed site, for its template and noise shares
     passages: int = 80  # passages per pair, blocks per template view
     chars: int = 400  # characters per passage, block, URL or title shown
-    scan_records: int = 200_000  # input records read at most to find the pages read again
+    scan_records: int = 20_000  # the first records of the inputs, where the pages read again are taken from
     page_size: int = 20  # table rows per page in the browser
 
 
@@ -316,24 +316,25 @@ def crawled_chars_bound(limits: Limits) -> int:
 
 
 def _reread(index: Any, settings: Any, sites: list[dict[str, Any]], limits: Limits) -> dict[str, Any]:
-    """Per listed site, a few of its pages read again from their inputs: how much of their
-    text the site's template removed and how much was page-level noise; for the first
-    ``limits.templates`` sites, one page's blocks as removed (outputs.report_pages)."""
+    """Per listed site, a few of its pages read again from the inputs: how much of their text
+    the site's template removed and how much was page-level noise; for the first
+    ``limits.templates`` sites (most pages first), one page's blocks as decided
+    (outputs.report_pages)."""
     from pagetwin.app import stored_model
-    from pagetwin.outputs.report_pages import TemplateViews, read_pages
+    from pagetwin.outputs.report_pages import TemplateViews, read_samples
 
     try:
         learned = stored_model(index, settings)
     except Exception as exc:  # noqa: BLE001 - a model this version cannot read: no template view
         return {"note": f"the index's learned model cannot be read ({exc})", "shares": {}, "views": []}
     templates = learned.templates if learned is not None else None
-    wanted = _samples(index, {s["host"] for s in sites}, limits.site_samples)
-    pages, note = read_pages(wanted, settings, limits.scan_records)
+    hosts = [s["host"] for s in sites]
+    sources = [src for (src,) in index.db.execute("SELECT source FROM pages GROUP BY source ORDER BY MIN(pid)")]
+    pages, note = read_samples(sources, hosts, limits.site_samples, settings, limits.scan_records)
     marker = TemplateViews(settings, templates)
     shares: dict[str, dict[str, float]] = {}
-    views = []
-    for key, page in pages.items():
-        host = wanted[key]
+    first_view: dict[str, dict[str, Any]] = {}
+    for host, page in pages:
         view = marker.view(page, limits.passages, limits.chars)
         if view is None:
             continue
@@ -341,28 +342,11 @@ def _reread(index: Any, settings: Any, sites: list[dict[str, Any]], limits: Limi
         share["pages"] += 1
         for key in ("chars", "template", "noise"):
             share[key] += view["sizes"][key]
-        if len(views) < limits.templates and all(v["host"] != host for v in views):
-            views.append({"host": host, **view})
+        first_view.setdefault(host, view)
+    views = [{"host": h, **first_view[h]} for h in hosts if h in first_view][: limits.templates]
     if templates is None:
         note = (note + "; " if note else "") + "no site templates were learned in this run (extract.templates off)"
     return {"note": note, "shares": shares, "views": views}
-
-
-def _samples(index: Any, hosts: set[str], n: int) -> dict[tuple[str, str], str]:
-    """The first ``n`` analysed pages of each host, as {(id, source): host}: one pass over the
-    pages in input order (the pages table has no index by host), ended once every host has them."""
-    wanted: dict[tuple[str, str], str] = {}
-    left = dict.fromkeys(hosts, n)
-    rows = index.db.execute("SELECT id, source, host FROM pages WHERE kind='response' AND error IS NULL ORDER BY pid")
-    for page_id, source, host in rows:
-        if left.get(host, 0) > 0:
-            wanted[(page_id, source)] = host
-            left[host] -= 1
-            if left[host] == 0:
-                del left[host]
-                if not left:
-                    break
-    return wanted
 
 
 # -- rendering ----------------------------------------------------------------------------

@@ -4,8 +4,8 @@ reports) and the page-level noise rules (``ParsedPage.page_level``) decided them
 
 A block is "template" when the page-level rules kept it and the site's model dropped it, "noise"
 when the page-level rules dropped it, else "kept". The index holds where each page came from
-(its source file) but not its HTML, so the pages are found by reading their inputs again, up
-to a budget of records (``read_pages``)."""
+(its source file) but not its HTML, so the pages are found by reading a prefix of the inputs
+again (``read_samples``)."""
 
 from __future__ import annotations
 
@@ -15,37 +15,39 @@ from typing import Any
 from pagetwin.model import Page
 
 
-def read_pages(wanted: dict[tuple[str, str], Any], settings: Any, budget: int) -> tuple[dict[tuple[str, str], Page], str]:
-    """The pages named by (id, absolute source path) in ``wanted``, read from their sources,
-    at most ``budget`` records in all; and a note saying what could not be read ("" if all)."""
-    from pagetwin.engine import source_path
+def read_samples(
+    sources: list[str], hosts: list[str], per_host: int, settings: Any, budget: int
+) -> tuple[list[tuple[str, Page]], str]:
+    """Up to ``per_host`` pages of each host in ``hosts``, as (host, page), from the first
+    ``budget`` records of ``sources`` (in the order given: the run's input order), the reading
+    ended as soon as every host has them; and a note saying what could not be read ("" if
+    nothing). A bounded prefix, not a search: a host whose pages all come later has none."""
     from pagetwin.sources import SourceStats, iter_pages
 
-    by_source: dict[str, set[str]] = {}
-    for page_id, source in wanted:
-        by_source.setdefault(source, set()).add(page_id)
-    found: dict[tuple[str, str], Page] = {}
+    left = {h: per_host for h in hosts}
+    found: list[tuple[str, Page]] = []
     missing, read = [], 0
-    for source, ids in by_source.items():
+    for source in sources:
+        if not left or read >= budget:
+            break
         if not source or not os.path.exists(source):
             missing.append(source or "(no source)")
             continue
-        stats = SourceStats()
-        for page in iter_pages([source], settings.input, stats):
+        for page in iter_pages([source], settings.input, SourceStats()):
             read += 1
-            key = (page.id, source_path(page.source))
-            if key[0] in ids and key[1] == source:
-                found[key] = page
-                ids.discard(key[0])
-            if not ids or read >= budget:
+            host = page.host
+            if page.kind == "response" and left.get(host, 0) > 0:
+                found.append((host, page))
+                left[host] -= 1
+                if not left[host]:
+                    del left[host]
+            if not left or read >= budget:
                 break
-        if read >= budget:
-            break
     notes = []
     if missing:
         notes.append(f"{len(missing)} input file(s) no longer there, e.g. {missing[0]}")
-    if len(found) < len(wanted) and read >= budget:
-        notes.append(f"stopped reading the inputs after {budget} records ({len(wanted) - len(found)} sample pages not found)")
+    if left and read >= budget:
+        notes.append(f"sample pages are taken from the first {budget:,} records of the inputs: {len(left)} of the listed sites have fewer there")
     return found, "; ".join(notes)
 
 
