@@ -9,4 +9,7 @@ from setuptools import Extension, setup
 
 extensions = [Extension("pagetwin.text._fast", ["src/pagetwin/text/_fast.pyx"], extra_compile_args=["-O2"])]
 
-setup(ext_modules=cythonize(extensions, compiler_directives={"language_level": "3"}, quiet=True))
+setup(
+    ext_modules=cythonize(extensions, compiler_directives={"language_level": "3"}, quiet=True),
+    exclude_package_data={"pagetwin.text": ["*.c", "*.pyx"]},  # sources of the compiled module
+)
