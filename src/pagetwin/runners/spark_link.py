@@ -391,10 +391,11 @@ def _clusters(shared: Any, pages: Any, edges: Any, revisits: Any, settings: Any,
 # -- the outputs ---------------------------------------------------------------------------
 
 
-def _cluster_line(item: tuple[int, tuple[tuple[str, int], tuple[str, str]]]) -> tuple[int, str, str, str, bool, str]:
-    pid, ((name, keep), (page_id, url)) = item
-    line = json.dumps({"id": page_id, "url": url, "cluster": name, "keep": bool(keep)}, ensure_ascii=False)
-    return pid, page_id, url, name, bool(keep), line
+def _cluster_line(item: tuple[int, tuple[tuple[str, int, int, str], tuple[str, str]]]) -> tuple:
+    """outputs.jsonl.write_clusters' line for one page, and its Parquet row before it."""
+    pid, ((name, keep, size, kept_id), (page_id, url)) = item
+    record = {"id": page_id, "url": url, "cluster": name, "keep": bool(keep), "cluster_size": size, "kept_id": kept_id}
+    return pid, page_id, url, name, bool(keep), size, kept_id, json.dumps(record, ensure_ascii=False)
 
 
 def _pair_line(item: Any) -> tuple[str, str, str, str, str, str, str]:
@@ -412,7 +413,7 @@ def _page_row(item: tuple[int, Lean]) -> tuple:
             p.warc_offset, p.http_status, p.error, dict(p.features), {k: list(v) for k, v in p.keys.items()})  # fmt: skip
 
 
-_CLUSTERS_SCHEMA = "pid long, id string, url string, cluster string, keep boolean"
+_CLUSTERS_SCHEMA = "pid long, id string, url string, cluster string, keep boolean, cluster_size long, kept_id string"
 _PAIRS_SCHEMA = "a string, b string, url_a string, url_b string, kind string, evidence string"
 _PAGES_SCHEMA = (
     "pid long, id string, url string, source string, kind string, crawl_date string, text_len long, "
@@ -428,7 +429,12 @@ def _write(sc: Any, pages: Any, edges: Any, rows: Any, out_uri: str, overwrite: 
 
     spark = SparkSession.builder.getOrCreate()
     ident = pages.mapValues(lambda p: (p.id, p.url))
-    clusters = rows.join(ident, n).sortByKey(True, n).map(_cluster_line)
+    # name -> (size, kept page's id), then pid -> (name, keep, size, kept id)
+    kept = rows.filter(lambda r: r[1][1] == 1).join(ident, n).map(lambda kv: (kv[1][0][0], kv[1][1][0]))
+    info = rows.map(lambda r: (r[1][0], 1)).reduceByKey(lambda a, b: a + b, n).join(kept, n)
+    full = rows.map(lambda r: (r[1][0], (r[0], r[1][1]))).join(info, n)
+    full = full.map(lambda kv: (kv[1][0][0], (kv[0], kv[1][0][1], *kv[1][1])))
+    clusters = full.join(ident, n).sortByKey(True, n).map(_cluster_line)
     by_a = edges.map(lambda e: (e[0][0], (e[0][1], e[1], e[2]))).join(ident, n)
     by_b = by_a.map(lambda kv: (kv[1][0][0], (kv[0], kv[1][0][1], kv[1][0][2], kv[1][1]))).join(ident, n)
     pairs = by_b.map(lambda kv: ((kv[1][0][0], kv[0]), ((kv[1][0][1], kv[1][0][2], kv[1][0][3]), kv[1][1])))
@@ -436,8 +442,8 @@ def _write(sc: Any, pages: Any, edges: Any, rows: Any, out_uri: str, overwrite: 
     mode = "overwrite" if overwrite else "errorifexists"
     base = out_uri.rstrip("/")
     frames = {
-        "clusters.parquet": spark.createDataFrame(clusters.map(lambda c: c[:5]), _CLUSTERS_SCHEMA),
-        "clusters.jsonl": spark.createDataFrame(clusters.map(lambda c: (c[5],)), "value string"),
+        "clusters.parquet": spark.createDataFrame(clusters.map(lambda c: c[:7]), _CLUSTERS_SCHEMA),
+        "clusters.jsonl": spark.createDataFrame(clusters.map(lambda c: (c[7],)), "value string"),
         "pairs.parquet": spark.createDataFrame(pairs.map(lambda p: p[:6]), _PAIRS_SCHEMA),
         "pairs.jsonl": spark.createDataFrame(pairs.map(lambda p: (p[6],)), "value string"),
         "pages.parquet": spark.createDataFrame(pages.sortByKey(True, n).map(_page_row), _PAGES_SCHEMA),

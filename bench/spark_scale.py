@@ -1,0 +1,186 @@
+"""The link step on Spark's executors at growing sizes (issue 18): a synthetic crawl made from
+real pages with seeded edits and known clusters (bench/corpus.py), deduplicated with
+``--runner spark --set spark.link=executors`` on ``local[2]`` and with the local runner.
+
+For each size: pages per second, the driver's peak memory (the Python driver process alone,
+sampled every 0.2 s; its JVM is reported apart: in local mode it also runs the executors' side
+of Spark), the Python workers' peak (summed), shuffle bytes written (Spark's event log), output
+bytes per page and the lean index's bytes per page, pairwise precision / recall of the clusters
+against the seeded ones (a page's true cluster: the source page it was made from), and whether
+the executors' clusters and kept pages are the local runner's, row for row.
+
+Usage: nice -n 10 python -m bench.spark_scale --pages 5000 20000 [--master local[2]] [--no-local]
+Each run is a child process (``--child``) so that its memory is its own.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+if __package__ in (None, ""):
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.corpus import ensure_corpus  # noqa: E402
+from bench.reposts import pair_scores  # noqa: E402
+
+
+def _rss(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            for line in fh:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+def _tree(pid: int) -> list[tuple[int, str]]:
+    """(pid, command name) of ``pid``'s descendants."""
+    out, stack = [], [pid]
+    while stack:
+        p = stack.pop()
+        try:
+            children = Path(f"/proc/{p}/task/{p}/children").read_text().split()
+        except OSError:
+            continue
+        for c in map(int, children):
+            try:
+                name = Path(f"/proc/{c}/comm").read_text().strip()
+            except OSError:
+                continue
+            out.append((c, name))
+            stack.append(c)
+    return out
+
+
+def _measured(cmd: list[str]) -> dict:
+    """Run ``cmd``; its wall time and peak memory: the process itself, its JVM, its Python workers."""
+    started = time.monotonic()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    peak = {"driver": 0, "jvm": 0, "workers": 0}
+    while proc.poll() is None:
+        peak["driver"] = max(peak["driver"], _rss(proc.pid))
+        tree = _tree(proc.pid)
+        peak["jvm"] = max(peak["jvm"], sum(_rss(p) for p, n in tree if n == "java"))
+        peak["workers"] = max(peak["workers"], sum(_rss(p) for p, n in tree if n != "java"))
+        time.sleep(0.2)
+    out = proc.stdout.read()
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode})")
+    return {"seconds": time.monotonic() - started, "peak_bytes": peak, "child": json.loads(out.splitlines()[-1])}
+
+
+def _child(kind: str, corpus: str, out: str, master: str, events: str) -> None:
+    """One dedup run (this process is measured by the parent); prints its summary's counts."""
+    from pagetwin.app import dedup
+    from pagetwin.config import Settings
+
+    settings = Settings()
+    settings.set("run.workers", 2)
+    settings.set("run.progress", False)
+    engine = None
+    if kind == "spark":
+        from pagetwin.runners.spark import SparkEngine
+
+        settings.set("spark.link", "executors")
+        conf = {"spark.eventLog.enabled": "true", "spark.eventLog.dir": Path(events).resolve().as_uri(),
+                "spark.eventLog.compress": "false", "spark.driver.memory": "2g"}  # fmt: skip
+        engine = SparkEngine(master=master, conf=conf)
+    summary = dedup([corpus], out, settings.validate(), engine=engine)
+    keep = ("clusters", "duplicates", "pairs", "lean_index_bytes_per_page", "components_rounds")
+    print(json.dumps({"pages": summary["pages"]["read"], **{k: summary.get(k) for k in keep}}))
+
+
+def _shuffle_bytes(events: str) -> int:
+    """Shuffle bytes written by every task of the event logs under ``events`` (uncompressed
+    logs: Spark 4 writes a folder of rolled files per application)."""
+    total = 0
+    for path in glob.glob(os.path.join(events, "**", "*"), recursive=True):
+        if not os.path.isfile(path) or os.path.basename(path).startswith((".", "appstatus")):
+            continue
+        with open(path, errors="replace") as fh:
+            for line in fh:
+                if '"SparkListenerTaskEnd"' in line:
+                    metrics = json.loads(line).get("Task Metrics") or {}
+                    total += (metrics.get("Shuffle Write Metrics") or {}).get("Shuffle Bytes Written", 0)
+    return total
+
+
+def _rows(out: Path, spark: bool) -> list[dict]:
+    files = sorted((out / "clusters.jsonl").glob("part-*")) if spark else [out / "clusters.jsonl"]
+    return [json.loads(line) for f in files for line in f.read_text().splitlines()]
+
+
+def _bytes_under(path: Path, names: tuple[str, ...]) -> int:
+    return sum(f.stat().st_size for n in names for f in (path / n).rglob("*") if f.is_file()) + sum(
+        (path / n).stat().st_size for n in names if (path / n).is_file()
+    )
+
+
+def run_size(pages: int, master: str, with_local: bool, work: Path) -> dict:
+    corpus = ensure_corpus(pages)
+    truth = {}
+    with open(f"{corpus}.truth.jsonl") as fh:
+        for line in fh:
+            t = json.loads(line)
+            truth[t["url"]] = t["source"]
+    me = [sys.executable, "-m", "bench.spark_scale", "--child"]
+    events = work / f"events-{pages}"
+    events.mkdir(parents=True)
+    result: dict = {"pages": pages}
+    sp = _measured([*me, "spark", str(corpus), str(work / f"spark-{pages}"), master, str(events)])
+    rows = _rows(work / f"spark-{pages}", True)
+    names = ("clusters.jsonl", "pairs.jsonl", "clusters.parquet", "pairs.parquet", "pages.parquet")
+    result["spark"] = {
+        "pages_per_second": round(sp["child"]["pages"] / sp["seconds"], 1),
+        "seconds": round(sp["seconds"], 1),
+        "peak_mb": {k: round(v / 2**20) for k, v in sp["peak_bytes"].items()},
+        "shuffle_mb": round(_shuffle_bytes(str(events)) / 2**20, 1),
+        "output_bytes_per_page": round(_bytes_under(work / f"spark-{pages}", names) / max(1, len(rows)), 1),
+        **sp["child"],
+        "scores": pair_scores({r["url"]: r["cluster"] for r in rows}, truth),
+    }
+    if with_local:
+        lo = _measured([*me, "local", str(corpus), str(work / f"local-{pages}"), master, str(events)])
+        local_rows = _rows(work / f"local-{pages}", False)
+        core = [(r["id"], r["cluster"], r["keep"]) for r in rows]
+        local_core = [(r["id"], r["cluster"], r["keep"]) for r in local_rows]
+        result["local"] = {
+            "pages_per_second": round(lo["child"]["pages"] / lo["seconds"], 1),
+            "seconds": round(lo["seconds"], 1),
+            "peak_mb": {k: round(v / 2**20) for k, v in lo["peak_bytes"].items()},
+            **lo["child"],
+            "scores": pair_scores({r["url"]: r["cluster"] for r in local_rows}, truth),
+        }
+        result["same_clusters_and_kept_pages"] = core == local_core
+        result["rows_differing"] = sum(a != b for a, b in zip(core, local_core)) + abs(len(core) - len(local_core))
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    if argv is None and len(sys.argv) > 1 and sys.argv[1] == "--child":
+        _child(*sys.argv[2:7])
+        return 0
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pages", type=int, nargs="+", default=[5000, 20000])
+    parser.add_argument("--master", default="local[2]")
+    parser.add_argument("--no-local", action="store_true", help="skip the local runner's run")
+    parser.add_argument("--work", type=Path, default=None, help="where the runs' outputs go (default: a temporary folder)")
+    args = parser.parse_args(argv)
+    work = args.work or Path(tempfile.mkdtemp(prefix="pagetwin-spark-scale-"))
+    for pages in args.pages:
+        print(json.dumps(run_size(pages, args.master, not args.no_local, work)), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

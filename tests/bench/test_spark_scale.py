@@ -1,0 +1,39 @@
+"""bench.spark_scale: its measurements read what they say (shuffle bytes from an event log, the
+outputs' bytes, a process tree's memory), on files and processes the test makes."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+from bench.spark_scale import _bytes_under, _measured, _rows, _shuffle_bytes
+
+
+def test_shuffle_bytes_are_summed_over_the_task_ends_of_every_log(tmp_path):
+    end = {"Event": "SparkListenerTaskEnd", "Task Metrics": {"Shuffle Write Metrics": {"Shuffle Bytes Written": 700}}}
+    other = {"Event": "SparkListenerTaskStart"}
+    (tmp_path / "app-1").write_text("\n".join(json.dumps(e) for e in (other, end, end)) + "\n")
+    (tmp_path / "eventlog_v2_app-2").mkdir()  # Spark 4: a folder of rolled files per application
+    (tmp_path / "eventlog_v2_app-2" / "events_1_app-2").write_text(json.dumps(end) + "\n")
+    (tmp_path / "eventlog_v2_app-2" / "appstatus_app-2").write_text("")
+    (tmp_path / "app-3").write_text(json.dumps({**end, "Task Metrics": {}}) + "\n")
+    assert _shuffle_bytes(str(tmp_path)) == 2100
+
+
+def test_outputs_bytes_count_part_folders_and_files(tmp_path):
+    (tmp_path / "clusters.jsonl").mkdir()
+    (tmp_path / "clusters.jsonl" / "part-00000.txt").write_text('{"id": "a", "cluster": "c1", "keep": true}\n')
+    (tmp_path / "clusters.jsonl" / "part-00001.txt").write_text('{"id": "b", "cluster": "c1", "keep": false}\n')
+    (tmp_path / "pairs.jsonl").write_text("x" * 10)
+    assert _bytes_under(tmp_path, ("clusters.jsonl", "pairs.jsonl", "absent")) == os.path.getsize(
+        tmp_path / "clusters.jsonl" / "part-00000.txt"
+    ) * 2 + 1 + 10
+    assert [r["id"] for r in _rows(tmp_path, spark=True)] == ["a", "b"]
+
+
+def test_measured_sees_the_process_and_its_children():
+    code = "import json, subprocess, sys; b = bytearray(60 << 20); subprocess.run([sys.executable, '-c', 'x = bytearray(40 << 20); import time; time.sleep(1)']); print(json.dumps({'ok': 1}))"
+    m = _measured([sys.executable, "-c", code])
+    assert m["child"] == {"ok": 1} and m["seconds"] > 0.5
+    assert m["peak_bytes"]["driver"] >= 60 << 20 and m["peak_bytes"]["workers"] >= 40 << 20
