@@ -55,7 +55,8 @@ def _same_as_local(inputs: list[str], tmp_path: Path) -> dict:
     local = dedup(inputs, tmp_path / "local", _settings("driver"))
     ours = dedup(inputs, tmp_path / "spark", _settings("executors"), engine=spark.SparkEngine(master="local[2]"))
     local_rows = [json.loads(line) for line in (tmp_path / "local" / "clusters.jsonl").read_text().splitlines()]
-    assert _core(_parts(tmp_path / "spark" / "clusters.jsonl")) == _core(local_rows)
+    assert _core(_parts(tmp_path / "spark" / "clusters.jsonl")) == _core(local_rows)  # (the message names these)
+    assert _parts(tmp_path / "spark" / "clusters.jsonl") == local_rows
     local_pairs = [json.loads(line) for line in (tmp_path / "local" / "pairs.jsonl").read_text().splitlines()]
     assert _parts(tmp_path / "spark" / "pairs.jsonl") == local_pairs
     for key in ("clusters", "duplicates", "pairs", "edges_by_kind", "records", "input_status"):
@@ -89,7 +90,7 @@ def test_shared_crawls_same_clusters_and_pairs_as_local(session, tmp_path):
         pytest.skip(f"{SHARED_WARC} is missing (the shared data set)")
     inputs = sorted(glob.glob(str(SHARED_WARC / "*.*rc.gz"))) + sorted(glob.glob(str(SHARED_WARC / "ukwa" / "BL-*")))
     summary = _same_as_local(inputs, tmp_path)
-    assert summary["revisits"]["matched"] >= 55 and summary["duplicates"] > 100
+    assert summary["revisits"]["matched"] >= 20 and summary["duplicates"] >= 20  # not two empty results
 
 
 def _union_find(edges):
