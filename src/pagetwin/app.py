@@ -417,7 +417,7 @@ def _fingerprint_step(run: _Run, learned: Learned | None) -> _Pass2:
 
     stored = 0
     for result in run.engine.fingerprint(run.readable, run.settings, learned, out.stats, known):
-        store_page(index, result)
+        _store(index, result)
         stored += 1
         if every and stored % every == 0:  # a checkpoint: the pages so far, with their run's record
             index.commit()
@@ -467,6 +467,9 @@ def store_page(index: Index, result: PageResult) -> int:
     )
     index.add_fingerprints(pid, result.features, result.keys)
     return pid
+
+
+_store = store_page  # the name pass 2 calls it by, looked up at each call (tests replace it to stop a run)
 
 
 # -- step 3: link (match, guard, cluster) -------------------------------------------------
