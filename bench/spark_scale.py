@@ -10,6 +10,7 @@ against the seeded ones (a page's true cluster: the source page it was made from
 the executors' clusters and kept pages are the local runner's, row for row.
 
 Usage: nice -n 10 python -m bench.spark_scale --pages 5000 20000 [--master local[2]] [--no-local]
+       [--sources N: the crawl made from N source pages only, pages/N seeded copies of each]
 Each run is a child process (``--child``) so that its memory is its own.
 """
 
@@ -28,7 +29,7 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.corpus import ensure_corpus  # noqa: E402
+from bench.corpus import SHARED_DATA, build_corpus, ensure_corpus, source_pages  # noqa: E402
 from bench.reposts import pair_scores  # noqa: E402
 
 
@@ -126,8 +127,22 @@ def _bytes_under(path: Path, names: tuple[str, ...]) -> int:
     )
 
 
-def run_size(pages: int, master: str, with_local: bool, work: Path) -> dict:
-    corpus = ensure_corpus(pages)
+def _corpus(pages: int, sources: int, work: Path) -> Path:
+    """bench/corpus.py's crawl of ``pages`` pages; with ``sources``, made from the first
+    ``sources`` source pages only (so that small crawls hold seeded edits: pages/sources copies
+    of each), written under ``work``."""
+    if not sources:
+        return ensure_corpus(pages)
+    import itertools
+
+    out = work / f"corpus-{pages}-src{sources}.warc.gz"
+    if not out.is_file():
+        build_corpus(pages, out, sources=lambda: itertools.islice(source_pages(SHARED_DATA), sources))
+    return out
+
+
+def run_size(pages: int, master: str, with_local: bool, work: Path, sources: int = 0) -> dict:
+    corpus = _corpus(pages, sources, work)
     truth = {}
     with open(f"{corpus}.truth.jsonl") as fh:
         for line in fh:
@@ -174,11 +189,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pages", type=int, nargs="+", default=[5000, 20000])
     parser.add_argument("--master", default="local[2]")
     parser.add_argument("--no-local", action="store_true", help="skip the local runner's run")
+    parser.add_argument("--sources", type=int, default=0, help="make the crawl from this many source pages only")
     parser.add_argument("--work", type=Path, default=None, help="where the runs' outputs go (default: a temporary folder)")
     args = parser.parse_args(argv)
     work = args.work or Path(tempfile.mkdtemp(prefix="pagetwin-spark-scale-"))
     for pages in args.pages:
-        print(json.dumps(run_size(pages, args.master, not args.no_local, work)), flush=True)
+        print(json.dumps(run_size(pages, args.master, not args.no_local, work, args.sources)), flush=True)
     return 0
 
 
