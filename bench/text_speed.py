@@ -13,7 +13,13 @@ articles) and Debian documentation packages (debian-faq-{ru,ja,zh-cn}, debian-fa
 Text is extracted simply (selectolax .text() of <body> without script/style): the real
 extractor is a separate component.
 
-    .venv/bin/python bench/text_speed.py [--per-source 60] [--no-docs] [--json OUT]
+    .venv/bin/python bench/text_speed.py [--per-source 60] [--no-docs] [--json OUT] [--kernels]
+
+``--kernels`` (issue 16) also times, on the same pages, the native kernels against their
+pure-Python references (word scan + lookups: ``analyze`` vs ``analyze_reference``; language
+identification: the native DFA walk vs py3langid's ``classify``), and the language identifier
+on shorter samples (the first 4,000 / 2,000 / 1,000 / 500 characters): accuracy against the
+source's language, agreement with the 4,000-character label, and characters per CPU second.
 """
 
 from __future__ import annotations
@@ -221,6 +227,50 @@ def evaluate_ending_table(docs_root: Path) -> dict[str, float]:
     return out
 
 
+def _cpu_rate(fn, items, chars) -> float:
+    import time
+
+    t0 = time.process_time()
+    for item in items:
+        fn(*item)
+    return chars / max(time.process_time() - t0, 1e-9)
+
+
+def compare_kernels(pages) -> dict:
+    """Native kernels against their pure-Python references, and the language identifier on
+    shorter samples (module docstring, ``--kernels``)."""
+    from pagetwin.text import lang as lang_module
+    from pagetwin.text.analyze import TextAnalyzer
+
+    items = [(lang, text) for lang, rows in pages.items() for _, _, text in rows]
+    chars = sum(len(t) for _, t in items)
+    analyzer = TextAnalyzer()
+    for lang, text in items:  # warm the word caches, as a worker is after its first pages
+        analyzer.analyze(text, lang)
+    out = {
+        "pages": len(items),
+        "chars": chars,
+        "analyze_reference_chars_per_s": round(_cpu_rate(analyzer.analyze_reference, [(t, l) for l, t in items], chars)),
+        "analyze_native_chars_per_s": round(_cpu_rate(analyzer.analyze, [(t, l) for l, t in items], chars)),
+        "langid": {},
+    }
+    full = [lang_module.detect_language(t) for _, t in items]
+    sampled = lambda n: sum(min(len(t), n) for _, t in items)  # noqa: E731
+    ref = [(t,) for _, t in items]
+    out["langid"]["py3langid classify, 4000 chars"] = {
+        "chars_per_s": round(_cpu_rate(lang_module.detect_language_reference, ref, sampled(4000))),
+        "accuracy": round(sum(lang_module.detect_language_reference(t) == l for l, t in items) / len(items), 4),
+    }
+    for n in (4000, 2000, 1000, 500):
+        labels = [lang_module.detect_language(t[:n]) for _, t in items]
+        out["langid"][f"native DFA, {n} chars"] = {
+            "chars_per_s": round(_cpu_rate(lambda t, n=n: lang_module.detect_language(t[:n]), ref, sampled(n))),
+            "accuracy": round(sum(d == l for d, (l, _) in zip(labels, items)) / len(items), 4),
+            "same_as_4000": round(sum(a == b for a, b in zip(labels, full)) / len(items), 4),
+        }
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     import argparse
     import statistics
@@ -237,6 +287,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--docs", type=Path, default=Path.home() / ".cache" / "pagetwin-bench" / "docs")
     ap.add_argument("--no-docs", action="store_true", help="do not fetch the Debian documentation packages")
     ap.add_argument("--json", type=Path, help="write the figures as JSON here")
+    ap.add_argument("--kernels", action="store_true", help="also time the native kernels against their references and the language identifier on shorter samples")
     ap.add_argument("--compare", action="store_true", help="also time the alternatives (jieba vs rjieba, Sudachi vs fugashi) and check the ending table on held-out words")
     args = ap.parse_args(argv)
 
@@ -318,6 +369,14 @@ def main(argv: list[str] | None = None) -> int:
         results["segmenters"] = compare_segmenters(pages)
         if docs_root is not None:
             results["ending_table"] = evaluate_ending_table(docs_root)
+    if args.kernels:
+        results["kernels"] = kernels = compare_kernels(pages)
+        print(f"kernels on {kernels['pages']} pages, {kernels['chars']} chars: analyze "
+              f"{kernels['analyze_reference_chars_per_s']:,} (reference) vs {kernels['analyze_native_chars_per_s']:,} "
+              "(native) chars/cpu-s")
+        for name, row in kernels["langid"].items():
+            print(f"  {name:32} {row['chars_per_s']:>11,} chars/cpu-s  accuracy {row['accuracy']:.4f}"
+                  + (f"  same label as 4000: {row['same_as_4000']:.4f}" if "same_as_4000" in row else ""))
     if args.json:
         args.json.write_text(json.dumps(results, ensure_ascii=False, indent=1), "utf-8")
     return 0
