@@ -2,14 +2,16 @@
 
 Indexes of the first 2,000 / 10,000 / 20,000 pages of a corpus WARC are built through
 ``pagetwin.Index`` (batches of 500; no site templates learned, as an index created by the API
-has none), snapshotted, and the same ``--new`` pages (the last pages of another WARC) added to a
+has none), snapshotted — or, with ``--from-index``, cut from one index ``pagetwin dedup`` built
+(its first N pages, matched and clustered again) —, and the same ``--new`` pages (the last pages of another WARC) added to a
 copy of each: once as one batch, once one page per ``add``. For each: the add's wall time, and,
 on the index after the add, the time of verifying the new pages' pairs only
 (``match.find_new_edges``) against matching the whole index again (``match.find_edges``, what
 every add cost before), measured in the same run.
 
     nice -n 10 .venv/bin/python -m bench.add_cost bench/data/corpus-20000.warc.gz \
-        --new-from bench/data/corpus-5000.warc.gz --sizes 2000 10000 20000 --new 100
+        --new-from bench/data/corpus-5000.warc.gz --sizes 2000 10000 20000 --new 100 \
+        [--from-index out/index.sqlite]
 """
 
 from __future__ import annotations
@@ -61,6 +63,35 @@ def build(corpus: str, sizes: list[int], work: Path) -> dict[int, Path]:
     return snaps
 
 
+def truncated(source: Path, sizes: list[int], work: Path) -> dict[int, Path]:
+    """Indexes of the first N pages of an index ``pagetwin dedup`` built (its learned model
+    kept): the later pages, their keys, features and edges deleted, then every bucket matched
+    and every cluster made again over what is left, as one run over those pages does."""
+    from pagetwin.api import Index
+    from pagetwin.app import link_index
+
+    snaps: dict[int, Path] = {}
+    for size in sorted(sizes):
+        snaps[size] = work / f"index-{size}.sqlite"
+        src, dst = sqlite3.connect(source), sqlite3.connect(snaps[size])
+        src.backup(dst)
+        src.close()
+        last = dst.execute("SELECT pid FROM pages ORDER BY pid LIMIT 1 OFFSET ?", (size - 1,)).fetchone()
+        if last is not None:
+            for sql in ("DELETE FROM pages WHERE pid>?", "DELETE FROM keys WHERE pid>?", "DELETE FROM features WHERE pid>?",
+                        "DELETE FROM edges WHERE b>?", "DELETE FROM clusters WHERE pid>?"):  # fmt: skip
+                dst.execute(sql, last)
+            dst.commit()
+        dst.close()
+        t = time.monotonic()
+        with Index.open(snaps[size]) as index:
+            index._store.begin()
+            link_index(index._store, index._worker.algorithms, index.settings)
+            index._store.commit()
+        print(f"index of {size} pages ready ({time.monotonic() - t:.0f} s)", file=sys.stderr, flush=True)
+    return snaps
+
+
 def measure(snapshot: Path, new_pages: list, work: Path) -> dict:
     from pagetwin.api import Index
     from pagetwin.match import MatchStats, find_edges, find_new_edges
@@ -109,11 +140,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", type=int, nargs="+", default=[2000, 10000, 20000])
     parser.add_argument("--new", type=int, default=100)
     parser.add_argument("--work", type=Path, default=None, help="folder for the indexes (default: a temporary one)")
+    parser.add_argument("--from-index", type=Path, default=None,
+                        help="take the first N pages of this dedup-built index instead of building through the API")  # fmt: skip
     args = parser.parse_args(argv)
     work = args.work or Path(tempfile.mkdtemp(prefix="pagetwin-add-cost-"))
     work.mkdir(parents=True, exist_ok=True)
     snaps = {s: work / f"index-{s}.sqlite" for s in args.sizes}
-    if not all(p.exists() for p in snaps.values()):
+    if args.from_index is not None:
+        snaps = truncated(args.from_index, args.sizes, work)
+    elif not all(p.exists() for p in snaps.values()):
         snaps = build(args.corpus, args.sizes, work)
     pool = _pages(args.new_from)
     new_pages = pool[-args.new :]
