@@ -95,9 +95,10 @@ def classify(blocks: Blocks) -> list[int]:
 
 
 def _repetitive(text: str) -> bool:
-    """Text of many words with few distinct ones ("word word word ...")."""
+    """Text of many words with very few distinct ones ("word word word ...": each distinct word
+    twenty times or more on average; a sentence said a dozen times is still text)."""
     words = text.split()
-    return len(words) >= 20 and len(set(words)) * 10 < len(words)
+    return len(words) >= 20 and len(set(words)) * 20 < len(words)
 
 
 def main_region(blocks: Blocks, classes: list[int]) -> list[bool]:
