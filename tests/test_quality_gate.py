@@ -16,7 +16,10 @@ pytestmark = pytest.mark.skipif(not DATA.is_dir(), reason=f"labelled data not fo
 # (issue 11: F1 >= 0.85 for label 3 against labels 0.5 and 1); the reposts target of issue 11 at
 # the defaults (spotsigs-dev: pairwise F1 >= 0.95 with precision >= 0.97; measured 0.953 / 0.997,
 # bench/RESULTS.md "Reposts").
-EXTRACTION_FLOORS = {"cleanportaleval": 0.92, "scrapinghub": 0.93, "chinese_wce": 0.90}
+# wcxb-dev (issue 15): a little under the measured 0.824 overall, and every page type above
+# WCXB_TYPE_FLOOR (lowest measured: collection 0.58); bench/RESULTS.md "Main content on the modern web".
+EXTRACTION_FLOORS = {"cleanportaleval": 0.92, "scrapinghub": 0.93, "chinese_wce": 0.90, "wcxb-dev": 0.81}
+WCXB_TYPE_FLOOR = 0.55
 COPYCAT_MINHASH_F1 = 0.85
 COPYCAT_MINHASH_AUC = 0.95
 SPOTSIGS_F1 = 0.95
@@ -29,8 +32,11 @@ def test_extraction_f_above_floor(name):
 
     pages = load_set(name, DATA, None)
     texts, _, _ = run_pagetwin(pages, default_settings())
-    f = score(name, texts, pages)["F"]
+    scores = score(name, texts, pages)
+    f = scores["F"]
     assert f >= EXTRACTION_FLOORS[name], f"{name}: F {f:.3f} below the floor {EXTRACTION_FLOORS[name]}"
+    low = {kind: round(s["F"], 3) for kind, s in scores.get("by_type", {}).items() if s["F"] < WCXB_TYPE_FLOOR}
+    assert not low, f"{name}: page types below {WCXB_TYPE_FLOOR}: {low}"
 
 
 def test_copycat_near_identical_profile_above_floor():
