@@ -268,8 +268,3 @@ def test_the_json_ld_block_survives_serialisation():
     again = ParsedPage.from_bytes(parsed.to_bytes())
     assert extract_parsed(again).text == extract_parsed(parsed).text and "Warm socks for winter" in extract_parsed(again).text
 
-
-def test_a_word_repeated_over_and_over_is_not_a_paragraph():
-    probe = "<div>" + "word " * 200 + "</div>"
-    text = extract(parse_html(page(extra_body=probe))).text
-    assert "word word" not in text and ARTICLE[0] in text

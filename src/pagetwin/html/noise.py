@@ -85,20 +85,12 @@ def classify(blocks: Blocks) -> list[int]:
         elif density > MAX_LINK_DENSITY:
             out.append(BAD)
         elif size >= GOOD_SIZE:
-            # (a word repeated over and over is a layout probe or filler, not a paragraph)
-            out.append(BAD if _repetitive(text) else GOOD)
+            out.append(GOOD)
         elif size < SHORT_SIZE:
             out.append(SHORT if link == 0 else BAD)
         else:
             out.append(NEAR)
     return out
-
-
-def _repetitive(text: str) -> bool:
-    """Text of many words with very few distinct ones ("word word word ...": each distinct word
-    twenty times or more on average; a sentence said a dozen times is still text)."""
-    words = text.split()
-    return len(words) >= 20 and len(set(words)) * 20 < len(words)
 
 
 def main_region(blocks: Blocks, classes: list[int]) -> list[bool]:
