@@ -261,17 +261,11 @@ def _inputs_key(readable: list[str], settings: Settings) -> str:
     import json
     import os
 
-    def files(path: str) -> Iterator[str]:
-        if os.path.isdir(path):
-            for root, dirs, names in os.walk(path):
-                dirs.sort()
-                yield from (os.path.join(root, n) for n in sorted(names))
-        else:
-            yield path
+    from pagetwin.sources import input_files
 
     described = []
     for path in readable:
-        for name in files(path):
+        for name in input_files(path):
             try:
                 st = os.stat(name)
                 described.append([os.path.abspath(name), st.st_size, st.st_mtime_ns])

@@ -145,19 +145,13 @@ class Progress:
 def input_layout(inputs: list[str]) -> tuple[dict[str, tuple[int, int]], int]:
     """{absolute file path: (bytes of the files before it, its size)} of the inputs' files in
     order (a folder's walked sorted), and their total size; a file that cannot be read counts 0."""
+    from pagetwin.sources import input_files
+
     starts: dict[str, tuple[int, int]] = {}
     total = 0
 
-    def files(path: str) -> Iterator[str]:
-        if os.path.isdir(path):
-            for root, dirs, names in os.walk(path):
-                dirs.sort()
-                yield from (os.path.join(root, n) for n in sorted(names))
-        else:
-            yield path
-
     for path in inputs:
-        for name in files(path):
+        for name in input_files(path):
             try:
                 size = os.path.getsize(name)
             except OSError:

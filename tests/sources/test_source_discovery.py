@@ -210,3 +210,17 @@ def test_spark_units_of_a_mixed_folder_read_what_the_local_runner_reads(tmp_path
     expected_stats = SourceStats()
     expected = [(p.id, p.url, p.site) for p in iter_pages([str(root)], InputSettings(), expected_stats)]
     assert got == expected and stats.to_dict() == expected_stats.to_dict() and stats.consistent()
+
+
+def test_input_files_walks_a_folder_sorted_and_gives_a_file_as_itself(tmp_path):
+    """input_files (what the progress bar weighs and a resumed run compares): a folder's files
+    with sub-folders and names sorted, a file (even a missing one) as given."""
+    from pagetwin.sources import input_files
+
+    (tmp_path / "b").mkdir()
+    (tmp_path / "a").mkdir()
+    for rel in ["b/2.html", "b/1.html", "a/z.warc.gz", "top.jsonl"]:
+        (tmp_path / rel).write_text("x")
+    got = [p[len(str(tmp_path)) + 1:] for p in input_files(str(tmp_path))]
+    assert got == ["top.jsonl", "a/z.warc.gz", "b/1.html", "b/2.html"]
+    assert list(input_files(str(tmp_path / "missing.warc"))) == [str(tmp_path / "missing.warc")]

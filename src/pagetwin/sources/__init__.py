@@ -40,6 +40,18 @@ _GLOB_CHARS = re.compile(r"[*?\[]")
 _REMOTE = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
 
 
+def input_files(path: str) -> Iterator[str]:
+    """The files of one input as given: the path itself, or a folder's files (walked with its
+    sub-folders and names sorted). What a run's inputs weigh and whether they changed, not what
+    is read (folder_records decides that)."""
+    if os.path.isdir(path):
+        for root, dirs, names in os.walk(path):
+            dirs.sort()
+            yield from (os.path.join(root, n) for n in sorted(names))
+    else:
+        yield path
+
+
 def is_manifest(path: str) -> bool:
     """Whether a file given directly is a list of paths: named ``*.paths``, ``*.paths.gz`` or
     ``*.txt`` (a ``.txt`` that is a WARC or ARC by its content is read as one)."""
