@@ -173,3 +173,45 @@ def test_a_worker_whose_parent_is_gone_exits(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 1 and "alive" not in out.stdout
     assert local._worker is None  # never set in the parent
+
+
+def test_pass_1_progress_measures_the_bytes_of_the_inputs(tmp_path, monkeypatch):
+    """The "learning" bar, as the "fingerprinting" one, runs over the inputs' total size and ends
+    at it (issue 19, item 4): a WARC's records move it by their offsets."""
+    import pagetwin.runners.local as local
+    from pagetwin.engine import Progress
+    from pagetwin.learned import Learning
+
+    example = Path(__file__).resolve().parents[2] / "examples" / "debian-docs.warc.gz"
+    seen: list[tuple[int, int | None]] = []
+
+    class Watched(Progress):
+        def update(self, n=1, page=None):
+            super().update(n, page)
+            seen.append((self.bar.n, self.bar.total))
+
+    class Terminal:
+        text = ""
+
+        def isatty(self):
+            return True
+
+        def write(self, s):
+            self.text += s
+
+        def flush(self):
+            pass
+
+    monkeypatch.setattr(local, "Progress", Watched)
+    monkeypatch.setattr("sys.stderr", Terminal())
+    settings = Settings()
+    settings.run.workers = 1
+    engine = local.LocalEngine()
+    try:
+        engine.learn([str(example)], settings, Learning(templates=True))
+    finally:
+        engine.close()
+    size = example.stat().st_size
+    assert seen and all(total == size for _, total in seen)
+    positions = [n for n, _ in seen]
+    assert positions == sorted(positions) and 0 < positions[len(positions) // 2] < size

@@ -163,7 +163,7 @@ class LocalEngine:
         counts a payload once)."""
         self.close()
         spill = self._spill = new_spill(settings)
-        progress = Progress(settings, "learning")
+        progress = Progress(settings, "learning", inputs)  # bytes of the inputs read, of their total
         stats = spill.stats if spill is not None else SourceStats()
         pages = iter_pages(inputs, settings.input, stats, want_images=learning.images)
         if stored is not None:
@@ -173,7 +173,7 @@ class LocalEngine:
             records = _spilled(records, spill)
         if stored is not None:
             records = ((page, r) for page, r in records if page.kind == "image" or not _counted(page, stored))
-        learned = Learned.fit(records, settings, learning, progress.update)
+        learned = Learned.fit(_progressed(records, progress), settings, learning)
         if spill is not None:
             spill.finish()
         progress.close()
@@ -231,11 +231,17 @@ def _unstored_pages(
     (pass 2 only marks them seen; their order there does not matter)."""
     for page in pages:
         if page.kind != "image" and stored.stored(page):
-            progress.update()
+            progress.update(1, page)
             if spill is not None:
                 spill.add(replace(page, body=b""), b"")
             continue
         yield page
+
+
+def _progressed(records: Iterable[tuple[Page, Any]], progress: Progress) -> Iterator[tuple[Page, Any]]:
+    for page, record in records:
+        progress.update(1, page)
+        yield page, record
 
 
 def _spilled(records: Iterable[tuple[Page, Any]], spill: ParsedSpill) -> Iterator[tuple[Page, Any]]:
