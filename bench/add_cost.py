@@ -92,12 +92,12 @@ def truncated(source: Path, sizes: list[int], work: Path) -> dict[int, Path]:
     return snaps
 
 
-def measure(snapshot: Path, new_pages: list, work: Path) -> dict:
+def measure(snapshot: Path, new_pages: list, work: Path, modes: tuple[str, ...] = ("batch", "single")) -> dict:
     from pagetwin.api import Index
     from pagetwin.match import MatchStats, find_edges, find_new_edges
 
     out: dict = {}
-    for mode in ("batch", "single"):
+    for mode in modes:
         copy = work / f"m-{mode}.sqlite"
         shutil.copy(snapshot, copy)
         with Index.open(copy) as index:
@@ -127,7 +127,7 @@ def measure(snapshot: Path, new_pages: list, work: Path) -> dict:
             t = time.monotonic()
             full = find_edges(store, algorithms, max_bucket, MatchStats(), list(store.revisit_pairs()))
             out["match_all_s"] = round(time.monotonic() - t, 3)
-            out["new_edges"] = None if new is None else len(new)
+            out["new_edges"], out["retracted"] = len(new.edges), len(new.retracted)
             out["edges"] = len(full)
         copy.unlink()
     return out
@@ -139,6 +139,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--new-from", required=True, help="WARC whose last --new pages are added")
     parser.add_argument("--sizes", type=int, nargs="+", default=[2000, 10000, 20000])
     parser.add_argument("--new", type=int, default=100)
+    parser.add_argument("--modes", nargs="+", choices=("batch", "single"), default=["batch", "single"],
+                        help="one add of the batch, and/or one add per page")  # fmt: skip
     parser.add_argument("--work", type=Path, default=None, help="folder for the indexes (default: a temporary one)")
     parser.add_argument("--from-index", type=Path, default=None,
                         help="take the first N pages of this dedup-built index instead of building through the API")  # fmt: skip
@@ -154,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
     new_pages = pool[-args.new :]
     rows = []
     for size in sorted(snaps):
-        row = {"size": size, **measure(snaps[size], new_pages, work)}
+        row = {"size": size, **measure(snaps[size], new_pages, work, tuple(args.modes))}
         rows.append(row)
         print(json.dumps(row), flush=True)
     return 0

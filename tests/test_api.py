@@ -264,3 +264,32 @@ def test_a_file_that_is_not_an_index_is_one_clear_error(tmp_path):
             Index.open(bogus, readonly=readonly)
     with pytest.raises(IndexError_, match="no index at"):
         Index.open(tmp_path / "missing.sqlite", readonly=True)
+
+
+def test_adds_that_push_buckets_past_max_bucket_give_the_clusters_of_one_batch():
+    """Twenty near copies of a story share candidate buckets (all-pairs under max_bucket = 20);
+    ten more push them past it, so one run pairs the older copies by window only: the added
+    run retracts the far pairs' evidence and re-forms the clusters of those pages alone."""
+    story = article(3, paragraphs=8)
+    pages = []
+    for i in range(30):
+        text = list(story)
+        text[i % 8] = text[i % 8].replace(".", f", edition {i}.", 1)
+        pages.append({"id": f"v{i}", "url": f"https://v{i}.example/story", "html": page("Tide tables", text)})
+    pages += _others(3)
+    settings = Settings()
+    settings.match.max_bucket = 20
+
+    def outcome(batches):
+        with Index.memory(settings) as index:
+            for batch in batches:
+                index.add(batch)
+            ids = dict(index._store.db.execute("SELECT pid, id FROM pages"))
+            edges = {(ids[a], ids[b], kind, ev) for a, b, kind, ev in index._store.edges()}
+            return {(frozenset(m.id for m in c.members), c.kept.id) for c in index.clusters()}, edges
+
+    one = outcome([pages])
+    first_twenty = outcome([pages[:20]])[1]
+    assert {(a, b) for a, b, *_ in first_twenty} - {(a, b) for a, b, *_ in one[1]}  # pairs one run no longer makes
+    assert outcome([pages[:20], pages[20:]]) == one
+    assert outcome([pages[:19], pages[19:25], pages[25:]]) == one

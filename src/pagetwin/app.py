@@ -512,12 +512,12 @@ def link_index(
 ) -> _Links:
     """Match, guard and cluster the index's pages, in the caller's transaction (it commits).
     ``first_new``: the stored edges are those of the pages up to that pid, and only the pairs
-    with a later page are verified (match.find_new_edges; the whole index again when it says
-    a bucket changed shape); None verifies every bucket (match.find_edges). Either way the
-    edges are those of one run over all the pages, and the clusters those of all of them:
-    made again for the whole index (``recluster_all``), or, when only the new pages were
-    matched, for the components of the new pages alone (recluster_new; the other pages'
-    clusters cannot change, no new edge reaching them)."""
+    with a later page are verified (match.find_new_edges; the evidence of the buckets the new
+    pages pushed past max_bucket retracted from older edges); None verifies every bucket
+    (match.find_edges). Either way the edges are those of one run over all the pages, and the
+    clusters those of all of them: made again for the whole index (``recluster_all``), or,
+    when only the new pages were matched, for the components of the new pages and of the
+    retracted edges' pages alone (recluster_new; no other edge changed)."""
     from pagetwin.cluster import clusters
     from pagetwin.match import MatchStats, evidence_from_json, evidence_json, find_edges, find_new_edges
     from pagetwin.model import Edge
@@ -528,18 +528,18 @@ def link_index(
     max_bucket = settings.match.max_bucket
     new = None if first_new is None else find_new_edges(index, algorithms, max_bucket, match_stats, first_new, revisits)
     if new is None:
-        match_stats = MatchStats()
         edges = find_edges(index, algorithms, max_bucket, match_stats, revisits)
         index.replace_edges((e.a, e.b, e.kind, evidence_json(e.evidence)) for e in edges)
     else:
-        index.add_edges((e.a, e.b, e.kind, evidence_json(e.evidence)) for e in new)
+        touched = _retract(index, new.retracted)
+        index.add_edges((e.a, e.b, e.kind, evidence_json(e.evidence)) for e in new.edges)
     timed("match", t)
 
     t = time.monotonic()
     if new is not None and not recluster_all:
-        recluster_new(index, algorithms, settings, first_new, revisits)
+        recluster_new(index, algorithms, settings, first_new, revisits, touched)
         timed("cluster", t)
-        return _Links(new, match_stats)  # the new edges (the others are the index's)
+        return _Links(new.edges, match_stats)  # the new edges (the others are the index's)
     if new is not None:
         edges = [Edge(a, b, kind, evidence_from_json(ev)) for a, b, kind, ev in index.edges()]
     merge_kinds = _merge_kinds(settings)
@@ -551,15 +551,40 @@ def link_index(
     return _Links(edges, match_stats)
 
 
+def _retract(index: Index, retracted: list[tuple[int, int, str]]) -> set[int]:
+    """Drop the retracted evidence from the stored edges (an edge left with none is deleted);
+    the pages of the edges changed."""
+    from pagetwin.match import evidence_from_json, evidence_json, retract
+    from pagetwin.model import Edge
+
+    by_pair: dict[tuple[int, int], set[str]] = {}
+    for a, b, algo in retracted:
+        by_pair.setdefault((a, b), set()).add(algo)
+    gone, kept = [], []
+    for (a, b), algos in sorted(by_pair.items()):
+        _, _, kind, ev = index.edge(a, b)
+        left = retract(Edge(a, b, kind, evidence_from_json(ev)), algos)
+        if left is None:
+            gone.append((a, b))
+        else:
+            kept.append((a, b, left.kind, evidence_json(left.evidence)))
+    index.delete_edges(gone)
+    index.add_edges(kept)
+    return {pid for pair in by_pair for pid in pair}
+
+
 def _merge_kinds(settings: Settings) -> set[str]:
     return {"duplicate"} | ({"partial"} if merges_partial(settings) else set())
 
 
-def recluster_new(index: Index, algorithms: list, settings: Settings, first_new: int, revisits: list[tuple[int, int]]) -> None:
-    """The clusters of the pages above ``first_new`` and of every page their edges connect
-    them to, made as ``link_index`` makes all (the same union, guard and choice of the page to
-    keep, per component), and stored over those pages' rows; the other clusters are kept.
-    A revisit record follows its original (cluster.clusters' ``attach``)."""
+def recluster_new(
+    index: Index, algorithms: list, settings: Settings, first_new: int, revisits: list[tuple[int, int]], touched: set[int] = frozenset()
+) -> None:
+    """The clusters of the pages above ``first_new`` (and of ``touched`` ones: pages of edges
+    changed; every part of a component split by a lost edge holds one of them) and of every
+    page their edges connect them to, made as ``link_index`` makes all (the same union, guard
+    and choice of the page to keep, per component), and stored over those pages' rows; the
+    other clusters are kept. A revisit record follows its original (cluster.clusters' ``attach``)."""
     from pagetwin.cluster import clusters
     from pagetwin.match import evidence_from_json
     from pagetwin.model import Edge
@@ -572,7 +597,8 @@ def recluster_new(index: Index, algorithms: list, settings: Settings, first_new:
         return pid
 
     merge_kinds = _merge_kinds(settings)
-    component, rows = _components(index, [p for p in index.pids_after(first_new) if p not in leader], leader, merge_kinds)
+    start = sorted({p for p in index.pids_after(first_new) if p not in leader} | {ultimate(p) for p in touched})
+    component, rows = _components(index, start, leader, merge_kinds)
     edges = [Edge(a, b, kind, evidence_from_json(ev)) for (a, b), (kind, ev) in sorted(rows.items())]
     followers = {f for f in leader if ultimate(f) in component}
     members = component | followers

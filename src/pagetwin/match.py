@@ -7,7 +7,10 @@ with its ``WINDOW`` neighbours in crawl order only, and the bucket is counted.
 
 ``find_new_edges`` is the incremental form: after pages were added (pids above ``first_new``;
 pids only grow, so they sort last in every bucket), the pairs ``find_edges`` would verify that
-involve a new page, and no other; the edges between older pages are those stored already.
+involve a new page, and no other; the edges between older pages are those stored already, but
+for a bucket the new pages pushed past ``max_bucket``: its older pairs further apart than
+``WINDOW`` are no longer its pairs, and their evidence of that algorithm is retracted unless
+another bucket of it still pairs them.
 """
 
 from __future__ import annotations
@@ -92,6 +95,16 @@ def new_pairs(bucket: list[int], old: int, max_bucket: int, chain: bool) -> Iter
                 yield a, bucket[j]
 
 
+@dataclass
+class NewEdges:
+    """What adding pages changes in the stored edges: ``edges``, the edges with a new page;
+    ``retracted``, (a, b, algorithm) for stored edges between older pages whose evidence of
+    that algorithm one run over all the pages no longer gives (see ``retract``)."""
+
+    edges: list[Edge]
+    retracted: list[tuple[int, int, str]]
+
+
 def find_new_edges(
     index: Index,
     algorithms: list[Algorithm],
@@ -99,13 +112,12 @@ def find_new_edges(
     stats: MatchStats,
     first_new: int,
     revisits: list[tuple[int, int]] = (),
-) -> list[Edge] | None:
+) -> NewEdges:
     """The edges ``find_edges`` gives that involve a page whose pid is above ``first_new``
     (the pages added since the stored edges were made), verifying only the pairs with a new
-    page: its cost follows the new pages' buckets, not the index. None when a bucket grew past
-    ``max_bucket`` with the new pages and held more than ``WINDOW`` + 1 older ones (its older
-    pairs, compared all-pairs before, would now be compared by window only: the caller
-    matches the whole index again, find_edges)."""
+    page, and the stored evidence it no longer gives (a bucket the new pages pushed past
+    ``max_bucket`` compares its older pages by window only): its cost follows the new pages'
+    buckets, not the index."""
     stats.incremental = True
     evidence: dict[tuple[int, int], list[Evidence]] = {}
     for original, revisit in revisits:
@@ -114,6 +126,7 @@ def find_new_edges(
                 Evidence("revisit", 1.0, True, {"payload_digest": "equal"})
             )
             stats.revisit_edges += 1
+    retracted: set[tuple[int, int, str]] = set()
     for algorithm in algorithms:
         cache = FeatureCache(index, algorithm)
         checked: set[tuple[int, int]] = set()
@@ -121,7 +134,7 @@ def find_new_edges(
         for bucket in index.buckets_with_new(algorithm.name, first_new):
             old = sum(1 for pid in bucket if pid <= first_new)
             if not chain and WINDOW + 1 < old <= max_bucket < len(bucket):
-                return None
+                retracted |= _outgrown(index, algorithm.name, bucket[:old], max_bucket)
             if len(bucket) > max_bucket and not chain:
                 stats.oversized_buckets[algorithm.name] += 1
             for pair in new_pairs(bucket, old, max_bucket, chain):
@@ -129,7 +142,40 @@ def find_new_edges(
                     continue
                 checked.add(pair)
                 _verify(algorithm, cache, pair, stats, evidence)
-    return [Edge(a, b, edge_kind(ev), tuple(ev)) for (a, b), ev in sorted(evidence.items())]
+    edges = [Edge(a, b, edge_kind(ev), tuple(ev)) for (a, b), ev in sorted(evidence.items())]
+    return NewEdges(edges, sorted(retracted))
+
+
+def _outgrown(index: Index, algo: str, older: list[int], max_bucket: int) -> set[tuple[int, int, str]]:
+    """(a, b, algo) for the stored edges with ``algo``'s evidence between older members of a
+    bucket that outgrew ``max_bucket`` (``older``: its members before, all-pairs compared then)
+    further apart than ``WINDOW`` in it, that no bucket of ``algo`` pairs any more."""
+    position = {pid: i for i, pid in enumerate(older)}
+    out = set()
+    for pid in older:
+        for a, b, _, ev in index.edges_touching(pid):
+            if a != pid or b not in position or position[b] - position[a] <= WINDOW:
+                continue  # each pair once (from its lower end); in-window pairs stay pairs
+            if any(e.algorithm == algo for e in evidence_from_json(ev)) and not _paired(index, algo, a, b, max_bucket):
+                out.add((a, b, algo))
+    return out
+
+
+def _paired(index: Index, algo: str, a: int, b: int, max_bucket: int) -> bool:
+    """Whether ``bucket_pairs`` of some bucket of ``algo`` (as stored now) holds the pair a < b."""
+    for key in index.shared_keys(algo, a, b):
+        if index.bucket_size(algo, key, max_bucket + 1) <= max_bucket:
+            return True
+        if index.pids_between(algo, key, a, b) < WINDOW:
+            return True
+    return False
+
+
+def retract(edge: Edge, algorithms: set[str]) -> Edge | None:
+    """The edge without these algorithms' evidence (its kind as the rest says), or None when
+    no evidence is left."""
+    rest = [e for e in edge.evidence if e.algorithm not in algorithms]
+    return Edge(edge.a, edge.b, edge_kind(rest), tuple(rest)) if rest else None
 
 
 def _verify(

@@ -49,6 +49,7 @@ CREATE TABLE IF NOT EXISTS features (
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS keys (algo TEXT NOT NULL, key INTEGER NOT NULL, pid INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS keys_by_key ON keys(algo, key, pid);
+CREATE INDEX IF NOT EXISTS keys_by_pid ON keys(pid, algo);  -- a page's keys (match: a bucket outgrew max_bucket)
 CREATE TABLE IF NOT EXISTS edges (
     a INTEGER NOT NULL, b INTEGER NOT NULL, kind TEXT NOT NULL, evidence TEXT NOT NULL,
     PRIMARY KEY (a, b)
@@ -399,6 +400,16 @@ class Index:
         )
         return [r[0] for r in rows]
 
+    def bucket_size(self, algo: str, key: int, limit: int) -> int:
+        """How many pages hold this candidate key, counted up to ``limit``."""
+        sql = "SELECT COUNT(*) FROM (SELECT DISTINCT pid FROM keys WHERE algo=? AND key=? LIMIT ?)"
+        return self.db.execute(sql, (algo, key, limit)).fetchone()[0]
+
+    def pids_between(self, algo: str, key: int, a: int, b: int) -> int:
+        """How many pages holding this key have a pid between ``a`` and ``b`` (exclusive)."""
+        sql = "SELECT COUNT(DISTINCT pid) FROM keys WHERE algo=? AND key=? AND pid>? AND pid<?"
+        return self.db.execute(sql, (algo, key, a, b)).fetchone()[0]
+
     def revisit_pairs(self) -> Iterator[tuple[int, int]]:
         """(original response pid, revisit pid) joined by payload digest."""
         yield from self.db.execute(
@@ -426,6 +437,12 @@ class Index:
     def add_edges(self, edges: Iterable[tuple[int, int, str, str]]) -> None:
         """Store new edges beside the others (incremental matching: pairs with a new page)."""
         self.db.executemany("INSERT OR REPLACE INTO edges VALUES (?, ?, ?, ?)", edges)
+
+    def edge(self, a: int, b: int) -> tuple[int, int, str, str] | None:
+        return self.db.execute("SELECT a, b, kind, evidence FROM edges WHERE a=? AND b=?", (a, b)).fetchone()
+
+    def delete_edges(self, pairs: Iterable[tuple[int, int]]) -> None:
+        self.db.executemany("DELETE FROM edges WHERE a=? AND b=?", pairs)
 
     def edges_touching(self, pid: int) -> list[tuple[int, int, str, str]]:
         """(a, b, kind, evidence) of the edges of one page, either end."""
