@@ -32,6 +32,24 @@ def test_buckets_and_revisits(tmp_path):
     assert orphan
 
 
+def test_bucket_counts_and_edge_rows(tmp_path):
+    """What match reads of a bucket that outgrew max_bucket, and the edge rows it changes."""
+    idx = Index(tmp_path / "i.sqlite", Settings().to_dict())
+    idx.begin()
+    pids = [idx.add_page(_row(i)) for i in range(6)]
+    for pid in pids:
+        idx.add_fingerprints(pid, {"minhash": b"a"}, {"minhash": [5, 5] if pid != pids[2] else [6]})
+    idx.add_edges([(pids[0], pids[4], "duplicate", "[]"), (pids[1], pids[3], "partial", "[]")])
+    idx.commit()
+    assert idx.bucket_size("minhash", 5, 100) == 5 and idx.bucket_size("minhash", 5, 3) == 3
+    assert idx.pids_between("minhash", 5, pids[0], pids[4]) == 2  # pids[2] does not hold key 5
+    assert idx.edge(pids[0], pids[4]) == (pids[0], pids[4], "duplicate", "[]") and idx.edge(pids[4], pids[0]) is None
+    plan = " ".join(r[-1] for r in idx.db.execute("EXPLAIN QUERY PLAN SELECT key FROM keys WHERE +algo=? AND pid=?", ("minhash", 1)))
+    assert "keys_by_pid" in plan  # a page's keys without a walk of the algorithm's
+    idx.delete_edges([(pids[0], pids[4])])
+    assert [e[:2] for e in idx.edges()] == [(pids[1], pids[3])]
+
+
 def test_incompatible_settings_refused_with_the_setting_named(tmp_path):
     path = tmp_path / "i.sqlite"
     Index(path, Settings().to_dict()).close()

@@ -394,8 +394,9 @@ class Index:
         return json.loads(stored) if stored is not None else None
 
     def shared_keys(self, algo: str, a: int, b: int) -> list[int]:
+        # ``+algo``: SQLite would otherwise walk the algorithm's keys (keys_by_key) for a page's.
         rows = self.db.execute(
-            "SELECT key FROM keys WHERE algo=? AND pid=? INTERSECT SELECT key FROM keys WHERE algo=? AND pid=?",
+            "SELECT key FROM keys WHERE +algo=? AND pid=? INTERSECT SELECT key FROM keys WHERE +algo=? AND pid=?",
             (algo, a, algo, b),
         )
         return [r[0] for r in rows]
