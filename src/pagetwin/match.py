@@ -126,15 +126,17 @@ def find_new_edges(
                 Evidence("revisit", 1.0, True, {"payload_digest": "equal"})
             )
             stats.revisit_edges += 1
-    retracted: set[tuple[int, int, str]] = set()
+    retracted: list[tuple[int, int, str]] = []
+    outgrown = _Outgrown(index, max_bucket)
     for algorithm in algorithms:
         cache = FeatureCache(index, algorithm)
         checked: set[tuple[int, int]] = set()
         chain = algorithm.keys_are_proof
+        far: set[tuple[int, int]] = set()  # stored pairs of this algorithm a bucket no longer makes
         for bucket in index.buckets_with_new(algorithm.name, first_new):
             old = sum(1 for pid in bucket if pid <= first_new)
             if not chain and WINDOW + 1 < old <= max_bucket < len(bucket):
-                retracted |= _outgrown(index, algorithm.name, bucket[:old], max_bucket)
+                far |= outgrown.far_pairs(algorithm.name, bucket[:old])
             if len(bucket) > max_bucket and not chain:
                 stats.oversized_buckets[algorithm.name] += 1
             for pair in new_pairs(bucket, old, max_bucket, chain):
@@ -142,33 +144,58 @@ def find_new_edges(
                     continue
                 checked.add(pair)
                 _verify(algorithm, cache, pair, stats, evidence)
+        retracted += [(a, b, algorithm.name) for a, b in sorted(far) if not outgrown.paired(algorithm.name, a, b)]
     edges = [Edge(a, b, edge_kind(ev), tuple(ev)) for (a, b), ev in sorted(evidence.items())]
     return NewEdges(edges, sorted(retracted))
 
 
-def _outgrown(index: Index, algo: str, older: list[int], max_bucket: int) -> set[tuple[int, int, str]]:
-    """(a, b, algo) for the stored edges with ``algo``'s evidence between older members of a
-    bucket that outgrew ``max_bucket`` (``older``: its members before, all-pairs compared then)
-    further apart than ``WINDOW`` in it, that no bucket of ``algo`` pairs any more."""
-    position = {pid: i for i, pid in enumerate(older)}
-    out = set()
-    for pid in older:
-        for a, b, _, ev in index.edges_touching(pid):
-            if a != pid or b not in position or position[b] - position[a] <= WINDOW:
-                continue  # each pair once (from its lower end); in-window pairs stay pairs
-            if any(e.algorithm == algo for e in evidence_from_json(ev)) and not _paired(index, algo, a, b, max_bucket):
-                out.add((a, b, algo))
-    return out
+class _Outgrown:
+    """The stored pairs of buckets the new pages pushed past ``max_bucket``: what was read of
+    the index kept for all of them (the same pages' edges, keys and buckets come again, one
+    bucket per key the near copies share)."""
 
+    def __init__(self, index: Index, max_bucket: int) -> None:
+        self.index, self.max_bucket = index, max_bucket
+        self._edges: dict[int, dict[int, set[str]]] = {}  # pid -> {later pid: its edge's algorithms}
+        self._keys: dict[tuple[str, int], set[int]] = {}
+        self._positions: dict[tuple[str, int], dict[int, int]] = {}
 
-def _paired(index: Index, algo: str, a: int, b: int, max_bucket: int) -> bool:
-    """Whether ``bucket_pairs`` of some bucket of ``algo`` (as stored now) holds the pair a < b."""
-    for key in index.shared_keys(algo, a, b):
-        if index.bucket_size(algo, key, max_bucket + 1) <= max_bucket:
-            return True
-        if index.pids_between(algo, key, a, b) < WINDOW:
-            return True
-    return False
+    def far_pairs(self, algo: str, older: list[int]) -> set[tuple[int, int]]:
+        """(a, b) of the stored edges with ``algo``'s evidence between older members of a
+        bucket that outgrew max_bucket (``older``: its members before, compared all-pairs
+        then) further apart in it than ``WINDOW``: pairs it no longer makes."""
+        position = {pid: i for i, pid in enumerate(older)}
+        out = set()
+        for a in older:
+            for b, algos in self._later_edges(a).items():
+                if b in position and position[b] - position[a] > WINDOW and algo in algos:
+                    out.add((a, b))
+        return out
+
+    def _later_edges(self, pid: int) -> dict[int, set[str]]:
+        if pid not in self._edges:
+            self._edges[pid] = {
+                b: {e.algorithm for e in evidence_from_json(ev)} for a, b, _, ev in self.index.edges_touching(pid) if a == pid
+            }
+        return self._edges[pid]
+
+    def paired(self, algo: str, a: int, b: int) -> bool:
+        """Whether ``bucket_pairs`` of some bucket of ``algo`` (as stored now) holds a < b."""
+        for key in self._page_keys(algo, a) & self._page_keys(algo, b):
+            position = self._bucket(algo, key)
+            if len(position) <= self.max_bucket or position[b] - position[a] <= WINDOW:
+                return True
+        return False
+
+    def _page_keys(self, algo: str, pid: int) -> set[int]:
+        if (algo, pid) not in self._keys:
+            self._keys[(algo, pid)] = set(self.index.page_keys(algo, pid))
+        return self._keys[(algo, pid)]
+
+    def _bucket(self, algo: str, key: int) -> dict[int, int]:
+        if (algo, key) not in self._positions:
+            self._positions[(algo, key)] = {pid: i for i, pid in enumerate(self.index.bucket(algo, key))}
+        return self._positions[(algo, key)]
 
 
 def retract(edge: Edge, algorithms: set[str]) -> Edge | None:

@@ -328,7 +328,7 @@ class Index:
             "SELECT DISTINCT key FROM keys WHERE rowid>? AND +algo=? AND pid>? ORDER BY key", (edge[0] if edge else 0, algo, first_new)
         ).fetchall()
         for (key,) in new_keys:  # one index lookup per key (a join would walk all the algorithm's keys)
-            pids = [r[0] for r in self.db.execute("SELECT DISTINCT pid FROM keys WHERE algo=? AND key=? ORDER BY pid", (algo, key))]
+            pids = self.bucket(algo, key)
             if len(pids) > 1:
                 yield pids
 
@@ -401,15 +401,14 @@ class Index:
         )
         return [r[0] for r in rows]
 
-    def bucket_size(self, algo: str, key: int, limit: int) -> int:
-        """How many pages hold this candidate key, counted up to ``limit``."""
-        sql = "SELECT COUNT(*) FROM (SELECT DISTINCT pid FROM keys WHERE algo=? AND key=? LIMIT ?)"
-        return self.db.execute(sql, (algo, key, limit)).fetchone()[0]
+    def bucket(self, algo: str, key: int) -> list[int]:
+        """The pids holding one candidate key of one algorithm, sorted."""
+        return [r[0] for r in self.db.execute("SELECT DISTINCT pid FROM keys WHERE algo=? AND key=? ORDER BY pid", (algo, key))]
 
-    def pids_between(self, algo: str, key: int, a: int, b: int) -> int:
-        """How many pages holding this key have a pid between ``a`` and ``b`` (exclusive)."""
-        sql = "SELECT COUNT(DISTINCT pid) FROM keys WHERE algo=? AND key=? AND pid>? AND pid<?"
-        return self.db.execute(sql, (algo, key, a, b)).fetchone()[0]
+    def page_keys(self, algo: str, pid: int) -> list[int]:
+        """One page's candidate keys of one algorithm (``+algo``: by keys_by_pid, not a walk
+        of the algorithm's keys)."""
+        return [r[0] for r in self.db.execute("SELECT DISTINCT key FROM keys WHERE +algo=? AND pid=?", (algo, pid))]
 
     def revisit_pairs(self) -> Iterator[tuple[int, int]]:
         """(original response pid, revisit pid) joined by payload digest."""
