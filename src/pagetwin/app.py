@@ -810,12 +810,13 @@ def _input_status(input_errors: list[str], pages_read: int) -> str:
     return "none" if pages_read == 0 else "partial"
 
 
-def _readable_inputs(inputs: list[str]) -> tuple[list[str], list[str]]:
-    """sources.readable_inputs, or, when no input can be read, ([], a message for each)."""
+def _readable_inputs(inputs: list[str], expand: Callable | None = None) -> tuple[list[str], list[str]]:
+    """sources.readable_inputs (or ``expand``, an engine's: the Spark runner's also reads URIs),
+    or, when no input can be read, ([], a message for each)."""
     from pagetwin.sources import InputError, readable_inputs
 
     try:
-        return readable_inputs(inputs)
+        return (expand or readable_inputs)(inputs)
     except InputError as exc:
         return [], exc.problems or ["no input given"]
 
@@ -867,7 +868,7 @@ def _dedup_on_executors(
         from pagetwin.runners.spark_link import link_on_executors
 
         reporter = _ErrorReporter(log)
-        readable, problems = _readable_inputs(inputs)
+        readable, problems = _readable_inputs(inputs, lambda given: engine.readable_inputs(given, settings))
         reporter.report(problems)
         learning = Learning.for_dedup(settings)
         learned = engine.learn(readable, settings, learning) if learning.anything else None
@@ -891,6 +892,8 @@ def _dedup_on_executors(
         "clusters": counts.clusters,
         "duplicates": counts.pages - counts.clusters,
         "pairs": sum(counts.edges_by_kind.values()),
+        "cluster_kinds": counts.cluster_kinds,
+        **counts.cluster_stats,  # cluster_sizes, largest_cluster, hosts: as the local runner's
         "edges_by_kind": dict(counts.edges_by_kind),
         "revisits": {"matched": counts.revisit_edges},
         "matching": counts.matching(),

@@ -336,3 +336,35 @@ def test_executors_parse_each_page_once_with_reuse(tmp_path, monkeypatch, spill_
         assert len(stats.errors) == len(units) and "No space left" in stats.errors[0]
         stats.errors = []
     assert stats.to_dict() == expect_stats.to_dict()
+
+
+@pytest.mark.parametrize(
+    "path, uri",
+    [("file:///tmp/a.warc.gz", True), ("file:/tmp/a.warc.gz", True), ("hdfs://nn/crawl/", True),
+     ("s3a://bucket/*.warc.gz", True), ("/tmp/a.warc.gz", False), ("crawl/a.warc.gz", False),
+     (r"C:\crawl\a.warc.gz", False), ("a:b.warc", False)],
+)  # fmt: skip
+def test_uri_inputs_are_told_from_local_paths(path, uri):
+    """URIs go to Spark's Hadoop file systems (runners.spark.uri_inputs), each file one unit; a
+    local path, even one with a drive letter, to the local runner's expansion."""
+    from pagetwin.sources import is_uri
+
+    assert is_uri(path) is uri
+    assert spark.SparkEngine.units(types.SimpleNamespace(files_per_task=2), [path], SourceStats()) == [(path, None)]
+
+
+def test_a_uri_units_bytes_are_read_as_the_file_and_named_by_it():
+    """A URI's file comes to its task as bytes (binaryFiles): the same pages as the local file,
+    named by the URI, and a damaged file's messages name the URI, not the temporary copy."""
+    example = Path(__file__).resolve().parents[2] / "examples" / "debian-docs.warc.gz"
+    data = example.read_bytes()
+    uri = "hdfs://nn/crawl/debian-docs.warc.gz"
+    local = list(iter_pages([str(example)], Settings().input, SourceStats()))
+    stats = SourceStats()
+    ours = list(spark.unit_pages((uri, data), Settings(), stats, False))
+    assert [p.id for p in ours] == [p.id for p in local] and len(ours) > 50
+    assert {p.source for p in ours} == {uri} and stats.pages_read == len(local)
+    stats = SourceStats()
+    cut = list(spark.unit_pages(("s3a://b/cut.warc.gz", data[: len(data) // 2]), Settings(), stats, False))
+    assert 0 < len(cut) < len(ours) and stats.errors
+    assert all("s3a://b/cut.warc.gz" in e for e in stats.errors) and "pagetwin-" not in " ".join(stats.errors)

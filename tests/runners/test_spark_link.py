@@ -6,8 +6,10 @@ Spark; bad usage is a one-line ConfigError. One SparkSession for the module (sta
 from __future__ import annotations
 
 import glob
+import gzip
 import json
 import random
+import shutil
 from pathlib import Path
 
 import pytest
@@ -16,6 +18,7 @@ from pagetwin.app import dedup
 from pagetwin.cluster import UnionFind
 from pagetwin.config import ConfigError, Settings
 from pagetwin.runners import spark
+from pagetwin.sources import InputError
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "debian-docs.warc.gz"
@@ -49,17 +52,20 @@ def _core(rows: list[dict]) -> list[tuple]:
     return [(r["id"], r["url"], r["cluster"], r["keep"]) for r in rows]
 
 
-def _same_as_local(inputs: list[str], tmp_path: Path) -> dict:
-    """Run the local runner and the executors' link step on ``inputs``; assert the same
-    clusters, kept pages and pairs, line for line; return the executors' summary."""
+def _same_as_local(inputs: list[str], tmp_path: Path, spark_inputs: list[str] | None = None) -> dict:
+    """Run the local runner on ``inputs`` and the executors' link step on ``spark_inputs`` (the
+    same files, as URIs; default ``inputs``); assert the same clusters, kept pages and pairs,
+    line for line, and summaries; return the executors' summary."""
     local = dedup(inputs, tmp_path / "local", _settings("driver"))
-    ours = dedup(inputs, tmp_path / "spark", _settings("executors"), engine=spark.SparkEngine(master="local[2]"))
+    ours = dedup(spark_inputs or inputs, tmp_path / "spark", _settings("executors"), engine=spark.SparkEngine(master="local[2]"))
     local_rows = [json.loads(line) for line in (tmp_path / "local" / "clusters.jsonl").read_text().splitlines()]
     assert _core(_parts(tmp_path / "spark" / "clusters.jsonl")) == _core(local_rows)  # (the message names these)
     assert _parts(tmp_path / "spark" / "clusters.jsonl") == local_rows
     local_pairs = [json.loads(line) for line in (tmp_path / "local" / "pairs.jsonl").read_text().splitlines()]
     assert _parts(tmp_path / "spark" / "pairs.jsonl") == local_pairs
-    for key in ("clusters", "duplicates", "pairs", "edges_by_kind", "records", "input_status"):
+    keys = ("clusters", "duplicates", "pairs", "edges_by_kind", "records", "input_status", "cluster_sizes",
+            "largest_cluster", "hosts", "cluster_kinds")  # fmt: skip
+    for key in keys:
         assert ours[key] == local[key], key
     assert {k: v for k, v in ours["matching"].items() if k != "incremental"} == {
         k: v for k, v in local["matching"].items() if k != "incremental"
@@ -81,6 +87,48 @@ def test_example_crawl_same_clusters_and_pairs_as_local(session, tmp_path):
     pages = pq.read_table(tmp_path / "spark" / "pages.parquet")
     assert "text" not in pages.column_names and pages.num_rows == summary["pages"]["in_output"]
     assert summary["lean_index_bytes_per_page"] > 0
+
+
+def test_file_uris_and_a_manifest_of_them_read_through_hadoop(session, tmp_path):
+    """Inputs as a Spark user gives them: a Common Crawl style manifest (warc.paths.gz) on a
+    ``file:`` URI, listing its crawl relative to itself, read through Spark's Hadoop file
+    systems (the code path hdfs: and s3a: take; those cannot be tested here): the local
+    runner's results on the local path."""
+    crawl = tmp_path / "in" / "crawl-data"
+    crawl.mkdir(parents=True)
+    shutil.copyfile(EXAMPLE, crawl / EXAMPLE.name)
+    with gzip.open(tmp_path / "in" / "warc.paths.gz", "wt") as out:
+        out.write(f"# a comment\n\ncrawl-data/{EXAMPLE.name}\n")
+    manifest = (tmp_path / "in" / "warc.paths.gz").as_uri()
+    summary = _same_as_local([str(crawl / EXAMPLE.name)], tmp_path, [manifest])
+    assert summary["input_errors"] == [] and summary["duplicates"] > 50
+    import pyarrow.parquet as pq
+
+    sources = set(pq.read_table(tmp_path / "spark" / "pages.parquet", columns=["source"]).column("source").to_pylist())
+    assert sources == {f"file:{crawl / EXAMPLE.name}"}  # the page's record is named by its URI
+
+
+def test_uri_globs_folders_and_bad_uris(session, tmp_path):
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    for name in ("a/x.warc.gz", "a/b/y.arc.gz", "a/b/notes.md", "a/z.jsonl"):
+        (tmp_path / name).write_bytes(b"")
+    base = tmp_path.as_uri()
+    assert spark.uri_inputs(session, f"{base}/a/*.gz") == ([f"file:{tmp_path}/a/x.warc.gz"], [])
+    assert spark.uri_inputs(session, f"{base}/a") == ([f"file:{tmp_path}/a/b/y.arc.gz", f"file:{tmp_path}/a/x.warc.gz",
+                                                       f"file:{tmp_path}/a/z.jsonl"], [])  # fmt: skip
+    assert spark.uri_inputs(session, f"{base}/nothing*.warc") == ([], [f"{base}/nothing*.warc: no such file or directory"])
+    (tmp_path / "m.paths").write_text(f"a/x.warc.gz\n{base}/gone.warc.gz\n")
+    found, problems = spark.uri_inputs(session, f"{base}/m.paths")
+    assert found == [f"file:{tmp_path}/a/x.warc.gz"]
+    assert problems == [f"file:{tmp_path}/gone.warc.gz: no such file (listed in file:{tmp_path}/m.paths:2)"]
+    found, problems = spark.uri_inputs(session, "nosuchscheme://host/x.warc.gz")
+    assert found == [] and problems[0].startswith("nosuchscheme://host/x.warc.gz: cannot be listed through Spark's Hadoop")
+    # Local paths and URIs mixed, in the order given; none readable is one InputError.
+    engine = spark.SparkEngine(master="local[2]")
+    readable, problems = engine.readable_inputs([str(tmp_path / "a" / "z.jsonl"), f"{base}/a/x.warc.gz"], Settings())
+    assert readable == [str(tmp_path / "a" / "z.jsonl"), f"file:{tmp_path}/a/x.warc.gz"] and problems == []
+    with pytest.raises(InputError, match="no such file"):
+        engine.readable_inputs([f"{base}/none.warc.gz", str(tmp_path / "none.warc.gz")], Settings())
 
 
 def test_shared_crawls_same_clusters_and_pairs_as_local(session, tmp_path):

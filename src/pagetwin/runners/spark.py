@@ -46,13 +46,19 @@ from pagetwin.engine import StoredPages, StoredSnapshot, worker_count
 from pagetwin.learned import Learned, Learning
 from pagetwin.model import Page
 from pagetwin.pipeline import PageResult, Worker
-from pagetwin.sources import Skip, SourceStats, iter_pages
+from pagetwin.sources import InputError, Skip, SourceStats, is_uri, iter_pages
 
 INSTALL_HINT = "pip install 'pagetwin[spark]' (pyspark) and Java 17 or newer"
 
 # A unit of work, one partition: (path, None) for an input file read as the local runner reads
 # it, or (folder, [(file path, id relative to the folder), ...]) for some files of a folder.
-Unit = tuple[str, list[tuple[str, str]] | None]
+Unit = tuple[str, list[tuple[str, str]] | bytes | None]  # bytes: a URI's file, read by Spark
+
+# Inputs given as URIs (sources.is_uri) are listed, globbed and read through Spark's Hadoop
+# file systems.
+_URI_MANIFESTS = (".paths", ".paths.gz")  # a .txt is not sniffed remotely: read as an input
+_URI_FOLDER_FILES = (".warc", ".warc.gz", ".warc.zst", ".arc", ".arc.gz", ".jsonl", ".jsonl.gz", ".ndjson",
+                     ".ndjson.gz", ".parquet")  # fmt: skip
 
 
 def _java() -> str | None:
@@ -170,7 +176,7 @@ class SparkEngine:
         out: list[Unit] = []
         step = max(1, self.files_per_task)
         for path in inputs:
-            if not os.path.isdir(path):
+            if is_uri(path) or not os.path.isdir(path):
                 out.append((path, None))
                 continue
             run: list[tuple[str, str]] = []
@@ -194,7 +200,7 @@ class SparkEngine:
         sc = self._context(settings)
         shared = sc.broadcast((uuid.uuid4().hex, *shared))
         try:
-            yield from _streamed(sc.parallelize(units, len(units)).mapPartitions(partial(fn, shared)))
+            yield from _streamed(_units_rdd(sc, units).mapPartitions(partial(fn, shared)))
         finally:
             shared.destroy()
 
@@ -207,7 +213,7 @@ class SparkEngine:
 
         sc = self._context(settings)
         shared = sc.broadcast((uuid.uuid4().hex, *shared))
-        rdd = sc.parallelize(units, len(units)).mapPartitions(partial(_learn_partition_keeping, shared))
+        rdd = _units_rdd(sc, units).mapPartitions(partial(_learn_partition_keeping, shared))
         rdd.persist(StorageLevel.MEMORY_AND_DISK)
         self._kept = _KeptPages(list(inputs), unit_stats, rdd, shared)
         # Computing the models computes (and keeps) the pages: one pass over the inputs.
@@ -296,6 +302,28 @@ class SparkEngine:
         """The SparkContext this engine runs on (started on first use)."""
         return self._context(settings)
 
+    def readable_inputs(self, inputs: list[str], settings: Settings) -> tuple[list[str], list[str]]:
+        """sources.readable_inputs for this runner: local paths as the local runner expands them,
+        URIs (``file:``, ``hdfs:``, ``s3a:``) through Spark's Hadoop file systems (uri_inputs),
+        in the order given. Raises InputError, naming every problem, when none can be read."""
+        from pagetwin.sources import readable_inputs
+
+        readable: list[str] = []
+        problems: list[str] = []
+        for path in inputs:
+            if is_uri(path):
+                found, trouble = uri_inputs(self._context(settings), path)
+            else:
+                try:
+                    found, trouble = readable_inputs([path])
+                except InputError as exc:
+                    found, trouble = [], exc.problems or [f"{path}: cannot be read"]
+            readable.extend(found)
+            problems.extend(trouble)
+        if not readable:
+            raise InputError("; ".join(problems) or "no input given", problems)
+        return readable, problems
+
     def pass2_rdd(
         self, inputs: list[str], settings: Settings, learned: Learned | None, stats: SourceStats
     ) -> tuple[Any, Callable[[], None]]:
@@ -312,7 +340,7 @@ class SparkEngine:
         else:
             self._drop_kept()
             units = self.units(inputs, stats)
-            rdd = sc.parallelize(units, max(1, len(units))).mapPartitions(partial(_fingerprint_partition, shared))
+            rdd = _units_rdd(sc, units).mapPartitions(partial(_fingerprint_partition, shared))
 
         def done() -> None:
             shared.destroy()
@@ -467,11 +495,123 @@ def _fingerprint_partition(shared: Any, units: Iterable[Unit]) -> Iterator[tuple
     yield stats, None
 
 
+def uri_inputs(sc: Any, uri: str) -> tuple[list[str], list[str]]:
+    """(the files of one input URI, problems), asked of its Hadoop file system: a glob's matches
+    (sorted), a folder's WARC/ARC/JSONL/Parquet files (recursively, sorted; HTML folders are
+    read from local paths only), a manifest's (``*.paths``, ``*.paths.gz``) listed paths (a
+    relative one relative to the manifest's folder, each checked to exist), else the file."""
+    jvm = sc._jvm
+    conf = sc._jsc.hadoopConfiguration()
+    try:
+        path = jvm.org.apache.hadoop.fs.Path(uri)
+        fs = path.getFileSystem(conf)
+        statuses = sorted(fs.globStatus(path) or [], key=lambda st: st.getPath().toString())
+    except Exception as exc:  # noqa: BLE001 - py4j's error: no file system for the scheme, bad URI
+        return [], [f"{uri}: cannot be listed through Spark's Hadoop file systems ({_java_message(exc)})"]
+    if not statuses:
+        return [], [f"{uri}: no such file or directory"]
+    files: list[str] = []
+    problems: list[str] = []
+    for status in statuses:
+        found = status.getPath()
+        name = found.toString()
+        if status.isDirectory():
+            listing, walked = fs.listFiles(found, True), []
+            while listing.hasNext():
+                walked.append(listing.next().getPath().toString())
+            files.extend(sorted(f for f in walked if f.lower().endswith(_URI_FOLDER_FILES)))
+        elif name.lower().endswith(_URI_MANIFESTS):
+            listed, trouble = _uri_manifest(sc, fs, found)
+            files.extend(listed)
+            problems.extend(trouble)
+        else:
+            files.append(name)
+    return files, problems
+
+
+def _uri_manifest(sc: Any, fs: Any, manifest: Any) -> tuple[list[str], list[str]]:
+    """(the paths a manifest on a Hadoop file system lists, problems); read by Spark (textFile
+    decompresses ``.gz``), as sources.expand_inputs reads a local one."""
+    Path = sc._jvm.org.apache.hadoop.fs.Path
+    name = manifest.toString()
+    try:
+        lines = sc.textFile(name, 1).collect()
+    except Exception as exc:  # noqa: BLE001 - py4j's error: unreadable, not gzip
+        return [], [f"{name}: cannot be read as a list of paths ({_java_message(exc)})"]
+    paths, problems = [], []
+    for lineno, line in enumerate(lines, 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        listed = Path(manifest.getParent(), Path(line)) if not is_uri(line) else Path(line)
+        try:
+            there = listed.getFileSystem(sc._jsc.hadoopConfiguration()).isFile(listed)
+        except Exception as exc:  # noqa: BLE001 - py4j's error
+            problems.append(f"{line}: cannot be read ({_java_message(exc)}) (listed in {name}:{lineno})")
+            continue
+        if there:
+            paths.append(listed.toString())
+        else:
+            problems.append(f"{listed.toString()}: no such file (listed in {name}:{lineno})")
+    if not paths and not problems:
+        problems.append(f"{name}: lists no paths")
+    return paths, problems
+
+
+def _java_message(exc: Exception) -> str:
+    """The first line of a py4j error's Java message (not its stack)."""
+    java = getattr(exc, "java_exception", None)
+    text = str(java.toString()) if java is not None else str(exc)
+    return " ".join(text.split())[:200]
+
+
+def _units_rdd(sc: Any, units: list[Unit]) -> Any:
+    """One partition per unit, in order: local units as they are; a URI's file read whole by
+    Spark's Hadoop file systems (``binaryFiles``) as (uri, its bytes)."""
+    parts: list[Any] = []
+    run: list[Unit] = []
+    for unit in units:
+        if is_uri(unit[0]):
+            if run:
+                parts.append(sc.parallelize(run, len(run)))
+                run = []
+            uri = unit[0]
+            parts.append(sc.binaryFiles(uri, 1).coalesce(1).map(lambda kv, uri=uri: (uri, kv[1])))
+        else:
+            run.append(unit)
+    if run or not parts:
+        parts.append(sc.parallelize(run, max(1, len(run))))
+    return parts[0] if len(parts) == 1 else sc.union(parts)
+
+
+def _uri_pages(uri: str, data: bytes, settings: Settings, stats: SourceStats, want_images: bool) -> Iterator[Page]:
+    """The pages of a file read through Hadoop (its bytes): written under its own name (which
+    tells the readers its kind and names records without an id) in a local temporary folder and
+    read as the local runner reads a file; the pages' source and the file's messages name the URI."""
+    import tempfile
+
+    folder = tempfile.mkdtemp(prefix="pagetwin-")
+    tmp = os.path.join(folder, uri.rstrip("/").rsplit("/", 1)[-1] or "input")
+    before = len(stats.errors)
+    try:
+        with open(tmp, "wb") as out:
+            out.write(data)
+        del data
+        for page in iter_pages([tmp], settings.input, stats, want_images):
+            yield replace(page, source=uri)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+        stats.errors[before:] = [e.replace(tmp, uri) for e in stats.errors[before:]]
+
+
 def unit_pages(unit: Unit, settings: Settings, stats: SourceStats, want_images: bool) -> Iterator[Page]:
     """The pages of one unit of work, counted in ``stats`` as sources.iter_pages counts them."""
     from pagetwin.sources.files import folder_site, read_html_file
 
     path, files = unit
+    if isinstance(files, bytes):
+        yield from _uri_pages(path, files, settings, stats, want_images)
+        return
     if files is None:
         yield from iter_pages([path], settings.input, stats, want_images)
         return

@@ -50,6 +50,7 @@ class Lean(NamedTuple):
 
     id: str
     url: str
+    host: str
     source: str
     kind: str
     crawl_date: str | None
@@ -61,6 +62,8 @@ class Lean(NamedTuple):
     error: str | None
     features: dict[str, bytes]
     keys: dict[str, list[int]]
+    title: str | None
+    page_kind: str | None  # softerror.page_kind: "soft-404", "soft-error", "http-error" or None
 
 
 @dataclass
@@ -79,6 +82,8 @@ class Counts:
     revisit_edges: int = 0
     edges_by_kind: Counter = field(default_factory=Counter)
     clusters: int = 0
+    cluster_stats: dict[str, Any] = field(default_factory=dict)  # outputs.jsonl.cluster_stats' keys
+    cluster_kinds: dict[str, Any] = field(default_factory=dict)  # softerror.report's
     rounds: int = 0
     lean_bytes: int = 0
     outputs: dict[str, str] = field(default_factory=dict)
@@ -139,6 +144,8 @@ def _algorithms(token: str, settings: Any) -> list:
 def _lean(items: Iterable[tuple[Any, Any]]) -> Iterator[tuple[int, Any]]:
     """Pass 2's items as (0, Lean) per page, then (1, Counts of the partition)."""
     from pagetwin.engine import source_path
+    from pagetwin.softerror import page_kind
+    from pagetwin.sources import is_uri
 
     counts = Counts()
     for part_stats, result in items:
@@ -155,10 +162,13 @@ def _lean(items: Iterable[tuple[Any, Any]]) -> Iterator[tuple[int, Any]]:
         counts.refused_charsets += result.refused_charsets
         counts.flattened += result.flattened
         offset, status = page.meta.get("warc_offset"), page.meta.get("http_status")
+        status = status if isinstance(status, int) else None
+        title = doc.title if doc else None
         yield 0, Lean(
-            page.id, page.url, source_path(page.source), page.kind, page.crawl_date, len(doc.text) if doc else 0,
-            page.payload_digest, page.refers_to_digest, offset if isinstance(offset, int) else None,
-            status if isinstance(status, int) else None, result.error or None, result.features, result.keys,
+            page.id, page.url, page.host, page.source if is_uri(page.source) else source_path(page.source), page.kind, page.crawl_date,
+            len(doc.text) if doc else 0, page.payload_digest, page.refers_to_digest,
+            offset if isinstance(offset, int) else None, status, result.error or None, result.features, result.keys,
+            title, page_kind(title or "", doc.text if doc else "", status),
         )  # fmt: skip
     yield 1, counts
 
@@ -409,14 +419,14 @@ def _pair_line(item: Any) -> tuple[str, str, str, str, str, str, str]:
 
 def _page_row(item: tuple[int, Lean]) -> tuple:
     pid, p = item
-    return (pid, p.id, p.url, p.source, p.kind, p.crawl_date, p.text_len, p.payload_digest, p.refers_to_digest,
+    return (pid, p.id, p.url, p.host, p.source, p.kind, p.crawl_date, p.text_len, p.payload_digest, p.refers_to_digest,
             p.warc_offset, p.http_status, p.error, dict(p.features), {k: list(v) for k, v in p.keys.items()})  # fmt: skip
 
 
 _CLUSTERS_SCHEMA = "pid long, id string, url string, cluster string, keep boolean, cluster_size long, kept_id string"
 _PAIRS_SCHEMA = "a string, b string, url_a string, url_b string, kind string, evidence string"
 _PAGES_SCHEMA = (
-    "pid long, id string, url string, source string, kind string, crawl_date string, text_len long, "
+    "pid long, id string, url string, host string, source string, kind string, crawl_date string, text_len long, "
     "payload_digest string, refers_to_digest string, warc_offset long, http_status int, error string, "
     "features map<string, binary>, keys map<string, array<long>>"
 )
@@ -425,13 +435,16 @@ _PAGES_SCHEMA = (
 def _write(sc: Any, pages: Any, edges: Any, rows: Any, out_uri: str, overwrite: bool, counts: Counts, n: int) -> None:
     """clusters and pairs as JSONL part files and Parquet, the lean index as Parquet, under
     ``out_uri``, written by the executors in page order (pairs in (a, b) order)."""
+    from pyspark import StorageLevel
     from pyspark.sql import SparkSession
 
     spark = SparkSession.builder.getOrCreate()
     ident = pages.mapValues(lambda p: (p.id, p.url))
     # name -> (size, kept page's id), then pid -> (name, keep, size, kept id)
     kept = rows.filter(lambda r: r[1][1] == 1).join(ident, n).map(lambda kv: (kv[1][0][0], kv[1][1][0]))
-    info = rows.map(lambda r: (r[1][0], 1)).reduceByKey(lambda a, b: a + b, n).join(kept, n)
+    sizes = rows.map(lambda r: (r[1][0], 1)).reduceByKey(lambda a, b: a + b, n)
+    sizes.persist(StorageLevel.MEMORY_AND_DISK)
+    info = sizes.join(kept, n)
     full = rows.map(lambda r: (r[1][0], (r[0], r[1][1]))).join(info, n)
     full = full.map(lambda kv: (kv[1][0][0], (kv[0], kv[1][0][1], *kv[1][1])))
     clusters = full.join(ident, n).sortByKey(True, n).map(_cluster_line)
@@ -461,6 +474,64 @@ def _write(sc: Any, pages: Any, edges: Any, rows: Any, out_uri: str, overwrite: 
             raise OutputError(f"{target} already exists (an earlier run's output; use another --out or --replace)") from None
         counts.outputs[name] = target
     counts.lean_bytes = _size(sc, counts.outputs["pages.parquet"])
+    counts.cluster_stats = _cluster_stats(pages, rows, sizes, n)
+    counts.cluster_kinds = _cluster_kinds(pages, rows, sizes, n)
+    sizes.unpersist()
+
+
+# -- the summary's clusters and hosts, aggregated on the executors -------------------------
+
+
+def _cluster_stats(pages: Any, rows: Any, sizes: Any, n: int, max_hosts: int | None = None) -> dict[str, Any]:
+    """outputs.jsonl.cluster_stats, from the RDDs: the driver gets one count per distinct
+    cluster size and the ``max_hosts`` hosts with most pages, never a row per page."""
+    from pagetwin.outputs.jsonl import MAX_HOSTS, size_bucket
+
+    max_hosts = MAX_HOSTS if max_hosts is None else max_hosts
+    buckets: dict[str, int] = {}
+    by_size = sizes.map(lambda kv: kv[1]).countByValue()
+    for size in sorted(by_size):
+        buckets[size_bucket(size)] = buckets.get(size_bucket(size), 0) + by_size[size]
+    # host -> (pages, duplicates)
+    hosts = pages.mapValues(lambda p: p.host).join(rows, n).map(lambda kv: (kv[1][0], (1, 1 - kv[1][1][1])))
+    hosts = hosts.reduceByKey(lambda a, b: (a[0] + b[0], a[1] + b[1]), n)
+    hosts.persist()
+    total = hosts.map(lambda h: (1, *h[1])).fold((0, 0, 0), lambda a, b: (a[0] + b[0], a[1] + b[1], a[2] + b[2]))
+    top = hosts.takeOrdered(max_hosts, key=lambda h: (-h[1][0], h[0]))
+    hosts.unpersist()
+    listed = [{"host": h, "pages": p, "duplicates": d} for h, (p, d) in top]
+    others = {"hosts": total[0] - len(top), "pages": total[1] - sum(p for _, (p, _) in top),
+              "duplicates": total[2] - sum(d for _, (_, d) in top)}  # fmt: skip
+    return {"cluster_sizes": buckets, "largest_cluster": max(by_size, default=0),
+            "hosts": {"count": total[0], "listed": listed, "others": others}}  # fmt: skip
+
+
+def _cluster_kinds(pages: Any, rows: Any, sizes: Any, n: int, limit: int = 100) -> dict[str, Any]:
+    """softerror.report, from the RDDs: each cluster's kind (softerror.cluster_kind of its
+    pages' kinds) on the executors; the driver gets a count per kind and the ``limit``
+    largest clusters that are not content."""
+    from pagetwin.softerror import cluster_kind
+
+    # cluster name -> (its pages' kinds, the kept page's (id, url, title) or None)
+    per_page = pages.mapValues(lambda p: (p.page_kind, (p.id, p.url, p.title))).join(rows, n)
+    by_cluster = per_page.map(lambda kv: (kv[1][1][0], (Counter([kv[1][0][0]]), kv[1][0][1] if kv[1][1][1] else None)))
+    merged = by_cluster.reduceByKey(lambda a, b: (a[0] + b[0], a[1] or b[1]), n)  # kinds counted, not listed
+    kinds = merged.mapValues(lambda v: (cluster_kind(v[0].elements()), v[1])).join(sizes, n)  # name -> ((kind, kept), size)
+    kinds.persist()
+    clusters_by_kind = kinds.map(lambda kv: kv[1][0][0]).countByValue()
+    pages_by_kind = kinds.map(lambda kv: (kv[1][0][0], kv[1][1])).reduceByKey(lambda a, b: a + b).collectAsMap()
+    flagged = kinds.filter(lambda kv: kv[1][0][0] != "content").takeOrdered(limit, key=lambda kv: (-kv[1][1], kv[0]))
+    kinds.unpersist()
+    listed = [
+        {"cluster": name, "kind": kind, "size": size,
+         "kept": {"id": kept[0], "url": kept[1], "title": kept[2]} if kept else None}
+        for name, ((kind, kept), size) in flagged
+    ]  # fmt: skip
+    return {
+        "clusters_by_kind": dict(sorted(clusters_by_kind.items())),
+        "pages_by_kind": dict(sorted(pages_by_kind.items())),
+        "not_content": listed,
+    }
 
 
 def _size(sc: Any, uri: str) -> int:

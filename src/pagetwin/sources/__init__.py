@@ -25,7 +25,9 @@ from pagetwin.config import InputSettings
 from pagetwin.model import Page
 from pagetwin.sources.base import InputError, Skip, SourceStats
 
-__all__ = ["InputError", "SourceStats", "Skip", "check_inputs", "expand_inputs", "input_kind", "iter_pages", "readable_inputs"]
+__all__ = [
+    "InputError", "SourceStats", "Skip", "check_inputs", "expand_inputs", "input_kind", "is_uri", "iter_pages", "readable_inputs"
+]  # fmt: skip
 
 # The names of input files, by kind: the one list, for files given directly (input_kind) and
 # for the files found in a folder (files.folder_kind).
@@ -38,6 +40,14 @@ PARQUET_SUFFIXES = (".parquet",)
 _MANIFEST_NAMES = (".paths", ".paths.gz", ".txt")
 _GLOB_CHARS = re.compile(r"[*?\[]")
 _REMOTE = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
+# An input given as a URI (file:, hdfs:, s3a:, ...), which the Spark runner reads through
+# Spark's Hadoop file systems (runners.spark.uri_inputs). Two letters at least before the
+# colon: a drive letter (C:) starts a Windows path.
+_URI = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]+:")
+
+
+def is_uri(path: str) -> bool:
+    return bool(_URI.match(path))
 
 
 def input_files(path: str) -> Iterator[str]:
