@@ -268,3 +268,36 @@ def test_the_json_ld_block_survives_serialisation():
     again = ParsedPage.from_bytes(parsed.to_bytes())
     assert extract_parsed(again).text == extract_parsed(parsed).text and "Warm socks for winter" in extract_parsed(again).text
 
+
+
+CAPTION = "The mayor and two engineers walk along the old harbour wall on Monday morning."
+
+
+def _figure(caption: str, inner: str = "<img src='/photo.jpg' alt='harbour'>") -> str:
+    return f"<figure>{inner}<figcaption>{caption}</figcaption></figure>"
+
+
+def _article_with(figures: str) -> str:
+    longer = "".join(f"<p>{p} {p}</p>" for p in ARTICLE)
+    return page(article_extra=figures + longer)
+
+
+def test_a_photo_caption_inside_an_article_is_dropped():
+    out = text(_article_with(_figure(CAPTION)))
+    assert all(p in out for p in ARTICLE)
+    assert CAPTION not in out
+
+
+def test_captions_that_are_content_stay():
+    # A gallery (the captions are its only text), a numbered figure the text refers to, the
+    # caption of a code listing or a quote, a short label, a page with code, a figure without
+    # an image.
+    gallery = "<html><body><h1>Harbour in pictures</h1>" + _figure(CAPTION) * 2 + "</body></html>"
+    assert CAPTION in text(gallery)
+    numbered = "Figure 2. Water levels at the harbour wall, measured every hour since 1990."
+    assert numbered in text(_article_with(_figure(numbered)))
+    for inner in ("<pre>make harbour --wall</pre>", "<blockquote>We will rebuild the wall, said the mayor at the meeting.</blockquote>", ""):
+        assert CAPTION in text(_article_with(_figure(CAPTION, inner))), inner
+    assert "Expires 01/01/26" in text(_article_with(_figure("Expires 01/01/26")))
+    coded = _article_with(_figure(CAPTION)).replace("</body>", "<pre>harbour = 1</pre></body>")
+    assert CAPTION in text(coded)

@@ -61,8 +61,8 @@ BLOCK_TAGS = frozenset(
 )
 HEADING_TAGS = frozenset("h1 h2 h3 h4 h5 h6".split())
 # Chrome by tag. header/footer inside an <article> or <main> hold the article's own title and
-# byline, so they are only chrome at the page level. (Figure captions stay: on a gallery they
-# are the only text.)
+# byline, so they are only chrome at the page level. (Figure captions stay here: on a gallery
+# they are the only text; noise.page_keep drops a photo's caption inside an article.)
 CHROME_TAGS = frozenset(["nav", "aside"])
 PAGE_CHROME_TAGS = frozenset(["header", "footer"])
 CONTENT_ROOT_TAGS = frozenset(["article", "main"])

@@ -22,7 +22,9 @@ decision per block:
    category and front pages: their items are their content).
 3. **Page-level keep** inside the region: good, near and headings (and teasers of a list); short blocks without links
    when the nearest non-short block before or after them is good or near (context, as jusText
-   does); link-dense blocks never.
+   does); link-dense blocks never. Photo captions (``<figcaption>`` of a ``<figure>`` with an
+   image) are dropped when the region holds an article without them and the page has no code
+   (numbered figures, listings, quotes, short labels and galleries keep theirs).
 4. **Site evidence** (a site model learned in pass 1 by ``templates.SiteTemplates``) is applied
    on top of this page-level decision by ``templates.SiteModel.decide`` (``SiteTemplates.apply``
    for a page of a named site): template blocks dropped, the slot priors of the site combined
@@ -65,6 +67,10 @@ TEASER_SIZE = 20
 TEASER_WORDS = 4
 TEASER_WEIGHT = 0.5  # of a teaser's text in the list reading's region score (as NEAR)
 LIST_RATIO = 2.0  # teaser text over content text for a page to read as a list
+# Blocks that make a <figure> a listing, a quote or a table rather than a photo.
+_NOT_PHOTO = frozenset(["pre", "blockquote", "table"])
+# A caption the text refers to by number ("Figure 2.", "Fig. 3:", "Listing 9-3") is content.
+_NUMBERED = re.compile(r"(?:fig(?:ure)?|listing|table|chart|diagram|abb(?:ildung)?)\.?\s*\d", re.IGNORECASE)
 ARTICLE_SIZE = 3 * GOOD_SIZE  # content (three good paragraphs) that makes an article reading stand  # a marked article body needs this share of the best region's balance
 
 
@@ -192,6 +198,7 @@ def page_keep(blocks: Blocks, classes: list[int] | None = None) -> tuple[list[bo
             keep[b] = True
         elif c == SHORT:
             keep[b] = before[i] in (GOOD, NEAR) or after[i] in (GOOD, NEAR)
+    _drop_captions(blocks, classes, inside, keep)
     # The title right before the region (an h1/h2 outside the article container).
     first = next((i for i, b in enumerate(text_blocks) if inside[b]), None)
     if first is not None:
@@ -200,6 +207,51 @@ def page_keep(blocks: Blocks, classes: list[int] | None = None) -> tuple[list[bo
                 keep[b] = True
                 break
     return keep, inside
+
+
+def _photo_captions(blocks: Blocks) -> list[bool]:
+    """Blocks inside the ``<figcaption>`` of a photo: a ``<figure>`` that holds an image, no
+    code, quote or table, and no caption numbered like a figure the text refers to (the caption
+    of a code listing, a chart or the source of a quote is content)."""
+    n = len(blocks)
+    parent = blocks.parent
+    figure = [-1] * n  # the nearest <figure> a block is in
+    caption = [False] * n
+    for b, tag in enumerate(blocks.tag):  # parents come before their children
+        up = parent[b]
+        figure[b] = b if tag == "figure" else (figure[up] if up >= 0 else -1)
+        caption[b] = figure[b] >= 0 and (tag == "figcaption" or (up >= 0 and caption[up]))
+    photo = [False] * n
+    for b, _ in blocks.images:
+        if 0 <= b < n and figure[b] >= 0:
+            photo[figure[b]] = True
+    for b, (tag, text) in enumerate(zip(blocks.tag, blocks.text)):
+        if figure[b] >= 0 and (tag in _NOT_PHOTO or (caption[b] and _NUMBERED.match(text))):
+            photo[figure[b]] = False
+    # A label under a photo (a name, a date: under SHORT_SIZE in all) is not a caption sentence.
+    said = [0] * n
+    for b, (c, size) in enumerate(zip(caption, blocks.size)):
+        if c:
+            said[figure[b]] += size
+    return [c and photo[figure[b]] and said[figure[b]] >= SHORT_SIZE for b, c in enumerate(caption)]
+
+
+def _drop_captions(blocks: Blocks, classes: list[int], inside: list[bool], keep: list[bool]) -> None:
+    """Drop photo captions (``_photo_captions``) when the region holds an article without them
+    (at least ARTICLE_SIZE of other content) and no code: a photo's caption and credit are not
+    the story. On a gallery the captions are the only text, and stay."""
+    if "figcaption" not in blocks.tag or "pre" in blocks.tag:
+        # With code on the page (documentation, a tutorial) figures are diagrams the text
+        # walks through: their captions stay.
+        return
+    caption = _photo_captions(blocks)
+    if not any(c and k for c, k in zip(caption, keep)):
+        return
+    rest = [i and not c for i, c in zip(inside, caption)]
+    if _good_text(blocks, classes, rest) >= ARTICLE_SIZE:
+        for b, c in enumerate(caption):
+            if c:
+                keep[b] = False
 
 
 def page_meta(tree) -> tuple[str, str]:
