@@ -18,7 +18,8 @@ pytestmark = pytest.mark.skipif(not DATA.is_dir(), reason=f"labelled data not fo
 # bench/RESULTS.md "Reposts").
 # wcxb-dev (issue 15): a little under the measured 0.824 overall, and every page type above
 # WCXB_TYPE_FLOOR (lowest measured: collection 0.58); bench/RESULTS.md "Main content on the modern web".
-EXTRACTION_FLOORS = {"cleanportaleval": 0.92, "scrapinghub": 0.93, "chinese_wce": 0.90, "wcxb-dev": 0.81}
+# scrapinghub: a little under the measured 0.943 (photo captions dropped inside articles, issue 15).
+EXTRACTION_FLOORS = {"cleanportaleval": 0.92, "scrapinghub": 0.94, "chinese_wce": 0.90, "wcxb-dev": 0.81}
 WCXB_TYPE_FLOOR = 0.55
 COPYCAT_MINHASH_F1 = 0.85
 COPYCAT_MINHASH_AUC = 0.95
