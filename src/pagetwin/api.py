@@ -23,8 +23,8 @@ link lists) but no site template, and keywords are weighted by density. Build th
 ``pagetwin dedup`` over a crawl first to have templates learned from it.
 
 Each ``add`` is one transaction: the pages, the edges of the new pages (only the pairs with a
-new page are verified, ``match.find_new_edges``) and the clusters of the whole index are
-committed before ``add`` returns, so a page whose ``add`` returned survives a crash of the
+new page are verified, ``match.find_new_edges``) and the clusters of the components they
+touch (``app.recluster_new``: as one run over all the pages would form them) are committed before ``add`` returns, so a page whose ``add`` returned survives a crash of the
 process (kill -9; SQLite WAL). A writable index holds the index's lock (``index.lock``) while
 open: one writer at a time (a ``pagetwin dedup`` on it waits, then gives up with a message),
 any number of readers (``Index.open(path, readonly=True)``, ``pagetwin query``).
