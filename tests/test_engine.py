@@ -18,6 +18,7 @@ from pagetwin.runners import spark
 from pagetwin.runners.local import LocalEngine
 from pagetwin.sources import SourceStats
 from tests.fixtures.sites import site_pages
+from tests.fixtures.terminal import Terminal
 
 
 @pytest.mark.parametrize("method", ["learn", "fingerprint", "close"])
@@ -89,22 +90,6 @@ def test_spark_executors_skip_the_pages_an_index_stores(tmp_path, keep_pages):
         assert [r.doc is None for r in results] == [True] * 4 + [False] * 6
 
 
-class _Terminal:
-    """A stderr that says it is a terminal and keeps what is written."""
-
-    def __init__(self):
-        self.text = ""
-
-    def isatty(self):
-        return True
-
-    def write(self, s):
-        self.text += s
-
-    def flush(self):
-        pass
-
-
 def test_progress_shows_the_total_and_the_time_left_when_the_inputs_have_sizes(tmp_path, monkeypatch):
     from pagetwin.engine import Progress, input_layout
 
@@ -114,7 +99,7 @@ def test_progress_shows_the_total_and_the_time_left_when_the_inputs_have_sizes(t
     (folder / "1.html").write_bytes(b"y" * 1000)
     starts, total = input_layout([str(a), str(folder)])
     assert total == 4000 and starts[str(folder / "1.html")] == (3000, 1000)
-    term = _Terminal()
+    term = Terminal()
     monkeypatch.setattr("sys.stderr", term)
     progress = Progress(Settings(), "fingerprinting", [str(a), str(folder)])
     page = Page(id="p", url="http://x/", source=str(a), meta={"warc_offset": 1500})
@@ -132,7 +117,7 @@ def test_progress_is_silent_off_a_terminal_and_counts_pages_without_sizes(tmp_pa
     from pagetwin.engine import Progress
 
     assert Progress(Settings(), "x", [str(tmp_path)]).bar is None  # pytest's stderr is not a terminal
-    monkeypatch.setattr("sys.stderr", _Terminal())
+    monkeypatch.setattr("sys.stderr", Terminal())
     progress = Progress(Settings(), "x", [str(tmp_path / "empty")])
     progress.update(page=Page(id="p", url="u", source="elsewhere"))
     assert progress.bar.total is None and progress.bar.n == 1

@@ -179,6 +179,7 @@ def test_pass_1_progress_measures_the_bytes_of_the_inputs(tmp_path, monkeypatch)
     """The "learning" bar, as the "fingerprinting" one, runs over the inputs' total size and ends
     at it (issue 19, item 4): a WARC's records move it by their offsets."""
     import pagetwin.runners.local as local
+    from tests.fixtures.terminal import Terminal
     from pagetwin.engine import Progress
     from pagetwin.learned import Learning
 
@@ -189,18 +190,6 @@ def test_pass_1_progress_measures_the_bytes_of_the_inputs(tmp_path, monkeypatch)
         def update(self, n=1, page=None):
             super().update(n, page)
             seen.append((self.bar.n, self.bar.total))
-
-    class Terminal:
-        text = ""
-
-        def isatty(self):
-            return True
-
-        def write(self, s):
-            self.text += s
-
-        def flush(self):
-            pass
 
     monkeypatch.setattr(local, "Progress", Watched)
     monkeypatch.setattr("sys.stderr", Terminal())
