@@ -53,6 +53,23 @@ def _settings(workers: int = 1, every: int = EVERY) -> Settings:
     return s
 
 
+def _fail_storing(monkeypatch, after: int, message: str):
+    """Pass 2 stores ``after`` pages, then raises RuntimeError(message); the real store_page
+    is returned (to put back)."""
+    import pagetwin.app as app
+
+    real, stored = app._store, []
+
+    def failing(index, result):
+        if len(stored) == after:
+            raise RuntimeError(message)
+        stored.append(1)
+        real(index, result)
+
+    monkeypatch.setattr(app, "_store", failing)
+    return real
+
+
 def _outputs(out: Path) -> tuple[bytes, bytes]:
     return (out / "clusters.jsonl").read_bytes(), (out / "pairs.jsonl").read_bytes()
 
@@ -203,15 +220,7 @@ def test_an_exception_in_pass_2_leaves_the_index_at_its_last_checkpoint(tmp_path
 
     _, b, _ = crawls
     out = tmp_path / "out"
-    real, calls = app._store, []
-
-    def failing(index, result):
-        if len(calls) == 130:
-            raise RuntimeError("disk on fire")
-        calls.append(1)
-        real(index, result)
-
-    monkeypatch.setattr(app, "_store", failing)
+    real = _fail_storing(monkeypatch, after=130, message="disk on fire")
     with pytest.raises(RuntimeError, match="disk on fire"):
         dedup([b], out, _settings())
     checkpoint = _checkpoint(out)
@@ -277,16 +286,8 @@ def test_spark_resumes_a_failed_run_too(tmp_path, crawls, monkeypatch):
         pytest.skip("Java is not installed (Spark needs Java 17)")
     a, _, _ = crawls
     out = tmp_path / "out"
-    real, calls = app._store, []
-
-    def failing(index, result):
-        if len(calls) == 20:
-            raise RuntimeError("executor lost")
-        calls.append(1)
-        real(index, result)
-
     every = _settings(every=8)
-    monkeypatch.setattr(app, "_store", failing)
+    real = _fail_storing(monkeypatch, after=20, message="executor lost")
     with pytest.raises(RuntimeError, match="executor lost"):
         dedup([a], out, every, engine=spark.SparkEngine(master="local[2]"))
     monkeypatch.setattr(app, "_store", real)
