@@ -1,14 +1,30 @@
 """The 64-bit hashing every text fingerprint shares, written once: word hashes, the splitmix64
 finaliser and the rolling hash of k-word windows. Pure functions, numpy-vectorised.
 
+``TokenHasher`` and ``window_hashes`` run natively (``pagetwin.fingerprints._sketch``, built by
+``pip install``) when it is built; ``TokenHasher.reference`` and ``window_hashes_reference``
+are their numpy references (same values; tests/fingerprints/test_sketch.py).
+
 Every hash here is deterministic across processes and machines (xxh3 of UTF-8 bytes and fixed
 64-bit mixing), never Python's hash(): the index stores them and compares them across runs.
 """
 
 from __future__ import annotations
 
+import logging
+from functools import cache
+
 import numpy as np
 import xxhash
+
+log = logging.getLogger(__name__)
+_SKETCH_MISSING = ""  # why the native module could not be imported
+
+try:
+    from pagetwin.fingerprints import _sketch
+except ImportError as exc:  # not compiled (a source checkout without `pip install -e .`)
+    _sketch = None
+    _SKETCH_MISSING = str(exc)
 
 _U64 = np.uint64
 # splitmix64 finaliser constants (Steele, Lea and Flood 2014): a bijective, well-mixing map of
@@ -28,14 +44,19 @@ def mix64(x: np.ndarray) -> np.ndarray:
         return x ^ (x >> _U64(31))
 
 
+def token_hash(token: str) -> int:
+    """xxh3-64 of one token's UTF-8 bytes (lone surrogates kept as they are)."""
+    return xxhash.xxh3_64_intdigest(token.encode("utf-8", "surrogatepass"))
+
+
 def token_hashes(tokens: list[str]) -> np.ndarray:
     """xxh3-64 of each token's UTF-8 bytes, as uint64, in order. Each distinct token is hashed once."""
-    cache: dict[str, int] = {}
+    seen: dict[str, int] = {}
     out = np.empty(len(tokens), dtype=np.uint64)
     for i, tok in enumerate(tokens):
-        h = cache.get(tok)
+        h = seen.get(tok)
         if h is None:
-            h = cache[tok] = xxhash.xxh3_64_intdigest(tok.encode("utf-8", "surrogatepass"))
+            h = seen[tok] = token_hash(tok)
         out[i] = h
     return out
 
@@ -54,17 +75,32 @@ class TokenHasher:
         self._cache: dict[str, int] = {}
 
     def __call__(self, tokens: list[str]) -> np.ndarray:
+        if _sketch is None:
+            _warn_reference()
+            return self.reference(tokens)
+        return _sketch.token_hashes(tokens if type(tokens) is list else list(tokens), self._cache, self.max_tokens, token_hash)
+
+    def reference(self, tokens: list[str]) -> np.ndarray:
+        """``__call__`` in Python and numpy: the reference of the native lookup."""
         cache = self._cache
         new = [t for t in set(tokens) if t not in cache]
         if len(cache) + len(new) > self.max_tokens:
             cache.clear()
             new = list(set(tokens))
         for tok in new:
-            cache[tok] = xxhash.xxh3_64_intdigest(tok.encode("utf-8", "surrogatepass"))
+            cache[tok] = token_hash(tok)
         return np.fromiter(map(cache.__getitem__, tokens), dtype=np.uint64, count=len(tokens))
 
 
 def window_hashes(words: np.ndarray, k: int, mix_each_step: bool) -> np.ndarray:
+    """``window_hashes_reference``, natively when the kernels are built (one pass, no temporaries)."""
+    if _sketch is None:
+        _warn_reference()
+        return window_hashes_reference(words, k, mix_each_step)
+    return _sketch.window_hashes(np.ascontiguousarray(words, dtype=np.uint64), k, mix_each_step)
+
+
+def window_hashes_reference(words: np.ndarray, k: int, mix_each_step: bool) -> np.ndarray:
     """A 64-bit hash of every k-word window of ``words`` (uint64 word hashes), in order, for all
     windows at once: the window's words folded left to right as ``acc * GOLDEN + next`` (mod
     2^64; order-sensitive, "a b" != "b a"), the fold finalised by mix64 after every step
@@ -83,3 +119,13 @@ def window_hashes(words: np.ndarray, k: int, mix_each_step: bool) -> np.ndarray:
             if mix_each_step:
                 acc = mix64(acc)
         return acc if mix_each_step else mix64(acc)
+
+
+@cache
+def _warn_reference() -> None:
+    """Say once per process that the numpy references run."""
+    log.warning(
+        "pagetwin's native fingerprint kernels are not built (%s): shingles and MinHash run in "
+        "numpy, slower; build them with `pip install -e .` (needs a C compiler)",
+        _SKETCH_MISSING,
+    )

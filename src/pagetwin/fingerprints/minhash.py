@@ -34,6 +34,7 @@ import numpy as np
 import xxhash
 
 from pagetwin.config import MinHashSettings
+from pagetwin.fingerprints import hashing
 from pagetwin.fingerprints.base import Algorithm, register
 from pagetwin.fingerprints.lsh import lsh_params, multiset_hashes, shingle_hashes
 from pagetwin.model import Doc, Evidence
@@ -59,7 +60,18 @@ def universal_hash(x: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def minhash_signature(shingles: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """uint32 signature (len(a)) of a set given by 64-bit element hashes (repeats allowed)."""
+    """uint32 signature (len(a)) of a set given by 64-bit element hashes (repeats allowed):
+    natively when the kernels are built (``_sketch.minhash_signature``: one pass over the
+    shingles, no unique and no (num_perm x shingles) matrix), else the numpy reference."""
+    sketch = hashing._sketch
+    if sketch is None:
+        return minhash_signature_reference(shingles, a, b)
+    return sketch.minhash_signature(np.ascontiguousarray(shingles, dtype=np.uint64), a.ravel(), b.ravel())
+
+
+def minhash_signature_reference(shingles: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``minhash_signature`` in numpy: the distinct high halves x of the hashes, through all
+    the permutations at once in blocks of ``_CHUNK`` shingles."""
     x = np.unique(np.asarray(shingles, dtype=np.uint64) >> _SHIFT)
     sig = np.full(a.shape[0], np.iinfo(np.uint64).max, dtype=np.uint64)
     with np.errstate(over="ignore"):
@@ -67,6 +79,15 @@ def minhash_signature(shingles: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.
             # min of the full 64-bit a x + b, then its high half = min of h (ties are equal in h)
             np.minimum(sig, (a * x[start : start + _CHUNK] + b).min(axis=1), out=sig)
     return (sig >> _SHIFT).astype(np.uint32)
+
+
+def distinct_count(values: np.ndarray) -> int:
+    """How many different values ``values`` holds: ``len(np.unique(values))``, natively (a
+    sort of a copy) when the kernels are built."""
+    sketch = hashing._sketch
+    if sketch is None:
+        return len(np.unique(values))
+    return sketch.distinct_count(np.ascontiguousarray(values, dtype=np.uint64))
 
 
 def estimate_jaccard(a: np.ndarray, b: np.ndarray) -> float:
@@ -90,7 +111,8 @@ class MinHash(Algorithm):
         )
 
     def tokens(self, doc: Doc) -> list[str]:
-        return doc.content_tokens() if self.settings.content_only else list(doc.tokens)
+        """The words the shingles are cut from (the page's own list: read, never changed)."""
+        return doc.content_tokens() if self.settings.content_only else doc.tokens
 
     def shingles(self, doc: Doc, tokens: list[str] | None = None) -> np.ndarray:
         """64-bit hashes of the elements whose set MinHash sketches: the page's shingles, with
@@ -106,7 +128,7 @@ class MinHash(Algorithm):
         if len(tokens) < self.settings.min_tokens:
             return None
         shingles = self.shingles(doc, tokens)
-        size = min(len(np.unique(shingles)), 0xFFFFFFFF)
+        size = min(distinct_count(shingles), 0xFFFFFFFF)
         return np.append(minhash_signature(shingles, self._a, self._b), np.uint32(size))
 
     def keys(self, features: np.ndarray) -> Iterable[int]:
