@@ -108,7 +108,8 @@ def analyze_words(str text, const unsigned char[::1] table, bint bigram_kana, bi
     ``cache`` maps a surface (or (surface, norm)) to (token, is_stop); ``compute(surface, norm)``
     gives and caches a missing one. Han/kana runs go to ``bigrams(run, offset)`` when
     ``bigram_all`` (Japanese without its dictionary) or, with ``bigram_kana``, when the run has
-    kana; else to ``han(run, offset)``. Thai/Lao/Khmer/Myanmar runs go to ``sea(run, offset)``.
+    kana; else to ``han(run)``, which gives the run's words as strings, end to end.
+    Thai/Lao/Khmer/Myanmar runs go to ``sea(run, offset)``.
     """
     cdef const unsigned char* tab = &table[0]
     cdef Py_ssize_t n = len(text)
@@ -151,7 +152,16 @@ def analyze_words(str text, const unsigned char[::1] table, bint bigram_kana, bi
                         if _cls(tab, kind, data, k) & KANA:
                             kana = True
                             break
-                pieces = bigrams(run, i) if (bigram_all or kana) else han(run, i)
+                if not (bigram_all or kana):
+                    # rjieba's words of the run, end to end: their offsets are counted here
+                    # (tokenize.han_words in the reference), no Segment made per word
+                    k = i
+                    for word in han(run):
+                        _emit(word, None, k, cache, compute, tokens, surfaces, starts, stops)
+                        k += len(<str>word)
+                    i = j
+                    continue
+                pieces = bigrams(run, i)
             for piece in pieces:
                 _emit(piece[0], piece[2], piece[1], cache, compute, tokens, surfaces, starts, stops)
         i = j

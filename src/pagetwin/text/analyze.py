@@ -120,7 +120,7 @@ class TextAnalyzer:
         tools = self.language(lang if lang != UNDETERMINED else "und")
         _fast.analyze_words(
             text, tokenize.char_classes(), lang != "zh", lang == "ja", tools.cache, tools.compute,
-            tokenize.han_words, tokenize.sea_words, tokenize.char_bigrams,
+            tokenize.han_cut, tokenize.sea_words, tokenize.char_bigrams,
             out.tokens, out.surface, out.starts, out.stop,
         )  # fmt: skip
         return out

@@ -148,10 +148,15 @@ def japanese_dictionary() -> bool:
     return _LAZY.sudachi() is not None
 
 
+def han_cut(run: str) -> list[str]:
+    """The words of a Han run, end to end (rjieba, HMM on): the native scan counts their offsets."""
+    return _LAZY.jieba().cut(run, True)
+
+
 def han_words(run: str, offset: int) -> list[Segment]:
     out = []
     pos = offset
-    for word in _LAZY.jieba().cut(run, True):
+    for word in han_cut(run):
         out.append(Segment(word, pos))
         pos += len(word)
     return out
