@@ -131,3 +131,74 @@ def test_minhash_related_is_a_share_of_the_threshold():
     b = algo.features(Doc("b", "", "", None, "", tokens=words[50:150]))  # Jaccard 1/3
     assert not algo.verify(a, b).passed
     assert algo.related(a, b, 0.5) and not algo.related(a, b, 1.0)
+
+
+def _reference_split(members, edges, similar, keep, rule, core_size):
+    """The guard as first written (every component and every degree counted afresh each
+    round, neighbours visited in score order): split_component must give its parts."""
+    member_set = set(members)
+    adj = {m: {} for m in member_set}
+    for a, b, score in edges:
+        if a != b and a in member_set and b in member_set:
+            adj[a][b] = max(score, adj[a].get(b, score))
+            adj[b][a] = adj[a][b]
+
+    def linked(x, y):
+        return y in adj[x] or similar(min(x, y), max(x, y))
+
+    def components(nodes):
+        seen, out = set(), []
+        for start in sorted(nodes):
+            if start not in seen:
+                comp, stack = {start}, [start]
+                seen.add(start)
+                while stack:
+                    for y in adj[stack.pop()]:
+                        if y in nodes and y not in seen:
+                            seen.add(y), comp.add(y), stack.append(y)
+                out.append(comp)
+        return out
+
+    def rank(m, remaining):
+        near = [s for n, s in adj[m].items() if n in remaining]
+        return (-len(near), -sum(near), m)
+
+    remaining, parts = set(member_set), []
+    while remaining:
+        for comp in components(remaining):
+            if len(comp) <= 2:
+                parts.append(sorted(comp))
+                remaining -= comp
+                continue
+            center = min(comp, key=lambda m: rank(m, remaining)) if rule == "center" else keep(sorted(comp))
+            core = [center]
+            for n in sorted((n for n in adj[center] if n in remaining), key=lambda n: (-adj[center][n], n)):
+                if len(core) < core_size and all(linked(n, c) for c in core):
+                    core.append(n)
+            part, frontier = set(core), list(core)
+            while frontier:
+                nxt = []
+                for c in frontier:
+                    for m in sorted(adj[c], key=lambda n, c=c: (-adj[c][n], n)):
+                        if m in remaining and m not in part and all(linked(m, x) for x in core):
+                            part.add(m)
+                            nxt.append(m)
+                frontier = nxt
+            parts.append(sorted(part))
+            remaining -= part
+    return sorted(parts, key=lambda p: p[0])
+
+
+@given(st.integers(3, 40), st.integers(0, 2**32), st.sampled_from(["center", "keep"]), st.integers(1, 4), st.booleans())
+@settings(max_examples=150, deadline=None)
+def test_the_parts_are_those_of_the_guard_counted_afresh_each_round(n, seed, rule, core_size, ties):
+    # Sparse and dense graphs, scores with ties (the summed score decides) or without.
+    rng = random.Random(seed)
+    sets = {i: {rng.randrange(30) for _ in range(8)} for i in range(n)}
+    similar = sets_similar(sets, rng.choice([0.2, 0.35, 0.5]))
+    density = rng.choice([0.1, 0.3, 0.8])
+    edges = [(a, b, rng.choice([0.5, 0.75, 1.0]) if ties else rng.random())
+             for a in range(n) for b in range(a + 1, n) if rng.random() < density]  # fmt: skip
+    keep = max if seed % 2 else min
+    got = split_component(list(range(n)), edges, similar, keep=keep, rule=rule, core_size=core_size)
+    assert got == _reference_split(list(range(n)), edges, similar, keep, rule, core_size)

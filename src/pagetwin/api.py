@@ -24,8 +24,8 @@ link lists) but no site template, and keywords are weighted by density. Build th
 
 Each ``add`` is one transaction: the pages, the edges of the new pages (only the pairs with a
 new page are verified, ``match.find_new_edges``) and the clusters of the components they
-touch (``app.recluster_new``: as one run over all the pages would form them) are committed before ``add`` returns, so a page whose ``add`` returned survives a crash of the
-process (kill -9; SQLite WAL). A writable index holds the index's lock (``index.lock``) while
+touch (``app.recluster``: as one run over all the pages would form them) are committed before
+``add`` returns, so a page whose ``add`` returned survives a crash of the process (kill -9; SQLite WAL). A writable index holds the index's lock (``index.lock``) while
 open: one writer at a time (a ``pagetwin dedup`` on it waits, then gives up with a message),
 any number of readers (``Index.open(path, readonly=True)``, ``pagetwin query``).
 """
@@ -108,9 +108,11 @@ class Added:
     kept_id: str | None
     cluster_size: int
     error: str | None = None
+    matches: tuple[Match, ...] = ()  # the stored pages it has a verified edge with, strongest first
 
     def to_dict(self) -> dict[str, Any]:
-        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+        row = {k: getattr(self, k) for k in self.__dataclass_fields__ if k != "matches"}
+        return {**row, "matches": [m.to_dict() for m in self.matches]}
 
 
 @dataclass(frozen=True)
@@ -312,6 +314,20 @@ class Index:
                     raise PageError(f"page {n} ({batch[n].id}) could not be analysed: {result.error}")
         return self._store_and_link(results)
 
+    def add_inputs(self, inputs: list[str], stats: Any = None, batch: int = 500) -> Iterator[Added]:
+        """``add`` of every page of input files (WARC/ARC, HTML folders, JSONL: what
+        ``pagetwin dedup`` reads), ``batch`` pages per ``add`` (each committed before its pages
+        are yielded); ``stats`` (sources.SourceStats) counts the records read and skipped
+        (``pagetwin add``)."""
+        from itertools import islice
+
+        from pagetwin.sources import SourceStats, iter_pages
+
+        stats = stats if stats is not None else SourceStats()
+        pages = iter_pages(list(inputs), self.settings.input, stats)
+        while chunk := list(islice(pages, batch)):
+            yield from self.add(chunk)
+
     def _store_and_link(self, results: list) -> list[Added]:
         """One transaction: the new pages, their edges, the clusters."""
         from pagetwin.app import link_index, store_page
@@ -337,7 +353,20 @@ class Index:
     def _added(self, result: Any, pid: int, status: str) -> Added:
         fields = self._cluster_fields(pid)
         page = result.page
-        return Added(page.id, page.url, status, error=result.error or None, **fields)
+        return Added(page.id, page.url, status, error=result.error or None, matches=self._edges_of(pid), **fields)
+
+    def _edges_of(self, pid: int) -> tuple[Match, ...]:
+        """A stored page's verified edges as matches (ordered as ``query`` orders them)."""
+        import json
+
+        found = []
+        for a, b, kind, evidence in self._store.edges_touching(pid):
+            other = b if a == pid else a
+            page_id, url = self._store.page_ident(other)
+            items = tuple(json.loads(evidence))
+            rank = (kind != "revisit", -max((e["score"] for e in items), default=0.0), -len(items), other)
+            found.append((rank, Match(page_id, url, self._store.cluster_of_pid(other), kind, items)))
+        return tuple(m for _, m in sorted(found, key=lambda x: x[0]))
 
     def _cluster_fields(self, pid: int) -> dict[str, Any]:
         row = self._store.cluster_row(pid)

@@ -517,10 +517,8 @@ def link_index(
     (match.find_edges). Either way the edges are those of one run over all the pages, and the
     clusters those of all of them: made again for the whole index (``recluster_all``), or,
     when only the new pages were matched, for the components of the new pages and of the
-    retracted edges' pages alone (recluster_new; no other edge changed)."""
-    from pagetwin.cluster import clusters
-    from pagetwin.match import MatchStats, evidence_from_json, evidence_json, find_edges, find_new_edges
-    from pagetwin.model import Edge
+    retracted edges' pages alone (``recluster``; no other edge changed)."""
+    from pagetwin.match import MatchStats, evidence_json, find_edges, find_new_edges, link_of
 
     t = time.monotonic()
     match_stats = MatchStats()
@@ -537,16 +535,15 @@ def link_index(
 
     t = time.monotonic()
     if new is not None and not recluster_all:
-        recluster_new(index, algorithms, settings, first_new, revisits, touched)
+        recluster(index, algorithms, settings, revisits, set(index.pids_after(first_new)) | touched)
         timed("cluster", t)
         return _Links(new.edges, match_stats)  # the new edges (the others are the index's)
     if new is not None:
+        from pagetwin.match import evidence_from_json
+        from pagetwin.model import Edge
+
         edges = [Edge(a, b, kind, evidence_from_json(ev)) for a, b, kind, ev in index.edges()]
-    merge_kinds = _merge_kinds(settings)
-    linked = [(e.a, e.b) for e in edges if e.kind in merge_kinds]
-    split = _guard(index, algorithms, edges, settings) if settings.match.guard else None
-    rows = clusters(index.pages_for_clustering(), linked, settings.cluster.keep, split, attach=revisits)
-    index.replace_clusters(rows)
+    recluster(index, algorithms, settings, revisits, None, [link_of(e) for e in edges])
     timed("cluster", t)
     return _Links(edges, match_stats)
 
@@ -577,59 +574,76 @@ def _merge_kinds(settings: Settings) -> set[str]:
     return {"duplicate"} | ({"partial"} if merges_partial(settings) else set())
 
 
-def recluster_new(
-    index: Index, algorithms: list, settings: Settings, first_new: int, revisits: list[tuple[int, int]], touched: set[int] = frozenset()
+def recluster(
+    index: Index, algorithms: list, settings: Settings, revisits: list[tuple[int, int]], pages: set[int] | None, links: list | None = None
 ) -> None:
-    """The clusters of the pages above ``first_new`` (and of ``touched`` ones: pages of edges
-    changed; every part of a component split by a lost edge holds one of them) and of every
-    page their edges connect them to, made as ``link_index`` makes all (the same union, guard
-    and choice of the page to keep, per component), and stored over those pages' rows; the
-    other clusters are kept. A revisit record follows its original (cluster.clusters' ``attach``)."""
+    """Make the clusters of ``pages`` and of every page their edges connect them to (the
+    union of merged edges, the guard and the choice of the page to keep, per component),
+    stored over those pages' rows, the other clusters kept; ``pages`` None: of every page,
+    from ``links`` (match.Link rows of all the edges). Whichever pages, the clusters are those
+    one run over all would make, as long as no edge changed outside those components (the new
+    pages' components and those of the pages of changed edges: every part of a component
+    split by a lost edge holds one of them). A revisit record follows its original
+    (cluster.clusters' ``attach``)."""
     from pagetwin.cluster import clusters
-    from pagetwin.match import evidence_from_json
-    from pagetwin.model import Edge
-
-    leader = {follower: original for original, follower in revisits}
-
-    def ultimate(pid: int) -> int:
-        while pid in leader:
-            pid = leader[pid]
-        return pid
 
     merge_kinds = _merge_kinds(settings)
-    start = sorted({p for p in index.pids_after(first_new) if p not in leader} | {ultimate(p) for p in touched})
-    component, rows = _components(index, start, leader, merge_kinds)
-    edges = [Edge(a, b, kind, evidence_from_json(ev)) for (a, b), (kind, ev) in sorted(rows.items())]
-    followers = {f for f in leader if ultimate(f) in component}
-    members = component | followers
-    linked = [(e.a, e.b) for e in edges if e.kind in merge_kinds and e.a in component and e.b in component]
-    split = _guard(index, algorithms, edges, settings) if settings.match.guard else None
-    attach = [(o, f) for o, f in revisits if f in followers]
-    out = clusters(index.pages_for_clustering(sorted(members)), linked, settings.cluster.keep, split, attach=attach)
-    # New revisits (or revisits given their original now) of a page outside the components.
+    if pages is None:
+        members, attach = None, revisits
+        merged = [(a, b) for a, b, kind, _ in links if kind in merge_kinds]
+    else:
+        leader = {follower: original for original, follower in revisits}
+        start = {p for p in pages if p not in leader}  # a revisit record follows its original
+        component, links, merged = _components(index, sorted(start), leader, merge_kinds)
+        attach = [(o, f) for o, f in revisits if f in leader and _original(f, leader) in component]
+        members = sorted(component | {f for _, f in attach})
+    split = _guard(index, algorithms, links, settings) if settings.match.guard else None
+    out = clusters(index.pages_for_clustering(members), merged, settings.cluster.keep, split, attach=attach)
+    if pages is None:
+        index.replace_clusters(out)
+        return
+    # Revisits of a page outside the components, new or given their original now.
     for original, follower in revisits:
-        if follower not in members and max(original, follower) > first_new:
-            cluster = index.cluster_of_pid(ultimate(follower))
+        if follower not in members and (original in pages or follower in pages):
+            cluster = index.cluster_of_pid(_original(follower, leader))
             if cluster is not None:
                 out.append((follower, cluster, 0))
     index.set_clusters(out)
 
 
-def _components(index: Index, start: list[int], leader: dict[int, int], kinds: set[str]) -> tuple[set[int], dict]:
+def _original(pid: int, leader: dict[int, int]) -> int:
+    """The page a revisit record (or a revisit of one) stands for."""
+    while pid in leader:
+        pid = leader[pid]
+    return pid
+
+
+def _components(index: Index, start: list[int], leader: dict[int, int], kinds: set[str]) -> tuple[set[int], list, list]:
     """The pages linked to ``start`` by edges of ``kinds`` (revisit records, ``leader``'s
-    keys, are not linked through), and every edge of those pages: {(a, b): (kind, evidence)}."""
-    seen = set(start)
-    frontier = list(start)
-    edges: dict[tuple[int, int], tuple[str, str]] = {}
-    while frontier:
-        pid = frontier.pop()
-        for a, b, kind, evidence in index.edges_touching(pid):
-            edges[(a, b)] = (kind, evidence)
-            other = b if a == pid else a
-            if kind in kinds and other not in seen and other not in leader:
-                seen.add(other)
-                frontier.append(other)
-    return seen, edges
+    keys, are not linked through); the edges of ``kinds`` between them (match.Link rows);
+    and the edges of a spanning tree of each component (enough for the union)."""
+    from pagetwin.match import Link, stored_guard_score
+
+    seen: set[int] = set()
+    links, tree = [], []
+    for root in start:
+        if root in seen:
+            continue
+        seen.add(root)
+        frontier = [root]
+        while frontier:
+            pid = frontier.pop()
+            for a, b, kind, evidence in index.edges_from(pid):
+                other = b if a == pid else a
+                if kind not in kinds or other in leader:
+                    continue
+                if evidence is not None:  # each edge once: from its smaller pid
+                    links.append(Link(a, b, kind, stored_guard_score(evidence)))
+                if other not in seen:
+                    seen.add(other)
+                    frontier.append(other)
+                    tree.append((pid, other))
+    return seen, links, tree
 
 
 def merges_partial(settings: Settings) -> bool:

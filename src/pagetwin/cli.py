@@ -173,6 +173,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the explanation as JSON")
     p.set_defaults(func=cmd_explain)
     _add_query(sub)
+    _add_add(sub)
     _add_serve(sub)
     _add_report(sub)
     return parser
@@ -224,6 +225,23 @@ def _add_query(sub) -> None:
     p.add_argument("inputs", nargs="+", metavar="INPUT", help="WARC/ARC files, folders of HTML, .jsonl files")
     p.add_argument("--index", required=True, metavar="PATH", help="index file of pagetwin dedup (or its --out folder)")
     p.set_defaults(func=cmd_query)
+
+
+def _add_add(sub) -> None:
+    p = sub.add_parser(
+        "add", help="add each input page to an index and print its cluster and matches as JSON lines",
+        description="Add the pages of the inputs to an index (created when missing), as pagetwin.Index.add does: only "
+        "the new pages are matched with the index, and the clusters they join made again; each batch of pages is "
+        "committed before its lines are printed. One JSON line per page: {id, url, status (added, or known: the "
+        "index held its id), cluster, keep, kept_id, cluster_size, error, matches: [{id, url, cluster, kind, "
+        "evidence}]}; a summary line on stderr. It takes no settings options: an existing index's settings and "
+        "learned model are used, a new index gets the defaults. dedup's output files of the index are not "
+        "rewritten.",
+    )  # fmt: skip
+    p.add_argument("inputs", nargs="+", metavar="INPUT", help="WARC/ARC files, folders of HTML, .jsonl files")
+    p.add_argument("--index", required=True, metavar="PATH", help="index file (or dedup --out folder); created when missing")
+    p.add_argument("--batch", type=_positive, default=500, metavar="PAGES", help="pages per transaction (default 500)")
+    p.set_defaults(func=cmd_add)
 
 
 def resolve_settings(args: argparse.Namespace) -> Settings:
@@ -414,6 +432,33 @@ def cmd_query(args: argparse.Namespace, settings: Settings) -> int:
     with Index.open(args.index, readonly=True) as index:
         rows = (r.to_dict() for r in index.query_inputs(_readable(args.inputs), stats))
         return _write_rows(rows, stats)
+
+
+def cmd_add(args: argparse.Namespace, settings: Settings) -> int:
+    from collections import Counter
+
+    from pagetwin.api import Index
+    from pagetwin.sources import SourceStats, readable_inputs
+
+    stats = SourceStats()
+    status: Counter = Counter()
+    readable, unreadable = readable_inputs(args.inputs)  # before the index is opened (and its lock taken)
+    for problem in unreadable:
+        _err(problem)
+    with Index.open(args.index) as index:
+        for added in index.add_inputs(readable, stats, args.batch):
+            status[added.status] += 1
+            status["joined"] += added.cluster_size > 1 and added.status == "added"
+            sys.stdout.write(json.dumps(added.to_dict(), ensure_ascii=False) + "\n")
+        size = len(index)
+    skipped = sum(stats.skipped.values())
+    _err(
+        f"{status['added']} pages added ({status['joined']} joined a cluster), {status['known']} known already, "
+        f"{skipped} records skipped{f': {dict(stats.skipped)}' if skipped else ''}; the index holds {size} pages"
+    )
+    for message in stats.errors:
+        _err(message)
+    return EXIT_INPUT_ERRORS if unreadable or stats.errors else 0
 
 
 def cmd_report(args: argparse.Namespace, settings: Settings) -> int:

@@ -79,38 +79,53 @@ def split_component(
             asked[pair] = bool(similar(*pair))
         return asked[pair]
 
+    # The components are split one at a time (a part taken from one cannot change another:
+    # no edge joins them), and a member's count of neighbours still unassigned is kept up to
+    # date rather than counted again each round: the same parts as counting afresh.
+    degree = {m: len(adj[m]) for m in member_set}
     remaining = set(member_set)
     parts: list[list[int]] = []
-    while remaining:
-        for comp in _components(remaining, adj):
-            if len(comp) <= 2:
-                parts.append(sorted(comp))
-                remaining.difference_update(comp)
-                continue
-            center = _center(comp, adj, remaining) if rule == "center" else keep(sorted(comp))
-            # The core: the center and its closest neighbours that all resemble each other.
-            core = [center]
-            for n in sorted((n for n in adj[center] if n in remaining), key=lambda n: (-adj[center][n], n)):
-                if len(core) >= core_size:
-                    break
-                if all(linked(n, c) for c in core):
-                    core.append(n)
-            part = set(core)
-            # Members: pages reached by edges from the cluster (breadth first, nearest pages of
-            # a member first) that resemble every page of the core.
-            frontier = list(core)
-            while frontier:
-                nxt = []
-                for c in frontier:
-                    for m in sorted(adj[c], key=lambda n, c=c: (-adj[c][n], n)):
-                        if m in remaining and m not in part and all(linked(m, x) for x in core):
-                            part.add(m)
-                            nxt.append(m)
-                frontier = nxt
-            parts.append(sorted(part))
-            remaining.difference_update(part)
+    todo = _components(remaining, adj)
+    while todo:
+        comp = todo.pop()
+        if len(comp) <= 2:
+            parts.append(sorted(comp))
+            remaining.difference_update(comp)
+            continue
+        center = _center(comp, adj, degree, remaining) if rule == "center" else keep(sorted(comp))
+        # The core: the center and its closest neighbours that all resemble each other.
+        core = [center]
+        for n in sorted((n for n in adj[center] if n in remaining), key=lambda n: (-adj[center][n], n)):
+            if len(core) >= core_size:
+                break
+            if all(linked(n, c) for c in core):
+                core.append(n)
+        part = _members(core, adj, remaining, linked)
+        parts.append(sorted(part))
+        remaining.difference_update(part)
+        for m in part:
+            for n in adj[m]:
+                if n in remaining:
+                    degree[n] -= 1
+        todo.extend(_components(comp - part, adj))
     parts.sort(key=lambda p: p[0])
     return parts
+
+
+def _members(core: list[int], adj: dict[int, dict[int, float]], remaining: set[int], linked: Callable) -> set[int]:
+    """The core and the pages reached by edges from it through pages that resemble every page
+    of the core (breadth first; which pages are reached does not depend on the order)."""
+    part = set(core)
+    frontier = list(core)
+    while frontier:
+        nxt = []
+        for c in frontier:
+            for m in adj[c]:
+                if m in remaining and m not in part and all(linked(m, x) for x in core):
+                    part.add(m)
+                    nxt.append(m)
+        frontier = nxt
+    return part
 
 
 def _components(nodes: set[int], adj: dict[int, dict[int, float]]) -> list[set[int]]:
@@ -134,12 +149,15 @@ def _components(nodes: set[int], adj: dict[int, dict[int, float]]) -> list[set[i
     return out
 
 
-def _center(comp: set[int], adj: dict[int, dict[int, float]], remaining: set[int]) -> int:
-    def rank(m: int) -> tuple[int, float, int]:
-        near = [s for n, s in adj[m].items() if n in remaining]
-        return (-len(near), -sum(near), m)
+def _center(comp: set[int], adj: dict[int, dict[int, float]], degree: dict[int, int], remaining: set[int]) -> int:
+    """The member with the most neighbours left (``degree``), then the higher summed score
+    (summed only for those tied on the count), then the smaller page number."""
+    most = max(degree[m] for m in comp)
 
-    return min(comp, key=rank)
+    def rank(m: int) -> tuple[float, int]:
+        return (-sum([s for n, s in adj[m].items() if n in remaining]), m)
+
+    return min((m for m in comp if degree[m] == most), key=rank)
 
 
 def make_splitter(
@@ -155,7 +173,8 @@ def make_splitter(
     """The guard as cluster.clusters' ``split`` callable, over an index.
 
     index: pagetwin.index.sqlite.Index (features are read from it to verify pairs without an
-    edge); algorithms: the configured Algorithm objects; edges: the verified model.Edge list;
+    edge); algorithms: the configured Algorithm objects; edges: the verified edges as
+    match.Link rows (a, b, kind, score);
     policy: settings.cluster.keep (used by rule "keep"). ``similar(a, b)`` passes when any
     algorithm that has features for both pages finds them related: ``Algorithm.related`` at
     ``related_share`` of its threshold (1.0: the pair must verify; 0.5: half the similarity an
@@ -164,11 +183,7 @@ def make_splitter(
     from pagetwin.cluster import ClusterPage, as_cluster_page, keep_key
     from pagetwin.match import FeatureCache
 
-    scored = []
-    for e in edges:
-        if e.kind in kinds:
-            score = max((ev.score for ev in e.evidence if ev.passed), default=1.0)
-            scored.append((e.a, e.b, score))
+    scored = [(a, b, score) for a, b, kind, score in edges if kind in kinds]
     by_page: dict[int, list[tuple[int, int, float]]] = {}
     for a, b, s in scored:
         by_page.setdefault(a, []).append((a, b, s))

@@ -16,10 +16,11 @@ another bucket of it still pairs them.
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter, OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from pagetwin.fingerprints.base import Algorithm
 from pagetwin.index.sqlite import Index
@@ -277,3 +278,37 @@ def evidence_json(evidence: tuple[Evidence, ...]) -> str:
         ensure_ascii=False,
         default=str,
     )
+
+
+class Link(NamedTuple):
+    """What clustering reads of an edge: its pages, its kind, and the score the guard ranks
+    it by (``guard_score``)."""
+
+    a: int
+    b: int
+    kind: str
+    score: float
+
+
+def guard_score(evidence: tuple[Evidence, ...]) -> float:
+    """The highest score of the passed evidence (1.0 with none), as stored: rounded to 6
+    places, so an edge read back from the index ranks as it did in memory."""
+    return max((round(e.score, 6) for e in evidence if e.passed), default=1.0)
+
+
+def link_of(edge: Edge) -> Link:
+    return Link(edge.a, edge.b, edge.kind, guard_score(edge.evidence))
+
+
+# The head of each item evidence_json writes: its first three keys, in that order. A quote
+# inside a JSON string is escaped, so the pattern cannot match inside a detail's text.
+_HEAD = re.compile(r'\{"algorithm": "(?:[^"\\]|\\.)*", "score": ([^,}]+), "passed": (true|false)')
+
+
+def stored_guard_score(text: str) -> float:
+    """``guard_score`` of stored evidence JSON, read from the items' heads without parsing
+    the rest (the guard reads every edge of a component; most of each item is its detail)."""
+    scores = [float(score) for score, passed in _HEAD.findall(text) if passed == "true"]
+    if not scores and text.strip() != "[]" and not _HEAD.search(text):
+        return guard_score(evidence_from_json(text))  # not written by evidence_json
+    return max(scores, default=1.0)

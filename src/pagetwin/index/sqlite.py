@@ -451,6 +451,15 @@ class Index:
             (pid, pid, pid),
         ).fetchall()
 
+    def edges_from(self, pid: int) -> list[tuple[int, int, str, str | None]]:
+        """(a, b, kind, evidence) of the edges of one page, either end, the evidence only of
+        those where it is ``a`` (the smaller pid): walking a component page by page reads
+        each edge's evidence once."""
+        return self.db.execute(
+            "SELECT a, b, kind, evidence FROM edges WHERE a=? UNION ALL SELECT a, b, kind, NULL FROM edges WHERE b=? AND a!=?",
+            (pid, pid, pid),
+        ).fetchall()
+
     def set_clusters(self, rows: Iterable[tuple[int, str, int]]) -> None:
         """Replace the cluster rows of these pages only (the others' are kept)."""
         rows = list(rows)
