@@ -126,3 +126,29 @@ def test_top_keywords_invariants(tokens, n, weighting, rnd):
 def test_unknown_weighting_is_refused():
     with pytest.raises(ValueError, match="unknown keyword weighting"):
         top_keywords(analysis(["cat", "dog"]), 2, "bm25")
+
+
+def _top_keywords_by_definition(a, n, weighting, doc_freq):
+    """The documented weights and order, written out plainly (the reference of top_keywords)."""
+    from collections import Counter
+
+    from pagetwin.text.keywords import content_terms
+
+    terms = content_terms(a)
+    if not terms:
+        return []
+    counts = Counter(terms)
+    idf = doc_freq.idf if weighting == "tfidf" else (lambda t: 1.0)
+    weights = {t: (c / len(terms)) * idf(t) for t, c in counts.items()}
+    top = sorted(weights.items(), key=lambda kv: (-kv[1], kv[0]))[:n]
+    norm = math.sqrt(sum(w * w for _, w in top)) or 1.0
+    return [(t, round(w / norm, 8)) for t, w in top]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from("cat dog the a 7 猫 bird fish 3.5 tree Tree x 1-2 кот".split()), max_size=60),
+       st.integers(1, 12), st.sampled_from(["density", "tfidf"]), st.sets(st.sampled_from(["the", "cat", "a", "7"])))
+def test_top_keywords_equal_their_definition(tokens, n, weighting, stop):
+    df = DocFreq().fit(["cat", "the", "tree"]).fit(["cat"]).fit(["bird", "кот"])
+    a = analysis(tokens, stop=stop)
+    assert top_keywords(a, n, weighting, df) == _top_keywords_by_definition(a, n, weighting, df)
