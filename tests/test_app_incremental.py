@@ -90,3 +90,77 @@ def test_an_added_run_matches_only_its_pages_and_stores_one_runs_edges(tmp_path)
             db.close()
 
     assert pairs(tmp_path / "inc") == pairs(tmp_path / "one")
+
+
+class _Allowed:
+    """A stand-in algorithm: a page's feature is its number; a pair verifies when it is in
+    ``pairs``; every pair is related (the guard keeps whatever the edges connect)."""
+
+    name, keys_are_proof = "near", False
+
+    def __init__(self, pairs):
+        self.pairs = pairs
+
+    def decode(self, data):
+        return data[0]
+
+    def verify(self, a, b):
+        from pagetwin.model import Evidence
+
+        ok = (min(a, b), max(a, b)) in self.pairs
+        return Evidence(self.name, 1.0 if ok else 0.0, ok)
+
+    def related(self, a, b, share):
+        return True
+
+
+def _bucket_index(path, pages, settings):
+    from pagetwin.index.sqlite import Index
+
+    index = Index(path, settings.to_dict())
+    index.begin()
+    for n in range(1, pages + 1):
+        row = dict(id=f"p{n}", url=f"http://x.example/{n}", host="x.example", source="s", kind="response", crawl_date=None,
+                   text_len=n, payload_digest=f"sha1:{n}", refers_to_digest=None, lang="en", title="", text=None, error=None)  # fmt: skip
+        pid = index.add_page(row)
+        index.add_fingerprints(pid, {"near": bytes([n])}, {"near": [0]})  # one bucket: key 0
+    return index
+
+
+def test_a_retraction_that_splits_a_component_gives_one_runs_clusters(tmp_path):
+    """Pages 1-18 share one bucket (max_bucket 20: all pairs compared); only the pairs of
+    {1, 2, 3} and of {16, 17, 18} and the far pair (1, 18) verify, so the six are one
+    component, one cluster. Three pages more push the bucket past 20: compared by window
+    (16 neighbours), 1 and 18 are no longer a pair; their edge had no other evidence, so it
+    is retracted and the component falls in two, as one run over the 21 pages finds."""
+    from pagetwin.app import link_index
+
+    settings = Settings()
+    settings.match.max_bucket = 20
+    group = [(1, 2), (1, 3), (2, 3), (16, 17), (16, 18), (17, 18)]
+    algorithms = [_Allowed(set(group) | {(1, 18)})]
+
+    def clusters(index):
+        groups: dict[str, set[str]] = {}
+        for pid, cluster, _ in index.db.execute("SELECT pid, cluster, keep FROM clusters"):
+            groups.setdefault(cluster, set()).add(pid)
+        return sorted(sorted(g) for g in groups.values() if len(g) > 1), set(index.db.execute("SELECT pid FROM clusters WHERE keep=1"))
+
+    inc = _bucket_index(tmp_path / "inc.sqlite", 18, settings)
+    link_index(inc, algorithms, settings)
+    assert clusters(inc)[0] == [[1, 2, 3, 16, 17, 18]]
+    for n in range(19, 22):
+        inc.add_page(dict(id=f"p{n}", url=f"http://x.example/{n}", host="x.example", source="s", kind="response", crawl_date=None,
+                          text_len=n, payload_digest=f"sha1:{n}", refers_to_digest=None, lang="en", title="", text=None, error=None))  # fmt: skip
+        inc.add_fingerprints(n, {"near": bytes([n])}, {"near": [0]})
+    links = link_index(inc, algorithms, settings, first_new=18, recluster_all=False)
+    inc.commit()
+    assert links.edges == []  # no pair with a new page verifies
+    assert inc.edge(1, 18) is None  # retracted: its only evidence came from the outgrown bucket
+
+    one = _bucket_index(tmp_path / "one.sqlite", 21, settings)
+    link_index(one, algorithms, settings)
+    one.commit()
+    assert clusters(inc) == clusters(one)
+    assert clusters(one)[0] == [[1, 2, 3], [16, 17, 18]]
+    assert sorted(inc.db.execute("SELECT a, b, kind FROM edges")) == sorted(one.db.execute("SELECT a, b, kind FROM edges"))
