@@ -1,15 +1,21 @@
-"""Build the native kernels of the text path (src/pagetwin/text/_fast.pyx) with Cython.
+"""Build the native kernels with Cython: the text path (src/pagetwin/text/_fast.pyx) and the
+block walk over lexbor's DOM (src/pagetwin/html/_walk.pyx).
 
-Everything else is in pyproject.toml. The package still runs without the compiled module (it
-falls back to the pure-Python references and says so once), but `pip install` builds it.
+Everything else is in pyproject.toml. The package still runs without the compiled modules (it
+falls back to the pure-Python references and says so once), but `pip install` builds them.
+The walk needs no selectolax or lexbor headers to build: it declares the few lexbor structs it
+reads, and checks them against the installed selectolax when it starts (html/blocks.py).
 """
 
 from Cython.Build import cythonize
 from setuptools import Extension, setup
 
-extensions = [Extension("pagetwin.text._fast", ["src/pagetwin/text/_fast.pyx"], extra_compile_args=["-O2"])]
+extensions = [
+    Extension("pagetwin.text._fast", ["src/pagetwin/text/_fast.pyx"], extra_compile_args=["-O2"]),
+    Extension("pagetwin.html._walk", ["src/pagetwin/html/_walk.pyx"], extra_compile_args=["-O2"]),
+]
 
 setup(
     ext_modules=cythonize(extensions, compiler_directives={"language_level": "3"}, quiet=True),
-    exclude_package_data={"pagetwin.text": ["*.c", "*.pyx"]},  # sources of the compiled module
+    exclude_package_data={"pagetwin.text": ["*.c", "*.pyx"], "pagetwin.html": ["*.c", "*.pyx"]},  # sources of the compiled modules
 )

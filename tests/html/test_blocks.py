@@ -161,25 +161,31 @@ def test_one_walker_for_many_pages_walks_each_as_a_fresh_one_does():
     from pagetwin.html.blocks import BlockWalker
     from tests.fixtures.sites import site_pages
 
-    walker = BlockWalker()
+    walker, python = BlockWalker(), BlockWalker(native=False)  # (native when it is built)
     pages = [html for _, html, _ in site_pages(6, seed=3)]
     pages.append("<div class='x'><my-widget><p>Custom <o:p>tags</o:p></p></my-widget></div>" * 3)
     random.Random(1).shuffle(pages)
     for html in pages + pages:
-        assert walker.walk(parse_html(html)) == walk(parse_html(html)) == BlockWalker().walk(parse_html(html))
-    assert walker.kinds and walker.block_names and walker.class_memo and walker.sig_memo
+        fresh = BlockWalker().walk(parse_html(html))
+        assert walker.walk(parse_html(html)) == walk(parse_html(html)) == fresh == python.walk(parse_html(html))
+    assert python.kinds and python.block_names and python.class_memo and python.sig_memo
 
 
-def test_the_walker_memos_stay_bounded():
+def test_the_walker_memos_stay_bounded(monkeypatch):
     from pagetwin.html import blocks
     from pagetwin.html.blocks import BlockWalker
 
-    walker = BlockWalker()
+    walker = BlockWalker(native=False)
     html = "".join(f"<div class='c{i}' id='i{i}'><p>x</p></div>" for i in range(3000))
     for _ in range(3):
         walker.walk(parse_html(html))
     assert len(walker.class_memo) <= blocks._CLASS_MEMO_SIZE + 1
     assert len(walker.sig_memo) <= blocks._SIG_MEMO_SIZE + 1
+    if blocks.native_status() is None:  # the native walk's memo of class facts, bounded at 100
+        monkeypatch.setattr(blocks, "_CLASS_MEMO_SIZE", 100)
+        native = BlockWalker()
+        assert native.walk(parse_html(html)) == walker.walk(parse_html(html))
+        assert 0 < len(native.native.class_memo) <= 101
 
 
 def test_the_html_modules_keep_no_mutable_state_between_calls():

@@ -1,0 +1,1042 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""The block walk (``html.blocks.BlockWalker.walk_reference``) in C, over lexbor's node structs.
+
+The walk reads lexbor's DOM where selectolax keeps it: a node's children, siblings, tag id and
+type, a text node's UTF-8 data, an element's attribute list. It makes Python objects only for
+what a page's ``Blocks`` hold (one text, hash, signature... per block), and goes back to
+selectolax's Python API (a ``LexborNode`` made by selectolax's own ``LexborNode.new``) only on
+rare paths: the CSS checks of chrome boxes and noscripts, the flat text past ``max_depth``, the
+first sight of each tag id.
+
+selectolax's wheel ships no lexbor headers, so the layouts it reads are declared here, as
+selectolax 1.0.2 (lexbor 3.1) builds them; ``probe`` checks them against selectolax's Python
+API before a walker is used, and html/blocks.py falls back to the Python walk (with a warning)
+when the installed selectolax is another version or a check fails. Two lexbor functions are
+called by address (exported by selectolax's module): the qualified names of an attribute and
+of a custom element. Text rules are Python's own: ``str.split`` whitespace is
+``Py_UNICODE_ISSPACE``, the ``\\d`` of ``re`` is ``Py_UNICODE_ISDECIMAL``, and undecodable bytes
+are replaced as selectolax replaces them (bytes that are not valid UTF-8 are decoded by Python).
+"""
+
+from cpython.bytes cimport PyBytes_FromStringAndSize
+from cpython.pycapsule cimport PyCapsule_GetPointer
+from cpython.unicode cimport PyUnicode_DecodeUTF8, PyUnicode_AsUTF8AndSize
+from cpython.ref cimport PyObject
+from libc.stdint cimport uint64_t, uintptr_t
+from libc.stdlib cimport free, realloc
+from libc.string cimport memcmp, memcpy
+
+cdef extern from "Python.h":
+    bint Py_UNICODE_ISSPACE(Py_UCS4 ch) nogil
+    bint Py_UNICODE_ISDECIMAL(Py_UCS4 ch) nogil
+
+cdef extern from *:
+    """
+    #include <stdint.h>
+    /* lexbor's DOM structs, as selectolax 1.0.2 builds them (lexbor 3.1): probe() checks them. */
+    typedef struct pt_str { unsigned char *data; size_t length; } pt_str;
+    typedef struct pt_node pt_node;
+    struct pt_node {
+        void *events;
+        uintptr_t local_name, prefix, ns;
+        void *owner_document;
+        pt_node *next, *prev, *parent, *first_child, *last_child;
+        void *user;
+        int type;
+    };
+    typedef struct { pt_node node; pt_str data; } pt_chardata;
+    typedef struct pt_attr pt_attr;
+    struct pt_attr {
+        pt_node node;
+        uintptr_t upper_name, qualified_name;
+        pt_str *value;
+        void *owner;
+        pt_attr *next, *prev;
+    };
+    typedef struct {
+        pt_node node;
+        uintptr_t upper_name, qualified_name;
+        pt_str *is_value;
+        pt_attr *first_attr, *last_attr, *attr_id, *attr_class;
+        int custom_state;
+    } pt_element;
+    /* selectolax's LexborNode object, and the first entry of its vtable (LexborNode.new). */
+    typedef struct {
+        PyObject_HEAD
+        void *vtab;
+        pt_node *node;
+        PyObject *parser;
+        int is_fragment_root;
+        int is_template_content;
+    } pt_lexbor_node;
+    typedef PyObject *(*pt_node_new_f)(pt_node *, PyObject *);
+    typedef const unsigned char *(*pt_name_f)(void *, size_t *);
+    static PyObject *pt_call_new(void *vtab, pt_node *node, PyObject *parser) {
+        return (*(pt_node_new_f *)vtab)(node, parser);
+    }
+    static const unsigned char *pt_call_name(void *fn, void *object, size_t *len) {
+        return ((pt_name_f)fn)(object, len);
+    }
+    """
+    ctypedef struct pt_str:
+        unsigned char *data
+        size_t length
+    ctypedef struct pt_node:
+        uintptr_t local_name
+        pt_node *next
+        pt_node *prev
+        pt_node *parent
+        pt_node *first_child
+        pt_node *last_child
+        int type
+    ctypedef struct pt_chardata:
+        pt_str data
+    ctypedef struct pt_attr:
+        pt_node node
+        uintptr_t qualified_name
+        pt_str *value
+        pt_attr *next
+    ctypedef struct pt_element:
+        pt_attr *first_attr
+    ctypedef struct pt_lexbor_node:
+        void *vtab
+        pt_node *node
+        PyObject *parser
+    object pt_call_new(void *vtab, pt_node *node, PyObject *parser)
+    const unsigned char *pt_call_name(void *fn, void *object, size_t *len)
+
+
+DEF ELEMENT = 1
+DEF TEXT = 3
+DEF KINDS = 4096  # tag and attribute ids below this are lexbor's static ones (others: pointers)
+DEF STATIC_TAGS = 65536  # blocks.py's _STATIC_TAG_IDS
+
+# The walk's node kinds (blocks.py's _TEXT ... _NOSCRIPT; checked in probe()).
+DEF K_TEXT = 0
+DEF K_SKIP = 1
+DEF K_INLINE = 2
+DEF K_BLOCK = 3
+DEF K_A = 4
+DEF K_SPAN = 5
+DEF K_CELL = 6
+DEF K_BR = 7
+DEF K_IMG = 8
+DEF K_SOURCE = 9
+DEF K_NOSCRIPT = 10
+
+SELECTOLAX = "1.0.2"  # the selectolax whose structs are declared above
+CODES = (K_TEXT, K_SKIP, K_INLINE, K_BLOCK, K_A, K_SPAN, K_CELL, K_BR, K_IMG, K_SOURCE, K_NOSCRIPT, 2)  # (2: _COMMENTS)
+
+# Attributes the walk reads (codes), then the image attributes (IMAGE + their index).
+DEF A_NONE = -1
+DEF A_CLASS = 0
+DEF A_ID = 1
+DEF A_ITEMPROP = 2
+DEF A_HIDDEN = 3
+DEF A_ARIA = 4
+DEF A_TYPE = 5
+DEF A_STYLE = 6
+DEF IMAGE = 7
+DEF MAX_IMAGE_ATTRS = 40
+
+# Stack entries that are not nodes (node pointers are aligned, so never 1 or 2).
+DEF LINK_END = 1
+DEF BLOCK_END = 2
+
+cdef uint64_t P1 = 11400714785074694791ULL
+cdef uint64_t P2 = 14029467366897019727ULL
+cdef uint64_t P3 = 1609587929392839161ULL
+cdef uint64_t P4 = 9650029242287828579ULL
+cdef uint64_t P5 = 2870177450012600261ULL
+
+
+cdef inline uint64_t _rotl(uint64_t x, int r) noexcept nogil:
+    return (x << r) | (x >> (64 - r))
+
+
+cdef inline uint64_t _read64(const unsigned char *p) noexcept nogil:
+    cdef uint64_t v
+    memcpy(&v, p, 8)  # (x86-64 and aarch64 are little-endian, as XXH64 reads)
+    return v
+
+
+cdef inline uint64_t _round(uint64_t acc, uint64_t value) noexcept nogil:
+    acc += value * P2
+    return _rotl(acc, 31) * P1
+
+
+cdef inline uint64_t _merge(uint64_t h, uint64_t v) noexcept nogil:
+    h ^= _round(0, v)
+    return h * P1 + P4
+
+
+cdef uint64_t xxh64(const unsigned char *p, size_t n) noexcept nogil:
+    """XXH64 with seed 0 (the xxhash package's xxh64_intdigest; tests compare them)."""
+    cdef const unsigned char *end = p + n
+    cdef uint64_t h, v1, v2, v3, v4
+    cdef unsigned int w32
+    if n >= 32:
+        v1 = P1 + P2
+        v2 = P2
+        v3 = 0
+        v4 = 0 - P1
+        while p + 32 <= end:
+            v1 = _round(v1, _read64(p))
+            v2 = _round(v2, _read64(p + 8))
+            v3 = _round(v3, _read64(p + 16))
+            v4 = _round(v4, _read64(p + 24))
+            p += 32
+        h = _rotl(v1, 1) + _rotl(v2, 7) + _rotl(v3, 12) + _rotl(v4, 18)
+        h = _merge(h, v1)
+        h = _merge(h, v2)
+        h = _merge(h, v3)
+        h = _merge(h, v4)
+    else:
+        h = P5
+    h += n
+    while p + 8 <= end:
+        h ^= _round(0, _read64(p))
+        h = _rotl(h, 27) * P1 + P4
+        p += 8
+    if p + 4 <= end:
+        memcpy(&w32, p, 4)
+        h ^= <uint64_t>w32 * P1
+        h = _rotl(h, 23) * P2 + P3
+        p += 4
+    while p < end:
+        h ^= p[0] * P5
+        h = _rotl(h, 11) * P1
+        p += 1
+    h ^= h >> 33
+    h *= P2
+    h ^= h >> 29
+    h *= P3
+    h ^= h >> 32
+    return h
+
+
+def xxh64_intdigest(bytes data):
+    """The native XXH64 (for the tests)."""
+    return xxh64(<const unsigned char *>data, len(data))
+
+
+cdef inline int _utoa(uint64_t v, char *out) noexcept nogil:
+    """The decimal digits of v (Python's "%d"), into out (20 bytes); their count."""
+    cdef char tmp[20]
+    cdef int n = 0, i
+    while True:
+        tmp[n] = <char>(48 + v % 10)
+        n += 1
+        v //= 10
+        if v == 0:
+            break
+    for i in range(n):
+        out[i] = tmp[n - 1 - i]
+    return n
+
+
+cdef inline Py_ssize_t _utf8_valid(const unsigned char *s, size_t n) noexcept nogil:
+    """Whether s is UTF-8 as Python's strict decoder takes it: 1 if so, else 0."""
+    cdef size_t i = 0
+    cdef unsigned char c, d
+    while i < n:
+        c = s[i]
+        if c < 0x80:
+            i += 1
+            continue
+        if c < 0xC2 or c > 0xF4:
+            return 0
+        if c < 0xE0:
+            if i + 1 >= n or (s[i + 1] & 0xC0) != 0x80:
+                return 0
+            i += 2
+            continue
+        if c < 0xF0:
+            if i + 2 >= n or (s[i + 1] & 0xC0) != 0x80 or (s[i + 2] & 0xC0) != 0x80:
+                return 0
+            d = s[i + 1]
+            if (c == 0xE0 and d < 0xA0) or (c == 0xED and d > 0x9F):
+                return 0
+            i += 3
+            continue
+        if i + 3 >= n or (s[i + 1] & 0xC0) != 0x80 or (s[i + 2] & 0xC0) != 0x80 or (s[i + 3] & 0xC0) != 0x80:
+            return 0
+        d = s[i + 1]
+        if (c == 0xF0 and d < 0x90) or (c == 0xF4 and d > 0x8F):
+            return 0
+        i += 4
+    return 1
+
+
+cdef inline Py_UCS4 _next_cp(const unsigned char *s, size_t *i) noexcept nogil:
+    """The code point at s[i[0]] of valid UTF-8; advances i."""
+    cdef unsigned char c = s[i[0]]
+    cdef Py_UCS4 cp
+    if c < 0x80:
+        i[0] += 1
+        return c
+    if c < 0xE0:
+        cp = ((c & 0x1F) << 6) | (s[i[0] + 1] & 0x3F)
+        i[0] += 2
+        return cp
+    if c < 0xF0:
+        cp = ((c & 0x0F) << 12) | ((s[i[0] + 1] & 0x3F) << 6) | (s[i[0] + 2] & 0x3F)
+        i[0] += 3
+        return cp
+    cp = ((c & 0x07) << 18) | ((s[i[0] + 1] & 0x3F) << 12) | ((s[i[0] + 2] & 0x3F) << 6) | (s[i[0] + 3] & 0x3F)
+    i[0] += 4
+    return cp
+
+
+cdef inline bint _is_cjk(Py_UCS4 cp) noexcept nogil:
+    """blocks.py's _CJK ranges."""
+    return (0x2E80 <= cp <= 0x9FFF) or (0xAC00 <= cp <= 0xD7AF) or (0xF900 <= cp <= 0xFAFF) or (
+        0x3000 <= cp <= 0x303F) or (0xFF00 <= cp <= 0xFFEF)
+
+
+cdef Py_ssize_t _stripped_len(const unsigned char *s, size_t n) noexcept nogil:
+    """len(s.strip()) of valid UTF-8, in code points."""
+    cdef size_t i = 0
+    cdef Py_ssize_t count = 0, first = -1, last = -1
+    cdef Py_UCS4 cp
+    while i < n:
+        cp = s[i]
+        if cp < 0x80:
+            i += 1
+        else:
+            cp = _next_cp(s, &i)
+        if not Py_UNICODE_ISSPACE(cp):
+            if first < 0:
+                first = count
+            last = count
+        count += 1
+    return 0 if first < 0 else last - first + 1
+
+
+cdef struct Buf:
+    unsigned char *data
+    size_t length
+    size_t size
+
+
+cdef int _reserve(Buf *b, size_t extra) except -1:
+    cdef size_t size
+    cdef unsigned char *data
+    if b.length + extra <= b.size:
+        return 0
+    size = b.size * 2 if b.size else 256
+    while size < b.length + extra:
+        size *= 2
+    data = <unsigned char *>realloc(b.data, size)
+    if data == NULL:
+        raise MemoryError()
+    b.data = data
+    b.size = size
+    return 0
+
+
+cdef inline int _append(Buf *b, const unsigned char *s, size_t n) except -1:
+    if n == 0:
+        return 0
+    if b.length + n > b.size:
+        _reserve(b, n)
+    memcpy(b.data + b.length, s, n)
+    b.length += n
+    return 0
+
+
+cdef struct Frame:  # the enclosing block's state while a child block is open (blocks.py's tuple)
+    Py_ssize_t block
+    Py_ssize_t depth
+    uint64_t sig
+    Py_ssize_t link_chars
+    uint64_t acc
+    bint has
+    bint in_link
+    bint article
+    Py_ssize_t tag  # the tag id of the block this frame closes
+
+
+cdef struct Attrs:  # what the walk reads of an element's attributes (the last of a name wins)
+    bint any
+    bint hiding  # one of hidden, aria-hidden, type, style
+    bint hidden
+    bint aria_true
+    bint type_hidden
+    pt_str *style
+    pt_str *cls
+    pt_str *ident
+    pt_str *itemprop
+    int images
+    pt_str *image[MAX_IMAGE_ATTRS]
+    bint image_set[MAX_IMAGE_ATTRS]
+
+
+cdef pt_str EMPTY
+
+
+class Unsupported(Exception):
+    """A page this walk does not take (html/blocks.py walks it in Python)."""
+
+
+def probe_layout(tree, LexborNode_type, text_id, attr_name_address, element_name_address):
+    """Check the struct layouts above, LexborNode.new and the two name functions against
+    selectolax's Python API on one parsed page (``tree``: it must hold an element with
+    attributes, a custom element and a text node). Raises an AssertionError naming the first
+    mismatch."""
+    cdef void *vtab = PyCapsule_GetPointer(LexborNode_type.__dict__["__pyx_vtable__"], NULL)
+    cdef void *attr_name = <void *><uintptr_t>attr_name_address
+    cdef void *element_name = <void *><uintptr_t>element_name_address
+    cdef const unsigned char *name
+    cdef pt_node *node
+    cdef pt_attr *attr
+    cdef pt_chardata *text
+    cdef size_t n = 0
+    assert type(tree.body) is LexborNode_type, "LexborNode type"
+    assert LexborNode_type.__basicsize__ == sizeof(pt_lexbor_node), "LexborNode object size"
+    seen = 0
+    stack = [tree.root]
+    while stack:
+        py = stack.pop()
+        node = (<pt_lexbor_node *><PyObject *>py).node
+        assert <uintptr_t>node == py.mem_id, "LexborNode.node"
+        made = pt_call_new(vtab, node, (<pt_lexbor_node *><PyObject *>py).parser)
+        assert type(made) is LexborNode_type and made.mem_id == py.mem_id and made.parser is py.parser, "LexborNode.new"
+        if node.type == ELEMENT and node.local_name >= STATIC_TAGS:
+            name = pt_call_name(element_name, node, &n)
+            assert PyUnicode_DecodeUTF8(<char *>name, n, "replace") == py.tag, "element name"
+            seen |= 4
+        assert node.local_name == py.tag_id, "node tag id"
+        for field, ptr in (("first_child", <uintptr_t>node.first_child), ("last_child", <uintptr_t>node.last_child),
+                           ("next", <uintptr_t>node.next), ("prev", <uintptr_t>node.prev)):
+            other = getattr(py, field)
+            assert ptr == (other.mem_id if other is not None else 0), "node." + field
+        assert (node.type == TEXT) == py.is_text_node and (node.type == ELEMENT) == py.is_element_node, "node type"
+        if node.type == TEXT:
+            text = <pt_chardata *>node
+            assert node.local_name == text_id, "text tag id"
+            assert PyUnicode_DecodeUTF8(<char *>text.data.data, text.data.length, "replace") == py.text_content, "text data"
+            seen |= 1
+        if node.type == ELEMENT and py.attributes:
+            names, values = [], []
+            attr = (<pt_element *>node).first_attr
+            while attr != NULL:
+                name = pt_call_name(attr_name, attr, &n)
+                names.append(PyUnicode_DecodeUTF8(<char *>name, n, "replace"))
+                values.append(None if attr.value == NULL or attr.value.data == NULL else
+                              PyUnicode_DecodeUTF8(<char *>attr.value.data, attr.value.length, "replace"))
+                attr = attr.next
+            assert list(zip(names, values)) == list(py.attributes.items()), "attributes"
+            seen |= 2
+        child = py.last_child
+        while child is not None:
+            stack.append(child)
+            child = child.prev
+    assert seen == 7, "probe page without attributes, a custom element or text"
+
+
+cdef class NativeWalk:
+    """One process's native walk: the kinds of tag ids seen, the names of block tags, the
+    attribute codes of static attribute ids, the memo of class facts (blocks.py's
+    ``_class_facts`` by the raw bytes of tag, class, id and itemprop). Build it with the
+    constants and functions of html/blocks.py (``blocks._native_walker``)."""
+
+    cdef void *vtab
+    cdef void *attr_name
+    cdef void *element_name
+    cdef uintptr_t text_id, picture_id
+    cdef signed char kinds[KINDS]
+    cdef unsigned char flags[KINDS]  # 1: header/footer, 2: article/main, 4: html/body/main
+    cdef object names  # tag id -> its name (list, for KINDS ids), for block tags
+    cdef const char *name_ptr[KINDS]
+    cdef Py_ssize_t name_len[KINDS]
+    cdef signed char attr_codes[KINDS]
+    cdef list attr_names  # bytes, by code
+    cdef const char *attr_ptr[IMAGE + MAX_IMAGE_ATTRS]
+    cdef size_t attr_len[IMAGE + MAX_IMAGE_ATTRS]
+    cdef int attr_count
+    cdef int image_of[IMAGE]  # the image attribute index of each of the walk's attributes (-1)
+    cdef object node_type
+    cdef int image_count
+    cdef tuple image_keys  # IMAGE_ATTRS (str)
+    cdef readonly dict class_memo
+    cdef Py_ssize_t class_memo_size
+    cdef object kind_of, class_facts, hidden_style, page_chrome, content_root, own_roots
+    cdef object noscript_content, may_hold, content_inside
+    cdef Buf *own  # per depth: the open block's own text
+    cdef Buf *imgs  # per depth: the open block's image sources, joined by " "
+    cdef Py_ssize_t *img_count
+    cdef Py_ssize_t levels
+    cdef uintptr_t *stack
+    cdef Py_ssize_t stack_size
+    cdef Frame *frames
+    cdef Py_ssize_t frames_size
+    cdef Buf scratch
+    cdef Buf fold
+
+    def __cinit__(self):
+        cdef Py_ssize_t i
+        for i in range(KINDS):
+            self.kinds[i] = -1
+            self.attr_codes[i] = -2
+            self.flags[i] = 0
+            self.name_ptr[i] = NULL
+            self.name_len[i] = 0
+
+    def __init__(self, lexbor_node_type, attr_name_address, element_name_address, text_id, picture_id,
+                 kind_of, class_facts, hidden_style, image_attrs, page_chrome, content_root,
+                 noscript_content, may_hold, content_inside, class_memo_size):
+        self.vtab = PyCapsule_GetPointer(lexbor_node_type.__dict__["__pyx_vtable__"], NULL)
+        self.attr_name = <void *><uintptr_t>attr_name_address
+        self.element_name = <void *><uintptr_t>element_name_address
+        self.text_id, self.picture_id = text_id, picture_id
+        self.kind_of, self.class_facts, self.hidden_style = kind_of, class_facts, hidden_style
+        self.page_chrome, self.content_root = page_chrome, content_root
+        self.own_roots = frozenset(["html", "body", "main"])
+        self.noscript_content, self.may_hold, self.content_inside = noscript_content, may_hold, content_inside
+        if len(image_attrs) > MAX_IMAGE_ATTRS:
+            raise ValueError("too many image attributes")
+        self.image_keys = tuple(image_attrs)
+        self.image_count = len(image_attrs)
+        self.attr_names = [b"class", b"id", b"itemprop", b"hidden", b"aria-hidden", b"type", b"style"]
+        self.attr_names += [name.encode() for name in image_attrs]
+        self.attr_count = len(self.attr_names)
+        for i, name in enumerate(self.attr_names):
+            self.attr_ptr[i] = <const char *><bytes>name
+            self.attr_len[i] = len(<bytes>name)
+        for i in range(IMAGE):
+            self.image_of[i] = image_attrs.index(self.attr_names[i].decode()) if self.attr_names[i].decode() in image_attrs else -1
+        self.node_type = lexbor_node_type
+        self.names = [None] * KINDS
+        self.class_memo = {}
+        self.class_memo_size = class_memo_size
+
+    def __dealloc__(self):
+        cdef Py_ssize_t i
+        for i in range(self.levels):
+            free(self.own[i].data)
+            free(self.imgs[i].data)
+        free(self.own)
+        free(self.imgs)
+        free(self.img_count)
+        free(self.stack)
+        free(self.frames)
+        free(self.scratch.data)
+        free(self.fold.data)
+
+    cdef object _node(self, pt_node *node, object parser):
+        """selectolax's LexborNode of a node (LexborNode.new)."""
+        return pt_call_new(self.vtab, node, <PyObject *>parser)
+
+    cdef int _levels(self, Py_ssize_t depth) except -1:
+        """Text buffers for blocks down to ``depth``."""
+        cdef Py_ssize_t n = self.levels, i
+        if depth < n:
+            return 0
+        while n <= depth:
+            n = n * 2 if n else 64
+        self.own = <Buf *>realloc(self.own, n * sizeof(Buf))
+        self.imgs = <Buf *>realloc(self.imgs, n * sizeof(Buf))
+        self.img_count = <Py_ssize_t *>realloc(self.img_count, n * sizeof(Py_ssize_t))
+        if self.own == NULL or self.imgs == NULL or self.img_count == NULL:
+            raise MemoryError()
+        for i in range(self.levels, n):
+            self.own[i].data = NULL
+            self.own[i].length = self.own[i].size = 0
+            self.imgs[i].data = NULL
+            self.imgs[i].length = self.imgs[i].size = 0
+            self.img_count[i] = 0
+        self.levels = n
+        return 0
+
+    cdef int _kind(self, pt_node *node, object parser) except -2:
+        """The walk's rule for a node (blocks.py's _kind_of of its tag, memoised by tag id)."""
+        cdef uintptr_t tid = node.local_name
+        cdef size_t n = 0
+        cdef const unsigned char *name
+        cdef int kind
+        if tid < KINDS:
+            kind = self.kinds[tid]
+            if kind >= 0:
+                return kind
+            tag = self._node(node, parser).tag
+            kind = self.kind_of(tag)
+            self.kinds[tid] = kind
+            if kind == K_BLOCK:
+                encoded = tag.encode("utf-8", "surrogatepass")
+                self.names[tid] = (tag, encoded)
+                self.name_ptr[tid] = encoded
+                self.name_len[tid] = len(encoded)
+                self.flags[tid] = (1 if tag in self.page_chrome else 0) | (2 if tag in self.content_root else 0) | (
+                    4 if tag in self.own_roots else 0)
+            return kind
+        if tid < STATIC_TAGS:  # (lexbor 3.1 has no static ids this high)
+            raise Unsupported(f"tag id {tid}")
+        if node.type != ELEMENT:
+            return K_SKIP  # (blocks.py: a tag of None)
+        # A custom element (<my-widget>, <o:p>): its name is none of the walk's (probe checks).
+        name = pt_call_name(self.element_name, node, &n)
+        if name == NULL or (n and name[0] == 45):
+            return K_SKIP  # (None, or a "-..." name)
+        return K_INLINE
+
+    cdef int _attr_code(self, pt_attr *attr) except -2:
+        cdef uintptr_t aid = attr.node.local_name
+        cdef int code, i
+        cdef size_t n = 0
+        cdef const unsigned char *name
+        cdef bint static = attr.qualified_name == 0 and aid < KINDS
+        if static and self.attr_codes[aid] != -2:
+            return self.attr_codes[aid]
+        name = pt_call_name(self.attr_name, attr, &n)
+        code = A_NONE
+        if name != NULL:
+            for i in range(self.attr_count):
+                if self.attr_len[i] == n and memcmp(self.attr_ptr[i], name, n) == 0:
+                    code = i
+                    break
+        if static:
+            self.attr_codes[aid] = code
+        return code
+
+    cdef int _attrs(self, pt_node *node, Attrs *a, bint images) except -1:
+        """Read an element's attributes into ``a``; ``images``: the image attributes too."""
+        cdef pt_attr *attr = (<pt_element *>node).first_attr
+        cdef pt_str *value
+        cdef int code, i
+        a.any = attr != NULL
+        a.hiding = a.hidden = a.aria_true = a.type_hidden = False
+        a.style = a.cls = a.ident = a.itemprop = NULL
+        if images:
+            for i in range(self.image_count):
+                a.image_set[i] = False
+        while attr != NULL:
+            code = self._attr_code(attr)
+            if code >= 0:
+                value = attr.value
+                if value != NULL and value.data == NULL:
+                    value = NULL
+                if code == A_CLASS:
+                    a.cls = value
+                elif code == A_ID:
+                    a.ident = value
+                elif code == A_ITEMPROP:
+                    a.itemprop = value
+                elif code == A_HIDDEN:
+                    a.hiding = a.hidden = True
+                elif code == A_ARIA:
+                    a.hiding = True
+                    a.aria_true = value != NULL and value.length == 4 and memcmp(value.data, b"true", 4) == 0
+                elif code == A_TYPE:
+                    a.hiding = True
+                    a.type_hidden = value != NULL and value.length == 6 and memcmp(value.data, b"hidden", 6) == 0
+                elif code == A_STYLE:
+                    a.hiding = True
+                    a.style = value
+                if images:
+                    i = code - IMAGE if code >= IMAGE else self.image_of[code]  # (style is both)
+                    if i >= 0:
+                        a.image_set[i] = True
+                        a.image[i] = value
+            attr = attr.next
+        return 0
+
+    cdef bint _hidden(self, Attrs *a) except -1:
+        """blocks.is_hidden of the attributes (the style by blocks.py's regex)."""
+        cdef size_t i
+        cdef const unsigned char *s
+        if a.hidden or a.aria_true or a.type_hidden:
+            return True
+        if a.style == NULL or a.style.length == 0:
+            return False
+        s = a.style.data
+        for i in range(a.style.length):
+            if s[i] >= 0x80:
+                break
+        else:  # ASCII: the regex needs "display" or "visibility", in any case
+            if not _contains_ci(s, a.style.length, b"display", 7) and not _contains_ci(s, a.style.length, b"visibility", 10):
+                return False
+        return bool(self.hidden_style(_str(a.style)))
+
+    cdef int _piece(self, Buf *own, const unsigned char *s, size_t n, Py_ssize_t *link_chars, bint in_link) except -1:
+        """Add a text node's data to the open block's own text (blocks.py's own.append(s))."""
+        if _utf8_valid(s, n):
+            _append(own, s, n)
+            if in_link:
+                link_chars[0] += _stripped_len(s, n)
+            return 0
+        text = PyUnicode_DecodeUTF8(<char *>s, n, "replace")  # as selectolax decodes it
+        encoded = text.encode("utf-8")
+        _append(own, encoded, len(encoded))
+        if in_link:
+            link_chars[0] += len(text.strip())
+        return 0
+
+    cdef int _str_piece(self, Buf *own, str text) except -1:
+        cdef Py_ssize_t n = 0
+        cdef const char *s = PyUnicode_AsUTF8AndSize(text, &n)
+        _append(own, <const unsigned char *>s, n)
+        return 0
+
+    cdef int _push(self, Py_ssize_t *top, uintptr_t entry) except -1:
+        cdef Py_ssize_t size
+        if top[0] == self.stack_size:
+            size = self.stack_size * 2 if self.stack_size else 4096
+            self.stack = <uintptr_t *>realloc(self.stack, size * sizeof(uintptr_t))
+            if self.stack == NULL:
+                raise MemoryError()
+            self.stack_size = size
+        self.stack[top[0]] = entry
+        top[0] += 1
+        return 0
+
+    cdef int _push_children(self, pt_node *node, Py_ssize_t *top) except -1:
+        cdef pt_node *child = node.last_child
+        while child != NULL:
+            self._push(top, <uintptr_t>child)
+            child = child.prev
+        return 0
+
+    def walk(self, root, Py_ssize_t max_depth, bint noscript, out):
+        """Fill ``out`` (a blocks.Blocks) with the blocks under ``root`` (a LexborNode), as
+        ``BlockWalker.walk_reference`` does; the noscripts and comment boxes held back (unless
+        ``noscript``) are returned as LexborNodes."""
+        cdef object parser
+        cdef pt_node *node
+        cdef pt_node *child
+        cdef uintptr_t entry, tid
+        cdef Py_ssize_t top = 0, nframes = 0, b, n
+        cdef Py_ssize_t block = -1, depth = -1, link_chars = 0, link, size
+        cdef uint64_t sig = 0, acc = 0, h, child_sig
+        cdef bint has = False, in_link = False, article = False, content, is_hint
+        cdef int kind, chrome
+        cdef Attrs a
+        cdef Frame *f
+        cdef pt_chardata *t
+        cdef Buf *own = NULL
+        cdef list tags = [], parents = [], sigs = [], hashes = [], texts = [], links = [], sizes = []
+        cdef list contents = [], in_article = [], hints = [], images = [], copies = []
+        if type(root) is not self.node_type or max_depth < 0:
+            raise Unsupported("not a LexborNode, or a negative max_depth")
+        parser = <object>(<pt_lexbor_node *><PyObject *>root).parser
+        self._push(&top, <uintptr_t>(<pt_lexbor_node *><PyObject *>root).node)
+        while top:
+            top -= 1
+            entry = self.stack[top]
+            if entry == LINK_END:
+                in_link = False
+                continue
+            if entry == BLOCK_END:
+                nframes -= 1
+                f = &self.frames[nframes]
+                b = block
+                h = self._close(b, f.tag, own, depth, acc, has, link_chars, texts, links, sizes, contents, &content)
+                hashes[b] = h
+                block, depth, sig, link_chars, acc = f.block, f.depth, f.sig, f.link_chars, f.acc
+                has, in_link, article = f.has, f.in_link, f.article
+                own = &self.own[depth] if depth >= 0 else NULL
+                if block >= 0 and content:
+                    acc = acc * 1000003ULL + h
+                    has = True
+                continue
+            node = <pt_node *>entry
+            tid = node.local_name
+            if tid == self.text_id:
+                if block >= 0:
+                    t = <pt_chardata *>node
+                    if t.data.data != NULL and t.data.length:
+                        self._piece(own, t.data.data, t.data.length, &link_chars, in_link)
+                continue
+            kind = self._kind(node, parser)
+            if kind == K_SKIP:
+                continue
+            if kind == K_INLINE:
+                pass
+            elif kind == K_NOSCRIPT:
+                py = self._node(node, parser)
+                if py.css_first(self.noscript_content) is None:
+                    continue
+                if not noscript:
+                    copies.append(py)
+                    continue
+            elif kind == K_BLOCK:
+                if not article and self.flags[tid] & 1:
+                    continue
+                self._attrs(node, &a, False)
+                if a.any:
+                    if a.hiding and self._hidden(&a):
+                        continue
+                    facts = self._facts(tid, &a)
+                    chrome = facts[0]
+                    is_hint = facts[1]
+                    part = facts[2]
+                    if chrome and not self.flags[tid] & 4:
+                        py = self._node(node, parser)
+                        if py.css_first(self.may_hold) is None or py.css_first(self.content_inside) is None:
+                            if chrome != 2:  # blocks.py's _COMMENTS
+                                continue
+                            if not noscript:
+                                copies.append(py)
+                                continue
+                else:
+                    is_hint = False
+                    part = None
+                if depth >= max_depth:  # too deep: the rest is flat text of the current block
+                    s = self._node(node, parser).text(deep=True, separator=" ")
+                    if s:
+                        self._str_piece(own, " " + s + " ")
+                    continue
+                if nframes == self.frames_size:
+                    self.frames_size = self.frames_size * 2 if self.frames_size else 256
+                    self.frames = <Frame *>realloc(self.frames, self.frames_size * sizeof(Frame))
+                    if self.frames == NULL:
+                        raise MemoryError()
+                f = &self.frames[nframes]
+                nframes += 1
+                f.block, f.depth, f.sig, f.link_chars, f.acc = block, depth, sig, link_chars, acc
+                f.has, f.in_link, f.article, f.tag = has, in_link, article, tid
+                self._push(&top, BLOCK_END)
+                child_sig = self._sig(sig, tid, part)
+                article = article or (self.flags[tid] & 2) != 0
+                tags.append(self.names[tid][0])
+                parents.append(block)
+                sigs.append(child_sig)
+                in_article.append(article)
+                hints.append(is_hint)
+                hashes.append(None)
+                texts.append(None)
+                links.append(None)
+                sizes.append(None)
+                contents.append(None)
+                block = len(tags) - 1
+                depth += 1
+                sig = child_sig
+                link_chars = 0
+                acc = 0
+                has = False
+                self._levels(depth)
+                own = &self.own[depth]
+                own.length = 0
+                self.imgs[depth].length = 0
+                self.img_count[depth] = 0
+            elif kind == K_A:
+                if not in_link:
+                    child = node.last_child
+                    if child != NULL and child.prev == NULL and child.type == TEXT:
+                        # The common <a>words</a>: read its text here, no context to push.
+                        if block >= 0:
+                            t = <pt_chardata *>child
+                            if t.data.data != NULL and t.data.length:
+                                self._piece(own, t.data.data, t.data.length, &link_chars, True)
+                        continue
+                    self._push(&top, LINK_END)
+                    in_link = True
+                    self._push_children(node, &top)
+                    continue
+            elif kind == K_SPAN:
+                self._attrs(node, &a, False)
+                if a.any and a.hiding and self._hidden(&a):
+                    continue
+            elif kind == K_CELL:
+                if block >= 0:  # cells are inline: a table row reads as one line
+                    _append(own, b" ", 1)
+            elif kind == K_BR:
+                if block >= 0:
+                    _append(own, b" ", 1)
+                continue
+            elif kind == K_IMG or (node.parent != NULL and node.parent.type == ELEMENT
+                                   and node.parent.local_name == self.picture_id):  # K_SOURCE
+                if block >= 0:
+                    if self._image(node, &a, block, depth, images):
+                        has = True
+                continue
+            # Children in reverse, so they come off the stack in document order; a lone text
+            # child (<p>words</p>, <b>words</b>) is read here instead.
+            child = node.last_child
+            if child == NULL:
+                continue
+            if child.prev == NULL and child.local_name == self.text_id:
+                if block >= 0:
+                    t = <pt_chardata *>child
+                    if t.data.data != NULL and t.data.length:
+                        self._piece(own, t.data.data, t.data.length, &link_chars, in_link)
+                continue
+            self._push_children(node, &top)
+        out.tag, out.parent, out.sig, out.hash, out.text = tags, parents, sigs, hashes, texts
+        out.link, out.size, out.content, out.in_article, out.hint = links, sizes, contents, in_article, hints
+        out.images = images
+        return copies
+
+    cdef tuple _facts(self, uintptr_t tid, Attrs *a):
+        """blocks.py's _class_facts(tag, class, id, itemprop), memoised by their bytes."""
+        cdef Buf *k = &self.scratch
+        cdef unsigned int lengths[4]
+        cdef pt_str *parts[4]
+        cdef int i
+        parts[0], parts[1], parts[2], parts[3] = &EMPTY, a.cls, a.ident, a.itemprop
+        k.length = 0
+        lengths[0] = self.name_len[tid]
+        for i in range(1, 4):
+            if parts[i] == NULL:
+                parts[i] = &EMPTY
+            lengths[i] = parts[i].length
+        _append(k, <const unsigned char *>lengths, sizeof(lengths))
+        _append(k, <const unsigned char *>self.name_ptr[tid], self.name_len[tid])
+        for i in range(1, 4):
+            _append(k, parts[i].data, parts[i].length)
+        key = PyBytes_FromStringAndSize(<char *>k.data, k.length)
+        facts = self.class_memo.get(key)
+        if facts is None:
+            chrome, hint, part = self.class_facts(self.names[tid][0], _str(a.cls), _str(a.ident), _str(a.itemprop))
+            facts = (chrome, hint, part.encode("utf-8", "surrogatepass"))
+            if len(self.class_memo) > self.class_memo_size:
+                self.class_memo.clear()
+            self.class_memo[key] = facts
+        return <tuple>facts
+
+    cdef uint64_t _sig(self, uint64_t sig, uintptr_t tid, object part) except? 0:
+        """xxh64 of f"{sig}/{part}" (blocks.py's signature of a block's path)."""
+        cdef Buf *k = &self.scratch
+        cdef char digits[24]
+        cdef int n = _utoa(sig, digits)
+        k.length = 0
+        _append(k, <const unsigned char *>digits, n)
+        _append(k, b"/", 1)
+        if part is None:
+            _append(k, <const unsigned char *>self.name_ptr[tid], self.name_len[tid])
+        else:
+            _append(k, <const unsigned char *><bytes>part, len(<bytes>part))
+        return xxh64(k.data, k.length)
+
+    cdef bint _image(self, pt_node *node, Attrs *a, Py_ssize_t block, Py_ssize_t depth, list images) except -1:
+        """An <img> (or a <picture>'s <source>): its raw attributes, and its source into the
+        block's hash. Whether it had a source."""
+        cdef int i
+        cdef Buf *keys = &self.imgs[depth]
+        self._attrs(node, a, True)
+        raw = {}
+        for i in range(self.image_count):
+            if a.image_set[i] and a.image[i] != NULL and a.image[i].length:
+                raw[self.image_keys[i]] = _str(a.image[i])
+        src = raw.get("src") or raw.get("data-src") or raw.get("srcset") or raw.get("data-srcset") or raw.get("data-original")
+        if not src:
+            return False
+        images.append((block, raw))
+        if self.img_count[depth]:
+            _append(keys, b" ", 1)
+        self._str_piece(keys, src)
+        self.img_count[depth] += 1
+        return True
+
+    cdef uint64_t _close(self, Py_ssize_t b, uintptr_t tid, Buf *own, Py_ssize_t depth, uint64_t acc, bint has,
+                         Py_ssize_t link_chars, list texts, list links, list sizes, list contents,
+                         bint *content) except? 0:
+        """Finish block ``b``: its text (whitespace collapsed), link chars, size and content,
+        and its hash (xxh64 of tag, digits-folded text, image sources and child hashes)."""
+        cdef Buf *text = &self.scratch
+        cdef Buf *k = &self.fold
+        cdef size_t i = 0, start
+        cdef Py_UCS4 cp
+        cdef Py_ssize_t chars = 0, cjk = 0
+        cdef bint space = False, digit = False
+        cdef char digits[24]
+        cdef int n
+        text.length = 0
+        k.length = 0
+        _append(k, <const unsigned char *>self.name_ptr[tid], self.name_len[tid])
+        _append(k, b"\x00", 1)
+        _reserve(text, own.length)
+        _reserve(k, own.length)
+        while i < own.length:
+            start = i
+            cp = own.data[i]
+            if cp < 0x80:  # (ASCII: whitespace and digits by table and range)
+                i += 1
+                if Py_UNICODE_ISSPACE(cp):
+                    space = text.length > 0
+                    continue
+                if space:
+                    text.data[text.length] = 32
+                    text.length += 1
+                    k.data[k.length] = 32
+                    k.length += 1
+                    chars += 1
+                    space = digit = False
+                text.data[text.length] = <unsigned char>cp
+                text.length += 1
+                chars += 1
+                if 48 <= cp <= 57:
+                    if not digit:
+                        k.data[k.length] = 48
+                        k.length += 1
+                        digit = True
+                else:
+                    digit = False
+                    k.data[k.length] = <unsigned char>cp
+                    k.length += 1
+                continue
+            cp = _next_cp(own.data, &i)
+            if Py_UNICODE_ISSPACE(cp):
+                space = text.length > 0
+                continue
+            if space:
+                text.data[text.length] = 32
+                text.length += 1
+                k.data[k.length] = 32
+                k.length += 1
+                chars += 1
+                space = digit = False
+            memcpy(text.data + text.length, own.data + start, i - start)
+            text.length += i - start
+            chars += 1
+            if cp >= 0x2E80 and _is_cjk(cp):
+                cjk += 1
+            if Py_UNICODE_ISDECIMAL(cp):
+                if not digit:
+                    k.data[k.length] = 48
+                    k.length += 1
+                    digit = True
+            else:
+                digit = False
+                memcpy(k.data + k.length, own.data + start, i - start)
+                k.length += i - start
+        if text.length:
+            texts[b] = PyUnicode_DecodeUTF8(<char *>text.data, text.length, NULL)
+            links[b] = link_chars if link_chars < chars else chars
+            sizes[b] = chars + 2 * cjk
+            content[0] = True
+        else:  # no text: no link chars either (they count stripped text)
+            texts[b] = ""
+            links[b] = 0
+            sizes[b] = 0
+            k.length = self.name_len[tid] + 1
+            content[0] = has
+        contents[b] = content[0]
+        _append(k, b"\x00", 1)
+        if self.img_count[depth]:
+            _append(k, self.imgs[depth].data, self.imgs[depth].length)
+        _append(k, b"\x00", 1)
+        n = _utoa(acc, digits)
+        _append(k, <const unsigned char *>digits, n)
+        return xxh64(k.data, k.length)
+
+
+cdef inline bint _contains_ci(const unsigned char *s, size_t n, const char *word, size_t w) noexcept:
+    """Whether ASCII ``s`` holds the lowercase ASCII ``word`` in any case."""
+    cdef size_t i, j
+    if n < w:
+        return False
+    for i in range(n - w + 1):
+        for j in range(w):
+            if (s[i + j] | 0x20) != word[j]:
+                break
+        else:
+            return True
+    return False
+
+
+cdef inline str _str(pt_str *value):
+    """An attribute value as selectolax decodes it ("" for none)."""
+    if value == NULL or value.data == NULL:
+        return ""
+    return PyUnicode_DecodeUTF8(<char *>value.data, value.length, "replace")

@@ -1,0 +1,203 @@
+"""The native block walk (pagetwin/html/_walk.pyx) gives exactly the blocks of the Python walk
+(BlockWalker.walk_reference): every list of Blocks, on generated pages (nesting, links, hidden
+and chrome boxes, noscripts and comment boxes held back, images, tables, scripts of many kinds,
+bytes that are not UTF-8, DOMs deeper than max_depth, custom tags), on the fuzz seeds and their
+mutations, and on the real pages of the extraction sets; its XXH64 is xxhash's; and without it
+(not built, another selectolax) the Python walk runs, with one warning."""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import random
+import sys
+from pathlib import Path
+
+import pytest
+import xxhash
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from selectolax.lexbor import LexborHTMLParser
+
+from pagetwin.html import blocks
+from pagetwin.html.parse import decode_html, parse_html
+
+_walk = pytest.importorskip("pagetwin.html._walk", reason="native walk not built (pip install -e .)")
+
+ROOT = Path(__file__).resolve().parents[2]
+SHARED = ROOT.parent / "shared" / "data"
+FAST = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+@pytest.fixture(scope="module")
+def walkers():
+    if blocks.native_status() is not None:
+        pytest.skip(f"native walk off: {blocks.native_status()}")
+    return blocks.BlockWalker(), blocks.BlockWalker(native=False)
+
+
+def differences(native, reference, tree, max_depth: int = 512) -> list[str]:
+    """The fields of Blocks in which the two walks differ on a tree."""
+    assert native.native is not None and reference.native is None
+    a, b = native.walk(tree, max_depth), reference.walk(tree, max_depth)
+    return [f.name for f in dataclasses.fields(a) if getattr(a, f.name) != getattr(b, f.name)]
+
+
+# -- generated pages ---------------------------------------------------------------------------
+
+WORDS = [
+    "word", "Don't", "2024", "1,000", "３月", "١٢٣", "४५६", "๑๒๓", "߁߂", "𝟘𝟙", "中文的文本", "これはテスト", "한국어",
+    "кошка", "ß", "İstanbul", "🎉", "👩\u200d💻", "e\u0301", "\u00a0", "\u3000", "\u2028", "\x1c", "\u200b", " ",
+    "\n\t", "&amp;", "&nbsp;", "&#0;", "&#xD800;", "&lt;b&gt;", "\ufeff", "\U00020000", "x\u0300", "٫", "Ⅻ",
+]
+CLASSES = [
+    "", "post", "menu", "nav-bar", "sidebar", "comments", "comment-list", "content-sidebar-wrap",
+    "share", "entry-content", "article-body", "footer", "cookie-consent", "post-123", "Ad", "wrap ads",
+    "disqus", "commentlist", "widget", "x_y-1", "ĸlass", "main", "related posts",
+]
+TAGS = [
+    "div", "p", "span", "a", "li", "ul", "ol", "section", "article", "main", "header", "footer", "nav",
+    "aside", "h1", "h2", "b", "i", "em", "font", "label", "small", "td", "th", "table", "tr", "blockquote",
+    "pre", "figure", "figcaption", "noscript", "form", "button", "script", "style", "template", "svg",
+    "my-widget", "o:p", "x-", "center", "details", "summary", "code", "dl", "dt", "dd", "address",
+] + ["div", "p", "a", "a", "span", "li"] * 4  # (the common ones more often)
+words = st.lists(st.sampled_from(WORDS) | st.text(max_size=4), min_size=1, max_size=6).map(" ".join)
+
+
+@st.composite
+def attributes(draw) -> str:
+    out = []
+    for name, values in (
+        ("class", CLASSES), ("id", ["", "main", "comments", "nav", "story-body", "sidebar-2"]),
+        ("itemprop", ["articleBody", "headline", "text", "name"]),
+        ("style", ["display:none", "DISPLAY : None", "visibility: hidden", "color: red", "display:\u00a0none", "ſ"]),
+        ("aria-hidden", ["true", "false"]), ("type", ["hidden", "text"]), ("hidden", [""]), ("data-x", ["1"]),
+    ):  # fmt: skip
+        if draw(st.integers(0, 5)) == 0:
+            value = draw(st.sampled_from(values))
+            out.append(f' {name}="{value}"' if value else f" {name}")
+    return "".join(out)
+
+
+@st.composite
+def image(draw) -> str:
+    attrs = []
+    for name in ("src", "data-src", "srcset", "data-srcset", "data-original", "alt", "width", "style"):
+        if draw(st.booleans()):
+            attrs.append(f' {name}="{draw(st.sampled_from(["/a.png", "", "b.jpg 2x", "x"]))}"')
+    tag = draw(st.sampled_from(["img", "source", "picture-source", "br", "hr"]))
+    if tag == "picture-source":
+        return f"<picture><source{''.join(attrs)}><img{''.join(attrs)}></picture>"
+    return f"<{tag}{''.join(attrs)}>"
+
+
+def element(children):
+    return st.builds(
+        lambda tag, attrs, kids: f"<{tag}{attrs}>{''.join(kids)}</{tag}>",
+        st.sampled_from(TAGS), attributes(), st.lists(children, min_size=1, max_size=5),
+    )  # fmt: skip
+
+
+html_bodies = st.recursive(words | image(), element, max_leaves=40)
+
+
+@settings(max_examples=400, **FAST)
+@given(body=st.lists(html_bodies, min_size=1, max_size=4).map("".join), max_depth=st.sampled_from([512, 3, 1, 0]))
+def test_native_walk_is_the_python_walk_on_generated_pages(walkers, body, max_depth):
+    tree = LexborHTMLParser(f"<html><head><title>t</title></head><body>{body}</body></html>")
+    assert differences(*walkers, tree, max_depth) == []
+
+
+@settings(max_examples=150, **FAST)
+@given(body=html_bodies, junk=st.lists(st.sampled_from([b"\xff", b"\xed\xa0\x80", b"\xc3", b"\xe2\x82", b"\xf4\x90\x80\x80", b"\xc0\xaf", b"\x00"]), max_size=6), seed=st.integers(0, 1000))
+def test_native_walk_is_the_python_walk_on_bytes_that_are_not_utf8(walkers, body, junk, seed):
+    data = bytearray(f"<html><body><p class='x'>{body}</p></body></html>".encode())
+    rng = random.Random(seed)
+    for piece in junk:
+        at = rng.randrange(len(data))
+        data[at:at] = piece
+    tree = LexborHTMLParser(bytes(data))
+    assert differences(*walkers, tree) == []
+
+
+def test_held_back_comments_and_noscripts_and_deep_doms(walkers):
+    thread = "".join(f"<div class='comment'><p>Reply number {i} with several words of its own</p></div>" for i in range(9))
+    pages = [
+        f"<body><div class='comments'>{thread}</div><p>short</p></body>",  # a forum thread: the comments are the page
+        "<body><noscript><div><p>" + "crawler copy words " * 30 + "</p></div></noscript><p>Enable JS</p></body>",
+        "<body><article><p>" + "own post words " * 40 + f"</p></article><div id='comments'>{thread}</div></body>",
+        "<body>" + "<div>" * 3000 + "deep <a href='x'>link</a>" + "</div>" * 3000 + "</body>",
+        "<body>" + "<span><b>" * 2000 + "inline deep" + "</b></span>" * 2000 + "</body>",
+        "<frameset><frame src='a'></frameset>",
+        "",
+        "<p>no body tag " + "<my-widget>w</my-widget>" * 5,
+    ]
+    for html in pages:
+        for depth in (512, 12, 2):
+            assert differences(*walkers, LexborHTMLParser(html), depth) == [], html[:80]
+
+
+def test_fuzz_seeds_and_their_mutations(walkers):
+    sys.path.insert(0, str(ROOT))
+    from bench.fuzz import mutate, seed_corpus
+
+    for name, (kind, content) in seed_corpus().items():
+        if kind != "html":
+            continue
+        for seed in range(25):
+            data = content if seed == 0 else mutate(kind, content, random.Random(seed))
+            tree = parse_html(decode_html(data, None), 512)
+            assert differences(*walkers, tree) == [], (name, seed)
+
+
+# -- real pages --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["cleanportaleval", "scrapinghub", "chinese_wce"])
+def test_native_walk_is_the_python_walk_on_real_pages(walkers, name):
+    if not (SHARED / "extraction").exists():
+        pytest.skip(f"no extraction sets at {SHARED / 'extraction'}")
+    sys.path.insert(0, str(ROOT / "bench"))
+    from extraction import load_set
+
+    pages = load_set(name, SHARED, 120)
+    assert pages
+    for page in pages:
+        decoded = decode_html(page["body"], None)
+        for depth in (512, 12):
+            assert differences(*walkers, parse_html(decoded, depth), depth) == [], (page["id"], depth)
+
+
+# -- the parts ---------------------------------------------------------------------------------
+
+
+@settings(max_examples=300, **FAST)
+@given(data=st.binary(max_size=200))
+def test_xxh64_is_xxhash(data):
+    assert _walk.xxh64_intdigest(data) == xxhash.xxh64_intdigest(data)
+
+
+def test_python_walk_runs_with_one_warning_when_the_native_walk_does_not_fit(monkeypatch, caplog):
+    import selectolax
+
+    tree = LexborHTMLParser("<body><div class='post'><p>Some text 12</p><img src='/a.png'></div></body>")
+    expected = blocks.BlockWalker(native=False).walk(tree)
+    monkeypatch.setattr(selectolax, "__version__", "0.0.1")
+    blocks.native_status.cache_clear()
+    try:
+        with caplog.at_level(logging.WARNING, logger="pagetwin.html.blocks"):
+            first, second = blocks.BlockWalker(), blocks.BlockWalker()
+        assert first.native is None and second.native is None
+        assert first.walk(tree) == expected
+        warnings = [r for r in caplog.records if "native block walk is off" in r.getMessage()]
+        assert len(warnings) == 1 and "selectolax 0.0.1 is installed" in warnings[0].getMessage()
+    finally:
+        monkeypatch.undo()
+        blocks.native_status.cache_clear()
+    assert blocks.native_status() is None and blocks.BlockWalker().native is not None
+
+
+def test_native_walk_declines_what_it_does_not_take(walkers):
+    native, _ = walkers
+    with pytest.raises(_walk.Unsupported):
+        native.native.walk("not a node", 512, False, blocks.Blocks())
