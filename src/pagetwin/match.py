@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter, OrderedDict
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -60,7 +60,18 @@ class FeatureCache:
             self._items.move_to_end(pid)
             return self._items[pid]
         data = self.index.features(self.algorithm.name, pid)
-        value = None if data is None else self.algorithm.decode(data)
+        return self._keep(pid, None if data is None else self.algorithm.decode(data))
+
+    def prefetch(self, pids: Iterable[int]) -> None:
+        """Read the features of the pages not held yet in one go (a query's candidates)."""
+        missing = [pid for pid in pids if pid not in self._items]
+        if missing:
+            found = self.index.features_of(self.algorithm.name, missing)
+            for pid in missing[-self.size :]:
+                data = found.get(pid)
+                self._keep(pid, None if data is None else self.algorithm.decode(data))
+
+    def _keep(self, pid: int, value: Any) -> Any:
         self._items[pid] = value
         if len(self._items) > self.size:
             self._items.popitem(last=False)

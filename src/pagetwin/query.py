@@ -101,6 +101,8 @@ class Matcher:
             candidates: set[int] = set()
             for key in result.keys.get(algorithm.name, []):
                 candidates.update(_bounded(self.index.pids_with_key(algorithm.name, key, fetch), limit))
+            if not algorithm.keys_are_proof:
+                self.caches[algorithm.name].prefetch(candidates)
             for pid in sorted(candidates):
                 if algorithm.keys_are_proof:
                     verdict = Evidence(algorithm.name, 1.0, True, {"key": "equal"})
@@ -112,13 +114,14 @@ class Matcher:
                 if verdict.passed:
                     evidence.setdefault(pid, []).append(verdict)
         matches = []
+        idents = self.index.idents(evidence)
         for pid, found in evidence.items():
-            page_id, url = self.index.page_ident(pid)
+            page_id, url, cluster = idents[pid]
             matches.append(
                 {
                     "id": page_id,
                     "url": url,
-                    "cluster": self.index.cluster_of_pid(pid),
+                    "cluster": cluster,
                     "kind": "exact" if pid in exact else edge_kind(found),
                     "evidence": [
                         {"algorithm": e.algorithm, "score": round(e.score, 6), "passed": e.passed, **e.detail} for e in found

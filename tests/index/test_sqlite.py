@@ -243,3 +243,24 @@ def test_undoing_a_checkpoint_gives_back_the_index_as_it_was(tmp_path_factory, e
     assert after == before
     # The undo gives back the run counter; opening started the next run again.
     assert int(after_meta.pop("runs")) == int(before_meta.pop("runs")) + 1 and after_meta == before_meta
+
+
+def test_many_pages_read_at_once_and_a_payload_found_by_its_index(tmp_path):
+    """What a query reads of its candidates in a few queries (features_of, idents), the edges
+    a walk of a component reads (edges_from: the evidence from the smaller pid only), and
+    pids_with_payload on pages_payload, not a walk of every response (pages_kind)."""
+    idx = Index(tmp_path / "i.sqlite", Settings().to_dict())
+    idx.begin()
+    pids = [idx.add_page(_row(i, payload_digest="sha1:same" if i in (1, 3) else f"sha1:{i}")) for i in range(1200)]
+    for pid in pids[::2]:
+        idx.add_fingerprints(pid, {"minhash": bytes([pid % 256])}, {"minhash": [pid]})
+    idx.replace_clusters([(pids[0], "c0", 1), (pids[5], "c0", 0)])
+    idx.add_edges([(pids[0], pids[5], "duplicate", "[1]"), (pids[5], pids[9], "partial", "[2]")])
+    idx.commit()
+    found = idx.features_of("minhash", pids)  # more than one IN list
+    assert found == {pid: bytes([pid % 256]) for pid in pids[::2]}
+    assert idx.idents([pids[0], pids[7], 99999]) == {pids[0]: ("p0", "http://x/0", "c0"), pids[7]: ("p7", "http://x/7", None)}
+    assert sorted(idx.edges_from(pids[5])) == [(pids[0], pids[5], "duplicate", None), (pids[5], pids[9], "partial", "[2]")]
+    assert idx.pids_with_payload("sha1:same", 5) == [pids[3], pids[1]]
+    sql = "EXPLAIN QUERY PLAN SELECT pid FROM pages WHERE payload_digest=? AND +kind='response' ORDER BY pid DESC LIMIT 5"
+    assert "pages_payload" in " ".join(r[-1] for r in idx.db.execute(sql, ("sha1:same",)))

@@ -101,6 +101,9 @@ class Checkpoint:
     before_runs: int
 
 
+_CHUNK = 500  # pids per IN (...) list: well under SQLite's bound on parameters
+
+
 class Index:
     def __init__(self, path: str | Path, settings_dict: dict[str, Any], inputs_key: str | None = None) -> None:
         """Open (or create) the index and start a run. With ``inputs_key`` (what dedup's
@@ -303,6 +306,26 @@ class Index:
 
     # -- fingerprints ---------------------------------------------------------------------
 
+    def features_of(self, algo: str, pids: Iterable[int]) -> dict[int, bytes]:
+        """{pid: features} of one algorithm for many pages (those that have them), read in
+        a few queries rather than one per page."""
+        pids, out = list(pids), {}
+        for i in range(0, len(pids), _CHUNK):
+            chunk = pids[i : i + _CHUNK]
+            marks = ",".join("?" * len(chunk))
+            out.update(self.db.execute(f"SELECT pid, data FROM features WHERE algo=? AND pid IN ({marks})", (algo, *chunk)))
+        return out
+
+    def idents(self, pids: Iterable[int]) -> dict[int, tuple[str, str, str | None]]:
+        """{pid: (id, url, cluster)} of many pages, read in a few queries."""
+        pids, out = list(pids), {}
+        for i in range(0, len(pids), _CHUNK):
+            chunk = pids[i : i + _CHUNK]
+            marks = ",".join("?" * len(chunk))
+            rows = self.db.execute(f"SELECT p.pid, p.id, p.url, c.cluster FROM pages p LEFT JOIN clusters c USING (pid) WHERE p.pid IN ({marks})", chunk)
+            out.update((pid, (page_id, url, cluster)) for pid, page_id, url, cluster in rows)
+        return out
+
     def features(self, algo: str, pid: int) -> bytes | None:
         row = self.db.execute("SELECT data FROM features WHERE algo=? AND pid=?", (algo, pid)).fetchone()
         return row[0] if row else None
@@ -353,7 +376,8 @@ class Index:
         (``earliest``: the first stored first)."""
         order = "ASC" if earliest else "DESC"
         rows = self.db.execute(
-            f"SELECT pid FROM pages WHERE payload_digest=? AND kind='response' ORDER BY pid {order} LIMIT ?",
+            # +kind: SQLite would otherwise walk pages_kind, every response of the index.
+            f"SELECT pid FROM pages WHERE payload_digest=? AND +kind='response' ORDER BY pid {order} LIMIT ?",
             (payload_digest, limit),
         )
         return [r[0] for r in rows]
