@@ -301,3 +301,45 @@ def test_captions_that_are_content_stay():
     assert "Expires 01/01/26" in text(_article_with(_figure("Expires 01/01/26")))
     coded = _article_with(_figure(CAPTION)).replace("</body>", "<pre>harbour = 1</pre></body>")
     assert CAPTION in text(coded)
+
+
+PRODUCTS = ["Trail pack", "Rain shell", "Camp stove", "Wool socks", "Head lamp", "Dry bag", "Tent pegs", "Map case",
+            "Sun hat", "Fleece top", "Water filter", "Trek poles", "Bivvy bag", "Gaiters", "Spork", "First aid kit"]
+
+
+def _product_cards(names):
+    return "".join(
+        f"<li class='product'><div class='name'><a href='/p/{i}'>{n}</a></div><div class='price'>${20 + i}.00, in stock</div></li>"
+        for i, n in enumerate(names)
+    )
+
+
+def test_a_grid_of_product_cards_with_short_names_is_the_content():
+    # Names of one or two words are not teasers; the repeated card with a name and a price is.
+    intro = "<p>Everything you need for a weekend in the hills, from packs to stoves, chosen by our staff.</p>"
+    menu = "<ul class='cats'>" + "".join(f"<li class='cat'><a href='/c/{i}'>Cat {i}</a></li>" for i in range(8)) + "</ul>"
+    # A longer list of filters, one part each (and no links): not cards.
+    facets = "<ul class='filters'>" + "".join(f"<li class='facet'>Size {i} to {i + 2} ({i + 3})</li>" for i in range(40)) + "</ul>"
+    html = f"<html><body>{menu}{facets}<h1>Hiking gear</h1>{intro}<ul class='grid'>{_product_cards(PRODUCTS)}</ul></body></html>"
+    out = text(html)
+    assert "Everything you need" in out
+    for i, name in enumerate(PRODUCTS):
+        assert name in out and f"${20 + i}.00" in out
+    assert "Cat 3" not in out and "Size 3 to 5" not in out
+
+
+def test_an_article_keeps_no_grid_lighter_than_four_times_its_text():
+    longer = "".join(f"<p>{p} {p}</p>" for p in ARTICLE)
+    out = text(page(extra_body=f"<ul class='grid'>{_product_cards(PRODUCTS)}</ul>", article_extra=longer))
+    assert all(p in out for p in ARTICLE)
+    assert not any(name in out for name in PRODUCTS)
+
+
+def test_layout_boxes_of_one_signature_are_not_a_grid():
+    # Four boxes of one class beside the post, one holding most of their text: a page's layout
+    # (a column of short notes), not cards.
+    side = "".join(f"<div class='box'><div>Box {i}</div><div>Note {i}</div></div>" for i in range(3))
+    big = "<div class='box'>" + "".join(f"<div>Short note {i:02d}</div>" for i in range(80)) + "</div>"
+    html = f"<html><body><h1>Thread</h1><div class='post'><p>{' '.join(ARTICLE)}</p></div>{side}{big}</body></html>"
+    out = text(html)
+    assert ARTICLE[0] in out and "Short note 03" not in out

@@ -19,7 +19,11 @@ decision per block:
    unless the page reads as a list: when this article reading finds no article (under three
    good paragraphs) and the region found with teasers counted as near text holds twice as much
    teaser text as content, that region is the main region and its teasers are kept (listings,
-   category and front pages: their items are their content).
+   category and front pages: their items are their content). A **card grid** (``_card_grid``:
+   four or more sibling blocks of one signature, each of several text blocks, a name and a
+   price, a title and a date) outside the region joins it, its cards kept in full, when it
+   holds twice the region's content (four times beside an article): product and category
+   grids whose short names are neither teasers nor good text.
 3. **Page-level keep** inside the region: good, near and headings (and teasers of a list); short blocks without links
    when the nearest non-short block before or after them is good or near (context, as jusText
    does); link-dense blocks never. Photo captions (``<figcaption>`` of a ``<figure>`` with an
@@ -71,6 +75,13 @@ LIST_RATIO = 2.0  # teaser text over content text for a page to read as a list
 _NOT_PHOTO = frozenset(["pre", "blockquote", "table"])
 # A caption the text refers to by number ("Figure 2.", "Fig. 3:", "Listing 9-3") is content.
 _NUMBERED = re.compile(r"(?:fig(?:ure)?|listing|table|chart|diagram|abb(?:ildung)?)\.?\s*\d", re.IGNORECASE)
+# A card grid (_card_grid): this many sibling cards of one signature, with this many text
+# blocks each on average, this share of their text outside links, and this much text at least.
+GRID_CARDS = 4
+GRID_BLOCKS = 2
+GRID_OWN = 0.2
+GRID_SIZE = 300
+GRID_SHARE = 0.5  # no card of a grid holds more than this share of its text
 ARTICLE_SIZE = 3 * GOOD_SIZE  # content (three good paragraphs) that makes an article reading stand  # a marked article body needs this share of the best region's balance
 
 
@@ -199,6 +210,9 @@ def page_keep(blocks: Blocks, classes: list[int] | None = None) -> tuple[list[bo
         elif c == SHORT:
             keep[b] = before[i] in (GOOD, NEAR) or after[i] in (GOOD, NEAR)
     _drop_captions(blocks, classes, inside, keep)
+    for b in _card_grid(blocks, classes, inside):  # a grid's cards are its items, in full
+        inside[b] = True
+        keep[b] = classes[b] != EMPTY
     # The title right before the region (an h1/h2 outside the article container).
     first = next((i for i, b in enumerate(text_blocks) if inside[b]), None)
     if first is not None:
@@ -207,6 +221,75 @@ def page_keep(blocks: Blocks, classes: list[int] | None = None) -> tuple[list[bo
                 keep[b] = True
                 break
     return keep, inside
+
+
+def _card_grid(blocks: Blocks, classes: list[int], inside: list[bool]) -> list[int]:
+    """The blocks of the page's card grid, if it has one that outweighs its main region: the
+    largest group of at least GRID_CARDS sibling blocks of one structural signature (the same
+    tag path, class and id: the cards of a product grid, the rows of a listing) that hold none
+    of the region's content, none holding more than GRID_SHARE of their text, whose median card
+    has GRID_BLOCKS text blocks (a name and a price, a title and a date; a menu's entry has
+    one), with GRID_OWN of their text outside
+    links and LIST_RATIO times the content text of the main region (twice that beside an
+    article: its rails of other stories are not its content). A short name or a price is never
+    content on its own: the repetition of a card with several parts says they are the items."""
+    n = len(blocks)
+    if n < GRID_CARDS:
+        return []
+    parent = blocks.parent
+    size, link, holds = _subtree_sums(blocks, classes, inside)
+    groups: dict[tuple[int, int], list[int]] = {}
+    for b in range(1, n):
+        if size[b] and not holds[b]:
+            groups.setdefault((parent[b], blocks.sig[b]), []).append(b)
+    best, best_size = [], 0
+    for cards in groups.values():
+        total = sum(size[c] for c in cards) if len(cards) >= GRID_CARDS else 0
+        if total <= best_size or total - sum(link[c] for c in cards) < GRID_OWN * total:
+            continue
+        if max(size[c] for c in cards) > GRID_SHARE * total:
+            continue  # one card holding most of the text: boxes of a layout, not a grid
+        if sorted(_parts(blocks, c) for c in cards)[len(cards) // 2] >= GRID_BLOCKS:
+            best, best_size = cards, total
+    content = _good_text(blocks, classes, inside)
+    if best_size < max(GRID_SIZE, (LIST_RATIO if content < ARTICLE_SIZE else 2 * LIST_RATIO) * content):
+        return []
+    out = []
+    for card in best:
+        out.extend(_subtree(blocks, card))
+    return out
+
+
+def _subtree_sums(blocks: Blocks, classes: list[int], inside: list[bool]) -> tuple[list[int], list[int], list[bool]]:
+    """Per block, over its subtree: text size, link characters, and whether it holds content
+    of the main region (a card holding some is a column of the page's layout, or the post the
+    region found, not a card beside the region)."""
+    size = list(blocks.size)
+    link = [min(x, s) for x, s in zip(blocks.link, blocks.size)]
+    holds = [i and c in (GOOD, NEAR) for i, c in zip(inside, classes)]
+    parent = blocks.parent
+    for b in range(len(blocks) - 1, 0, -1):  # children come after their parents: sum bottom-up
+        p = parent[b]
+        if p >= 0:
+            size[p] += size[b]
+            link[p] += link[b]
+            holds[p] = holds[p] or holds[b]
+    return size, link, holds
+
+
+def _subtree(blocks: Blocks, b: int) -> range:
+    """A block and its descendants: the blocks after it whose parent is it or after it."""
+    end = b + 1
+    parent = blocks.parent
+    while end < len(blocks) and parent[end] >= b:
+        end += 1
+    return range(b, end)
+
+
+def _parts(blocks: Blocks, card: int) -> int:
+    """Text blocks of a card (its name, its price, its date...)."""
+    text = blocks.text
+    return sum(1 for b in _subtree(blocks, card) if text[b])
 
 
 def _photo_captions(blocks: Blocks) -> list[bool]:
