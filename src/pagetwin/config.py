@@ -383,6 +383,14 @@ class RunSettings:
 
 
 @dataclass
+class IndexSettings:
+    # false: the lean index; explain reads a page's text back from its record (explain.py).
+    store_text: bool = _setting(
+        True, "the SQLite index keeps each page's main text (about 5 KB a page); false = explain reads it back "
+        "from the input files")  # fmt: skip
+
+
+@dataclass
 class SparkSettings:
     # "executors": nothing per page reaches the driver (runners.spark_link); no SQLite index then.
     link: str = _setting(
@@ -391,6 +399,9 @@ class SparkSettings:
     output: str = _setting(
         "", "with spark.link = executors: the Hadoop URI the executors write the outputs under (file:, hdfs:, "
         "s3a:); empty = --out")  # fmt: skip
+    split_bytes: int = _setting(
+        128 << 20, "with --runner spark: a local WARC file larger than this is read by several tasks, split at "
+        "record boundaries; 0 = one task a file", allowed=AT_LEAST_0)  # fmt: skip
 
 
 # Settings that were removed, and what replaced each (a TOML file or --set naming one gets this).
@@ -474,6 +485,7 @@ class Settings:
     match: MatchSettings = field(default_factory=MatchSettings)
     cluster: ClusterSettings = field(default_factory=ClusterSettings)
     run: RunSettings = field(default_factory=RunSettings)
+    index: IndexSettings = field(default_factory=IndexSettings)
     spark: SparkSettings = field(default_factory=SparkSettings)
 
     def validate(self) -> Settings:

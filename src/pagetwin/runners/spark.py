@@ -52,7 +52,8 @@ INSTALL_HINT = "pip install 'pagetwin[spark]' (pyspark) and Java 17 or newer"
 
 # A unit of work, one partition: (path, None) for an input file read as the local runner reads
 # it, or (folder, [(file path, id relative to the folder), ...]) for some files of a folder.
-Unit = tuple[str, list[tuple[str, str]] | bytes | None]  # bytes: a URI's file, read by Spark
+# (path, (start, end)): one byte range of a large local WARC file (sources.split).
+Unit = tuple[str, list[tuple[str, str]] | bytes | tuple[int, int] | None]  # bytes: a URI's file, read by Spark
 
 # Inputs given as URIs (sources.is_uri) are listed, globbed and read through Spark's Hadoop
 # file systems.
@@ -166,18 +167,22 @@ class SparkEngine:
 
     # -- the partitions -------------------------------------------------------------------
 
-    def units(self, inputs: list[str], stats: SourceStats) -> list[Unit]:
+    def units(self, inputs: list[str], stats: SourceStats, split_bytes: int = 0) -> list[Unit]:
         """One unit of work per input file, folders expanded to their files in the order the
         local runner reads them (sources.files.walk_inputs): up to ``files_per_task`` HTML files
-        in a row make one unit, each WARC, ARC or JSONL file one unit (problems listing a
-        folder, and the files it ignores, go to ``stats``)."""
+        in a row make one unit, each WARC, ARC or JSONL file one unit, a local WARC file larger
+        than ``split_bytes`` (spark.split_bytes; 0: none) one unit per byte range of it, in
+        order (problems listing a folder, and the files it ignores, go to ``stats``)."""
         from pagetwin.sources.files import walk_inputs
 
         out: list[Unit] = []
         step = max(1, self.files_per_task)
         for path in inputs:
-            if is_uri(path) or not os.path.isdir(path):
+            if is_uri(path):
                 out.append((path, None))
+                continue
+            if not os.path.isdir(path):
+                out.extend(_file_units(path, split_bytes))
                 continue
             run: list[tuple[str, str]] = []
             for file_path, rel, kind in walk_inputs(path, stats):
@@ -190,7 +195,7 @@ class SparkEngine:
                 if run:
                     out.append((path, run))
                     run = []
-                out.append((file_path, None))
+                out.extend(_file_units(file_path, split_bytes))
             if run:
                 out.append((path, run))
         return out
@@ -242,7 +247,7 @@ class SparkEngine:
         self._drop_kept()
         learned = Learned.empty(settings, learning)  # the empty models, as the local engine starts
         unit_stats = SourceStats()
-        units = self.units(inputs, unit_stats)
+        units = self.units(inputs, unit_stats, settings.spark.split_bytes)
         if not units:
             return learned.merge(previous)
         shared = (settings, learning, _snapshot(stored))
@@ -279,7 +284,7 @@ class SparkEngine:
                 results = _streamed(kept.rdd.mapPartitions(partial(_fingerprint_kept, shared)))
             else:
                 self._drop_kept()
-                units = self.units(inputs, stats)
+                units = self.units(inputs, stats, settings.spark.split_bytes)
                 if not units:
                     return
                 shared = None
@@ -339,7 +344,7 @@ class SparkEngine:
             rdd = kept.rdd.mapPartitions(partial(_fingerprint_kept, shared))
         else:
             self._drop_kept()
-            units = self.units(inputs, stats)
+            units = self.units(inputs, stats, settings.spark.split_bytes)
             rdd = _units_rdd(sc, units).mapPartitions(partial(_fingerprint_partition, shared))
 
         def done() -> None:
@@ -558,6 +563,20 @@ def _uri_manifest(sc: Any, fs: Any, manifest: Any) -> tuple[list[str], list[str]
     return paths, problems
 
 
+def _file_units(path: str, split_bytes: int) -> list[Unit]:
+    """The units of one local input file: its byte ranges when it is a WARC file worth
+    splitting (sources.split.file_ranges), else the file whole."""
+    from pagetwin.sources.split import file_ranges
+
+    try:
+        spans = file_ranges(path, split_bytes) if split_bytes > 0 and os.path.getsize(path) > split_bytes else []
+    except OSError:
+        spans = []  # read whole: the reader reports what is wrong with it
+    if len(spans) <= 1:
+        return [(path, None)]
+    return [(path, span) for span in spans]
+
+
 def _java_message(exc: Exception) -> str:
     """The first line of a py4j error's Java message (not its stack)."""
     java = getattr(exc, "java_exception", None)
@@ -614,6 +633,11 @@ def unit_pages(unit: Unit, settings: Settings, stats: SourceStats, want_images: 
         return
     if files is None:
         yield from iter_pages([path], settings.input, stats, want_images)
+        return
+    if isinstance(files, tuple):  # a byte range of a WARC file
+        from pagetwin.sources.split import range_pages
+
+        yield from range_pages(path, *files, settings.input, stats, want_images)
         return
     site = folder_site(path)
     for file_path, page_id in files:

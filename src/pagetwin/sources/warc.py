@@ -112,23 +112,38 @@ def iter_warc(path: str, settings: InputSettings, stats: SourceStats, want_image
     return _iter_warc(path, settings, stats, want_images)
 
 
-def _iter_warc(path: str, settings: InputSettings, stats: SourceStats, want_images: bool) -> Iterator[Page | Skip]:
+def iter_warc_span(
+    path: str, start: int, stop: int, settings: InputSettings, stats: SourceStats, want_images: bool = False, report_empty: bool = True
+) -> Iterator[Page | Skip]:
+    """The records of the WARC file ``path`` (gzip or plain) that start in [start, stop):
+    ``start`` must be where a gzip member or a record starts (sources.split finds them; 0 is
+    read as the whole file's reader reads it), the last record read is the last that starts
+    before ``stop``. ``report_empty``: say when no record could be read."""
+    status_filter(settings.statuses)
+    return _iter_warc(path, settings, stats, want_images, (start, stop), report_empty)
+
+
+def _iter_warc(
+    path: str, settings: InputSettings, stats: SourceStats, want_images: bool, span: tuple[int, int] | None = None,
+    report_empty: bool = True,
+) -> Iterator[Page | Skip]:  # fmt: skip
     ctx = _Ctx(path, os.path.basename(path), settings, want_images, _FileNotes(path, stats), accept=status_filter(settings.statuses))
     size = os.path.getsize(path)
+    start, stop = span if span is not None else (0, size)
     with open(path, "rb") as fh:
         magic = fh.read(4)
         fh.seek(0)
         if magic[:2] == b"\x1f\x8b":
             with open(path, "rb") as scan_fh:
-                yield from _gzip_warc(fh, _Starts(scan_fh, size, _GZIP_START), size, ctx)
+                yield from _gzip_warc(fh, _Starts(scan_fh, size, _GZIP_START), size, ctx, start, stop)
         elif magic == _ZSTD_MAGIC or (magic[1:] == b"\x2a\x4d\x18" and magic[0] & 0xF0 == 0x50):
-            yield from _zstd_warc(fh, ctx)  # a zstd frame, or the skippable frame of a dictionary
+            yield from _zstd_warc(fh, ctx)  # a zstd frame, or the skippable frame of a dictionary (never split)
         else:
-            yield from _plain_warc(_Source(fh, size), ctx)
+            yield from _plain_warc(_Source(fh, size), ctx, None, start, stop)
     ctx.note.close()
     if ctx.misframed:
         stats.error(f"{path}: {ctx.misframed} records whose Content-Length is wrong, read up to the next record")
-    if ctx.records == 0:
+    if ctx.records == 0 and report_empty:
         stats.error(f"{path}: no WARC record could be read (not a WARC file?)")
 
 
@@ -268,13 +283,14 @@ def _find_head(src: _Source, offset: int) -> _Head | None:
         offset = max(at + 1, head)
 
 
-def _plain_warc(src: _Source, ctx: _Ctx, base: int | None = None) -> Iterator[Page | Skip]:
+def _plain_warc(src: _Source, ctx: _Ctx, base: int | None = None, at: int = 0, stop: int | None = None) -> Iterator[Page | Skip]:
     """The records of an uncompressed WARC; ``base``: the offset of the gzip member they
-    are in (their offsets in ``src`` are then offsets in the member)."""
-    at = 0
+    are in (their offsets in ``src`` are then offsets in the member). Those that start in
+    [at, stop) only (iter_warc_span)."""
+    stop = src.size if stop is None else min(stop, src.size)
     while True:
         at = src.skip_blank(at)
-        if at >= src.size:
+        if at >= stop:
             return
         head = _parse_head(src, at)
         if not isinstance(head, _Head):
@@ -282,7 +298,7 @@ def _plain_warc(src: _Source, ctx: _Ctx, base: int | None = None) -> Iterator[Pa
             to = f"to the record at {_where(found.start, base)}" if found else "to the end of the file"
             yield Skip("malformed-record", f"{ctx.name} at {_where(at, base)}: no WARC record here")
             ctx.note(f"no WARC record at {_where(at, base)}; skipped {(found.start if found else src.size) - at} bytes {to}")
-            if found is None:
+            if found is None or found.start >= stop:
                 return
             head = found
         ctx.records += 1
@@ -428,10 +444,10 @@ class _Member:
             pass
 
 
-def _gzip_warc(fh, starts: _Starts, size: int, ctx: _Ctx) -> Iterator[Page | Skip]:
-    """The records of a gzipped WARC, member after member."""
-    at = 0
-    while at < size:
+def _gzip_warc(fh, starts: _Starts, size: int, ctx: _Ctx, at: int = 0, stop: int | None = None) -> Iterator[Page | Skip]:
+    """The records of a gzipped WARC, member after member (those that start in [at, stop))."""
+    stop = size if stop is None else min(stop, size)
+    while at < stop:
         fh.seek(at)
         if fh.read(3) != b"\x1f\x8b\x08":
             nxt = starts.first_from(at + 1)
