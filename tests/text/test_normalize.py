@@ -23,3 +23,34 @@ def test_url_host():
     assert url_host("https://WWW.Example.org:8080/a?b") == "example.org"
     assert url_host("file:///tmp/x.html") == ""
     assert url_host("http://[::1") == ""
+
+
+def _normalize_by_definition(text: str) -> str:
+    """NFKC and casefold repeated until stable, then every run of \\s one space, ends stripped."""
+    import re
+    import unicodedata
+
+    prev, out = None, text
+    while out != prev:
+        prev, out = out, unicodedata.normalize("NFKC", out).casefold()
+    return re.sub(r"\s+", " ", out).strip()
+
+
+# Characters where the rules are decided: ASCII and Unicode spaces, separators, ligatures,
+# characters whose casefold NFKC changes again, combining marks, fullwidth forms.
+_PIECES = ["a", "B", " ", "\t", "\n", "\x1c", "\x85", "\xa0", "\u2028", "\u3000", "\u200b", "ﬁ", "ß", "ẞ", "İ",
+           "ͅ", "ΐ", "ǰ", "\u0345", "e\u0301", "Ａ", "①", "㎒", "ﾊﾞ", "Ω", "K", "\U0001d400", "\ud800", ""]
+
+
+@given(st.lists(st.one_of(st.sampled_from(_PIECES), st.text(max_size=5)), max_size=30).map("".join))
+def test_normalization_equals_its_definition(text):
+    assert normalize_text(text) == _normalize_by_definition(text)
+
+
+def test_normalization_of_every_character_equals_its_definition():
+    import sys
+
+    for start in range(0, sys.maxunicode + 1, 4096):
+        chunk = "".join(map(chr, range(start, min(start + 4096, sys.maxunicode + 1))))
+        for text in (chunk, " ".join(chunk)):
+            assert normalize_text(text) == _normalize_by_definition(text), start
