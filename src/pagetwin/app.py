@@ -162,6 +162,10 @@ def dedup(
     targets = _Targets(survivors, parquet, dedup_warc, documents)
     if settings.spark.link == "executors":  # the link step on Spark's executors (no index)
         return _dedup_on_executors(inputs, Path(out_dir), settings, index_path, log, engine, mode, targets, started)
+    if documents and not settings.index.store_text:
+        from pagetwin.outputs.files import OutputError
+
+        raise OutputError("the documents output needs the pages' text: leave index.store_text = true for it")
     check_outputs(out_dir, index_path, survivors, parquet, mode, dedup_warc=dedup_warc, documents=documents)
     if engine is None:
         from pagetwin.runners.local import LocalEngine

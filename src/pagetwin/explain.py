@@ -10,6 +10,14 @@ or the file itself) without changing it, and returns, for two pages given by id 
   pages share (the keys that made them a candidate pair; none = never compared by it);
 - the stored edge between them (its evidence, as in pairs.jsonl) and their clusters.
 
+A lean index (``index.store_text = false``) holds no text for most pages: each is read back
+from its source record (the file it was read from; a WARC record at its stored offset) and
+extracted again with the index's settings and learned model, the same text that was
+fingerprinted. The text read back is checked against what the index holds (payload digest,
+text length, every algorithm's features); when the file is gone or the record there changed
+(or a later run learned another model) the page says so (``text_problem``) instead of showing
+another text.
+
 ``format_explain(d)`` renders that dict for a terminal.
 """
 
@@ -17,6 +25,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -132,11 +141,17 @@ def mark_passages(text_a: str, text_b: str) -> list[dict[str, str]]:
     return out
 
 
-def _page_info(index, pid: int) -> dict[str, Any]:
+def _page_info(index, pid: int, reader: _Reader) -> dict[str, Any]:
     from pagetwin.pipeline import decompress_text
 
     row = index.page(pid) or {}
     cluster = index.db.execute("SELECT cluster, keep FROM clusters WHERE pid=?", (pid,)).fetchone()
+    text, text_from, problem = decompress_text(row.get("text")), "index", None
+    if row.get("text") is None:
+        text_from = None
+        if row.get("text_len"):
+            text, problem = reader.text(index, pid, row)
+            text_from = "source" if problem is None else None
     return {
         "pid": pid,
         "id": row.get("id"),
@@ -144,10 +159,72 @@ def _page_info(index, pid: int) -> dict[str, Any]:
         "title": row.get("title") or "",
         "lang": row.get("lang"),
         "error": row.get("error"),
-        "text": decompress_text(row.get("text")),
+        "text": text,
+        "text_from": text_from,  # "index", "source" (read back from its record), None (no text)
+        "text_problem": problem,  # why a lean index's text could not be read back
         "cluster": cluster[0] if cluster else None,
         "keep": bool(cluster[1]) if cluster else None,
     }
+
+
+class _Reader:
+    """Reads pages' texts back from their source records (a lean index), with the index's
+    settings and learned model (built on first use)."""
+
+    def __init__(self, settings: Any) -> None:
+        self.settings, self.worker = settings, None
+
+    def text(self, index: Any, pid: int, row: dict[str, Any]) -> tuple[str, str | None]:
+        """(main text, None), or ("", why it cannot be read back)."""
+        source = row.get("source") or ""
+        where = f"{source} at byte {row['warc_offset']}" if isinstance(row.get("warc_offset"), int) else source
+        if not source or not os.path.isfile(source):
+            return "", f"its text is not in the index and its source {source or '(none)'} is gone: moved or deleted"
+        try:
+            page = source_page(row, self.settings)
+        except OSError as exc:
+            return "", f"its text is not in the index and its source {source} cannot be read ({exc.strerror or exc})"
+        if page is None:
+            return "", f"its text is not in the index and its record {row.get('id')} is no longer in {where}"
+        if row.get("payload_digest") and page.payload_digest != row["payload_digest"]:
+            return "", f"its text is not in the index and its record in {where} changed (another payload digest)"
+        if self.worker is None:
+            from pagetwin.app import stored_model
+            from pagetwin.pipeline import Worker
+
+            self.worker = Worker(self.settings, stored_model(index, self.settings))
+        result = self.worker.fingerprint(page)
+        text = result.doc.text if result.doc else ""
+        stored = {name: index.features(name, pid) for name in result.features}
+        if len(text) != row.get("text_len") or any(stored[name] != data for name, data in result.features.items()):
+            return "", (f"its text is not in the index and the text read back from {where} is not the one fingerprinted "
+                        "(the file changed, or a later run learned another template model)")  # fmt: skip
+        return text, None
+
+
+def source_page(row: dict[str, Any], settings: Any) -> Any:
+    """The Page a stored page row (id, source, warc_offset) was read from, read again from its
+    source file as dedup read it; None when no such record is there. A WARC record at its
+    offset is read alone (sources.split); an HTML file of a folder with the site dedup gave
+    it (the folder: its path less its id); other files are read until the page is found."""
+    from pagetwin.sources import Skip, SourceStats, input_kind, iter_pages
+
+    source, page_id, offset = row["source"], row["id"], row.get("warc_offset")
+    stats = SourceStats()
+    if isinstance(offset, int):
+        from pagetwin.sources.split import range_pages
+
+        for page in range_pages(source, offset, offset + 1, settings.input, stats):
+            if page.id == page_id:
+                return page
+    if input_kind(source) == "html":
+        from pagetwin.sources.files import folder_site, read_html_file
+
+        folder = source[: -len(page_id)].rstrip("/") if source.endswith("/" + page_id) else os.path.dirname(source)
+        site = folder_site(folder) if source.endswith("/" + page_id) else ""
+        page = read_html_file(source, page_id, settings.input, site)
+        return None if isinstance(page, Skip) else page
+    return next((p for p in iter_pages([source], settings.input, stats) if p.id == page_id), None)
 
 
 def _resolve(index, ref: str) -> int:
@@ -175,8 +252,9 @@ def explain(index_path: str | Path, a: str, b: str) -> dict[str, Any]:
     index = open_index(index_path)
     try:
         pids = [_resolve(index, ref) for ref in (a, b)]
-        pa, pb = (_page_info(index, p) for p in pids)
         settings = _settings(index)
+        reader = _Reader(settings)
+        pa, pb = (_page_info(index, p, reader) for p in pids)
         results = []
         for algo in build_algorithms(settings):
             da, db = index.features(algo.name, pids[0]), index.features(algo.name, pids[1])
@@ -218,6 +296,8 @@ def format_explain(d: dict[str, Any], width: int = 100) -> str:
         keep = " (kept)" if p.get("keep") else ""
         lines.append(f"{tag.upper()}: {p['id']}  {p['url']}")
         lines.append(f"   title: {p['title'][:width]!s}  cluster: {p['cluster']}{keep}  words: {len(p['text'].split())}")
+        if p.get("text_problem"):
+            lines.append(f"   text: none shown, {p['text_problem']}")
     verdict = "same cluster" if d["same_cluster"] else "different clusters"
     edge = d["edge"]
     lines.append(f"{verdict}; edge: {edge['kind'] if edge else 'none'}; "

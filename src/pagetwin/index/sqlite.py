@@ -112,6 +112,7 @@ class Index:
         kept), another key undoes it (``self.undone``: the index as it was before it). Without
         ``inputs_key`` a checkpoint is left as it is."""
         self.path = Path(path)
+        self.store_text = bool((settings_dict.get("index") or {}).get("store_text", True))  # index.store_text
         self.resumed: Checkpoint | None = None
         self.undone: Checkpoint | None = None
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -226,6 +227,8 @@ class Index:
         """Store a page. ``row`` has the pages columns; ``warc_offset`` and ``http_status``
         (ints, or None) and ``metadata`` (a JSON-serialisable dict, or None; stored as JSON
         text) may be left out."""
+        if not self.store_text and row.get("text") is not None and not text_decides_kind(row):
+            row = {**row, "text": None}  # the lean index: explain reads it back from the record
         metadata = row.get("metadata")
         if metadata is not None and not isinstance(metadata, str):
             metadata = json.dumps(metadata, ensure_ascii=False, sort_keys=True, default=str)
@@ -671,6 +674,18 @@ class Index:
 
     def close(self) -> None:
         self.db.close()
+
+
+def text_decides_kind(row: dict[str, Any]) -> bool:
+    """Whether the page's stored text (compressed, ``row["text"]``) changes what
+    softerror.page_kind says of it (a short error page's text, a long page titled "not
+    found"): a lean index keeps those few texts, so the summary's cluster kinds are the same."""
+    from pagetwin.pipeline import decompress_text
+    from pagetwin.softerror import page_kind
+
+    title, status = row.get("title") or "", row.get("http_status")
+    status = status if isinstance(status, int) else None
+    return page_kind(title, decompress_text(row["text"]), status) != page_kind(title, "", status)
 
 
 def _buckets(rows: Iterable[tuple[int, int]]) -> Iterator[list[int]]:
