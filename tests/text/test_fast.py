@@ -132,6 +132,28 @@ def test_native_language_identifier_equals_py3langid(text):
     assert lang_module.detect_language(text) == lang_module.detect_language_reference(text)
 
 
+def _scores_both(text: str):
+    identifier = lang_module._get_identifier()
+    visits = lang_module._counter.visits(identifier._encode(text[: lang_module.SAMPLE_CHARS]))
+    if not visits:
+        return None, None
+    return lang_module._scorer(visits), identifier._sparse_score(visits, identifier.nb_ptc)
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=texts)
+def test_native_gather_gives_py3langids_scores_bit_for_bit(text):
+    native, reference = _scores_both(text)
+    assert (native is None and reference is None) or (native.dtype == reference.dtype and native.tobytes() == reference.tobytes())
+
+
+def test_native_scores_equal_py3langids_on_real_pages(real_texts):
+    assert lang_module._scorer is not None
+    for text in real_texts:
+        native, reference = _scores_both(text)
+        assert native is not None and native.tobytes() == reference.tobytes()
+
+
 def test_without_the_native_module_one_warning_and_the_same_output(monkeypatch, caplog, analyzer):
     text = "Привет, что-то кошками 中文 3.14"
     expected = analyzer.analyze(text, "ru")

@@ -9,8 +9,14 @@ and lang.py give the same output (tests/text/test_fast.py checks it, property by
   (``tokenize.char_classes``), so the scan classifies every code point as the regex does.
 * ``DfaCounter``: py3langid's byte DFA walk (``visit_counts``) over its own model, giving the
   same feature counts in the same order, so the same scores.
+* ``gather_rows``: the rows of py3langid's float16 table for a page's features, as float32
+  (exact; a table of the 65,536 half-precision values does the conversion): the matrix numpy
+  would cast before the same product, made without numpy's per-element half conversion.
 """
 
+import numpy as np
+
+from libc.stdint cimport uint16_t
 from libc.stdlib cimport calloc, free
 
 cdef extern from "Python.h":
@@ -206,3 +212,23 @@ cdef class DfaCounter:
             out[feature] = self.counts[feature]
             self.counts[feature] = 0
         return out
+
+
+def gather_rows(const uint16_t[:, ::1] table, const Py_ssize_t[::1] rows, const float[::1] half_to_float):
+    """float32 array (len(rows), table columns): row rows[r] of ``table`` (float16 values given
+    by their bits) converted exactly through ``half_to_float`` (the float32 of each of the
+    65,536 bit patterns)."""
+    cdef Py_ssize_t n = rows.shape[0], m = table.shape[1], r, c, row
+    if half_to_float.shape[0] != 65536:
+        raise ValueError("half_to_float must give the float32 of all 65,536 half bit patterns")
+    for r in range(n):
+        if rows[r] < 0 or rows[r] >= table.shape[0]:
+            raise IndexError(f"row {rows[r]} outside the table ({table.shape[0]} rows)")
+    out = np.empty((n, m), dtype=np.float32)
+    cdef float[:, ::1] view = out
+    with nogil:
+        for r in range(n):
+            row = rows[r]
+            for c in range(m):
+                view[r, c] = half_to_float[table[row, c]]
+    return out
