@@ -1,5 +1,6 @@
-"""Build the native kernels with Cython: the text path (src/pagetwin/text/_fast.pyx) and the
-block walk over lexbor's DOM (src/pagetwin/html/_walk.pyx).
+"""Build the native kernels with Cython: the text path (src/pagetwin/text/_fast.pyx), the
+block walk over lexbor's DOM (src/pagetwin/html/_walk.pyx) and the text fingerprints' hashing
+and MinHash (src/pagetwin/fingerprints/_sketch.pyx).
 
 Everything else is in pyproject.toml. The package still runs without the compiled modules (it
 falls back to the pure-Python references and says so once), but `pip install` builds them.
@@ -13,9 +14,10 @@ from setuptools import Extension, setup
 extensions = [
     Extension("pagetwin.text._fast", ["src/pagetwin/text/_fast.pyx"], extra_compile_args=["-O2"]),
     Extension("pagetwin.html._walk", ["src/pagetwin/html/_walk.pyx"], extra_compile_args=["-O2"]),
+    Extension("pagetwin.fingerprints._sketch", ["src/pagetwin/fingerprints/_sketch.pyx"], extra_compile_args=["-O2"]),
 ]
 
 setup(
     ext_modules=cythonize(extensions, compiler_directives={"language_level": "3"}, quiet=True),
-    exclude_package_data={"pagetwin.text": ["*.c", "*.pyx"], "pagetwin.html": ["*.c", "*.pyx"]},  # sources of the compiled modules
+    exclude_package_data={p: ["*.c", "*.pyx"] for p in ("pagetwin.text", "pagetwin.html", "pagetwin.fingerprints")},  # sources of the compiled modules
 )
