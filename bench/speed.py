@@ -17,7 +17,10 @@ Runs, each as its own subprocess on the same corpus WARC (bench/corpus.py builds
   --workers 1` run from that checkout too (PYTHONPATH=CHECKOUT/src), for a before/after ratio
   in the same run;
 - `pagetwin dedup` on the first 10,000 pages of the corpus (the corpus files are prefixes of
-  each other), for peak memory at 10,000 vs N pages.
+  each other), for peak memory at 10,000 vs N pages;
+- with `--scale 10000,20000,40000`, `pagetwin dedup --workers 1` on corpora of those sizes: CPU
+  milliseconds per page and peak memory at each size, against the smallest (cost per page as
+  the corpus grows: it should stay flat).
 
 Peak memory of each run: the sum of RSS and of PSS (proportional set size: shared pages split
 between the processes that share them) over the process tree, sampled every 0.2 s with psutil,
@@ -25,6 +28,7 @@ and the largest single-process RSS from os.wait4 (exact, kernel-counted). Throug
 read / wall-clock seconds of the whole subprocess (start-up included).
 
 Usage: python -m bench.speed [--pages 20000] [--memory-pages 10000] [--peer-sample 2000] [--before DIR]
+                             [--scale 10000,20000]
 Writes bench/out/speed.json and prints a table.
 """
 
@@ -356,6 +360,8 @@ def main(argv: list[str] | None = None) -> int:
                         "pagetwin,pagetwin1,resiliparse,trafilatura,floor,memory")
     parser.add_argument("--before", type=Path, help="also run `pagetwin dedup --workers 1` from this "
                         "checkout (a git worktree of an earlier commit), for a before/after ratio")
+    parser.add_argument("--scale", default="", help="comma list of corpus sizes: `pagetwin dedup --workers 1` "
+                        "on each, for the cost per page as the corpus grows")
     parser.add_argument("--out", type=Path, default=OUT_DIR / "speed.json")
     # internal: run one peer pipeline in this process and print its JSON result
     parser.add_argument("--run-peer", choices=sorted(EXTRACTORS), help=argparse.SUPPRESS)
@@ -373,6 +379,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.before and not (args.before / "src" / "pagetwin").is_dir():
         parser.error(f"--before {args.before}: not a pagetwin checkout (no src/pagetwin there)")
 
+    sizes = _sizes(args.scale, parser)
     skip = {s.strip() for s in args.skip.split(",") if s.strip()}
     corpus = ensure_corpus(args.pages)
     runs: dict[str, dict] = {}
@@ -406,6 +413,7 @@ def main(argv: list[str] | None = None) -> int:
     for run in runs.values():
         total = args.memory_pages if run is runs.get("pagetwin_small") else args.pages
         run["pages_per_second"], run["pages_per_cpu_second"], run["extrapolated"] = pages_per_second(run, total)
+    scale = scale_runs(sizes)
 
     ratios = {}
     for mine, peer in (("pagetwin", "resiliparse"), ("pagetwin", "trafilatura"),
@@ -428,13 +436,55 @@ def main(argv: list[str] | None = None) -> int:
         "runs": {k: {kk: vv for kk, vv in v.items() if kk != "stdout"} for k, v in runs.items()},
         "ratios": ratios,
         "memory_vs_pages": memory,
+        "cost_vs_pages": scale,
         "command": " ".join([Path(sys.executable).name, "-m", "bench.speed"] + (argv or sys.argv[1:])),
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2))
     print(format_table(result))
     print(f"\nwritten: {args.out}")
-    return 0 if all(r["exit"] == 0 for r in runs.values()) else 1
+    return 0 if all(r["exit"] == 0 for r in [*runs.values(), *(scale or [])]) else 1
+
+
+def _sizes(text: str, parser: argparse.ArgumentParser) -> list[int]:
+    try:
+        sizes = sorted({int(x) for x in text.split(",") if x.strip()})
+    except ValueError:
+        parser.error(f"--scale {text!r}: give corpus sizes as whole numbers, e.g. 10000,20000")
+    if any(n <= 0 for n in sizes):
+        parser.error(f"--scale {text!r}: corpus sizes must be positive")
+    return sizes
+
+
+def scale_runs(sizes: list[int]) -> list[dict] | None:
+    """`pagetwin dedup --workers 1` on a corpus of each size: CPU ms per page and peak memory,
+    each against the smallest size's (1.0 = flat)."""
+    if not sizes:
+        return None
+    rows = []
+    for n in sizes:
+        run = pagetwin_run(ensure_corpus(n), 1, f"pagetwin dedup --workers 1 on {n} pages")
+        pages = run.get("pages") or n
+        rows.append({
+            "pages": pages, "exit": run["exit"], "cpu_seconds": run["cpu_seconds"], "seconds": run["seconds"],
+            "cpu_ms_per_page": 1000 * run["cpu_seconds"] / max(pages, 1),
+            "peak_tree_pss_mb": run["peak_tree_pss_mb"], "max_process_rss_mb": run["max_process_rss_mb"],
+            "index_mb": run.get("index_mb"),
+        })  # fmt: skip
+    first = rows[0]
+    for row in rows:
+        row["cost_vs_smallest"] = row["cpu_ms_per_page"] / max(first["cpu_ms_per_page"], 1e-9)
+        row["memory_vs_smallest"] = row["peak_tree_pss_mb"] / max(first["peak_tree_pss_mb"], 1e-9)
+    return rows
+
+
+def _scale_table(rows: list[dict]) -> list[str]:
+    lines = ["", "| pages (--workers 1) | CPU s | CPU ms/page | x smallest | peak tree PSS MB | x smallest | index MB |",
+             "|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        lines.append(f"| {r['pages']} | {r['cpu_seconds']:.1f} | {r['cpu_ms_per_page']:.2f} | {r['cost_vs_smallest']:.2f} | "
+                     f"{r['peak_tree_pss_mb']:.0f} | {r['memory_vs_smallest']:.2f} | {r['index_mb'] or 0:.0f} |")
+    return lines
 
 
 def format_table(result: dict) -> str:
@@ -467,6 +517,8 @@ def format_table(result: dict) -> str:
                   f"(x{pss[1] / max(pss[0], 1e-9):.2f} for x{b / a:.1f} pages); "
                   f"max process RSS {memory['max_process_rss_mb'][0]:.0f} -> {memory['max_process_rss_mb'][1]:.0f} MB; "
                   f"index {index[0] or 0:.0f} -> {index[1] or 0:.0f} MB"]
+    if result.get("cost_vs_pages"):
+        lines += _scale_table(result["cost_vs_pages"])
     return "\n".join(lines)
 
 

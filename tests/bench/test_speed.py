@@ -1,7 +1,8 @@
 import pytest
 
 from bench.corpus import SourcePage, build_corpus
-from bench.speed import _UnionFind, main, pages_per_second, peer_run, run_floor, run_peer, word_shingles
+from bench import speed
+from bench.speed import _UnionFind, format_table, main, pages_per_second, peer_run, run_floor, run_peer, word_shingles
 
 
 def test_word_shingles():
@@ -62,3 +63,21 @@ def test_before_must_be_a_checkout(tmp_path, capsys):
     with pytest.raises(SystemExit):
         main(["--before", str(tmp_path), "--pages", "3"])
     assert "not a pagetwin checkout" in capsys.readouterr().err
+
+
+def test_scale_runs_dedup_on_each_size_and_compares_with_the_smallest(tmp_path, monkeypatch):
+    corpus = _three_pages(tmp_path)
+    monkeypatch.setattr(speed, "ensure_corpus", lambda n: corpus)  # every size: the 3-page corpus
+    rows = speed.scale_runs([3, 6])
+    assert [r["exit"] for r in rows] == [0, 0] and rows[0]["pages"] == 3
+    assert rows[0]["cost_vs_smallest"] == rows[0]["memory_vs_smallest"] == 1.0
+    assert rows[1]["cpu_ms_per_page"] > 0 and rows[1]["cost_vs_smallest"] > 0
+    table = format_table({"corpus": "c", "pages": 3, "cpu_count": 1, "runs": {}, "ratios": {}, "cost_vs_pages": rows})
+    assert "| pages (--workers 1) |" in table and "| 3 |" in table
+
+
+@pytest.mark.parametrize("bad", ["ten", "0,1000", "-5"])
+def test_scale_sizes_must_be_positive_numbers(bad, capsys):
+    with pytest.raises(SystemExit):
+        main(["--scale", bad, "--pages", "3", "--skip", "pagetwin,pagetwin1,resiliparse,trafilatura,floor,memory"])
+    assert "--scale" in capsys.readouterr().err
