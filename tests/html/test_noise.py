@@ -343,3 +343,15 @@ def test_layout_boxes_of_one_signature_are_not_a_grid():
     html = f"<html><body><h1>Thread</h1><div class='post'><p>{' '.join(ARTICLE)}</p></div>{side}{big}</body></html>"
     out = text(html)
     assert ARTICLE[0] in out and "Short note 03" not in out
+
+
+def test_a_box_the_page_renders_twice_is_kept_once():
+    box = f"<div class='head'><h2>Harbour tour</h2><p>{ARTICLE[0]}</p><p>Tickets from the kiosk by the pier.</p></div>"
+    html = page(article_extra=box + box)
+    out = text(html)
+    assert out.count(ARTICLE[0]) == 1 + 1  # once in the story, once in the box
+    assert out.count("Tickets from the kiosk by the pier.") == 1
+    # A line repeated on its own (the same terms on every card) is not a box said twice.
+    terms = "<p>Not valid with other offers, some restrictions may apply.</p>"
+    out = text(page(article_extra=terms * 3))
+    assert out.count("Not valid with other offers") == 3

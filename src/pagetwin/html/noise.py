@@ -28,7 +28,8 @@ decision per block:
    when the nearest non-short block before or after them is good or near (context, as jusText
    does); link-dense blocks never. Photo captions (``<figcaption>`` of a ``<figure>`` with an
    image) are dropped when the region holds an article without them and the page has no code
-   (numbered figures, listings, quotes, short labels and galleries keep theirs).
+   (numbered figures, listings, quotes, short labels and galleries keep theirs). A box the
+   page renders twice (the same kept texts, two blocks or more, in a later subtree) is kept once.
 4. **Site evidence** (a site model learned in pass 1 by ``templates.SiteTemplates``) is applied
    on top of this page-level decision by ``templates.SiteModel.decide`` (``SiteTemplates.apply``
    for a page of a named site): template blocks dropped, the slot priors of the site combined
@@ -213,6 +214,7 @@ def page_keep(blocks: Blocks, classes: list[int] | None = None) -> tuple[list[bo
     for b in _card_grid(blocks, classes, inside):  # a grid's cards are its items, in full
         inside[b] = True
         keep[b] = classes[b] != EMPTY
+    _drop_repeats(blocks, keep)
     # The title right before the region (an h1/h2 outside the article container).
     first = next((i for i, b in enumerate(text_blocks) if inside[b]), None)
     if first is not None:
@@ -221,6 +223,59 @@ def page_keep(blocks: Blocks, classes: list[int] | None = None) -> tuple[list[bo
                 keep[b] = True
                 break
     return keep, inside
+
+
+def _drop_repeats(blocks: Blocks, keep: list[bool]) -> None:
+    """Drop the kept text of a box the page already showed: a subtree whose kept text (two
+    blocks or more, GOOD_SIZE in all) is word for word that of an earlier one (pages render
+    some boxes twice, a product's header for phones and for desktops; said twice it is not
+    twice the content). Single lines that repeat (a coupon's terms on every card) stay."""
+    n = len(blocks)
+    said, count, size, end = _kept_text_keys(blocks, keep)
+    seen: dict[int, int] = {}  # kept text of a box -> where the first such box ends
+    b = 0
+    while b < n:
+        if count[b] >= 2 and size[b] >= GOOD_SIZE:
+            # (A wrapper and its only child say the same: the first box must end before b.)
+            if seen.get(said[b], n) <= b:
+                for x in range(b, end[b]):
+                    keep[x] = False
+                b = end[b]
+                continue
+            seen.setdefault(said[b], end[b])
+        b += 1
+
+
+def _kept_text_keys(blocks: Blocks, keep: list[bool]) -> tuple[list[int], list[int], list[int], list[int]]:
+    """Per block, bottom-up: a hash of its subtree's kept texts in order (a block without kept
+    text of its own and one child with some has its child's), how many there are, their size,
+    and where the subtree ends (the first block after it)."""
+    n = len(blocks)
+    parent, text = blocks.parent, blocks.text
+    parts: list[list[int]] = [[] for _ in range(n)]
+    said = [0] * n
+    count = [0] * n
+    size = [0] * n
+    end = list(range(1, n + 1))
+    for b in range(n - 1, -1, -1):
+        own = keep[b] and bool(text[b])
+        if own:
+            parts[b].append(xxhash.xxh64_intdigest(text[b].encode("utf-8", "surrogatepass")))
+            count[b] += 1
+            size[b] += blocks.size[b]
+        mine = parts[b]
+        if len(mine) == 1 and not own:
+            said[b] = mine[0]
+        elif mine:
+            said[b] = xxhash.xxh64_intdigest(b"".join(h.to_bytes(8, "little") for h in reversed(mine)))
+        p = parent[b]
+        if p >= 0:
+            if said[b]:
+                parts[p].append(said[b])
+            count[p] += count[b]
+            size[p] += size[b]
+            end[p] = max(end[p], end[b])
+    return said, count, size, end
 
 
 def _card_grid(blocks: Blocks, classes: list[int], inside: list[bool]) -> list[int]:
