@@ -18,6 +18,7 @@ of a custom element. Text rules are Python's own: ``str.split`` whitespace is
 are replaced as selectolax replaces them (bytes that are not valid UTF-8 are decoded by Python).
 """
 
+cimport cython
 from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.pycapsule cimport PyCapsule_GetPointer
 from cpython.unicode cimport PyUnicode_DecodeUTF8, PyUnicode_AsUTF8AndSize
@@ -435,6 +436,7 @@ def probe_layout(tree, LexborNode_type, text_id, attr_name_address, element_name
     assert seen == 7, "probe page without attributes, a custom element or text"
 
 
+@cython.final
 cdef class NativeWalk:
     """One process's native walk: the kinds of tag ids seen, the names of block tags, the
     attribute codes of static attribute ids, the memo of class facts (blocks.py's
@@ -678,7 +680,7 @@ cdef class NativeWalk:
         _append(own, <const unsigned char *>s, n)
         return 0
 
-    cdef int _push(self, Py_ssize_t *top, uintptr_t entry) except -1:
+    cdef inline int _push(self, Py_ssize_t *top, uintptr_t entry) except -1:
         cdef Py_ssize_t size
         if top[0] == self.stack_size:
             size = self.stack_size * 2 if self.stack_size else 4096
