@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 
 import pytest
@@ -161,7 +162,7 @@ def _reference_split(members, edges, similar, keep, rule, core_size):
 
     def rank(m, remaining):
         near = [s for n, s in adj[m].items() if n in remaining]
-        return (-len(near), -sum(near), m)
+        return (-len(near), -math.fsum(near), m)
 
     remaining, parts = set(member_set), []
     while remaining:
@@ -202,3 +203,52 @@ def test_the_parts_are_those_of_the_guard_counted_afresh_each_round(n, seed, rul
     keep = max if seed % 2 else min
     got = split_component(list(range(n)), edges, similar, keep=keep, rule=rule, core_size=core_size)
     assert got == _reference_split(list(range(n)), edges, similar, keep, rule, core_size)
+
+
+@given(st.integers(3, 45), st.integers(0, 2**32), st.booleans())
+@settings(max_examples=120, deadline=None)
+def test_pages_added_one_at_a_time_are_split_as_a_fresh_split_of_all(n, seed, ties):
+    """IncrementalGuard: after every page added, the parts of what it holds are those of
+    split_component over all the pages so far (the app adds a page to the one component its
+    edges reach; a page reaching none or several is loaded afresh with them)."""
+    from pagetwin.guard import IncrementalGuard
+
+    rng = random.Random(seed)
+    sets = {i: {rng.randrange(25) for _ in range(8)} for i in range(n)}
+    similar = sets_similar(sets, rng.choice([0.2, 0.35, 0.5]))
+    density = rng.choice([0.15, 0.4, 0.9])
+    scores = {(a, b): (rng.choice([0.5, 1.0]) if ties else rng.random())
+              for a in range(n) for b in range(a + 1, n) if rng.random() < density}  # fmt: skip
+    guard = IncrementalGuard(similar)
+    held: list[int] = []
+    for p in rng.sample(range(n), n):
+        near = {q: s for (a, b), s in scores.items() for q in (a, b) if p in (a, b) and q != p and q in held}
+        tops = {id(guard.root_of[q]) for q in near}
+        if len(tops) == 1:
+            guard.add(p, near)
+        else:  # none or several components: loaded afresh with their pages
+            members = {p} | {m for q in near for m in guard.root_of[q].members}
+            guard.load(members, [(a, b, s) for (a, b), s in scores.items() if a in members and b in members])
+        held.append(p)
+        got = sorted(sorted(part) for top in {id(t): t for t in guard.root_of.values()}.values() for part in top.parts())
+        edges = [(a, b, s) for (a, b), s in scores.items() if a in held and b in held]
+        assert got == split_component(sorted(held), edges, similar)
+
+
+def test_a_page_reached_through_the_added_one_joins_the_part_too():
+    """Center 0, core {0, 1}: page 3 resembles both but hangs off 4 (which does not), so it
+    was left out; page 5, next to the part and to 3, brings 3 in: a fresh split's result."""
+    from pagetwin.guard import IncrementalGuard
+
+    alike = {0, 1, 2, 3, 5, 6, 7}
+
+    def similar(a, b):
+        return a in alike and b in alike
+
+    edges = [(0, 1, 1.0), (0, 2, 0.9), (0, 6, 0.9), (0, 7, 0.9), (1, 2, 0.8), (2, 4, 0.5), (4, 3, 0.5)]
+    guard = IncrementalGuard(similar)
+    (top,) = guard.load([0, 1, 2, 3, 4, 6, 7], edges)
+    assert sorted(map(sorted, top.parts())) == [[0, 1, 2, 6, 7], [3, 4]]
+    guard.add(5, {2: 0.5, 3: 0.5})
+    expected = split_component([0, 1, 2, 3, 4, 5, 6, 7], edges + [(2, 5, 0.5), (3, 5, 0.5)], similar)
+    assert sorted(map(sorted, top.parts())) == expected == [[0, 1, 2, 3, 5, 6, 7], [4]]

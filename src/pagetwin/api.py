@@ -164,6 +164,7 @@ class Index:
         self._store, self.settings, self.writable, self._lock = store, settings, writable, lock
         self._worker = Worker(settings, stored_model(store, settings))
         self._matcher = Matcher.over(store, settings, self._worker)
+        self._held: Any = None  # held.Held: the clusters this writer holds, made on the first add
 
     # -- opening --------------------------------------------------------------------------
 
@@ -343,9 +344,14 @@ class Index:
                 status = "known" if pid is not None else "added"
                 done.append((result, pid if pid is not None else store_page(store, result), status))
             if any(status == "added" for _, _, status in done):
-                link_index(store, self._worker.algorithms, self.settings, first_new or None, recluster_all=False)
+                if self._held is None:
+                    from pagetwin.held import Held
+
+                    self._held = Held.over(store, self._worker.algorithms, self.settings)
+                link_index(store, self._worker.algorithms, self.settings, first_new or None, recluster_all=False, held=self._held)
             store.commit()
         except BaseException:
+            self._held = None  # it may hold what was rolled back
             store.rollback()
             raise
         return [self._added(result, pid, status) for result, pid, status in done]

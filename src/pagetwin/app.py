@@ -513,6 +513,7 @@ def link_index(
     first_new: int | None = None,
     timed: Callable[[str, float], None] = lambda step, since: None,
     recluster_all: bool = True,
+    held: Any = None,
 ) -> _Links:
     """Match, guard and cluster the index's pages, in the caller's transaction (it commits).
     ``first_new``: the stored edges are those of the pages up to that pid, and only the pairs
@@ -521,7 +522,8 @@ def link_index(
     (match.find_edges). Either way the edges are those of one run over all the pages, and the
     clusters those of all of them: made again for the whole index (``recluster_all``), or,
     when only the new pages were matched, for the components of the new pages and of the
-    retracted edges' pages alone (``recluster``; no other edge changed)."""
+    retracted edges' pages alone (``recluster``; no other edge changed). ``held``
+    (held.Held: the clusters the index's writer holds) places the new pages it can."""
     from pagetwin.match import MatchStats, evidence_json, find_edges, find_new_edges, link_of
 
     t = time.monotonic()
@@ -539,7 +541,11 @@ def link_index(
 
     t = time.monotonic()
     if new is not None and not recluster_all:
-        recluster(index, algorithms, settings, revisits, set(index.pids_after(first_new)) | touched)
+        pages = set(index.pids_after(first_new))
+        if held is not None and settings.match.guard:
+            held.forget(touched)  # their components' edges changed
+            pages = held.place(index, pages - touched, revisits) | (pages & touched)
+        recluster(index, algorithms, settings, revisits, pages | touched, held=held)
         timed("cluster", t)
         return _Links(new.edges, match_stats)  # the new edges (the others are the index's)
     if new is not None:
@@ -579,7 +585,13 @@ def _merge_kinds(settings: Settings) -> set[str]:
 
 
 def recluster(
-    index: Index, algorithms: list, settings: Settings, revisits: list[tuple[int, int]], pages: set[int] | None, links: list | None = None
+    index: Index,
+    algorithms: list,
+    settings: Settings,
+    revisits: list[tuple[int, int]],
+    pages: set[int] | None,
+    links: list | None = None,
+    held: Any = None,
 ) -> None:
     """Make the clusters of ``pages`` and of every page their edges connect them to (the
     union of merged edges, the guard and the choice of the page to keep, per component),
@@ -588,7 +600,8 @@ def recluster(
     one run over all would make, as long as no edge changed outside those components (the new
     pages' components and those of the pages of changed edges: every part of a component
     split by a lost edge holds one of them). A revisit record follows its original
-    (cluster.clusters' ``attach``)."""
+    (cluster.clusters' ``attach``). ``held`` (held.Held), with ``pages``: the components are
+    split by it, and it holds them."""
     from pagetwin.cluster import clusters
 
     merge_kinds = _merge_kinds(settings)
@@ -601,8 +614,11 @@ def recluster(
         component, links, merged = _components(index, sorted(start), leader, merge_kinds)
         attach = [(o, f) for o, f in revisits if f in leader and _original(f, leader) in component]
         members = sorted(component | {f for _, f in attach})
-    split = _guard(index, algorithms, links, settings) if settings.match.guard else None
-    out = clusters(index.pages_for_clustering(members), merged, settings.cluster.keep, split, attach=attach)
+    rows = list(index.pages_for_clustering(members))
+    split = None
+    if settings.match.guard:
+        split = held.hold(component, links, rows) if held is not None and pages is not None else _guard(index, algorithms, links, settings)
+    out = clusters(rows, merged, settings.cluster.keep, split, attach=attach)
     if pages is None:
         index.replace_clusters(out)
         return

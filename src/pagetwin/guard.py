@@ -34,7 +34,9 @@ O(n^2) of all pairs; components of at most two members are returned as they are.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from typing import Any
 
 RULES = ("center", "keep")
@@ -62,54 +64,96 @@ def split_component(
         raise ValueError(f"unknown guard rule {rule!r} (choose from {', '.join(RULES)})")
     if rule == "keep" and keep is None:
         raise ValueError("guard rule 'keep' needs keep()")
-    core_size = max(1, int(core_size))
     member_set = set(members)
+    adj = _adjacency(member_set, edges)
+    rounds = _rounds(member_set, adj, _Linked(adj, similar), keep, rule, max(1, int(core_size)), trace=False)
+    return sorted((sorted(r.part) for r in rounds), key=lambda p: p[0])
+
+
+@dataclass(eq=False)
+class Round:
+    """One round of the guard on one connected component of the pages left (``members``):
+    its center and the second page of its core (None: two members or fewer, one part), the
+    part it took, its members' counts of neighbours among ``members``, and the rounds on the
+    components of what was left."""
+
+    members: set[int]
+    center: int | None = None
+    second: int | None = None
+    part: set[int] = field(default_factory=set)
+    degree: dict[int, int] = field(default_factory=dict)
+    children: list[Round] = field(default_factory=list)
+
+    def parts(self) -> list[set[int]]:
+        out, stack = [], [self]
+        while stack:
+            r = stack.pop()
+            out.append(r.part)
+            stack.extend(r.children)
+        return out
+
+
+def _adjacency(member_set: set[int], edges: Iterable[tuple[int, int, float]]) -> dict[int, dict[int, float]]:
     adj: dict[int, dict[int, float]] = {m: {} for m in member_set}
     for a, b, score in edges:
         if a != b and a in member_set and b in member_set:
             adj[a][b] = max(score, adj[a].get(b, score))
             adj[b][a] = adj[a][b]
-    asked: dict[tuple[int, int], bool] = {}
+    return adj
 
-    def linked(x: int, y: int) -> bool:
-        if y in adj[x]:
+
+class _Linked:
+    """linked(x, y): an edge joins them, or ``similar`` says so (each pair asked once)."""
+
+    def __init__(self, adj: dict[int, dict[int, float]], similar: Callable[[int, int], bool]) -> None:
+        self.adj, self.similar, self.asked = adj, similar, {}
+
+    def __call__(self, x: int, y: int) -> bool:
+        if y in self.adj[x]:
             return True
         pair = (x, y) if x < y else (y, x)
-        if pair not in asked:
-            asked[pair] = bool(similar(*pair))
-        return asked[pair]
+        if pair not in self.asked:
+            self.asked[pair] = bool(self.similar(*pair))
+        return self.asked[pair]
 
+
+def _rounds(
+    member_set: set[int], adj: dict, linked: Callable, keep: Callable | None, rule: str, core_size: int, trace: bool
+) -> list[Round]:
+    """The guard's rounds over ``member_set``: the top-level ones (one per component) with
+    their children when ``trace``, else every round, flat (only their parts are wanted)."""
     # The components are split one at a time (a part taken from one cannot change another:
     # no edge joins them), and a member's count of neighbours still unassigned is kept up to
     # date rather than counted again each round: the same parts as counting afresh.
-    degree = {m: len(adj[m]) for m in member_set}
+    degree = {m: sum(1 for n in adj[m] if n in member_set) for m in member_set}
     remaining = set(member_set)
-    parts: list[list[int]] = []
-    todo = _components(remaining, adj)
+    top: list[Round] = []
+    todo: list[tuple[set[int], Round | None]] = [(c, None) for c in _components(remaining, adj)]
     while todo:
-        comp = todo.pop()
+        comp, parent = todo.pop()
+        r = Round(comp, degree={m: degree[m] for m in comp} if trace else {})
+        (parent.children if parent is not None and trace else top).append(r)
         if len(comp) <= 2:
-            parts.append(sorted(comp))
+            r.part = set(comp)
             remaining.difference_update(comp)
             continue
-        center = _center(comp, adj, degree, remaining) if rule == "center" else keep(sorted(comp))
+        r.center = _center(comp, adj, degree, remaining) if rule == "center" else keep(sorted(comp))
         # The core: the center and its closest neighbours that all resemble each other.
-        core = [center]
-        for n in sorted((n for n in adj[center] if n in remaining), key=lambda n: (-adj[center][n], n)):
+        core = [r.center]
+        for n in sorted((n for n in adj[r.center] if n in remaining), key=lambda n, c=r.center: (-adj[c][n], n)):
             if len(core) >= core_size:
                 break
             if all(linked(n, c) for c in core):
                 core.append(n)
-        part = _members(core, adj, remaining, linked)
-        parts.append(sorted(part))
-        remaining.difference_update(part)
-        for m in part:
+        r.second = core[1] if len(core) == 2 else None
+        r.part = _members(core, adj, remaining, linked)
+        remaining.difference_update(r.part)
+        for m in r.part:
             for n in adj[m]:
                 if n in remaining:
                     degree[n] -= 1
-        todo.extend(_components(comp - part, adj))
-    parts.sort(key=lambda p: p[0])
-    return parts
+        todo.extend((c, r) for c in _components(comp - r.part, adj))
+    return top
 
 
 def _members(core: list[int], adj: dict[int, dict[int, float]], remaining: set[int], linked: Callable) -> set[int]:
@@ -154,8 +198,8 @@ def _center(comp: set[int], adj: dict[int, dict[int, float]], degree: dict[int, 
     (summed only for those tied on the count), then the smaller page number."""
     most = max(degree[m] for m in comp)
 
-    def rank(m: int) -> tuple[float, int]:
-        return (-sum([s for n, s in adj[m].items() if n in remaining]), m)
+    def rank(m: int) -> tuple[float, int]:  # fsum: exact, whatever order the edges came in
+        return (-math.fsum(s for n, s in adj[m].items() if n in remaining), m)
 
     return min((m for m in comp if degree[m] == most), key=rank)
 
@@ -181,23 +225,15 @@ def make_splitter(
     edge needs is enough to stay with the core).
     """
     from pagetwin.cluster import ClusterPage, as_cluster_page, keep_key
-    from pagetwin.match import FeatureCache
 
     scored = [(a, b, score) for a, b, kind, score in edges if kind in kinds]
     by_page: dict[int, list[tuple[int, int, float]]] = {}
     for a, b, s in scored:
         by_page.setdefault(a, []).append((a, b, s))
         by_page.setdefault(b, []).append((a, b, s))
-    caches = [(alg, FeatureCache(index, alg)) for alg in algorithms]
+    similar = similar_over(index, algorithms, related_share)
     order = keep_key(policy)
     info: dict[int, ClusterPage] = {}
-
-    def similar(a: int, b: int) -> bool:
-        for alg, cache in caches:
-            fa, fb = cache[a], cache[b]
-            if fa is not None and fb is not None and alg.related(fa, fb, related_share):
-                return True
-        return False
 
     def keep(pages: list[int]) -> int:
         if not info:
@@ -209,3 +245,119 @@ def make_splitter(
         return split_component(members, component_edges, similar, keep, rule, core_size)
 
     return split
+
+
+def similar_over(index: Any, algorithms: list, related_share: float = 1.0, cache_size: int | None = None) -> Callable[[int, int], bool]:
+    """``similar(a, b)`` over an index: any algorithm with features for both pages finds
+    them related (``Algorithm.related`` at ``related_share`` of its threshold)."""
+    from pagetwin.match import FeatureCache
+
+    caches = [(alg, FeatureCache(index, alg) if cache_size is None else FeatureCache(index, alg, cache_size)) for alg in algorithms]
+
+    def similar(a: int, b: int) -> bool:
+        for alg, cache in caches:
+            fa, fb = cache[a], cache[b]
+            if fa is not None and fb is not None and alg.related(fa, fb, related_share):
+                return True
+        return False
+
+    return similar
+
+
+class IncrementalGuard:
+    """The guard's rounds over components kept in memory, so that a page added to one is
+    placed by replaying only the rounds it changes, with the parts a fresh split of the whole
+    component would give (rule "center", core of two: the defaults app uses).
+
+    A page p joining a component X (its neighbours there N) changes the counts of N and
+    adds p's own, so the round's center can only move to a page of N or to p: if it stays,
+    and the core's second page stays (the center's closest neighbour, unless p is closer),
+    the round takes the same part, or that part and p when p resembles both core pages, is
+    next to the part, and no neighbour of p outside the part resembles both (it would be
+    reached through p). Then nothing left after the round changed, or only the one
+    component of it that p joins, where the same is asked again. Whatever else happens (a
+    center or core that moves, a neighbour reached through p, p joining two components of
+    what was left), that round is split afresh from its members: the fallback is exact too.
+    Cost of a page: its edges times the rounds on its way, unless a round falls back."""
+
+    def __init__(self, similar: Callable[[int, int], bool]) -> None:
+        self.adj: dict[int, dict[int, float]] = {}
+        self.linked = _Linked(self.adj, similar)
+        self.root_of: dict[int, Round] = {}  # every page held -> its component's top round
+        self.fallbacks = 0  # rounds split afresh by ``add``
+
+    def load(self, members: Iterable[int], edges: Iterable[tuple[int, int, float]]) -> list[Round]:
+        """Split the components of ``members`` (over their ``edges``) and keep them."""
+        member_set = set(members)
+        for m in member_set:
+            self.forget(m)
+        for m, near in _adjacency(member_set, edges).items():
+            self.adj[m] = near
+        tops = _rounds(member_set, self.adj, self.linked, None, "center", DEFAULT_CORE, trace=True)
+        for top in tops:
+            for m in top.members:
+                self.root_of[m] = top
+        return tops
+
+    def forget(self, pid: int) -> None:
+        """Drop the component holding ``pid`` (its edges changed in a way add cannot follow)."""
+        top = self.root_of.get(pid)
+        for m in top.members if top is not None else ():
+            self.root_of.pop(m, None)
+            self.adj.pop(m, None)
+
+    def add(self, pid: int, near: dict[int, float]) -> Round:
+        """Add page ``pid`` with its edges (``near``: page -> score) to pages held, all of one
+        component (ValueError otherwise); its component's top round, updated."""
+        tops = {id(self.root_of[n]): self.root_of[n] for n in near if n in self.root_of}
+        if len(tops) != 1 or any(n not in self.root_of for n in near) or pid in self.adj:
+            raise ValueError("add takes a new page whose edges all go to one component held")
+        (top,) = tops.values()
+        self.adj[pid] = dict(near)
+        for n, score in near.items():
+            self.adj[n][pid] = score
+        self._step(top, pid)
+        self.root_of[pid] = top
+        return top
+
+    def _step(self, r: Round, p: int) -> None:
+        near = [n for n in self.adj[p] if n in r.members]
+        r.members.add(p)
+        for n in near:
+            r.degree[n] += 1
+        r.degree[p] = len(near)
+        if r.center is None or not self._same_core(r, p, near):
+            return self._afresh(r)
+        c, second = r.center, r.second
+        if any(n in r.part for n in near) and self.linked(p, c) and self.linked(p, second):
+            if any(n not in r.part and self.linked(n, c) and self.linked(n, second) for n in near):
+                return self._afresh(r)  # reached through p: the part grows beyond p
+            r.part.add(p)
+            return None
+        # p is left for the next rounds: it joins the components of the rest it touches.
+        touched = [ch for ch in r.children if any(n in ch.members for n in near)]
+        if len(touched) == 1:
+            return self._step(touched[0], p)
+        if not touched:
+            r.children.append(Round({p}, part={p}, degree={p: 0}))
+            return None
+        merged = Round(set().union(*(ch.members for ch in touched)) | {p})
+        r.children = [ch for ch in r.children if ch not in touched] + [merged]
+        return self._afresh(merged)
+
+    def _same_core(self, r: Round, p: int, near: list[int]) -> bool:
+        """Whether the round's center and second core page stay what they were with p added."""
+        adj, c, degree = self.adj, r.center, r.degree
+        most = max(degree[m] for m in (c, p, *near))
+        if degree[c] < most:
+            return False
+        tied = [m for m in (c, p, *near) if degree[m] == most]
+        if len(tied) > 1 and _center(set(tied), adj, degree, r.members) != c:
+            return False
+        return p not in adj[c] or (-adj[c][p], p) > (-adj[c][r.second], r.second)
+
+    def _afresh(self, r: Round) -> None:
+        """Split the round's members again from scratch (its children replaced)."""
+        self.fallbacks += 1
+        (fresh,) = _rounds(set(r.members), self.adj, self.linked, None, "center", DEFAULT_CORE, trace=True)
+        r.center, r.second, r.part, r.degree, r.children = fresh.center, fresh.second, fresh.part, fresh.degree, fresh.children

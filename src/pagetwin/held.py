@@ -1,0 +1,143 @@
+"""The clusters of an index held in memory by its one writer (``pagetwin.Index``), so that a
+page added to a large component is placed without reading the component again.
+
+Clustering a component after an add (``app.recluster``) reads every edge of it and splits it
+with the guard: its cost grows with the component, and on a crawl whose near-copy clusters
+grow with it (hundreds of versions of one documentation page) with the index. ``Held`` keeps,
+for each component it has clustered, the guard's rounds (``guard.IncrementalGuard``) and what
+the choice of the page to keep reads of its pages. A new page whose edges reach one held
+component (or only other new pages) is placed by replaying the rounds it changes; a page
+whose edges reach a component not held, or several, is left to ``recluster`` (which then
+holds the result). The clusters are those one run over all the pages makes either way
+(tests/test_held.py). Valid while the index is written by its holder only: ``pagetwin.Index``
+holds the index's lock while open, and drops what it holds when an add is rolled back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from pagetwin.cluster import ClusterPage, as_cluster_page, cluster_id, keep_key
+from pagetwin.guard import IncrementalGuard, Round
+
+_FEATURES = 5_000  # decoded features kept per algorithm for the guard's checks
+
+
+class Held:
+    """What the writer holds of the index's clusters (see the module docstring)."""
+
+    def __init__(self, similar: Callable[[int, int], bool], policy: str, merge_kinds: set[str]) -> None:
+        self.guard = IncrementalGuard(similar)
+        self.order = keep_key(policy)
+        self.merge_kinds = merge_kinds
+        self.info: dict[int, ClusterPage] = {}
+        self.placed = 0  # pages placed without reading their component again
+
+    @classmethod
+    def over(cls, index: Any, algorithms: list, settings: Any) -> Held:
+        from pagetwin.app import _merge_kinds
+        from pagetwin.guard import similar_over
+
+        similar = similar_over(index, algorithms, settings.match.guard_share, _FEATURES)
+        return cls(similar, settings.cluster.keep, _merge_kinds(settings))
+
+    def hold(self, members: set[int], links: Iterable, pages: Iterable[tuple]) -> Callable[[list[int]], list[list[int]]]:
+        """Hold the components of ``members`` (``links``: match.Link rows between them;
+        ``pages``: their Index.pages_for_clustering rows); the guard's split of them as
+        cluster.clusters' ``split``."""
+        self.info.update((p.pid, p) for p in map(as_cluster_page, pages))
+        self.guard.load(members, [(a, b, score) for a, b, kind, score in links if kind in self.merge_kinds])
+
+        def split(group: list[int]) -> list[list[int]]:
+            return sorted((sorted(p) for p in self.guard.root_of[group[0]].parts()), key=lambda p: p[0])
+
+        return split
+
+    def forget(self, pids: Iterable[int]) -> None:
+        for pid in pids:
+            self.guard.forget(pid)
+
+    def place(self, index: Any, new: set[int], revisits: list[tuple[int, int]]) -> set[int]:
+        """Place the new pages (pids of an add, stored with their edges) that it can, their
+        clusters' rows stored; the pages left to ``recluster``."""
+        from pagetwin.match import stored_guard_score
+
+        leader = {follower: original for original, follower in revisits}
+        revisited = {o for o, _ in revisits} | set(leader)
+        near: dict[int, dict[int, float]] = {}
+        for pid in sorted(new):
+            near[pid] = {}
+            for a, b, kind, evidence in index.edges_touching(pid):
+                other = b if a == pid else a
+                if kind in self.merge_kinds and other not in leader:
+                    near[pid][other] = stored_guard_score(evidence)
+        left: set[int] = set()
+        before: dict[int, tuple[Round, set[frozenset[int]]]] = {}  # the tops changed: their parts before
+        for group in _groups(near):
+            old = {q for p in group for q in near[p] if q not in near}
+            if group & revisited or not all(q in self.guard.root_of for q in old):
+                left |= group  # revisit records, or a component not held: recluster's
+                continue
+            tops = {id(self.guard.root_of[q]): self.guard.root_of[q] for q in old}
+            if len(tops) > 1:
+                left |= group  # it joins several components: recluster's
+                continue
+            self.info.update((p.pid, p) for p in map(as_cluster_page, index.pages_for_clustering(sorted(group))))
+            for top in tops.values():
+                before.setdefault(id(top), (top, {frozenset(p) for p in top.parts()}))
+            top = self._add(group, near, next(iter(tops.values()), None))
+            before.setdefault(id(top), (top, set()))
+        self.placed += len(new) - len(left)
+        changed = [p for top, parts in before.values() for p in top.parts() if frozenset(p) not in parts]
+        index.set_clusters(self._rows(changed, leader))
+        return left
+
+    def _add(self, group: set[int], near: dict[int, dict[int, float]], top: Round | None) -> Round:
+        """Add one group of new pages (joined to each other by new edges) to ``top``, the
+        held component they reach (None: they reach none, a component of their own); the
+        component's top round."""
+        if top is None:
+            (top,) = self.guard.load(group, [(a, b, s) for a in group for b, s in near[a].items() if a < b])
+            return top
+        todo = sorted(group)
+        while todo:  # each page once one of its edges reaches a held page
+            ready = [p for p in todo if any(q in self.guard.root_of for q in near[p])]
+            for p in ready:
+                self.guard.add(p, {q: s for q, s in near[p].items() if q in self.guard.root_of})
+            todo = [p for p in todo if p not in ready]
+        return top
+
+    def _rows(self, parts: list[set[int]], leader: dict[int, int]) -> list[tuple[int, str, int]]:
+        """The cluster rows of these parts, and of the revisit records following their pages."""
+        from pagetwin.app import _original
+
+        followers: dict[int, list[int]] = {}
+        for follower in leader:
+            followers.setdefault(_original(follower, leader), []).append(follower)
+        rows = []
+        for part in parts:
+            kept = min(part, key=lambda pid: self.order(self.info[pid]))
+            name = cluster_id(self.info[kept].id)
+            rows += [(pid, name, int(pid == kept)) for pid in part]
+            rows += [(f, name, 0) for pid in part for f in followers.get(pid, ())]
+        return rows
+
+
+def _groups(near: dict[int, dict[int, float]]) -> list[set[int]]:
+    """The new pages joined by edges between new pages (each group placed together)."""
+    seen: set[int] = set()
+    out = []
+    for start in sorted(near):
+        if start in seen:
+            continue
+        group, stack = {start}, [start]
+        seen.add(start)
+        while stack:
+            for q in near[stack.pop()]:
+                if q in near and q not in seen:
+                    seen.add(q)
+                    group.add(q)
+                    stack.append(q)
+        out.append(group)
+    return out

@@ -1,0 +1,106 @@
+"""The clusters a writer holds (held.Held): pages added in batches, placed without reading
+their components again where they can be, give the clusters of one run over all the pages."""
+
+from __future__ import annotations
+
+import random
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from pagetwin.app import link_index
+from pagetwin.config import Settings
+from pagetwin.held import Held
+from pagetwin.index.sqlite import Index
+from pagetwin.model import Evidence
+
+
+class _Pairs:
+    """A stand-in algorithm: a page's feature is its number; a pair verifies (with its own
+    score) when it is in ``scores``, and is related when both pages are in ``alike``."""
+
+    name, keys_are_proof = "near", False
+
+    def __init__(self, scores, alike):
+        self.scores, self.alike = scores, alike
+
+    def decode(self, data):
+        return int.from_bytes(data, "big")
+
+    def verify(self, a, b):
+        score = self.scores.get((min(a, b), max(a, b)))
+        return Evidence(self.name, score or 0.0, score is not None)
+
+    def related(self, a, b, share):
+        return a in self.alike and b in self.alike
+
+
+def _add(index, first, last, keys):
+    for n in range(first, last + 1):
+        row = dict(id=f"p{n}", url=f"http://x.example/{n}", host="x.example", source="s", kind="response", crawl_date=None,
+                   text_len=n % 7, payload_digest=f"sha1:{n}", refers_to_digest=None, lang="en", title="", text=None, error=None)  # fmt: skip
+        pid = index.add_page(row)
+        index.add_fingerprints(pid, {"near": n.to_bytes(2, "big")}, {"near": keys[n]})
+
+
+def _clusters(index):
+    groups: dict[str, set[int]] = {}
+    for pid, cluster, _ in index.db.execute("SELECT pid, cluster, keep FROM clusters"):
+        groups.setdefault(cluster, set()).add(pid)
+    kept = {pid for (pid,) in index.db.execute("SELECT pid FROM clusters WHERE keep=1")}
+    return sorted(sorted(g) for g in groups.values()), kept
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(st.integers(4, 40), st.integers(0, 2**32), st.lists(st.integers(1, 6), min_size=1, max_size=12))
+def test_batches_placed_by_what_is_held_give_one_runs_clusters(tmp_path_factory, n, seed, batches):
+    rng = random.Random(seed)
+    keys = {p: [rng.randrange(4)] + ([9] if rng.random() < 0.3 else []) for p in range(1, n + 1)}
+    density = rng.choice([0.3, 0.7, 1.0])
+    scores = {(a, b): rng.choice([0.5, 0.8, 1.0]) for a in range(1, n + 1) for b in range(a + 1, n + 1) if rng.random() < density}
+    algorithms = [_Pairs(scores, {p for p in range(1, n + 1) if rng.random() < 0.6})]
+    config = Settings()
+    d = tmp_path_factory.mktemp("held")
+
+    one = Index(d / "one.sqlite", config.to_dict())
+    _add(one, 1, n, keys)
+    link_index(one, algorithms, config)
+
+    inc = Index(d / "inc.sqlite", config.to_dict())
+    held = Held.over(inc, algorithms, config)
+    done = 0
+    for size in batches + [n]:
+        if done >= n:
+            break
+        last = min(n, done + size)
+        _add(inc, done + 1, last, keys)
+        link_index(inc, algorithms, config, done or None, recluster_all=False, held=held)
+        done = last
+    assert _clusters(inc) == _clusters(one)
+    one.close(), inc.close()
+
+
+def test_a_page_joining_a_held_cluster_is_placed_without_reading_it_again(tmp_path):
+    """Ten pages all alike in one bucket, then one more: placed from what is held (the
+    component is not walked in the index again), in the cluster one run makes."""
+    n = 11
+    scores = {(a, b): 1.0 for a in range(1, n + 1) for b in range(a + 1, n + 1)}
+    algorithms = [_Pairs(scores, set(range(1, n + 1)))]
+    config = Settings()
+    keys = {p: [0] for p in range(1, n + 1)}
+    inc = Index(tmp_path / "inc.sqlite", config.to_dict())
+    held = Held.over(inc, algorithms, config)
+    _add(inc, 1, 10, keys)
+    link_index(inc, algorithms, config, None, recluster_all=False)
+    _add(inc, 11, 11, keys)
+    link_index(inc, algorithms, config, 10, recluster_all=False, held=held)  # not held yet: walked, then held
+    assert held.placed == 0 and held.guard.root_of[1].members == set(range(1, 12))
+    _add(inc, 12, 12, {12: [0]})
+    algorithms[0].scores.update({(a, 12): 1.0 for a in range(1, 12)})
+    algorithms[0].alike.add(12)
+    walked = []
+    edges_from = inc.edges_from
+    inc.edges_from = lambda pid: walked.append(pid) or edges_from(pid)
+    link_index(inc, algorithms, config, 11, recluster_all=False, held=held)
+    assert held.placed == 1 and walked == []
+    assert _clusters(inc)[0] == [list(range(1, 13))]
