@@ -127,6 +127,58 @@ def _bytes_under(path: Path, names: tuple[str, ...]) -> int:
     )
 
 
+def parquet_column_bytes(folder: Path) -> dict[str, int]:
+    """Compressed bytes of each column (its leaf paths summed: a map's keys and values) over
+    every part file of a Parquet folder, from the files' own metadata."""
+    import pyarrow.parquet as pq
+
+    out: dict[str, int] = {}
+    for part in sorted(Path(folder).glob("*.parquet")):
+        meta = pq.ParquetFile(part).metadata
+        for g in range(meta.num_row_groups):
+            group = meta.row_group(g)
+            for c in range(group.num_columns):
+                col = group.column(c)
+                name = col.path_in_schema.split(".")[0]
+                out[name] = out.get(name, 0) + col.total_compressed_size
+    return out
+
+
+def sqlite_bytes(path: Path) -> dict[str, int]:
+    """Bytes of each table and index of a SQLite file (its pages, from dbstat), and of the
+    pages table's text column alone (``pages.text``: the compressed texts' lengths)."""
+    import sqlite3
+
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        out = dict(db.execute("SELECT name, SUM(pgsize) FROM dbstat GROUP BY name ORDER BY name"))
+        out["pages.text"] = db.execute("SELECT COALESCE(SUM(LENGTH(text)), 0) FROM pages").fetchone()[0]
+        out["file"] = Path(path).stat().st_size
+        return out
+    finally:
+        db.close()
+
+
+def lean_report(out: Path) -> dict:
+    """Bytes a page of an output folder's lean index: pages.parquet's columns (spark.link =
+    executors) or index.sqlite's tables (the local runner, spark.link = driver)."""
+    if (out / "pages.parquet").is_dir():
+        import pyarrow.parquet as pq
+
+        pages = sum(pq.read_metadata(f).num_rows for f in (out / "pages.parquet").glob("*.parquet"))
+        cols = parquet_column_bytes(out / "pages.parquet")
+    else:
+        import sqlite3
+
+        db = sqlite3.connect(f"file:{out / 'index.sqlite'}?mode=ro", uri=True)
+        pages = db.execute("SELECT COUNT(*) FROM pages").fetchone()[0]
+        db.close()
+        cols = sqlite_bytes(out / "index.sqlite")
+    per_page = {k: round(v / max(1, pages), 1) for k, v in sorted(cols.items(), key=lambda kv: -kv[1])}
+    total = sum(v for k, v in cols.items() if k not in ("file", "pages.text"))
+    return {"pages": pages, "bytes_per_page": round(total / max(1, pages), 1), "by_part": per_page}
+
+
 def _corpus(pages: int, sources: int, work: Path) -> Path:
     """bench/corpus.py's crawl of ``pages`` pages; with ``sources``, made from the first
     ``sources`` source pages only (so that small crawls hold seeded edits: pages/sources copies
@@ -161,6 +213,7 @@ def run_size(pages: int, master: str, with_local: bool, work: Path, sources: int
         "peak_mb": {k: round(v / 2**20) for k, v in sp["peak_bytes"].items()},
         "shuffle_mb": round(_shuffle_bytes(str(events)) / 2**20, 1),
         "output_bytes_per_page": round(_bytes_under(work / f"spark-{pages}", names) / max(1, len(rows)), 1),
+        "lean_index": lean_report(work / f"spark-{pages}"),
         **sp["child"],
         "scores": pair_scores({r["url"]: r["cluster"] for r in rows}, truth),
     }
@@ -191,7 +244,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-local", action="store_true", help="skip the local runner's run")
     parser.add_argument("--sources", type=int, default=0, help="make the crawl from this many source pages only")
     parser.add_argument("--work", type=Path, default=None, help="where the runs' outputs go (default: a temporary folder)")
+    parser.add_argument("--lean-report", type=Path, nargs="+", metavar="OUT",
+                        help="only print the lean index's bytes a page, by column or table, of these output folders")
     args = parser.parse_args(argv)
+    if args.lean_report:
+        for out in args.lean_report:
+            print(json.dumps({"out": str(out), **lean_report(out)}), flush=True)
+        return 0
     work = args.work or Path(tempfile.mkdtemp(prefix="pagetwin-spark-scale-"))
     for pages in args.pages:
         print(json.dumps(run_size(pages, args.master, not args.no_local, work, args.sources)), flush=True)

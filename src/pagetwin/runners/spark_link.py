@@ -23,8 +23,9 @@ index) computes, step for step, so that the outputs are the same:
 Outputs, written by the executors under an output URI through Spark's Hadoop file systems
 (``file:``, ``hdfs:``, ``s3a:``): clusters.jsonl/ and pairs.jsonl/ (part files whose lines,
 read in part order, are the local runner's clusters.jsonl and pairs.jsonl), clusters.parquet/,
-pairs.parquet/ and pages.parquet/ (the lean index: each page's record location, keys and
-features, no page text). The driver gets counts only (dicts of a few entries, one SourceStats
+pairs.parquet/ and pages.parquet/ (the lean index: each page's record location and
+features, no page text; neither its candidate keys nor its host, which are functions of what
+it holds: ``stored_keys`` gives the keys back from the features, url_host the host). The driver gets counts only (dicts of a few entries, one SourceStats
 per partition) and the learned models of pass 1 (bounded by their own caps, not by pages).
 
 This module imports no other runner: it is given the engine (runners.spark.SparkEngine)
@@ -419,16 +420,27 @@ def _pair_line(item: Any) -> tuple[str, str, str, str, str, str, str]:
 
 def _page_row(item: tuple[int, Lean]) -> tuple:
     pid, p = item
-    return (pid, p.id, p.url, p.host, p.source, p.kind, p.crawl_date, p.text_len, p.payload_digest, p.refers_to_digest,
-            p.warc_offset, p.http_status, p.error, dict(p.features), {k: list(v) for k, v in p.keys.items()})  # fmt: skip
+    return (pid, p.id, p.url, p.source, p.kind, p.crawl_date, p.text_len, p.payload_digest, p.refers_to_digest,
+            p.warc_offset, p.http_status, p.error, dict(p.features))  # fmt: skip
+
+
+def stored_keys(algorithms: list, features: dict[str, bytes]) -> dict[str, list[int]]:
+    """A page's candidate keys from its stored features (pages.parquet's ``features``): what
+    pass 2 gave (Worker.fingerprint), as each algorithm's keys are a function of its features."""
+    out = {}
+    for algorithm in algorithms:
+        data = features.get(algorithm.name)
+        if data is not None:
+            out[algorithm.name] = list(dict.fromkeys(algorithm.keys(algorithm.decode(data))))
+    return out
 
 
 _CLUSTERS_SCHEMA = "pid long, id string, url string, cluster string, keep boolean, cluster_size long, kept_id string"
 _PAIRS_SCHEMA = "a string, b string, url_a string, url_b string, kind string, evidence string"
 _PAGES_SCHEMA = (
-    "pid long, id string, url string, host string, source string, kind string, crawl_date string, text_len long, "
+    "pid long, id string, url string, source string, kind string, crawl_date string, text_len long, "
     "payload_digest string, refers_to_digest string, warc_offset long, http_status int, error string, "
-    "features map<string, binary>, keys map<string, array<long>>"
+    "features map<string, binary>"
 )
 
 
