@@ -328,3 +328,28 @@ def test_template_removal_and_the_page_level_rules_do_not_lean_on_each_other():
 
     assert "pagetwin.html.noise" not in imported(templates)
     assert "pages_" not in inspect.getsource(noise) and not hasattr(templates.SiteTemplates, "pages")
+
+
+def _shop_page(i: int) -> str:
+    words = ["pack", "shell", "stove", "socks", "lamp", "bag", "pegs", "case", "hat", "fleece", "filter", "poles"]
+    cards = "".join(
+        f"<li class='card'><div class='name'><a href='/p/{i}/{k}'>{w.title()} model {chr(65 + i)}{k}</a></div>"
+        f"<div class='price'>${10 + i + k}.99</div><div class='rating'>{k + 2} reviews, {4 + k % 2}.5 out of 5</div></li>"
+        for k, w in enumerate(words)
+    )
+    return (
+        "<html><body><div class='top'><a href='/'>Home</a> <a href='/shop'>Shop</a></div>"
+        f"<h1>Category {i}</h1><p>Gear of kind {i} for a weekend in the hills, picked by staff.</p>"
+        f"<ul class='grid'>{cards}</ul><p class='legal'>Prices include sales tax where it applies, delivery extra.</p></body></html>"
+    )
+
+
+def test_the_fields_of_a_grid_s_cards_are_not_the_site_s_template():
+    # The price and rating lines of every card have one subtree hash (digits folded) on every
+    # page of the shop; said many times on the page itself they are its items' fields.
+    pages = [(f"https://{SITE}/c/{i}", _shop_page(i), []) for i in range(8)]
+    model = fitted(pages).for_site(SITE)
+    assert model is not None
+    out = text_of(pages[3][1], model)
+    assert "Pack model D0" in out and "$13.99" in out and "2 reviews, 4.5 out of 5" in out
+    assert "Prices include sales tax" not in out  # said once per page on every page: template

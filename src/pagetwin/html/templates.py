@@ -62,6 +62,7 @@ _SAMPLES_PER_SITE = 1000  # sample texts kept per site, for keys on two pages or
 # A page is a copy when this share of its content text is on pages already counted (docstring).
 COPY_SHARE = 0.8
 MIN_KEPT_SHARE = 0.1  # slot priors leaving less of the page-level text than this are overruled
+ITEM_REPEATS = 3  # a block's subtree hash this often on its own page: an item's field (_template)
 PAGE_WEIGHT = 0.4  # weight of the page-level decision against the site prior of the slot
 
 
@@ -198,7 +199,8 @@ class SiteModel:
 
         1. a block whose subtree (exact hash, or the hash of one of its ancestors) is on more
            than ``template_share`` of the site's pages is template and is dropped, whatever the
-           page-level rules said;
+           page-level rules said, unless its hash is said ``ITEM_REPEATS`` times on the page
+           itself (a field of every card: a price, a rating line, digits folded);
         2. the structural slot of a block (its tag path with class and id), when the slot is on
            at least ``min_slot_share`` of the site's pages: the share of text at that slot the
            page-level rules kept on the site's pages is a prior, and the decision is
@@ -235,11 +237,17 @@ class SiteModel:
         share = self.hash_share(blocks.hash)
         # Template means repeated: a block must also be on at least two pages of the site.
         threshold = max(settings.template_share, 1.5 / self.pages_)
+        # A subtree hash said ITEM_REPEATS times on the page itself is a field of the page's
+        # items (the price or the rating line of every card, digits folded), not the site's
+        # template: it is on the site's other pages because they list items too.
+        on_page: dict[int, int] = {}
+        for h in blocks.hash:
+            on_page[h] = on_page.get(h, 0) + 1
         parent = blocks.parent
         template = [False] * len(blocks)
-        for b in range(len(blocks)):
+        for b, h in enumerate(blocks.hash):
             p = parent[b]
-            template[b] = share[b] > threshold or (p >= 0 and template[p])
+            template[b] = (share[b] > threshold and on_page[h] < ITEM_REPEATS) or (p >= 0 and template[p])
         return template
 
     def _with_slot_priors(
