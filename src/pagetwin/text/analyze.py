@@ -58,7 +58,9 @@ class _Language:
 
     def __init__(self, lang: str) -> None:
         self.lang = lang
-        self.morph = Morphology(lang)
+        # No cache of its own: it is asked once per new word, whose result the word cache keeps
+        # (a second cache of the same words held a third of a worker's word memory).
+        self.morph = Morphology(lang, cache_size=0)
         self.stops = stop_words(lang)
         # On pages in a non-Latin script, English words are frequent (menus, brands): their
         # stop words are flagged with the English list.
