@@ -170,6 +170,39 @@ def test_native_walk_is_the_python_walk_on_real_pages(walkers, name):
 
 # -- the parts ---------------------------------------------------------------------------------
 
+TAG_PIECES = ["<", "</", ">", "/>", "div", "DIV", "a", "p", "x1", ":", "-", "<!--", " ", "é", "中", "<b", "</b", "/", "<1", "\x00"]
+
+
+@settings(max_examples=500, **FAST)
+@given(text=st.lists(st.sampled_from(TAG_PIECES) | st.text(max_size=3), max_size=60).map("".join))
+def test_native_depth_bound_is_the_numpy_one(text):
+    import numpy as np
+
+    from pagetwin.html import parse
+
+    for data in (
+        np.frombuffer(text.encode("utf-8", "surrogatepass"), dtype=np.uint8),
+        np.frombuffer(text.encode("utf-16-le", "surrogatepass"), dtype=np.uint16),
+    ):
+        assert _walk.depth_bound(data) == parse._depth_bound_of_reference(data) == parse._depth_bound_of(data)
+
+
+def test_native_depth_bound_on_real_pages():
+    import numpy as np
+
+    from pagetwin.html import parse
+
+    pages = [p.read_bytes() for p in sorted((ROOT / "tests" / "fixtures").glob("**/*.html"))[:20]]
+    if (SHARED / "extraction").exists():
+        sys.path.insert(0, str(ROOT / "bench"))
+        from extraction import load_set
+
+        pages += [p["body"] for p in load_set("scrapinghub", SHARED, 60)]
+    pages.append(b"<html><body>" + b"<div><span>" * 3000 + b"</span></div>" * 10 + b"<p>x</p></x></y>" * 50)
+    for body in pages:
+        data = np.frombuffer(body, dtype=np.uint8)
+        assert _walk.depth_bound(data) == parse._depth_bound_of_reference(data)
+
 
 @settings(max_examples=300, **FAST)
 @given(data=st.binary(max_size=200))

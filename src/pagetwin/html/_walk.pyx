@@ -24,7 +24,7 @@ from cpython.pycapsule cimport PyCapsule_GetPointer
 from cpython.unicode cimport PyUnicode_DecodeUTF8, PyUnicode_AsUTF8AndSize
 from cpython.ref cimport PyObject
 from libc.stdint cimport uint64_t, uintptr_t
-from libc.stdlib cimport free, realloc
+from libc.stdlib cimport calloc, free, realloc
 from libc.string cimport memcmp, memcpy
 
 cdef extern from "Python.h":
@@ -1042,3 +1042,70 @@ cdef inline str _str(pt_str *value):
     if value == NULL or value.data == NULL:
         return ""
     return PyUnicode_DecodeUTF8(<char *>value.data, value.length, "replace")
+
+
+# -- html/parse.py's depth bound ---------------------------------------------------------------
+
+ctypedef fused code_unit:
+    unsigned char
+    unsigned short
+
+
+cdef inline int _name_class(unsigned int c) noexcept nogil:
+    """parse.py's _NAME_CLASS: 1-26 a letter (either case), 27-36 a digit, 37 ':', 38 '-'."""
+    if 97 <= c <= 122:
+        return c - 96
+    if 65 <= c <= 90:
+        return c - 64
+    if 48 <= c <= 57:
+        return c - 21
+    if c == 58:
+        return 37
+    return 38 if c == 45 else 0
+
+
+cdef Py_ssize_t _depth_bound(const code_unit[::1] data, int *counts) noexcept nogil:
+    cdef Py_ssize_t n = data.shape[0], i, first, depth = 0, best = 0
+    cdef unsigned int after, c0, c1, c2, code
+    cdef bint is_open, is_close
+    for i in range(n):
+        if data[i] != 60:  # '<'
+            continue
+        after = data[i + 1] if i + 1 < n else 0  # (past the end reads as NUL, as parse.py pads)
+        c0 = _name_class(after)
+        is_open = 1 <= c0 <= 26
+        is_close = after == 47 and i + 2 < n and 1 <= _name_class(data[i + 2]) <= 26
+        if not is_open and not is_close:
+            continue  # (neither: a step of 0 changes no count)
+        first = i + 1 + is_close
+        c0 = _name_class(data[first]) if first < n else 0
+        c1 = _name_class(data[first + 1]) if first + 1 < n else 0
+        c2 = _name_class(data[first + 2]) if first + 2 < n and c1 > 0 else 0
+        code = (c0 * 39 + c1) * 39 + c2
+        if is_open:
+            counts[code] += 1
+            depth += 1
+            if depth > best:
+                best = depth
+        else:
+            counts[code] -= 1
+            if counts[code] >= 0:  # more of its name opened than closed before it: it closes one
+                depth -= 1
+    return best
+
+
+def depth_bound(data):
+    """parse.py's _depth_bound_of (its numpy version is the reference) in one pass: an upper
+    bound of a page's nesting depth from its code units (a uint8 or uint16 numpy array)."""
+    cdef int *counts = <int *>calloc(39 * 39 * 39, sizeof(int))
+    cdef Py_ssize_t best
+    if counts == NULL:
+        raise MemoryError()
+    try:
+        if data.dtype.itemsize == 1:
+            best = _depth_bound[cython.uchar](data, counts)
+        else:
+            best = _depth_bound[cython.ushort](data, counts)
+    finally:
+        free(counts)
+    return best

