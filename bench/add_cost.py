@@ -117,6 +117,10 @@ def measure(snapshot: Path, new_pages: list, work: Path, modes: tuple[str, ...] 
                 out["single_total_s"] = round(sum(each), 3)
                 out["single_p50_ms"] = round(1000 * statistics.median(each), 1)
                 out["single_p99_ms"] = round(1000 * sorted(each)[int(0.99 * (len(each) - 1))], 1)
+                out["single_max_ms"] = round(1000 * max(each), 1)
+                # Pages placed from the clusters the writer holds (held.Held), not walked again.
+                out["single_placed"] = index._held.placed if index._held is not None else 0
+                out["single_slowest"] = [round(x, 2) for x in sorted(each, reverse=True)[:5]]
                 continue
             out["pages"] = before
             algorithms, max_bucket = index._worker.algorithms, index.settings.match.max_bucket

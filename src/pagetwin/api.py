@@ -365,13 +365,15 @@ class Index:
         """A stored page's verified edges as matches (ordered as ``query`` orders them)."""
         import json
 
+        edges = self._store.edges_touching(pid)
+        idents = self._store.idents(b if a == pid else a for a, b, _, _ in edges)
         found = []
-        for a, b, kind, evidence in self._store.edges_touching(pid):
+        for a, b, kind, evidence in edges:
             other = b if a == pid else a
-            page_id, url = self._store.page_ident(other)
+            page_id, url, cluster = idents[other]
             items = tuple(json.loads(evidence))
             rank = (kind != "revisit", -max((e["score"] for e in items), default=0.0), -len(items), other)
-            found.append((rank, Match(page_id, url, self._store.cluster_of_pid(other), kind, items)))
+            found.append((rank, Match(page_id, url, cluster, kind, items)))
         return tuple(m for _, m in sorted(found, key=lambda x: x[0]))
 
     def _cluster_fields(self, pid: int) -> dict[str, Any]:

@@ -264,3 +264,22 @@ def test_many_pages_read_at_once_and_a_payload_found_by_its_index(tmp_path):
     assert idx.pids_with_payload("sha1:same", 5) == [pids[3], pids[1]]
     sql = "EXPLAIN QUERY PLAN SELECT pid FROM pages WHERE payload_digest=? AND +kind='response' ORDER BY pid DESC LIMIT 5"
     assert "pages_payload" in " ".join(r[-1] for r in idx.db.execute(sql, ("sha1:same",)))
+
+
+def test_the_new_pages_buckets_are_found_without_a_walk_of_the_older_keys(tmp_path):
+    """buckets_with_new reads back from the end of the keys table: none of its statements
+    ranges over keys_by_pid (pid <= first_new: every older page's keys, then sorted)."""
+    idx = Index(tmp_path / "i.sqlite", Settings().to_dict())
+    idx.begin()
+    pids = [idx.add_page(_row(i)) for i in range(30)]
+    for pid in pids:
+        idx.add_fingerprints(pid, {"minhash": b"a"}, {"minhash": [pid % 3, 100 + pid]})
+    idx.commit()
+    statements = []
+    idx.db.set_trace_callback(statements.append)
+    new_keys = {p % 3 for p in pids[28:]}  # the last two pages' shared keys (the others are theirs alone)
+    assert sorted(idx.buckets_with_new("minhash", pids[27])) == sorted([p for p in pids if p % 3 == k] for k in new_keys)
+    idx.db.set_trace_callback(None)
+    for sql in statements:
+        plan = " ".join(r[-1] for r in idx.db.execute("EXPLAIN QUERY PLAN " + sql))
+        assert "keys_by_pid" not in plan, (sql, plan)

@@ -348,8 +348,9 @@ class Index:
         that a page above ``first_new`` holds: what adding those pages changed."""
         # A page's keys are stored with it and pages in pid order, so the keys rows of the new
         # pages are the last rowids: found by reading back from the end, not by a scan of all
-        # (``+algo``: keeps SQLite on the rowid range rather than the algorithm's whole index).
-        edge = self.db.execute("SELECT rowid FROM keys WHERE pid<=? ORDER BY rowid DESC LIMIT 1", (first_new,)).fetchone()
+        # (``+algo``: keeps SQLite on the rowid range rather than the algorithm's whole index;
+        # ``+pid``: off keys_by_pid, whose range pid <= first_new is every older page's keys).
+        edge = self.db.execute("SELECT rowid FROM keys WHERE +pid<=? ORDER BY rowid DESC LIMIT 1", (first_new,)).fetchone()
         new_keys = self.db.execute(
             "SELECT DISTINCT key FROM keys WHERE rowid>? AND +algo=? AND pid>? ORDER BY key", (edge[0] if edge else 0, algo, first_new)
         ).fetchall()
