@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from pagetwin.config import Settings
 from pagetwin.model import Page
 from pagetwin.pipeline import Worker
@@ -45,3 +48,22 @@ def test_a_refused_charset_label_is_counted_and_the_page_kept():
     assert not result.error
     assert result.refused_charsets == 1
     assert "Grüße" in result.doc.text
+
+
+@given(st.text(st.characters(blacklist_categories=("Cs",))))
+def test_stored_text_round_trips(text):
+    from pagetwin.pipeline import compress_text, decompress_text
+
+    data = compress_text(text)
+    assert data[:4] == b"\x28\xb5\x2f\xfd"  # zstd
+    assert decompress_text(data) == text
+
+
+def test_text_stored_by_earlier_versions_is_read_too():
+    import zlib
+
+    from pagetwin.pipeline import decompress_text
+
+    text = "Ранее сохранённый текст, zlib. " * 20
+    assert decompress_text(zlib.compress(text.encode("utf-8"), 6)) == text
+    assert decompress_text(None) == decompress_text(b"") == ""
