@@ -292,7 +292,7 @@ def _card_grid(blocks: Blocks, classes: list[int], inside: list[bool]) -> list[i
     if n < GRID_CARDS:
         return []
     parent = blocks.parent
-    size, link, holds = _subtree_sums(blocks, classes, inside)
+    size, link, texts, holds = _subtree_sums(blocks, classes, inside)
     groups: dict[tuple[int, int], list[int]] = {}
     for b in range(1, n):
         if size[b] and not holds[b]:
@@ -304,7 +304,7 @@ def _card_grid(blocks: Blocks, classes: list[int], inside: list[bool]) -> list[i
             continue
         if max(size[c] for c in cards) > GRID_SHARE * total:
             continue  # one card holding most of the text: boxes of a layout, not a grid
-        if sorted(_parts(blocks, c) for c in cards)[len(cards) // 2] >= GRID_BLOCKS:
+        if sorted(texts[c] for c in cards)[len(cards) // 2] >= GRID_BLOCKS:
             best, best_size = cards, total
     content = _good_text(blocks, classes, inside)
     if best_size < max(GRID_SIZE, (LIST_RATIO if content < ARTICLE_SIZE else 2 * LIST_RATIO) * content):
@@ -315,12 +315,13 @@ def _card_grid(blocks: Blocks, classes: list[int], inside: list[bool]) -> list[i
     return out
 
 
-def _subtree_sums(blocks: Blocks, classes: list[int], inside: list[bool]) -> tuple[list[int], list[int], list[bool]]:
-    """Per block, over its subtree: text size, link characters, and whether it holds content
-    of the main region (a card holding some is a column of the page's layout, or the post the
-    region found, not a card beside the region)."""
+def _subtree_sums(blocks: Blocks, classes: list[int], inside: list[bool]) -> tuple[list[int], list[int], list[int], list[bool]]:
+    """Per block, over its subtree: text size, link characters, text blocks, and whether it
+    holds content of the main region (a card holding some is a column of the page's layout, or
+    the post the region found, not a card beside the region)."""
     size = list(blocks.size)
     link = [min(x, s) for x, s in zip(blocks.link, blocks.size)]
+    texts = [1 if t else 0 for t in blocks.text]
     holds = [i and c in (GOOD, NEAR) for i, c in zip(inside, classes)]
     parent = blocks.parent
     for b in range(len(blocks) - 1, 0, -1):  # children come after their parents: sum bottom-up
@@ -328,8 +329,9 @@ def _subtree_sums(blocks: Blocks, classes: list[int], inside: list[bool]) -> tup
         if p >= 0:
             size[p] += size[b]
             link[p] += link[b]
+            texts[p] += texts[b]
             holds[p] = holds[p] or holds[b]
-    return size, link, holds
+    return size, link, texts, holds
 
 
 def _subtree(blocks: Blocks, b: int) -> range:
@@ -339,12 +341,6 @@ def _subtree(blocks: Blocks, b: int) -> range:
     while end < len(blocks) and parent[end] >= b:
         end += 1
     return range(b, end)
-
-
-def _parts(blocks: Blocks, card: int) -> int:
-    """Text blocks of a card (its name, its price, its date...)."""
-    text = blocks.text
-    return sum(1 for b in _subtree(blocks, card) if text[b])
 
 
 def _photo_captions(blocks: Blocks) -> list[bool]:
