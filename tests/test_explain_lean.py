@@ -110,3 +110,22 @@ def test_the_documents_output_needs_the_text(tmp_path, capsys):
                  "--set", "index.store_text=false"])  # fmt: skip
     assert code == 2
     assert "documents output needs the pages' text" in capsys.readouterr().err
+
+
+def test_jsonl_lines_and_plain_warc_records_are_read_back(tmp_path):
+    from tests.fixtures.news import article, page
+
+    story = article(7)
+    lines = [{"url": f"https://j{i}.example/s", "html": page("Harbour story", story if i < 2 else article(20 + i))} for i in range(4)]
+    (tmp_path / "docs.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    with WarcWriter(tmp_path / "plain.warc", gzip=False) as w:
+        ids, _ = news_crawl(w, others=3)
+    inputs = [tmp_path / "docs.jsonl", tmp_path / "plain.warc"]
+    _dedup(inputs, tmp_path / "full")
+    _dedup(inputs, tmp_path / "lean", "--set", "index.store_text=false")
+    rows = [json.loads(x) for x in (tmp_path / "full" / "clusters.jsonl").read_text().splitlines()]
+    jsonl_ids = [r["id"] for r in rows if r["url"].startswith("https://j")]
+    for a, b in ((jsonl_ids[0], jsonl_ids[1]), (jsonl_ids[0], jsonl_ids[3]), (ids["a"], ids["near"])):
+        full, lean = explain(tmp_path / "full", a, b), explain(tmp_path / "lean", a, b)
+        assert lean["a"]["text_from"] == lean["b"]["text_from"] == "source"
+        assert _without_text_source(lean) == _without_text_source(full)

@@ -4,7 +4,9 @@ local engine; Spark reads and fingerprints the pages.
 
 Work is distributed by input file: one partition per WARC/ARC/JSONL/HTML file given, and the
 files of a folder grouped ``files_per_task`` to a partition (page ids stay relative to the folder
-given, as with the local runner). Partitions come back in input order, so pages reach the driver
+given, as with the local runner); a local WARC file larger than ``spark.split_bytes`` is one
+partition per byte range, each read from a record boundary (sources.split: the ranges read each
+record once, in the file's order). Partitions come back in input order, so pages reach the driver
 in the same order as with the local runner and get the same index rows.
 
 Pass 1 (learn): each partition fits its own SiteTemplates / DocFreq / image hashes with the same
