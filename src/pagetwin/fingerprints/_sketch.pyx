@@ -7,7 +7,8 @@ minhash.py give the same values (tests/fingerprints/test_sketch.py holds them to
 * ``window_hashes``: the fold of every k-word window (``hashing.window_hashes``), one pass.
 * ``minhash_signature``: the minimum of ``a_i x + b_i`` (mod 2^64) over the shingles for every
   permutation i, its high 32 bits; repeats of a shingle cannot change a minimum, so no unique.
-* ``distinct_count``: how many different values an array holds (``len(np.unique(x))``).
+* ``distinct_count``: how many different values an array holds (``len(np.unique(x))``), by a
+  hash set rather than a sort.
 
 All arithmetic is on uint64 and wraps, as numpy's does.
 """
@@ -15,8 +16,7 @@ All arithmetic is on uint64 and wraps, as numpy's does.
 import numpy as np
 
 from libc.stdint cimport uint32_t, uint64_t
-from libc.stdlib cimport free, malloc, qsort
-from libc.string cimport memcpy
+from libc.stdlib cimport calloc, free, malloc
 
 # splitmix64 finaliser and the window fold's multiplier (the values of hashing.py).
 cdef uint64_t M1 = 0xBF58476D1CE4E5B9ULL
@@ -94,25 +94,32 @@ def minhash_signature(const uint64_t[::1] shingles, const uint64_t[::1] a, const
     return out
 
 
-cdef int _compare(const void* p, const void* q) noexcept nogil:
-    cdef uint64_t x = (<const uint64_t*>p)[0], y = (<const uint64_t*>q)[0]
-    return (x > y) - (x < y)
-
-
 def distinct_count(const uint64_t[::1] values):
-    """The number of different values (len(np.unique(values)))."""
-    cdef Py_ssize_t n = values.shape[0], i, count = 0
+    """The number of different values (len(np.unique(values))): an open-addressing hash set
+    of twice the values' number of slots at least (0 marks an empty slot, so the value 0 is
+    counted apart)."""
+    cdef Py_ssize_t n = values.shape[0], i, count = 0, size = 2
+    cdef uint64_t v, mask, slot
+    cdef bint zero = False
     if n == 0:
         return 0
-    cdef uint64_t* tmp = <uint64_t*>malloc(n * sizeof(uint64_t))
-    if tmp == NULL:
+    while size < 2 * n:
+        size *= 2
+    mask = <uint64_t>(size - 1)
+    cdef uint64_t* table = <uint64_t*>calloc(size, sizeof(uint64_t))
+    if table == NULL:
         raise MemoryError()
     with nogil:
-        memcpy(tmp, &values[0], n * sizeof(uint64_t))
-        qsort(tmp, n, sizeof(uint64_t), _compare)
-        count = 1
-        for i in range(1, n):
-            if tmp[i] != tmp[i - 1]:
+        for i in range(n):
+            v = values[i]
+            if v == 0:
+                zero = True
+                continue
+            slot = _mix64(v) & mask  # the values may be anything, not only hashes: mix them
+            while table[slot] != 0 and table[slot] != v:
+                slot = (slot + 1) & mask
+            if table[slot] == 0:
+                table[slot] = v
                 count += 1
-    free(tmp)
-    return count
+    free(table)
+    return count + zero
