@@ -441,7 +441,7 @@ cdef class NativeWalk:
     """One process's native walk: the kinds of tag ids seen, the names of block tags, the
     attribute codes of static attribute ids, the memo of class facts (blocks.py's
     ``_class_facts`` by the raw bytes of tag, class, id and itemprop). Build it with the
-    constants and functions of html/blocks.py (``blocks._native_walker``)."""
+    constants and functions of html/blocks.py (``blocks._native_walk``)."""
 
     cdef void *vtab
     cdef void *attr_name

@@ -29,7 +29,7 @@ nested deeper than ``max_depth`` are read as flat text of their ancestor. The tr
 modified.
 
 The walk runs natively (``pagetwin.html._walk``, built by ``pip install``: C over lexbor's node
-structs, 5-10 times faster); ``BlockWalker.walk_reference`` is the same walk in Python, the
+structs, 4-6 times faster); ``BlockWalker.walk_reference`` is the same walk in Python, the
 reference the native one is tested against, and what runs (with one warning) when the native
 module is not built or does not fit the installed selectolax (``native_status``).
 """
@@ -371,11 +371,11 @@ class BlockWalker:
     def walk_reference(self, tree, max_depth: int = 512, noscript: bool = False) -> Blocks:
         """The blocks of a parsed page, in Python: the reference of the native walk.
 
-        It is one piece on purpose: this is the hottest loop of pass 1 (every node of every
+        It is one piece on purpose: it was the hottest loop of pass 1 (every node of every
         page), and splitting it into functions per node kind would cost a Python call per node
         and the reloading of the dozen locals it keeps its state in. Its benchmark is
-        ``bench/walk_speed.py`` (CPU time per page against an earlier revision, outputs
-        compared, on the extraction sets). ``noscript``: enter the noscripts that hold block
+        ``bench/walk_speed.py`` (CPU time per page against the native walk, ``--native``, or an
+        earlier revision, outputs compared, on the extraction sets). ``noscript``: enter the noscripts that hold block
         markup and the boxes named as comments (the walk does so by itself, walking again, when
         they hold more text than the rest of the page: a crawler copy, a forum thread)."""
         out = Blocks()
@@ -613,8 +613,8 @@ def native_status() -> str | None:
     reason = _native_problem()
     if reason is not None:
         log.warning(
-            "pagetwin's native block walk is off (%s): the block walk runs in pure Python, about "
-            "6 times slower; `pip install -e .` builds it (needs a C compiler)",
+            "pagetwin's native block walk is off (%s): the block walk runs in pure Python, 4-6 times "
+            "slower; `pip install -e .` builds it (needs a C compiler)",
             reason,
         )
     return reason
