@@ -7,6 +7,11 @@ so the other load of a shared machine counts little), best of 3 runs per page, a
 over the pages of each set: the three extraction sets of ../shared/data and, with --warc, the
 HTML pages of its WARC/ARC files.
 
+With ``--native``: the native block walk (html/_walk.pyx, ``BlockWalker().walk``) against the
+Python one (``BlockWalker(native=False)``, the reference), alternately on the same parsed page,
+the walk alone and with decode and parse ("pass 1"), and their blocks compared on every page at
+max depths 512 and 12.
+
 With ``--baseline REV`` (a git revision), src/pagetwin/html/parse.py and blocks.py as they
 were at REV are loaded beside the current ones; each stage runs old and new alternately on
 the same page (so drift in the machine's load hits both), and every output is compared:
@@ -14,7 +19,7 @@ decode_html's (text, charset, replaced), limit_depth's at max depths 512 and 12,
 parse_html builds (serialised), and every list of the Blocks (tag, parent, sig, hash, text,
 link, size, content, in_article, hint, images).
 
-    .venv/bin/python bench/walk_speed.py [--baseline REV] [--warc] [--limit N] [--json OUT]
+    .venv/bin/python bench/walk_speed.py [--native | --baseline REV] [--warc] [--limit N] [--json OUT]
 """
 
 from __future__ import annotations
@@ -166,9 +171,53 @@ def measure(pages, versions: dict) -> dict:
     return {label: {stage: 1000 * s / len(pages) for stage, s in stages.items()} for label, stages in total.items()}
 
 
+def measure_native(pages) -> dict:
+    """ms per page of the Python and the native walk, alone and in pass 1, and the pages on
+    which their blocks differ (at max depths 512 and 12)."""
+    from pagetwin.html import blocks, parse
+
+    status = blocks.native_status()
+    if status is not None:
+        raise SystemExit(f"the native walk is off: {status}")
+    walkers = {"python": blocks.BlockWalker(native=False).walk, "native": blocks.BlockWalker().walk}
+    total = {label: {"walk": 0.0, "pass 1": 0.0} for label in walkers}
+    differing = {}
+    for page_id, body, charset in pages:
+        decoded = parse.decode_html(body, charset)
+        for depth in (512, 12):
+            tree = parse.parse_html(decoded, depth)
+            python, native = walkers["python"](tree, depth), walkers["native"](tree, depth)
+            if python != native:
+                differing[page_id] = [f.name for f in dataclasses.fields(python) if getattr(python, f.name) != getattr(native, f.name)]
+        tree = parse.parse_html(decoded, 512)
+        seconds = best_of(3, *[(walk, (tree, 512)) for walk in walkers.values()])
+        for label, s in zip(walkers, seconds):
+            total[label]["walk"] += s
+
+        def pass1(walk):
+            walk(parse.parse_html(parse.decode_html(body, charset), 512), 512)
+
+        seconds = best_of(3, *[(pass1, (walk,)) for walk in walkers.values()])
+        for label, s in zip(walkers, seconds):
+            total[label]["pass 1"] += s
+    ms = {label: {stage: 1000 * s / len(pages) for stage, s in stages.items()} for label, stages in total.items()}
+    return {"pages": len(pages), "identical": len(pages) - len(differing), "differing": differing, "ms_per_page": ms}
+
+
+def print_native(name: str, entry: dict) -> None:
+    ms = entry["ms_per_page"]
+    print(f"{name} ({entry['pages']} pages; identical blocks on {entry['identical']})")
+    for stage in ("walk", "pass 1"):
+        python, native = ms["python"][stage], ms["native"][stage]
+        print(f"  {stage:8s} python {python:7.3f}  native {native:7.3f} ms/page  x{python / native:.2f}")
+    for page_id, diff in list(entry["differing"].items())[:10]:
+        print(f"  DIFFERS {page_id}: {', '.join(diff)}")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--baseline", help="git revision to compare with (outputs and speed)")
+    ap.add_argument("--native", action="store_true", help="the native block walk against the Python one")
     ap.add_argument("--warc", action="store_true", help="also the HTML pages of ../shared/data/warc")
     ap.add_argument("--limit", type=int, help="pages per set")
     ap.add_argument("--json", help="write the figures here")
@@ -182,6 +231,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.warc:
         sets["warc"] = warc_pages(args.limit)
     report: dict = {}
+    if args.native:
+        for name, pages in sets.items():
+            report[name] = measure_native(pages)
+            print_native(name, report[name])
+        if args.json:
+            Path(args.json).write_text(json.dumps(report, indent=1))
+        return 1 if any(entry["differing"] for entry in report.values()) else 0
     with tempfile.TemporaryDirectory() as tmp:
         versions = {"new": (parse, blocks)}
         if args.baseline:
