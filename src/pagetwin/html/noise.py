@@ -44,8 +44,11 @@ from __future__ import annotations
 import html as htmllib
 import json
 import re
+from bisect import bisect_left
+from collections import Counter
 from typing import TYPE_CHECKING
 
+import numpy as np
 import xxhash
 
 from pagetwin.config import ExtractSettings
@@ -226,56 +229,40 @@ def page_keep(blocks: Blocks, classes: list[int] | None = None) -> tuple[list[bo
 
 
 def _drop_repeats(blocks: Blocks, keep: list[bool]) -> None:
-    """Drop the kept text of a box the page already showed: a subtree whose kept text (two
-    blocks or more, GOOD_SIZE in all) is word for word that of an earlier one (pages render
-    some boxes twice, a product's header for phones and for desktops; said twice it is not
-    twice the content). Single lines that repeat (a coupon's terms on every card) stay."""
-    n = len(blocks)
-    said, count, size, end = _kept_text_keys(blocks, keep)
-    seen: dict[int, int] = {}  # kept text of a box -> where the first such box ends
+    """Drop the kept text of a box the page already showed: a subtree whose kept texts (two
+    blocks or more, GOOD_SIZE in all) are word for word those of an earlier, disjoint one (pages
+    render some boxes twice, a product's header for phones and for desktops; said twice it is
+    not twice the content). Single lines that repeat (a coupon's terms on every card) stay."""
+    texts = [t for t, k in zip(blocks.text, keep) if k and t]
+    if len(set(texts)) == len(texts):
+        return  # no kept text said twice (most pages)
+    times = Counter(texts)
+    # Every text of a box said twice is said twice: without 2 x GOOD_SIZE of such text there
+    # is nothing to do.
+    if sum(len(t) * c for t, c in times.items() if c > 1) < 2 * GOOD_SIZE:
+        return
+    kept = [b for b, (t, k) in enumerate(zip(blocks.text, keep)) if k and t]  # in document order
+    ids = {t: i for i, t in enumerate(times)}
+    said = [ids[blocks.text[b]] for b in kept]
+    once, size = [0], [0]  # prefix sums over `kept`: texts said once, text size
+    for b in kept:
+        once.append(once[-1] + (times[blocks.text[b]] == 1))
+        size.append(size[-1] + blocks.size[b])
+    end = _subtree_ends(blocks)
+    first: dict[tuple[int, ...], int] = {}  # kept texts of a box -> where the first such box ends
     b = 0
-    while b < n:
-        if count[b] >= 2 and size[b] >= GOOD_SIZE:
+    while b < len(blocks):
+        lo, hi = bisect_left(kept, b), bisect_left(kept, end[b])  # the box's kept texts
+        if hi - lo >= 2 and once[hi] == once[lo] and size[hi] - size[lo] >= GOOD_SIZE:
+            key = tuple(said[lo:hi])
             # (A wrapper and its only child say the same: the first box must end before b.)
-            if seen.get(said[b], n) <= b:
-                for x in range(b, end[b]):
+            if first.get(key, len(blocks)) <= b:
+                for x in kept[lo:hi]:
                     keep[x] = False
                 b = end[b]
                 continue
-            seen.setdefault(said[b], end[b])
+            first.setdefault(key, end[b])
         b += 1
-
-
-def _kept_text_keys(blocks: Blocks, keep: list[bool]) -> tuple[list[int], list[int], list[int], list[int]]:
-    """Per block, bottom-up: a hash of its subtree's kept texts in order (a block without kept
-    text of its own and one child with some has its child's), how many there are, their size,
-    and where the subtree ends (the first block after it)."""
-    n = len(blocks)
-    parent, text = blocks.parent, blocks.text
-    parts: list[list[int]] = [[] for _ in range(n)]
-    said = [0] * n
-    count = [0] * n
-    size = [0] * n
-    end = list(range(1, n + 1))
-    for b in range(n - 1, -1, -1):
-        own = keep[b] and bool(text[b])
-        if own:
-            parts[b].append(xxhash.xxh64_intdigest(text[b].encode("utf-8", "surrogatepass")))
-            count[b] += 1
-            size[b] += blocks.size[b]
-        mine = parts[b]
-        if len(mine) == 1 and not own:
-            said[b] = mine[0]
-        elif mine:
-            said[b] = xxhash.xxh64_intdigest(b"".join(h.to_bytes(8, "little") for h in reversed(mine)))
-        p = parent[b]
-        if p >= 0:
-            if said[b]:
-                parts[p].append(said[b])
-            count[p] += count[b]
-            size[p] += size[b]
-            end[p] = max(end[p], end[b])
-    return said, count, size, end
 
 
 def _card_grid(blocks: Blocks, classes: list[int], inside: list[bool]) -> list[int]:
@@ -289,7 +276,12 @@ def _card_grid(blocks: Blocks, classes: list[int], inside: list[bool]) -> list[i
     article: its rails of other stories are not its content). A short name or a price is never
     content on its own: the repetition of a card with several parts says they are the items."""
     n = len(blocks)
-    if n < GRID_CARDS:
+    content = _good_text(blocks, classes, inside)
+    need = max(GRID_SIZE, (LIST_RATIO if content < ARTICLE_SIZE else 2 * LIST_RATIO) * content)
+    # Cards hold none of the region's content: the rest of the text must come to `need` (on
+    # most articles it does not).
+    rest = sum(blocks.size) - sum(x for x, c, i in zip(blocks.size, classes, inside) if i and c in (GOOD, NEAR))
+    if n < GRID_CARDS or rest < need:
         return []
     parent = blocks.parent
     size, link, texts, holds = _subtree_sums(blocks, classes, inside)
@@ -306,8 +298,7 @@ def _card_grid(blocks: Blocks, classes: list[int], inside: list[bool]) -> list[i
             continue  # one card holding most of the text: boxes of a layout, not a grid
         if sorted(texts[c] for c in cards)[len(cards) // 2] >= GRID_BLOCKS:
             best, best_size = cards, total
-    content = _good_text(blocks, classes, inside)
-    if best_size < max(GRID_SIZE, (LIST_RATIO if content < ARTICLE_SIZE else 2 * LIST_RATIO) * content):
+    if best_size < need:
         return []
     out = []
     for card in best:
@@ -318,20 +309,31 @@ def _card_grid(blocks: Blocks, classes: list[int], inside: list[bool]) -> list[i
 def _subtree_sums(blocks: Blocks, classes: list[int], inside: list[bool]) -> tuple[list[int], list[int], list[int], list[bool]]:
     """Per block, over its subtree: text size, link characters, text blocks, and whether it
     holds content of the main region (a card holding some is a column of the page's layout, or
-    the post the region found, not a card beside the region)."""
-    size = list(blocks.size)
-    link = [min(x, s) for x, s in zip(blocks.link, blocks.size)]
-    texts = [1 if t else 0 for t in blocks.text]
-    holds = [i and c in (GOOD, NEAR) for i, c in zip(inside, classes)]
+    the post the region found, not a card beside the region). A subtree is a run of blocks
+    in document order (``_subtree_ends``): each sum is a difference of two prefix sums."""
+    start = np.arange(len(blocks))
+    stop = np.asarray(_subtree_ends(blocks))
+
+    def over(values) -> list:
+        total = np.concatenate(([0], np.cumsum(values, dtype=np.int64)))
+        return (total[stop] - total[start]).tolist()
+
+    sizes = np.asarray(blocks.size, dtype=np.int64)
+    links = np.minimum(np.asarray(blocks.link, dtype=np.int64), sizes)
+    texts = np.asarray([1 if t else 0 for t in blocks.text])
+    holds = np.asarray([i and c in (GOOD, NEAR) for i, c in zip(inside, classes)], dtype=np.int64)
+    return over(sizes), over(links), over(texts), [h > 0 for h in over(holds)]
+
+
+def _subtree_ends(blocks: Blocks) -> list[int]:
+    """Where each block's subtree ends: the first block after it that is not its descendant."""
     parent = blocks.parent
-    for b in range(len(blocks) - 1, 0, -1):  # children come after their parents: sum bottom-up
+    end = list(range(1, len(blocks) + 1))
+    for b in range(len(blocks) - 1, 0, -1):  # children come after their parents
         p = parent[b]
-        if p >= 0:
-            size[p] += size[b]
-            link[p] += link[b]
-            texts[p] += texts[b]
-            holds[p] = holds[p] or holds[b]
-    return size, link, texts, holds
+        if p >= 0 and end[b] > end[p]:
+            end[p] = end[b]
+    return end
 
 
 def _subtree(blocks: Blocks, b: int) -> range:
