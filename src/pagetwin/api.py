@@ -25,9 +25,12 @@ link lists) but no site template, and keywords are weighted by density. Build th
 Each ``add`` is one transaction: the pages, the edges of the new pages (only the pairs with a
 new page are verified, ``match.find_new_edges``) and the clusters of the components they
 touch (``app.recluster``: as one run over all the pages would form them) are committed before
-``add`` returns, so a page whose ``add`` returned survives a crash of the process (kill -9; SQLite WAL). A writable index holds the index's lock (``index.lock``) while
-open: one writer at a time (a ``pagetwin dedup`` on it waits, then gives up with a message),
-any number of readers (``Index.open(path, readonly=True)``, ``pagetwin query``).
+``add`` returns, so a page whose ``add`` returned survives a crash of the process (kill -9;
+SQLite WAL). A writable index holds the clusters it has made in memory (``pagetwin.held``): a
+later page joining one of them is placed without reading its component again. A writable index
+holds the index's lock (``index.lock``) while open: one writer at a time (a ``pagetwin dedup``
+on it waits, then gives up with a message), any number of readers (``Index.open(path,
+readonly=True)``, ``pagetwin query``).
 """
 
 from __future__ import annotations
