@@ -104,3 +104,28 @@ def test_a_page_joining_a_held_cluster_is_placed_without_reading_it_again(tmp_pa
     link_index(inc, algorithms, config, 11, recluster_all=False, held=held)
     assert held.placed == 1 and walked == []
     assert _clusters(inc)[0] == [list(range(1, 13))]
+
+
+def test_an_open_index_places_near_copies_from_what_it_holds():
+    """Through pagetwin.Index: reposts of one story added one at a time are placed from the
+    held clusters after the first reaches them, with the clusters of one batch."""
+    from pagetwin.api import Index
+    from tests.fixtures.news import article, page
+
+    story = article(3)
+    pages = [{"id": f"r{i}", "url": f"https://site{i}.example/story",
+              "html": page("Harbour bridge reopens", [p.replace(".", f" ({i}).", 1) if j == i % len(story) else p
+                                                       for j, p in enumerate(story)])} for i in range(8)]  # fmt: skip
+    pages += [{"id": f"o{i}", "url": f"https://other.example/{i}", "html": page(f"Story {i}", article(50 + i))} for i in range(3)]
+
+    def clusters(index):
+        return {frozenset(m.id for m in c.members): c.kept.id for c in index.clusters()}
+
+    with Index.memory() as one:
+        one.add(pages)
+        expected = clusters(one)
+    with Index.memory() as index:
+        for p in pages:
+            index.add(p)
+        assert clusters(index) == expected
+        assert max(len(c) for c in expected) >= 6 and index._held.placed >= 5
