@@ -42,6 +42,7 @@ from functools import partial
 from typing import Any, NamedTuple
 
 from pagetwin.components import directed, large_star, small_star
+from pagetwin.match import guard_score
 
 OUTPUTS = ("clusters.jsonl", "pairs.jsonl", "clusters.parquet", "pairs.parquet", "pages.parquet")
 
@@ -209,11 +210,6 @@ def _edge(item: tuple[tuple[int, int], Iterable[tuple[int, Any]]]) -> tuple[tupl
     return pair, edge_kind(list(evidence)), evidence
 
 
-def _score(evidence: tuple) -> float:
-    """The edge's score as the guard reads it (guard.make_splitter)."""
-    return max((ev.score for ev in evidence if ev.passed), default=1.0)
-
-
 def _component_rows(shared: Any, item: tuple[int, tuple[Iterable, Iterable]]) -> Iterator[tuple[int, tuple[str, int]]]:
     """(pid, (cluster name, keep)) for the members of one connected component, split by the
     guard (more than two members, match.guard) as app._guard splits it locally."""
@@ -377,7 +373,7 @@ def _clusters(shared: Any, pages: Any, edges: Any, revisits: Any, settings: Any,
 
     merged = {"duplicate", "partial"} if settings.match.merge_partial or settings.chunks.merge_partial else {"duplicate"}
     followers = revisits.map(lambda ov: (ov[1], ov[0]))  # revisit -> its original
-    linked = edges.filter(lambda e: e[1] in merged).map(lambda e: (e[0][0], (e[0][1], _score(e[2]))))
+    linked = edges.filter(lambda e: e[1] in merged).map(lambda e: (e[0][0], (e[0][1], guard_score(e[2]))))
     linked = linked.subtractByKey(followers, n).map(lambda kv: (kv[1][0], (kv[0], kv[1][1]))).subtractByKey(followers, n)
     linked = linked.map(lambda kv: (kv[1][0], kv[0], kv[1][1]))  # (a, b, score), neither a follower
     linked.persist(StorageLevel.MEMORY_AND_DISK)
