@@ -153,6 +153,29 @@ def test_chrome_named_boxes_are_kept_only_around_the_article():
     assert "side one" not in texts and "side two" not in texts
 
 
+def _paragraphs(topic, n):
+    return "".join(f"<p>{topic} paragraph {i}: " + "a sentence of plain prose that says something. " * 4 + "</p>" for i in range(n))
+
+
+def test_a_chrome_named_box_that_holds_the_page_is_a_wrapper():
+    # HubSpot's "widget-span" around the whole page body: three paragraphs of content or more
+    # and more text than the rest of the page make it a wrapper; a sidebar with less text than
+    # the rest, a cookie dialog (never a wrapper) and a box of short lines stay chrome.
+    page = (
+        "<div class='menu'><a href='/'>Home</a> <a href='/a'>About</a></div>"
+        f"<div class='span12 widget-span widget-type-cell'><h2>Services</h2>{_paragraphs('Body', 4)}</div>"
+        "<div class='sidebar'><p>side note</p></div>"
+    )
+    texts = [t for t in blocks_of(page).text if t]
+    assert any(t.startswith("Body paragraph 3") for t in texts) and "side note" not in texts and "Home About" not in texts
+    small = f"<div class='widget'>{_paragraphs('Side', 3)}</div><article>{_paragraphs('Post', 8)}</article>"
+    assert not any(t.startswith("Side paragraph") for t in blocks_of(small).text)
+    dialog = f"<div id='onetrust-consent-sdk' class='banner'>{_paragraphs('Cookie', 6)}</div><ul><li>Card one</li><li>Card two</li></ul>"
+    assert not any(t.startswith("Cookie paragraph") for t in blocks_of(dialog).text)
+    short = "<div class='widget'>" + "<p>a short line</p>" * 40 + "</div><p>rest</p>"
+    assert "a short line" not in blocks_of(short).text
+
+
 def test_one_walker_for_many_pages_walks_each_as_a_fresh_one_does():
     # The memos (tag rules, block names, class facts, signatures) depend on names only: a walker
     # that has seen other pages gives every page the blocks a new walker gives it.

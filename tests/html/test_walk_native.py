@@ -98,7 +98,12 @@ def element(children):
     )  # fmt: skip
 
 
-html_bodies = st.recursive(words | image(), element, max_leaves=40)
+# A paragraph of content (blocks.PARAGRAPH_CHARS and more), so that chrome-named boxes that hold
+# several of them are put to blocks._holds_the_page's wrapper test, linked words and all.
+long_paragraph = st.sampled_from(["", "<a href='/x'>", "<b>"]).map(
+    lambda lead: f"<p>{lead}" + "plain prose of a paragraph that says a little. " * 4 + "</p>"
+)
+html_bodies = st.recursive(words | image() | long_paragraph, element, max_leaves=40)
 
 
 @settings(max_examples=400, **FAST)
@@ -122,6 +127,7 @@ def test_native_walk_is_the_python_walk_on_bytes_that_are_not_utf8(walkers, body
 
 def test_held_back_comments_and_noscripts_and_deep_doms(walkers):
     thread = "".join(f"<div class='comment'><p>Reply number {i} with several words of its own</p></div>" for i in range(9))
+    long = "<p>" + "plain prose of a paragraph that says a little. " * 4 + "</p>"
     pages = [
         f"<body><div class='comments'>{thread}</div><p>short</p></body>",  # a forum thread: the comments are the page
         "<body><noscript><div><p>" + "crawler copy words " * 30 + "</p></div></noscript><p>Enable JS</p></body>",
@@ -131,6 +137,13 @@ def test_held_back_comments_and_noscripts_and_deep_doms(walkers):
         "<frameset><frame src='a'></frameset>",
         "",
         "<p>no body tag " + "<my-widget>w</my-widget>" * 5,
+        # chrome-named boxes that hold the page (blocks._holds_the_page), and ones that do not
+        "<body><div class='widget-span'>" + long * 4 + "</div><div class='sidebar'><p>side</p></div></body>",
+        "<body><div class='nav'><div class='widget'>" + long * 3 + "</div></div><p>rest</p></body>",
+        "<body><div class='widget'>" + long * 3 + "</div><article>" + long * 9 + "</article></body>",
+        "<body><div id='cookie-banner'>" + long * 5 + "</div><p>rest</p></body>",
+        "<body><div class='comments'>" + long * 5 + "</div><p>short</p></body>",
+        "<body><div class='banner'><script>" + "var x = 1; " * 400 + "</script>" + long * 3 + "</div>" + long * 2 + "</body>",
     ]
     for html in pages:
         for depth in (512, 12, 2):

@@ -464,7 +464,7 @@ cdef class NativeWalk:
     cdef readonly dict class_memo
     cdef Py_ssize_t class_memo_size
     cdef object kind_of, class_facts, hidden_style, page_chrome, content_root, own_roots
-    cdef object noscript_content, may_hold, content_inside
+    cdef object noscript_content, holds_the_page
     cdef Buf *own  # per depth: the open block's own text
     cdef Buf *imgs  # per depth: the open block's image sources, joined by " "
     cdef Py_ssize_t *img_count
@@ -487,7 +487,7 @@ cdef class NativeWalk:
 
     def __init__(self, lexbor_node_type, attr_name_address, element_name_address, text_id, picture_id,
                  kind_of, class_facts, hidden_style, image_attrs, page_chrome, content_root,
-                 noscript_content, may_hold, content_inside, class_memo_size):
+                 noscript_content, holds_the_page, class_memo_size):
         self.vtab = PyCapsule_GetPointer(lexbor_node_type.__dict__["__pyx_vtable__"], NULL)
         self.attr_name = <void *><uintptr_t>attr_name_address
         self.element_name = <void *><uintptr_t>element_name_address
@@ -495,7 +495,7 @@ cdef class NativeWalk:
         self.kind_of, self.class_facts, self.hidden_style = kind_of, class_facts, hidden_style
         self.page_chrome, self.content_root = page_chrome, content_root
         self.own_roots = frozenset(["html", "body", "main"])
-        self.noscript_content, self.may_hold, self.content_inside = noscript_content, may_hold, content_inside
+        self.noscript_content, self.holds_the_page = noscript_content, holds_the_page
         if len(image_attrs) > MAX_IMAGE_ATTRS:
             raise ValueError("too many image attributes")
         self.image_keys = tuple(image_attrs)
@@ -718,6 +718,7 @@ cdef class NativeWalk:
         cdef Buf *own = NULL
         cdef list tags = [], parents = [], sigs = [], hashes = [], texts = [], links = [], sizes = []
         cdef list contents = [], in_article = [], hints = [], images = [], copies = []
+        cdef list page_chars = []  # the page's text length, once a chrome box asks
         if type(root) is not self.node_type or max_depth < 0:
             raise Unsupported("not a LexborNode, or a negative max_depth")
         parser = <object>(<pt_lexbor_node *><PyObject *>root).parser
@@ -774,7 +775,7 @@ cdef class NativeWalk:
                     part = facts[2]
                     if chrome and not self.flags[tid] & 4:
                         py = self._node(node, parser)
-                        if py.css_first(self.may_hold) is None or py.css_first(self.content_inside) is None:
+                        if not self.holds_the_page(py, root, page_chars, chrome):  # blocks._holds_the_page
                             if chrome != 2:  # blocks.py's _COMMENTS
                                 continue
                             if not noscript:

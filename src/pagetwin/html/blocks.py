@@ -111,6 +111,7 @@ CONTENT_INSIDE = (
 )
 # Matches whatever CONTENT_INSIDE matches, and is quicker to rule out (fewer selectors).
 _MAY_HOLD_CONTENT = "h1, main, [itemprop]"
+_MAY_HOLD_CONTENT_OR_P = "h1, main, [itemprop], p"
 # The page marks its own article body (schema.org microdata, common CMS class names).
 _BODY_HINT = re.compile(r"articlebody|entrycontent|storybody|postbody|postcontent|articlecontent|articletext|storytext|bodytext|maincontent")
 _WORDS = re.compile(r"[a-z]+")
@@ -247,6 +248,60 @@ def _class_facts(tag: str, cls: str, ident: str, itemprop: str) -> tuple[int, bo
 # A paragraph of content (noise.GOOD_SIZE characters, few links): a page with one outside its
 # comments has a post of its own, and its comments are not its content (a blog's open thread).
 PARAGRAPH_CHARS = 150
+
+
+# A chrome-named box with this many paragraphs of content (PARAGRAPH_CHARS each), and more
+# text than the rest of the page, wraps the page (HubSpot's "widget-span", a "share" box
+# around a whole article).
+WRAPPER_PARAGRAPHS = 3
+_CODE_TAGS = "script, style, template"
+# Chrome words of the dialogs laid over a page: their text (a cookie policy) can outweigh a
+# listing's short cards, and they never wrap the page.
+_OVERLAY_WORDS = frozenset(["cookie", "cookies", "consent", "popup", "modal"])
+
+
+def _ink(text: str) -> int:
+    """Characters of a text that are not blanks (markup indentation is most of a menu's)."""
+    return len(text) - text.count(" ") - text.count("\n") - text.count("\t") - text.count("\r")
+
+
+def _visible_ink(node) -> int:
+    """_ink of a subtree's text, without its scripts' and styles' (tracking code outweighs many pages)."""
+    return _ink(node.text(deep=True)) - sum(_ink(s.text(deep=True)) for s in node.css(_CODE_TAGS))
+
+
+def _holds_the_page(node, root, page_chars: list, chrome: int) -> bool:
+    """Whether a box named like chrome (``chrome``: its _class_facts verdict) is a wrapper of the
+    page's content, not chrome: it holds the h1 or a marked article body (CONTENT_INSIDE), or,
+    named as chrome and not as comments (those the walk holds back), WRAPPER_PARAGRAPHS
+    paragraphs of content and more text than the rest of the page, unless it is a dialog laid
+    over the page (_OVERLAY_WORDS). Both walks ask this of every chrome-named box they meet;
+    ``page_chars`` caches the text of ``root`` for one walk ([] until measured). The cheap tests
+    come first: most chrome boxes hold neither an h1 nor a paragraph (one look for both)."""
+    first = node.css_first(_MAY_HOLD_CONTENT_OR_P)
+    if first is None:  # (menus and link lists, most chrome: one look)
+        return False
+    if node.css_first(_MAY_HOLD_CONTENT) is not None and node.css_first(CONTENT_INSIDE) is not None:
+        return True
+    if chrome != _CHROME or (first.tag != "p" and node.css_first("p") is None):
+        return False
+    if _ink(node.text(deep=True)) < WRAPPER_PARAGRAPHS * PARAGRAPH_CHARS:
+        return False
+    attrs = node.attributes
+    if not _OVERLAY_WORDS.isdisjoint(_WORDS.findall(f"{attrs.get('class') or ''} {attrs.get('id') or ''}".lower())):
+        return False
+    good = 0
+    for p in node.css("p"):
+        chars = _ink(p.text(deep=True))
+        if chars >= PARAGRAPH_CHARS and sum(_ink(a.text(deep=True)) for a in p.css("a")) <= 0.3 * chars:
+            good += 1
+            if good >= WRAPPER_PARAGRAPHS:
+                break
+    else:
+        return False
+    if not page_chars:
+        page_chars.append(_visible_ink(root))
+    return 2 * _visible_ink(node) > page_chars[0]
 
 
 def _held_back_is_the_page(out: Blocks, held: list) -> bool:
@@ -396,6 +451,7 @@ class BlockWalker:
         text_id, other_digit_lead, fullwidth_digit = _TEXT_ID, _OTHER_DIGIT_LEAD, _FULLWIDTH_DIGIT
         maybe_cjk, maybe_cjk_e2 = _MAYBE_CJK, _MAYBE_CJK_E2
         copies: list = []  # noscripts with block markup, and comments, not entered
+        page_chars: list = []  # the page's text length, once a chrome box asks (_holds_the_page)
 
         # The current block's state lives in locals: its number, nesting depth, signature, own
         # text pieces, chars inside links, folded child hashes (Merkle step) and whether its
@@ -495,9 +551,7 @@ class BlockWalker:
                             class_memo.clear()
                         class_memo[key] = facts
                     chrome, is_hint, part = facts
-                    if chrome and tag not in ("html", "body", "main") and (
-                        node.css_first(_MAY_HOLD_CONTENT) is None or node.css_first(CONTENT_INSIDE) is None
-                    ):
+                    if chrome and tag not in ("html", "body", "main") and not _holds_the_page(node, root, page_chars, chrome):
                         if chrome != _COMMENTS:
                             continue
                         if not noscript:
@@ -659,5 +713,5 @@ def _native_walk(names: list[int] | None = None):
     return _walk.NativeWalk(
         LexborNode, *names, _TEXT_ID, LexborHTMLParser("").create_node("picture").tag_id,
         _kind_of, _class_facts, lambda style: _HIDDEN_STYLE.search(style) is not None, IMAGE_ATTRS,
-        PAGE_CHROME_TAGS, CONTENT_ROOT_TAGS, _NOSCRIPT_CONTENT, _MAY_HOLD_CONTENT, CONTENT_INSIDE, _CLASS_MEMO_SIZE,
+        PAGE_CHROME_TAGS, CONTENT_ROOT_TAGS, _NOSCRIPT_CONTENT, _holds_the_page, _CLASS_MEMO_SIZE,
     )  # fmt: skip
