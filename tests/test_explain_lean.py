@@ -112,6 +112,18 @@ def test_the_documents_output_needs_the_text(tmp_path, capsys):
     assert "documents output needs the pages' text" in capsys.readouterr().err
 
 
+def test_documents_are_refused_on_an_index_holding_lean_pages(tmp_path, capsys):
+    make_corpus(tmp_path / "in")
+    assert main(["dedup", str(tmp_path / "in"), "--out", str(tmp_path / "o"), "--set", "index.store_text=false"]) == 0
+    code = main(["dedup", str(tmp_path / "in"), "--out", str(tmp_path / "o"), "--add", "--documents", str(tmp_path / "d.jsonl")])
+    assert code == 2
+    assert "stored without it" in capsys.readouterr().err
+    assert not (tmp_path / "d.jsonl").exists()
+    # --replace starts a new index: its pages have their text
+    assert main(["dedup", str(tmp_path / "in"), "--out", str(tmp_path / "o"), "--replace", "--documents", str(tmp_path / "d.jsonl")]) == 0
+    assert (tmp_path / "d.jsonl").read_text().strip()
+
+
 def test_jsonl_lines_and_plain_warc_records_are_read_back(tmp_path):
     from tests.fixtures.news import article, page
 

@@ -166,6 +166,16 @@ def dedup(
         from pagetwin.outputs.files import OutputError
 
         raise OutputError("the documents output needs the pages' text: leave index.store_text = true for it")
+    if documents and (mode != "replace" or index_path is not None):  # an index added to
+        from pagetwin.index.sqlite import holds_pages_without_text
+        from pagetwin.outputs.files import OutputError, default_index
+
+        existing = Path(index_path) if index_path is not None else default_index(Path(out_dir))
+        if holds_pages_without_text(existing):
+            raise OutputError(
+                f"the documents output needs the pages' text, and {existing} holds pages an earlier run"
+                " stored without it (index.store_text = false): write the documents to a new index"
+            )
     check_outputs(out_dir, index_path, survivors, parquet, mode, dedup_warc=dedup_warc, documents=documents)
     if engine is None:
         from pagetwin.runners.local import LocalEngine

@@ -677,6 +677,24 @@ class Index:
         self.db.close()
 
 
+def holds_pages_without_text(path: str | Path) -> bool:
+    """Whether the index file at ``path`` holds pages stored without their main text (an
+    earlier run with ``index.store_text = false``): outputs that need every kept page's text
+    (``--documents``) cannot be written from it. False when there is no such file or it is no
+    index (opening it says so)."""
+    p = Path(path)
+    if not p.is_file():
+        return False
+    db = sqlite3.connect(f"{p.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        row = db.execute("SELECT 1 FROM pages WHERE text IS NULL AND text_len > 0 LIMIT 1").fetchone()
+    except sqlite3.DatabaseError:
+        return False
+    finally:
+        db.close()
+    return row is not None
+
+
 def text_decides_kind(row: dict[str, Any]) -> bool:
     """Whether the page's stored text (compressed, ``row["text"]``) changes what
     softerror.page_kind says of it (a short error page's text, a long page titled "not
