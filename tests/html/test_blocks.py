@@ -176,6 +176,21 @@ def test_a_chrome_named_box_that_holds_the_page_is_a_wrapper():
     assert "a short line" not in blocks_of(short).text
 
 
+def test_boxes_inside_a_wrapper_named_by_its_own_chrome_words_are_its_sections():
+    # A page builder's nested "widget" boxes: the outer one holds the h1 (a wrapper), the
+    # sections inside it are named "widget" too; a "widget nav" inside it is still chrome, and so
+    # is a "widget" box outside it.
+    page = (
+        "<div class='widget-span'><div class='widget-span hero'><h1>Title</h1></div>"
+        "<div class='widget-span'><p>Section text of the page</p></div>"
+        "<div class='widget nav'><a href='/'>Home</a></div></div>"
+        "<div class='widget'><p>Outside box</p></div>"
+    )
+    texts = [t for t in blocks_of(page).text if t]
+    assert "Title" in texts and "Section text of the page" in texts
+    assert "Home" not in texts and "Outside box" not in texts
+
+
 def test_one_walker_for_many_pages_walks_each_as_a_fresh_one_does():
     # The memos (tag rules, block names, class facts, signatures) depend on names only: a walker
     # that has seen other pages gives every page the blocks a new walker gives it.

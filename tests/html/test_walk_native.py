@@ -143,6 +143,7 @@ def test_held_back_comments_and_noscripts_and_deep_doms(walkers):
         "<body><div class='widget'>" + long * 3 + "</div><article>" + long * 9 + "</article></body>",
         "<body><div id='cookie-banner'>" + long * 5 + "</div><p>rest</p></body>",
         "<body><div class='comments'>" + long * 5 + "</div><p>short</p></body>",
+        "<body><div class='widget-span'><h1>T</h1><div class='widget'><p>in</p><div class='nav widget'>n</div></div></div><div class='widget'>out</div></body>",
         "<body><div class='banner'><script>" + "var x = 1; " * 400 + "</script>" + long * 3 + "</div>" + long * 2 + "</body>",
     ]
     for html in pages:

@@ -278,11 +278,20 @@ def _holds_the_page(node, root, page_chars: list, chrome: int) -> bool:
     over the page (_OVERLAY_WORDS). Both walks ask this of every chrome-named box they meet;
     ``page_chars`` caches the text of ``root`` for one walk ([] until measured). The cheap tests
     come first: most chrome boxes hold neither an h1 nor a paragraph (one look for both)."""
+    wrappers = page_chars[1] if len(page_chars) > 1 else None
+    if wrappers:
+        named = _chrome_words(node)
+        up = node.parent
+        while up is not None:
+            words = wrappers.get(up.mem_id)
+            if words is not None and named <= words:
+                return True
+            up = up.parent
     first = node.css_first(_MAY_HOLD_CONTENT_OR_P)
     if first is None:  # (menus and link lists, most chrome: one look)
         return False
     if node.css_first(_MAY_HOLD_CONTENT) is not None and node.css_first(CONTENT_INSIDE) is not None:
-        return True
+        return _wrapper(node, page_chars)
     if chrome != _CHROME or (first.tag != "p" and node.css_first("p") is None):
         return False
     if _ink(node.text(deep=True)) < WRAPPER_PARAGRAPHS * PARAGRAPH_CHARS:
@@ -299,9 +308,25 @@ def _holds_the_page(node, root, page_chars: list, chrome: int) -> bool:
                 break
     else:
         return False
+    if not page_chars or page_chars[0] < 0:
+        page_chars[:1] = [_visible_ink(root)]
+    return 2 * _visible_ink(node) > page_chars[0] and _wrapper(node, page_chars)
+
+
+def _chrome_words(node) -> frozenset:
+    attrs = node.attributes
+    return frozenset(w for w in _WORDS.findall(f"{attrs.get('class') or ''} {attrs.get('id') or ''}".lower()) if w in CHROME_WORDS)
+
+
+def _wrapper(node, page_chars: list) -> bool:
+    """Note a box taken as a wrapper: boxes inside it named by its own chrome words are its
+    sections (a page builder's nested "widget" boxes), not chrome."""
     if not page_chars:
-        page_chars.append(_visible_ink(root))
-    return 2 * _visible_ink(node) > page_chars[0]
+        page_chars.append(-1)
+    if len(page_chars) == 1:
+        page_chars.append({})
+    page_chars[1][node.mem_id] = _chrome_words(node)
+    return True
 
 
 def _held_back_is_the_page(out: Blocks, held: list) -> bool:
