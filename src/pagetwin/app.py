@@ -162,20 +162,8 @@ def dedup(
     targets = _Targets(survivors, parquet, dedup_warc, documents)
     if settings.spark.link == "executors":  # the link step on Spark's executors (no index)
         return _dedup_on_executors(inputs, Path(out_dir), settings, index_path, log, engine, mode, targets, started)
-    if documents and not settings.index.store_text:
-        from pagetwin.outputs.files import OutputError
-
-        raise OutputError("the documents output needs the pages' text: leave index.store_text = true for it")
-    if documents and (mode != "replace" or index_path is not None):  # an index added to
-        from pagetwin.index.sqlite import holds_pages_without_text
-        from pagetwin.outputs.files import OutputError, default_index
-
-        existing = Path(index_path) if index_path is not None else default_index(Path(out_dir))
-        if holds_pages_without_text(existing):
-            raise OutputError(
-                f"the documents output needs the pages' text, and {existing} holds pages an earlier run"
-                " stored without it (index.store_text = false): write the documents to a new index"
-            )
+    if documents:
+        _check_texts_for_documents(Path(out_dir), index_path, settings, mode)
     check_outputs(out_dir, index_path, survivors, parquet, mode, dedup_warc=dedup_warc, documents=documents)
     if engine is None:
         from pagetwin.runners.local import LocalEngine
@@ -189,6 +177,25 @@ def dedup(
             return _locked_dedup(inputs, Path(out_dir), settings, index_path, log, engine, mode, targets, started)
     finally:
         engine.close()
+
+
+def _check_texts_for_documents(out_dir: Path, index_path: str | Path | None, settings: Settings, mode: str) -> None:
+    """The documents output is every kept page's text: refused (OutputError, before any work)
+    when this run stores no text, or adds to an index holding pages an earlier run stored
+    without theirs (``index.store_text = false``)."""
+    from pagetwin.outputs.files import OutputError, default_index
+
+    if not settings.index.store_text:
+        raise OutputError("the documents output needs the pages' text: leave index.store_text = true for it")
+    if mode != "replace" or index_path is not None:  # an index added to
+        from pagetwin.index.sqlite import holds_pages_without_text
+
+        existing = Path(index_path) if index_path is not None else default_index(out_dir)
+        if holds_pages_without_text(existing):
+            raise OutputError(
+                f"the documents output needs the pages' text, and {existing} holds pages an earlier run"
+                " stored without it (index.store_text = false): write the documents to a new index"
+            )
 
 
 def _index_lock(out_dir: Path, index_path: str | Path | None, settings: Settings) -> Any:
@@ -485,7 +492,7 @@ _store = store_page  # the name pass 2 calls it by, looked up at each call (test
 
 @dataclass
 class _Links:
-    edges: list
+    edges_by_kind: Counter  # (the edges themselves are in the index: a run does not hold them)
     match_stats: Any
 
 
@@ -557,15 +564,19 @@ def link_index(
             pages = held.place(index, pages - touched, revisits) | (pages & touched)
         recluster(index, algorithms, settings, revisits, pages | touched, held=held)
         timed("cluster", t)
-        return _Links(new.edges, match_stats)  # the new edges (the others are the index's)
+        return _Links(Counter(e.kind for e in new.edges), match_stats)  # the new edges' kinds
     if new is not None:
         from pagetwin.match import evidence_from_json
         from pagetwin.model import Edge
 
         edges = [Edge(a, b, kind, evidence_from_json(ev)) for a, b, kind, ev in index.edges()]
-    recluster(index, algorithms, settings, revisits, None, [link_of(e) for e in edges])
+    links, kinds = [link_of(e) for e in edges], Counter(e.kind for e in edges)
+    # The guard reads only the links: the edges with their evidence (most of a run's peak
+    # memory, ~460 B an edge) are let go before it runs.
+    del edges, new
+    recluster(index, algorithms, settings, revisits, None, links)
     timed("cluster", t)
-    return _Links(edges, match_stats)
+    return _Links(kinds, match_stats)
 
 
 def _retract(index: Index, retracted: list[tuple[int, int, str]]) -> set[int]:
@@ -785,7 +796,7 @@ def _summary(run: _Run, passed: _Pass2, links: _Links, written: _Written) -> dic
         "cluster_kinds": written.cluster_kinds,
         # Clusters by size (size_bucket: "1", "2", "3-4", ...), the largest, pages per host.
         **written.cluster_stats,
-        "edges_by_kind": dict(Counter(e.kind for e in links.edges)),
+        "edges_by_kind": dict(links.edges_by_kind),
         "revisits": {
             "matched": links.match_stats.revisit_edges,
             "without_original": len(orphans),
