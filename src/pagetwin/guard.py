@@ -128,7 +128,7 @@ def _rounds(
     degree = {m: sum(1 for n in adj[m] if n in member_set) for m in member_set}
     remaining = set(member_set)
     top: list[Round] = []
-    todo: list[tuple[set[int], Round | None]] = [(c, None) for c in _components(remaining, adj)]
+    todo: list[tuple[set[int], Round | None]] = [(c, None) for c in induced_components(remaining, adj)]
     while todo:
         comp, parent = todo.pop()
         r = Round(comp, degree={m: degree[m] for m in comp} if trace else {})
@@ -152,7 +152,7 @@ def _rounds(
             for n in adj[m]:
                 if n in remaining:
                     degree[n] -= 1
-        todo.extend((c, r) for c in _components(comp - r.part, adj))
+        todo.extend((c, r) for c in induced_components(comp - r.part, adj))
     return top
 
 
@@ -172,7 +172,7 @@ def _members(core: list[int], adj: dict[int, dict[int, float]], remaining: set[i
     return part
 
 
-def _components(nodes: set[int], adj: dict[int, dict[int, float]]) -> list[set[int]]:
+def induced_components(nodes: set[int], adj: dict[int, dict[int, float]]) -> list[set[int]]:
     """Connected components of the subgraph induced by ``nodes`` (iterative, no recursion)."""
     seen: set[int] = set()
     out = []

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from pagetwin.cluster import ClusterPage, as_cluster_page, cluster_id, keep_key
-from pagetwin.guard import IncrementalGuard, Round
+from pagetwin.guard import IncrementalGuard, Round, induced_components
 
 _FEATURES = 5_000  # decoded features kept per algorithm for the guard's checks
 
@@ -126,18 +126,4 @@ class Held:
 
 def _groups(near: dict[int, dict[int, float]]) -> list[set[int]]:
     """The new pages joined by edges between new pages (each group placed together)."""
-    seen: set[int] = set()
-    out = []
-    for start in sorted(near):
-        if start in seen:
-            continue
-        group, stack = {start}, [start]
-        seen.add(start)
-        while stack:
-            for q in near[stack.pop()]:
-                if q in near and q not in seen:
-                    seen.add(q)
-                    group.add(q)
-                    stack.append(q)
-        out.append(group)
-    return out
+    return induced_components(set(near), near)
