@@ -412,6 +412,12 @@ _MAYBE_CJK_E2 = re.compile(rb"\xe2[\xba-\xbf]").search
 _MASK64 = 0xFFFFFFFFFFFFFFFF
 
 
+def _walk_root(tree):
+    """Where a walk starts: the page's <body>, else its root (None for an empty document)."""
+    body = tree.body
+    return body if body is not None else tree.root
+
+
 class BlockWalker:
     """The block walk and its memos, which only depend on names, never on a page: the rule of
     each lexbor tag id (``kinds``), the names of block tags (``block_names``), the facts of
@@ -435,9 +441,7 @@ class BlockWalker:
         if native is None:
             return self.walk_reference(tree, max_depth, noscript)
         out = Blocks()
-        root = tree.body
-        if root is None:
-            root = tree.root
+        root = _walk_root(tree)
         if root is None:
             return out
         try:
@@ -459,9 +463,7 @@ class BlockWalker:
         markup and the boxes named as comments (the walk does so by itself, walking again, when
         they hold more text than the rest of the page: a crawler copy, a forum thread)."""
         out = Blocks()
-        root = tree.body
-        if root is None:
-            root = tree.root
+        root = _walk_root(tree)
         if root is None:
             return out
         opened: list[tuple] = []  # per block, when opened: (tag, parent, sig, in_article, hint)
@@ -705,8 +707,7 @@ def _native_problem() -> str | None:
     if selectolax.__version__ != _walk.SELECTOLAX:
         return f"selectolax {selectolax.__version__} is installed, it reads the structs of selectolax {_walk.SELECTOLAX}"
     try:
-        lexbor = ctypes.CDLL(selectolax.lexbor.__file__)
-        names = [ctypes.cast(getattr(lexbor, f), ctypes.c_void_p).value for f in _WALK_FUNCTIONS]
+        names = _lexbor_functions()
         tree = LexborHTMLParser(_PROBE_PAGE)
         _walk.probe_layout(tree, LexborNode, _TEXT_ID, *names)
         for tag in _WALK_NAMES:  # the names the walk has rules for are lexbor's static tags
@@ -730,11 +731,17 @@ _WALK_NAMES = sorted(
 )
 
 
+def _lexbor_functions() -> list[int]:
+    """The addresses of the lexbor functions the native walk calls (_WALK_FUNCTIONS), exported
+    by selectolax's module."""
+    lexbor = ctypes.CDLL(selectolax.lexbor.__file__)
+    return [ctypes.cast(getattr(lexbor, f), ctypes.c_void_p).value for f in _WALK_FUNCTIONS]
+
+
 def _native_walk(names: list[int] | None = None):
     """A native walk (``pagetwin.html._walk``) with this module's rules."""
     if names is None:
-        lexbor = ctypes.CDLL(selectolax.lexbor.__file__)
-        names = [ctypes.cast(getattr(lexbor, f), ctypes.c_void_p).value for f in _WALK_FUNCTIONS]
+        names = _lexbor_functions()
     return _walk.NativeWalk(
         LexborNode, *names, _TEXT_ID, LexborHTMLParser("").create_node("picture").tag_id,
         _kind_of, _class_facts, lambda style: _HIDDEN_STYLE.search(style) is not None, IMAGE_ATTRS,
