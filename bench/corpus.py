@@ -14,9 +14,25 @@ have been written, pass k = 1, 2, ... writes each source page again under a new 
 (https://mirror<k>.docs-archive.example/<host><path>) with one to three small, seeded,
 deterministic edits: a changed date, two paragraphs swapped, a sentence replaced, an ad block
 inserted, a paragraph dropped. A sidecar `<out>.truth.jsonl` says, for every written page, which
-source page it came from and which edits it got (the known near duplicates).
+source page it came from and which edits it got (the known near duplicates). In this layout every
+real cluster grows with N (about 1.1 copies of each source page at 10,000 pages, 2.25 at 20,000):
+the link step's work grows faster than N, so it cannot show a flat cost per page.
+
+``--copies K`` (fixed duplicate sets): every distinct page is written K times, itself and K - 1
+seeded mirror copies, whatever N is. Distinct pages are the source pages (generation 0) and then,
+while more are needed, *fresh pages* made from them (generation g = 1, 2, ...): the page's own
+markup with every ASCII word of 3+ letters in its text swapped for a word drawn from the words of
+the generation-0 text, seeded by (seed, g, page), except inside scripts, styles, ``<nav>``,
+``<header>`` and ``<footer>`` (so that most of the site's template stays). Its text shares with its
+source only what is not an ASCII word (digits, punctuation, other scripts): sources with fewer than
+``FRESH_MIN_WORDS`` ASCII words, or whose ASCII words are less than ``FRESH_MIN_SHARE`` of the text,
+take part in generation 0 only. Templates that are not marked up as navigation are rewritten too,
+so fresh pages lose some of their site template. The truth's ``source`` is
+``<key>`` for generation 0 and ``<key>#g<g>`` after, so the known clusters have exactly K pages
+(the last one may be cut at N).
 
 Usage: python -m bench.corpus --pages 20000 [--out bench/data/corpus-20000.warc.gz] [--seed 0]
+       [--copies K]
 """
 
 from __future__ import annotations
@@ -284,8 +300,113 @@ def mirror_url(url: str, variant: int) -> str:
 # ---------------------------------------------------------------- build
 
 
-def corpus_path(pages: int, seed: int = 0) -> Path:
-    return DATA_DIR / (f"corpus-{pages}.warc.gz" if seed == 0 else f"corpus-{pages}-s{seed}.warc.gz")
+# ---------------------------------------------------------------- fresh pages (fixed duplicate sets)
+
+FRESH_MIN_WORDS = 100  # a source whose text has fewer ASCII words is not made into fresh pages
+_WORD_POOL = 200_000  # words kept (a seeded reservoir) to draw fresh text from
+_TOKEN = re.compile(rb"<!--.*?-->|<(/?)([A-Za-z][A-Za-z0-9]*)\b[^>]*>|[^<]+|<", re.S)
+_WORD = re.compile(rb"(?<![&#\w])[A-Za-z]{3,}(?![\w;])")
+_LEFT_ALONE = {b"script", b"style", b"noscript", b"template", b"svg", b"nav", b"header", b"footer"}
+FRESH_MIN_SHARE = 0.6  # ... or whose ASCII words are less of its text (bytes, spaces aside)
+
+
+def text_segments(body: bytes) -> Iterator[tuple[int, int]]:
+    """(start, end) of every text run of ``body`` outside tags, comments, scripts, styles and
+    ``<nav>``/``<header>``/``<footer>`` (most of a site's template, kept): the text a fresh page
+    rewrites."""
+    depth = dict.fromkeys(_LEFT_ALONE, 0)
+    for match in _TOKEN.finditer(body):
+        name = match.group(2)
+        if name is not None:
+            name = name.lower()
+            if name in depth:
+                closing = bool(match.group(1))
+                if not match.group(0).endswith(b"/>") or closing:
+                    depth[name] = max(0, depth[name] + (-1 if closing else 1))
+        elif not match.group(0).startswith(b"<") and not any(depth.values()):
+            yield match.start(), match.end()
+
+
+class WordPool:
+    """A seeded reservoir of the words of generation 0's text (lower-cased ASCII words)."""
+
+    def __init__(self, seed: int, size: int = _WORD_POOL) -> None:
+        self.rng = random.Random(f"pool:{seed}")
+        self.size = size
+        self.seen = 0
+        self.words: list[bytes] = []
+
+    def learn(self, body: bytes) -> bool:
+        """Adds the page's words; True when a fresh page made from it would be new: it has
+        FRESH_MIN_WORDS ASCII words, FRESH_MIN_SHARE of its text."""
+        found = covered = text = 0
+        for start, end in text_segments(body):
+            text += end - start - sum(1 for c in body[start:end] if c in b" \t\r\n")
+            for word in _WORD.findall(body, start, end):
+                found += 1
+                covered += len(word)
+                self.seen += 1
+                if len(self.words) < self.size:
+                    self.words.append(word.lower())
+                else:
+                    slot = self.rng.randrange(self.seen)
+                    if slot < self.size:
+                        self.words[slot] = word.lower()
+        return found >= FRESH_MIN_WORDS and covered >= FRESH_MIN_SHARE * text
+
+
+def _cased_like(word: bytes, model: bytes) -> bytes:
+    if model.isupper() and len(model) > 1:
+        return word.upper()
+    return word.capitalize() if model[:1].isupper() else word
+
+
+def fresh_page(body: bytes, pool: WordPool, key: str, generation: int, seed: int) -> bytes:
+    """``body`` with every ASCII word of its text swapped for a pool word, seeded by
+    (seed, generation, key): a new page of the same site that is no near copy of its source."""
+    rng = random.Random(f"fresh:{seed}:{generation}:{key}")
+    words = pool.words
+    out, last = [], 0
+    for start, end in text_segments(body):
+        for match in _WORD.finditer(body, start, end):
+            out.append(body[last : match.start()])
+            out.append(_cased_like(words[rng.randrange(len(words))], match.group(0)))
+            last = match.end()
+    out.append(body[last:])
+    return b"".join(out)
+
+
+def _fixed_sets(read_sources: Callable[[], Iterable[SourcePage]], copies: int, seed: int
+                ) -> Iterator[tuple[SourcePage, str, int]]:
+    """(page, truth key, generation) of every distinct page, generation by generation, without
+    end (the caller stops); each is then written ``copies`` times."""
+    pool = WordPool(seed)
+    fresh_sources: set[str] = set()
+    for source in read_sources():
+        if pool.learn(source.body):
+            fresh_sources.add(source.key)
+        yield source, source.key, 0
+    if not pool.words or not fresh_sources:
+        raise DataMissing("no source page has enough ASCII words to make fresh pages from")
+    generation = 1
+    while True:
+        for source in read_sources():
+            if source.key in fresh_sources:
+                body = fresh_page(source.body, pool, source.key, generation, seed)
+                yield SourcePage(source.key, fresh_url(source.url, generation), body, source.content_type), \
+                    f"{source.key}#g{generation}", generation
+        generation += 1
+
+
+def fresh_url(url: str, generation: int) -> str:
+    parts = urlsplit(url)
+    query = f"{parts.query}&" if parts.query else ""
+    return parts._replace(query=f"{query}pagetwin-fresh={generation}").geturl()
+
+
+def corpus_path(pages: int, seed: int = 0, copies: int | None = None) -> Path:
+    name = f"corpus-{pages}" + (f"-s{seed}" if seed else "") + (f"-k{copies}" if copies else "")
+    return DATA_DIR / f"{name}.warc.gz"
 
 
 def build_corpus(
@@ -294,13 +415,19 @@ def build_corpus(
     seed: int = 0,
     shared: Path | None = SHARED_DATA,
     sources: Callable[[], Iterable[SourcePage]] | None = None,
+    copies: int | None = None,
 ) -> dict:
     """Write `pages` HTML responses to `out` (+ `out`.truth.jsonl); returns counts.
 
     `sources` (a function returning a fresh iterable of source pages, called once per pass)
-    replaces the real sources; tests use it with generated pages.
+    replaces the real sources; tests use it with generated pages. `copies`: fixed duplicate
+    sets of that many pages (see the module's docstring).
     """
     read_sources = sources or (lambda: source_pages(shared))
+    if copies is not None:
+        if copies < 1:
+            raise ValueError(f"copies must be 1 or more, not {copies}")
+        return _build_fixed_sets(pages, out, seed, read_sources, copies)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(out.name + ".tmp")
     truth_tmp = out.with_name(out.name + ".truth.jsonl.tmp")
@@ -343,11 +470,48 @@ def build_corpus(
     }
 
 
-def ensure_corpus(pages: int, seed: int = 0) -> Path:
+def _build_fixed_sets(pages: int, out: Path, seed: int, read_sources: Callable[[], Iterable[SourcePage]],
+                      copies: int) -> dict:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(out.name + ".tmp")
+    truth_tmp = out.with_name(out.name + ".truth.jsonl.tmp")
+    written = sets = total_bytes = generation = 0
+    started = time.monotonic()
+    with open(tmp, "wb") as stream, open(truth_tmp, "w", encoding="utf-8") as truth:
+        writer = CrawlWriter(stream)
+        distinct = _fixed_sets(read_sources, copies, seed)
+        while written < pages:
+            page, key, generation = next(distinct)
+            sets += 1
+            for variant in range(copies):
+                if written >= pages:
+                    break
+                body, edits = (page.body, []) if variant == 0 else edit_page(page.body, key, variant, seed)
+                url = page.url if variant == 0 else mirror_url(page.url, variant)
+                date = (START + timedelta(seconds=written)).strftime("%Y-%m-%dT%H:%M:%SZ")
+                writer.response(url, date, body, content_type=page.content_type)
+                truth.write(json.dumps({"url": url, "source": key, "variant": variant, "generation": generation,
+                                        "edits": edits}) + "\n")
+                written += 1
+                total_bytes += len(body)
+    tmp.replace(out)
+    truth_tmp.replace(out.with_name(out.name + ".truth.jsonl"))
+    return {
+        "pages": written,
+        "duplicate_sets": sets,
+        "copies": copies,
+        "generations": generation + 1,
+        "html_bytes": total_bytes,
+        "warc_bytes": out.stat().st_size,
+        "seconds": round(time.monotonic() - started, 1),
+    }
+
+
+def ensure_corpus(pages: int, seed: int = 0, copies: int | None = None) -> Path:
     """The corpus WARC for `pages`, built on first use."""
-    out = corpus_path(pages, seed)
+    out = corpus_path(pages, seed, copies)
     if not out.is_file():
-        counts = build_corpus(pages, out, seed)
+        counts = build_corpus(pages, out, seed, copies=copies)
         print(f"corpus: wrote {out} ({counts})", file=sys.stderr)
     return out
 
@@ -358,10 +522,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-shared", action="store_true", help="Debian documentation only")
+    parser.add_argument("--copies", type=int, default=None, metavar="K",
+                        help="fixed duplicate sets: every distinct page K times (fresh pages past the sources)")
     args = parser.parse_args(argv)
-    out = args.out or corpus_path(args.pages, args.seed)
+    if args.copies is not None and args.copies < 1:
+        parser.error("--copies must be 1 or more")
+    out = args.out or corpus_path(args.pages, args.seed, args.copies)
     try:
-        counts = build_corpus(args.pages, out, args.seed, None if args.no_shared else SHARED_DATA)
+        counts = build_corpus(args.pages, out, args.seed, None if args.no_shared else SHARED_DATA,
+                              copies=args.copies)
     except DataMissing as exc:
         print(f"corpus: {exc}", file=sys.stderr)
         return 1

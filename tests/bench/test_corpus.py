@@ -53,3 +53,55 @@ def test_build_corpus_repeats_sources_with_edits_under_new_urls(tmp_path):
     again = tmp_path / "again" / "c.warc.gz"
     build_corpus(8, again, seed=3, sources=sources)
     assert out.read_bytes() == again.read_bytes()
+
+
+def _long_sources(n=3):
+    words = b" ".join(b"word%c%c" % (97 + i % 26, 97 + i // 26 % 26) for i in range(160))
+    return lambda: [SourcePage(f"s{i}", f"https://site.test/a{i}.html?x=1", b"<html><head><title>Page %d</title>"
+                               b"<script>var keepme = 1;</script></head><body><nav><a href='/'>Home menu</a></nav>"
+                               b"<p>%s number %d &amp; more</p></body></html>" % (i, words, i), "text/html")
+                    for i in range(n)]
+
+
+def test_fixed_sets_have_exactly_k_pages_whatever_n(tmp_path):
+    from collections import Counter
+
+    out = tmp_path / "k.warc.gz"
+    counts = build_corpus(20, out, seed=1, sources=_long_sources(), copies=3)
+    assert counts["pages"] == 20 and counts["duplicate_sets"] == 7 and counts["generations"] == 3
+    truth = [json.loads(line) for line in open(str(out) + ".truth.jsonl")]
+    sizes = Counter(t["source"] for t in truth)
+    assert sorted(sizes.values()) == [2] + [3] * 6  # the last set is cut at N
+    assert {t["source"] for t in truth if t["generation"] == 1} == {"s0#g1", "s1#g1", "s2#g1"}
+    urls = [r.headers["WARC-Target-URI"] for r in
+            ArchiveIterator(open(out, "rb"), record_types=WarcRecordType.response)]
+    assert len(set(urls)) == 20
+    again = tmp_path / "again.warc.gz"
+    build_corpus(20, again, seed=1, sources=_long_sources(), copies=3)
+    assert out.read_bytes() == again.read_bytes()
+
+
+def test_a_fresh_page_rewrites_the_text_and_keeps_scripts_navigation_and_entities():
+    from bench.corpus import WordPool, fresh_page
+
+    source = _long_sources(1)()[0].body
+    pool = WordPool(0)
+    assert pool.learn(source.replace(b"word", b"other"))  # the pool: another page's words
+    fresh = fresh_page(source, pool, "s0", 1, 0)
+    assert fresh != source and fresh_page(source, pool, "s0", 1, 0) == fresh
+    assert b"<script>var keepme = 1;</script>" in fresh and b"<a href='/'>Home menu</a>" in fresh
+    assert b"&amp;" in fresh and fresh.count(b"<p>") == 1
+    old = set(source.split(b"<p>")[1].split())
+    new = fresh.split(b"<p>")[1].split()
+    assert sum(w in old for w in new) <= 4  # digits, the entity: every word is the pool's
+    assert fresh_page(source, pool, "s0", 2, 0) != fresh
+
+
+def test_pages_with_little_ascii_text_make_no_fresh_pages(tmp_path):
+    import pytest
+
+    from bench.corpus import DataMissing
+
+    tiny = lambda: [SourcePage("t", "https://t.test/", "<p>中文页面内容很多很多</p>".encode(), "text/html")]  # noqa: E731
+    with pytest.raises(DataMissing):
+        build_corpus(5, tmp_path / "t.warc.gz", sources=tiny, copies=2)
