@@ -10,9 +10,12 @@ import gzip
 import json
 import random
 import shutil
+from collections import Counter
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pagetwin.app import dedup
 from pagetwin.cluster import UnionFind
@@ -36,10 +39,12 @@ def session():
     owner.close()  # the engine that started the session stops it
 
 
-def _settings(link: str) -> Settings:
+def _settings(link: str, **extra) -> Settings:
     s = Settings()
     s.set("run.workers", 2)
     s.set("spark.link", link)
+    for key, value in extra.items():
+        s.set(key.replace("__", "."), value)
     return s.validate()
 
 
@@ -52,12 +57,14 @@ def _core(rows: list[dict]) -> list[tuple]:
     return [(r["id"], r["url"], r["cluster"], r["keep"]) for r in rows]
 
 
-def _same_as_local(inputs: list[str], tmp_path: Path, spark_inputs: list[str] | None = None) -> dict:
+def _same_as_local(inputs: list[str], tmp_path: Path, spark_inputs: list[str] | None = None, **extra) -> dict:
     """Run the local runner on ``inputs`` and the executors' link step on ``spark_inputs`` (the
     same files, as URIs; default ``inputs``); assert the same clusters, kept pages and pairs,
-    line for line, and summaries; return the executors' summary."""
-    local = dedup(inputs, tmp_path / "local", _settings("driver"))
-    ours = dedup(spark_inputs or inputs, tmp_path / "spark", _settings("executors"), engine=spark.SparkEngine(master="local[2]"))
+    line for line, and summaries; return the executors' summary. ``extra``: settings for both
+    (``match__max_bucket=3`` for match.max_bucket)."""
+    local = dedup(inputs, tmp_path / "local", _settings("driver", **extra))
+    engine = spark.SparkEngine(master="local[2]")
+    ours = dedup(spark_inputs or inputs, tmp_path / "spark", _settings("executors", **extra), engine=engine)
     local_rows = [json.loads(line) for line in (tmp_path / "local" / "clusters.jsonl").read_text().splitlines()]
     assert _core(_parts(tmp_path / "spark" / "clusters.jsonl")) == _core(local_rows)  # (the message names these)
     assert _parts(tmp_path / "spark" / "clusters.jsonl") == local_rows
@@ -87,6 +94,14 @@ def test_example_crawl_same_clusters_and_pairs_as_local(session, tmp_path):
     pages = pq.read_table(tmp_path / "spark" / "pages.parquet")
     assert "text" not in pages.column_names and pages.num_rows == summary["pages"]["in_output"]
     assert summary["lean_index_bytes_per_page"] > 0
+
+
+def test_oversized_buckets_windowed_as_local(session, tmp_path):
+    """With match.max_bucket = 3 most of the example crawl's buckets are oversized: the buckets
+    streamed in order on the executors (sorted_bucket_pairs) give the local runner's windowed
+    pairs, counts, clusters and kept pages."""
+    summary = _same_as_local([str(EXAMPLE)], tmp_path, match__max_bucket=3)
+    assert sum(summary["matching"]["oversized_buckets"].values()) > 10
 
 
 def test_file_uris_and_a_manifest_of_them_read_through_hadoop(session, tmp_path):
@@ -139,6 +154,39 @@ def test_shared_crawls_same_clusters_and_pairs_as_local(session, tmp_path):
     inputs = sorted(glob.glob(str(SHARED_WARC / "*.*rc.gz"))) + sorted(glob.glob(str(SHARED_WARC / "ukwa" / "BL-*")))
     summary = _same_as_local(inputs, tmp_path)
     assert summary["revisits"]["matched"] >= 20 and summary["duplicates"] >= 20  # not two empty results
+
+
+@st.composite
+def _buckets(draw):
+    """Sorted (algorithm, key, pid) items of random buckets (some listing a pid twice), a
+    max_bucket and which algorithms chain."""
+    chain = draw(st.lists(st.booleans(), min_size=1, max_size=3))
+    buckets = draw(st.dictionaries(
+        st.tuples(st.integers(0, len(chain) - 1), st.integers(-(2**63), 2**63 - 1)),
+        st.one_of(st.lists(st.integers(1, 60), max_size=12), st.lists(st.integers(1, 5000), min_size=40, max_size=400)),
+        max_size=6,
+    ))  # fmt: skip
+    items = sorted(((alg, key, pid), None) for (alg, key), pids in buckets.items() for pid in pids)
+    return items, buckets, draw(st.integers(1, 50)), chain
+
+
+@settings(max_examples=150, deadline=None)
+@given(_buckets())
+def test_sorted_bucket_pairs_are_bucket_pairs(case):
+    """The streamed pairing gives match.bucket_pairs' pairs of each bucket (its pids as a
+    sorted set) and counts its oversized buckets, giant and windowed ones included."""
+    from pagetwin.match import bucket_pairs
+    from pagetwin.runners.spark_link import sorted_bucket_pairs
+
+    items, buckets, max_bucket, chain = case
+    got = list(sorted_bucket_pairs(iter(items), max_bucket, chain))
+    expected, over = [], Counter()
+    for (alg, _), pids in buckets.items():
+        pids = sorted(set(pids))
+        expected.extend((alg, a, b) for a, b in bucket_pairs(pids, max_bucket, chain[alg]))
+        over[alg] += int(not chain[alg] and len(pids) > max_bucket)
+    assert sorted(p for tag, p in got if tag == 0) == sorted(expected)
+    assert Counter(a for tag, a in got if tag == 1) == +over
 
 
 def _union_find(edges):

@@ -182,12 +182,67 @@ def _keys_of(names: list[str], item: tuple[int, Lean]) -> Iterator[tuple[tuple[i
             yield (i, key), pid
 
 
-def _pairs_of(chain: list[bool], max_bucket: int, bucket: tuple[int, list[int]]) -> Iterator[tuple[int, int, int]]:
-    from pagetwin.match import bucket_pairs
+def sorted_bucket_pairs(
+    items: Iterable[tuple[tuple[int, int, int], Any]], max_bucket: int, chain: list[bool]
+) -> Iterator[tuple[int, tuple[int, int, int] | int]]:
+    """match.bucket_pairs over candidate buckets streamed in (algorithm, key, pid) order: (0,
+    (algorithm, a, b)) per pair to verify, (1, algorithm) per oversized bucket. A bucket is
+    never held whole: at most ``max_bucket`` + 1 pids (its pairs are all pairs until it grows
+    past that), then the last WINDOW (it is windowed: each pid paired with the WINDOW before it,
+    as bucket_pairs pairs ranks i and i+1..i+WINDOW); a chained algorithm's bucket only the
+    last pid. A pid listed twice in a bucket counts once (bucket_pairs' buckets are sets)."""
+    from collections import deque
 
-    alg, pids = bucket
-    for a, b in bucket_pairs(pids, max_bucket, chain[alg]):
-        yield alg, a, b
+    from pagetwin.match import WINDOW
+
+    bucket: tuple[int, int] | None = None
+    members: list[int] = []  # the bucket so far, while it is not over max_bucket
+    window: deque[int] = deque(maxlen=WINDOW)  # its last WINDOW pids, once it is
+    last = -1
+
+    def ended() -> Iterator[tuple[int, Any]]:
+        alg = bucket[0]
+        for i, a in enumerate(members):
+            for b in members[i + 1 :]:
+                yield 0, (alg, a, b)
+        if window:
+            yield 1, alg
+
+    for (alg, key, pid), _ in items:
+        if (alg, key) != bucket:
+            if bucket is not None:
+                yield from ended()
+            bucket, last = (alg, key), -1
+            members, window = [], deque(maxlen=WINDOW)
+        if pid == last:
+            continue
+        if chain[alg]:
+            if last >= 0:
+                yield 0, (alg, last, pid)
+        elif window:
+            for a in window:
+                yield 0, (alg, a, pid)
+            window.append(pid)
+        else:
+            members.append(pid)
+            if len(members) > max_bucket:  # oversized: its pairs so far by window, then stream
+                for i, a in enumerate(members):
+                    for b in members[i + 1 : i + 1 + WINDOW]:
+                        yield 0, (alg, a, b)
+                window.extend(members)
+                members = []
+        last = pid
+    if bucket is not None:
+        yield from ended()
+
+
+def _bucket_of(item: tuple[int, int, int]) -> int:
+    """The shuffle partition of a (algorithm, key, pid) item: its bucket's, by xxhash (Spark
+    takes it modulo the partitions)."""
+    import xxhash
+
+    alg, key, _ = item
+    return xxhash.xxh64_intdigest(f"{alg}:{key}".encode())
 
 
 def _verified(shared: Any, items: Iterable[Any]) -> Iterator[tuple[tuple[int, int], tuple[int, Any]]]:
@@ -326,19 +381,21 @@ def _edges(sc: Any, shared: Any, pages: Any, revisits: Any, settings: Any, count
     names = [a.name for a in algorithms]
     chain = [a.keys_are_proof for a in algorithms]
     max_bucket = settings.match.max_bucket
-    buckets = (
+    # Each bucket's pids reach one task in order (sorted on the way, spilling to disk), and are
+    # paired as they stream by: no task holds a whole bucket (sorted_bucket_pairs).
+    streamed = (
         pages.flatMap(partial(_keys_of, names))
-        .groupByKey(n)
-        .map(lambda kv: (kv[0][0], sorted(set(kv[1]))))
-        .filter(lambda b: len(b[1]) > 1)
+        .map(lambda kp: ((*kp[0], kp[1]), None))
+        .repartitionAndSortWithinPartitions(n, _bucket_of)
+        .mapPartitions(partial(sorted_bucket_pairs, max_bucket=max_bucket, chain=chain))
     )
-    buckets.persist(StorageLevel.MEMORY_AND_DISK)
-    over = buckets.filter(lambda b: not chain[b[0]] and len(b[1]) > max_bucket).map(lambda b: b[0]).countByValue()
+    streamed.persist(StorageLevel.MEMORY_AND_DISK)
+    over = streamed.filter(lambda t: t[0] == 1).map(lambda t: t[1]).countByValue()
     counts.oversized_buckets.update({names[i]: n for i, n in over.items()})
-    candidates = buckets.flatMap(partial(_pairs_of, chain, max_bucket)).distinct(n)
+    candidates = streamed.filter(lambda t: t[0] == 0).map(lambda t: t[1]).distinct(n)
     candidates.persist(StorageLevel.MEMORY_AND_DISK)
     counts.candidates.update({names[i]: n for i, n in candidates.map(lambda c: c[0]).countByValue().items()})
-    buckets.unpersist()
+    streamed.unpersist()
 
     proof = candidates.filter(lambda c: chain[c[0]]).map(
         lambda c: ((c[1], c[2]), (c[0], Evidence(names[c[0]], 1.0, True, {"key": "equal"})))
