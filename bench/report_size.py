@@ -80,7 +80,7 @@ def synthetic_run(out_dir: Path, pages: int, seed: int = 0) -> Path:
     db.execute("BEGIN")
     db.executemany("INSERT INTO pages (pid, id, url, host, source, kind, crawl_date, text_len, title, seen_run) VALUES (?,?,?,?,?,?,?,?,?,?)", rows)
     db.executemany("INSERT INTO clusters VALUES (?, ?, ?)", clusters)
-    db.executemany("INSERT INTO edges VALUES (?, ?, ?, ?)", edges)
+    db.executemany("INSERT INTO edges (a, b, kind, evidence, score) VALUES (?, ?, ?, ?, 0.9)", edges)
     db.execute("COMMIT")
     stats = cluster_stats(index)
     n_clusters = sum(stats["cluster_sizes"].values())

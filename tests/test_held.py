@@ -99,10 +99,10 @@ def test_a_page_joining_a_held_cluster_is_placed_without_reading_it_again(tmp_pa
     algorithms[0].scores.update({(a, 12): 1.0 for a in range(1, 12)})
     algorithms[0].alike.add(12)
     walked = []
-    edges_from = inc.edges_from
-    inc.edges_from = lambda pid: walked.append(pid) or edges_from(pid)
+    scored_edges = inc.scored_edges
+    inc.scored_edges = lambda pids, kinds: walked.append(sorted(pids)) or scored_edges(pids, kinds)
     link_index(inc, algorithms, config, 11, recluster_all=False, held=held)
-    assert held.placed == 1 and walked == []
+    assert held.placed == 1 and walked == [[12]]  # the new page's edges only
     assert _clusters(inc)[0] == [list(range(1, 13))]
 
 

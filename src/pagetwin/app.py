@@ -29,7 +29,7 @@ from pagetwin.sources import SourceStats
 
 if TYPE_CHECKING:
     from pagetwin.html.templates import SiteTemplates
-    from pagetwin.index.sqlite import Index
+    from pagetwin.index.sqlite import Index, PageBatch
 
 KEYWORD_WEIGHTINGS = ("tfidf", "density")
 
@@ -418,10 +418,13 @@ def _fingerprint_step(run: _Run, learned: Learned | None) -> _Pass2:
         index.start_checkpoint(run.inputs_key, learned.to_bytes() if learned else None)
         index.commit()
     index.begin()
+    # A new index builds its key indexes once its pages are in (Index.drop_deferred_indexes).
+    deferred = index.drop_deferred_indexes() if resumed is None and index.page_count() == 0 else []
+    batch = index.page_batch()  # the pages, written a batch at a time (STORE_BATCH)
 
     def known(page: Page) -> bool:
         """A page already in the index is marked seen in this run and not stored again."""
-        pid = index.known_pid(page.id, source_path(page.source))
+        pid = batch.known_pid(page.id, source_path(page.source))
         if pid is not None:
             index.mark_seen(pid)
             if first_pid is not None and pid > first_pid:
@@ -432,17 +435,22 @@ def _fingerprint_step(run: _Run, learned: Learned | None) -> _Pass2:
 
     stored = 0
     for result in run.engine.fingerprint(run.readable, run.settings, learned, out.stats, known):
-        _store(index, result)
+        _store(batch, result)
         stored += 1
         if every and stored % every == 0:  # a checkpoint: the pages so far, with their run's record
+            batch.flush()
             index.commit()
             index.begin()
+        elif len(batch) >= STORE_BATCH:
+            batch.flush()
         if result.error:
             out.page_errors[result.error] += 1
         out.replaced_chars += result.replaced_chars
         out.refused_charsets += result.refused_charsets
         out.flattened += result.flattened
         progress.update(page=result.page)
+    batch.flush()
+    index.create_indexes(deferred)
     if learned is not None:
         store_model(index, learned)
     index.commit()
@@ -455,8 +463,14 @@ def _fingerprint_step(run: _Run, learned: Learned | None) -> _Pass2:
     return out
 
 
-def store_page(index: Index, result: PageResult) -> int:
-    """Store one fingerprinted page (pass 2's, or one added through pagetwin.api); its pid."""
+# Pages pass 2 holds between writes to the index (one executemany per table), when no
+# checkpoint comes first: a few MB of texts and keys.
+STORE_BATCH = 500
+
+
+def store_page(index: Index | PageBatch, result: PageResult) -> int:
+    """Store one fingerprinted page (pass 2's, held in a PageBatch, or one added through
+    pagetwin.api); its pid."""
     page, doc = result.page, result.doc
     text = doc.text if doc else ""
     pid = index.add_page(
@@ -541,7 +555,7 @@ def link_index(
     when only the new pages were matched, for the components of the new pages and of the
     retracted edges' pages alone (``recluster``; no other edge changed). ``held``
     (held.Held: the clusters the index's writer holds) places the new pages it can."""
-    from pagetwin.match import MatchStats, evidence_json, find_edges, find_new_edges, link_of
+    from pagetwin.match import MatchStats, evidence_json, find_edges, find_new_edges, guard_score, link_of
 
     t = time.monotonic()
     match_stats = MatchStats()
@@ -550,10 +564,10 @@ def link_index(
     new = None if first_new is None else find_new_edges(index, algorithms, max_bucket, match_stats, first_new, revisits)
     if new is None:
         edges = find_edges(index, algorithms, max_bucket, match_stats, revisits)
-        index.replace_edges((e.a, e.b, e.kind, evidence_json(e.evidence)) for e in edges)
+        index.replace_edges((e.a, e.b, e.kind, evidence_json(e.evidence), guard_score(e.evidence)) for e in edges)
     else:
         touched = _retract(index, new.retracted)
-        index.add_edges((e.a, e.b, e.kind, evidence_json(e.evidence)) for e in new.edges)
+        index.add_edges((e.a, e.b, e.kind, evidence_json(e.evidence), guard_score(e.evidence)) for e in new.edges)
     timed("match", t)
 
     t = time.monotonic()
@@ -582,7 +596,7 @@ def link_index(
 def _retract(index: Index, retracted: list[tuple[int, int, str]]) -> set[int]:
     """Drop the retracted evidence from the stored edges (an edge left with none is deleted);
     the pages of the edges changed."""
-    from pagetwin.match import evidence_from_json, evidence_json, retract
+    from pagetwin.match import evidence_from_json, evidence_json, guard_score, retract
     from pagetwin.model import Edge
 
     by_pair: dict[tuple[int, int], set[str]] = {}
@@ -595,7 +609,7 @@ def _retract(index: Index, retracted: list[tuple[int, int, str]]) -> set[int]:
         if left is None:
             gone.append((a, b))
         else:
-            kept.append((a, b, left.kind, evidence_json(left.evidence)))
+            kept.append((a, b, left.kind, evidence_json(left.evidence), guard_score(left.evidence)))
     index.delete_edges(gone)
     index.add_edges(kept)
     return {pid for pair in by_pair for pid in pair}
@@ -661,10 +675,10 @@ def _original(pid: int, leader: dict[int, int]) -> int:
 
 def _components(index: Index, start: list[int], leader: dict[int, int], kinds: set[str]) -> tuple[set[int], list, list]:
     """The pages linked to ``start`` by edges of ``kinds`` (revisit records, ``leader``'s
-    keys, are not linked through); the edges of ``kinds`` between them (match.Link rows);
-    and the edges of a spanning tree of each component (enough for the union)."""
-    from pagetwin.match import Link, stored_guard_score
-
+    keys, are not linked through); the edges of ``kinds`` between them ((a, b, kind, score)
+    rows, as match.Link); and the edges of a spanning tree of each component (enough for the
+    union). Walked a frontier at a time, the edges read with their stored scores
+    (Index.scored_edges)."""
     seen: set[int] = set()
     links, tree = [], []
     for root in start:
@@ -673,17 +687,15 @@ def _components(index: Index, start: list[int], leader: dict[int, int], kinds: s
         seen.add(root)
         frontier = [root]
         while frontier:
-            pid = frontier.pop()
-            for a, b, kind, evidence in index.edges_from(pid):
-                other = b if a == pid else a
-                if kind not in kinds or other in leader:
-                    continue
-                if evidence is not None:  # each edge once: from its smaller pid
-                    links.append(Link(a, b, kind, stored_guard_score(evidence)))
-                if other not in seen:
+            from_a, from_b = index.scored_edges(frontier, kinds)
+            links += [e for e in from_a if e[1] not in leader] if leader else from_a  # each edge once: from its a
+            nxt = []
+            for pid, other in [(a, b) for a, b, _, _ in from_a] + [(b, a) for a, b, _, _ in from_b]:
+                if other not in seen and other not in leader:
                     seen.add(other)
-                    frontier.append(other)
+                    nxt.append(other)
                     tree.append((pid, other))
+            frontier = nxt
     return seen, links, tree
 
 
@@ -913,9 +925,12 @@ def _dedup_on_executors(
         raise ConfigError("setting spark.link = executors needs --runner spark")
     asked = [n for n, v in (("--index", index_path), ("--survivors", targets.survivors), ("--dedup-warc",
              targets.dedup_warc), ("--documents", targets.documents)) if v]  # fmt: skip
-    if asked or mode == "add":
-        what = ", ".join(asked) if asked else "--add (there is no index to add to)"
-        raise ConfigError(f"setting spark.link = executors writes clusters and pairs only: {what} needs spark.link = driver")
+    if mode == "add":  # an add needs the stored pages' keys, edges, clusters and learned model
+        raise ConfigError("--add with spark.link = executors is not supported: that run keeps no index to add to "
+                          "(pages.parquet holds no edges, clusters or learned model); use spark.link = driver "
+                          "(the default) for incremental runs, or run all inputs again with --replace")  # fmt: skip
+    if asked:
+        raise ConfigError(f"setting spark.link = executors writes clusters and pairs only: {', '.join(asked)} needs spark.link = driver")
     if mode == "new" and earlier_outputs(out_dir):
         raise OutputError(f"{out_dir} holds an earlier run's {', '.join(earlier_outputs(out_dir))}: use --replace or another --out")
     out_dir.mkdir(parents=True, exist_ok=True)

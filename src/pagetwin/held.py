@@ -61,17 +61,13 @@ class Held:
     def place(self, index: Any, new: set[int], revisits: list[tuple[int, int]]) -> set[int]:
         """Place the new pages (pids of an add, stored with their edges) that it can, their
         clusters' rows stored; the pages left to ``recluster``."""
-        from pagetwin.match import stored_guard_score
-
         leader = {follower: original for original, follower in revisits}
         revisited = {o for o, _ in revisits} | set(leader)
-        near: dict[int, dict[int, float]] = {}
-        for pid in sorted(new):
-            near[pid] = {}
-            for a, b, kind, evidence in index.edges_touching(pid):
-                other = b if a == pid else a
-                if kind in self.merge_kinds and other not in leader:
-                    near[pid][other] = stored_guard_score(evidence)
+        near: dict[int, dict[int, float]] = {pid: {} for pid in sorted(new)}
+        from_a, from_b = index.scored_edges(new, self.merge_kinds)
+        for pid, other, score in [(a, b, s) for a, b, _, s in from_a] + [(b, a, s) for a, b, _, s in from_b]:
+            if other not in leader:
+                near[pid][other] = score
         left: set[int] = set()
         before: dict[int, tuple[Round, set[frozenset[int]]]] = {}  # the tops changed: their parts before
         for group in _groups(near):

@@ -118,6 +118,51 @@ def test_an_older_index_gets_the_offset_and_metadata_columns(tmp_path):
     again.close()
 
 
+def test_a_version_2_index_gets_its_edges_guard_scores_once(tmp_path, capsys):
+    """Schema 2 -> 3: opened to write, an older index's edges get their guard scores (from
+    their evidence, as match.stored_guard_score reads it) and the score indexes, once, with
+    a message; read only, it is left as it is and still read."""
+    import sqlite3
+
+    from pagetwin.match import stored_guard_score
+
+    path = tmp_path / "old.sqlite"
+    _old_index(path)
+    db = sqlite3.connect(str(path))
+    db.execute("CREATE TABLE edges (a INTEGER NOT NULL, b INTEGER NOT NULL, kind TEXT NOT NULL, evidence TEXT NOT NULL, PRIMARY KEY (a, b)) WITHOUT ROWID")
+    ev = '[{"algorithm": "minhash", "score": 0.61, "passed": true}, {"algorithm": "simhash", "score": 0.9, "passed": false}]'
+    db.executemany("INSERT INTO edges VALUES (?, ?, ?, ?)", [(1, 2, "duplicate", ev), (2, 3, "partial", "[]")])
+    db.commit()
+    db.close()
+    ro = Index.open_readonly(path)
+    assert [e[:3] for e in ro.edges()] == [(1, 2, "duplicate"), (2, 3, "partial")]
+    ro.close()
+    idx = Index(path, Settings().to_dict())
+    assert "storing the guard scores of its 2 edges (schema 2 -> 3, once)" in capsys.readouterr().err
+    assert idx.scored_edges([2], ["duplicate", "partial"]) == ([(2, 3, "partial", 1.0)], [(1, 2, "duplicate", 0.61)])
+    assert stored_guard_score(ev) == 0.61 and idx._meta("schema") == "3"
+    idx.close()
+    Index(path, Settings().to_dict()).close()
+    assert capsys.readouterr().err == ""  # once
+
+
+def test_an_index_of_an_unknown_schema_is_refused_its_edges_untouched(tmp_path):
+    import sqlite3
+
+    path = tmp_path / "future.sqlite"
+    _old_index(path)
+    db = sqlite3.connect(str(path))
+    db.execute("UPDATE meta SET value='9' WHERE key='schema'")
+    db.execute("CREATE TABLE edges (a INTEGER NOT NULL, b INTEGER NOT NULL, kind TEXT NOT NULL, evidence TEXT NOT NULL, PRIMARY KEY (a, b)) WITHOUT ROWID")
+    db.commit()
+    db.close()
+    with pytest.raises(IndexError_, match="schema version 9"):
+        Index(path, Settings().to_dict())
+    db = sqlite3.connect(str(path))
+    assert "score" not in {row[1] for row in db.execute("PRAGMA table_info(edges)")}
+    db.close()
+
+
 def test_cluster_of_and_kept_with_payload(tmp_path):
     idx = Index(tmp_path / "i.sqlite", Settings().to_dict())
     a = idx.add_page(_row(1, payload_digest="sha1:A", text=b"t"))
@@ -247,7 +292,8 @@ def test_undoing_a_checkpoint_gives_back_the_index_as_it_was(tmp_path_factory, e
 
 def test_many_pages_read_at_once_and_a_payload_found_by_its_index(tmp_path):
     """What a query reads of its candidates in a few queries (features_of, idents), the edges
-    a walk of a component reads (edges_from: the evidence from the smaller pid only), and
+    a walk of a component reads (scored_edges: each edge once, with its guard score, from the
+    score indexes, the score of an edge written without one computed from its evidence), and
     pids_with_payload on pages_payload, not a walk of every response (pages_kind)."""
     idx = Index(tmp_path / "i.sqlite", Settings().to_dict())
     idx.begin()
@@ -255,12 +301,22 @@ def test_many_pages_read_at_once_and_a_payload_found_by_its_index(tmp_path):
     for pid in pids[::2]:
         idx.add_fingerprints(pid, {"minhash": bytes([pid % 256])}, {"minhash": [pid]})
     idx.replace_clusters([(pids[0], "c0", 1), (pids[5], "c0", 0)])
-    idx.add_edges([(pids[0], pids[5], "duplicate", "[1]"), (pids[5], pids[9], "partial", "[2]")])
+    ev = '[{"algorithm": "minhash", "score": 0.75, "passed": true}]'
+    idx.add_edges([(pids[0], pids[5], "duplicate", ev, 0.5), (pids[5], pids[9], "partial", "[]")])
+    idx.db.execute("INSERT INTO edges (a, b, kind, evidence) VALUES (?, ?, 'duplicate', ?)", (pids[9], pids[700], ev))
     idx.commit()
     found = idx.features_of("minhash", pids)  # more than one IN list
     assert found == {pid: bytes([pid % 256]) for pid in pids[::2]}
     assert idx.idents([pids[0], pids[7], 99999]) == {pids[0]: ("p0", "http://x/0", "c0"), pids[7]: ("p7", "http://x/7", None)}
-    assert sorted(idx.edges_from(pids[5])) == [(pids[0], pids[5], "duplicate", None), (pids[5], pids[9], "partial", "[2]")]
+    kinds = ("duplicate", "partial")
+    assert idx.scored_edges([pids[5]], kinds) == ([(pids[5], pids[9], "partial", 1.0)], [(pids[0], pids[5], "duplicate", 0.5)])
+    assert idx.scored_edges([pids[5]], ["duplicate"]) == ([], [(pids[0], pids[5], "duplicate", 0.5)])
+    from_a, from_b = idx.scored_edges([pids[5], pids[9], *pids[600:1100]], kinds)  # two IN lists
+    assert from_a == [(pids[5], pids[9], "partial", 1.0), (pids[9], pids[700], "duplicate", 0.75)]
+    assert sorted(from_b) == [(pids[0], pids[5], "duplicate", 0.5), (pids[5], pids[9], "partial", 1.0), (pids[9], pids[700], "duplicate", 0.75)]
+    for side in ("a", "b"):
+        plan = " ".join(r[-1] for r in idx.db.execute(f"EXPLAIN QUERY PLAN SELECT a, b, kind, score FROM edges WHERE {side}=?", (1,)))
+        assert f"COVERING INDEX edges_scored_{side}" in plan
     assert idx.pids_with_payload("sha1:same", 5) == [pids[3], pids[1]]
     sql = "EXPLAIN QUERY PLAN SELECT pid FROM pages WHERE payload_digest=? AND +kind='response' ORDER BY pid DESC LIMIT 5"
     assert "pages_payload" in " ".join(r[-1] for r in idx.db.execute(sql, ("sha1:same",)))

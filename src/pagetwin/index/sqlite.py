@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
+OPENS = ("2", "3")  # the schema versions it opens; a version-2 index is migrated when opened to write
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -65,6 +67,14 @@ CREATE TABLE IF NOT EXISTS models (name TEXT PRIMARY KEY, data BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS checkpoint (key TEXT PRIMARY KEY, value BLOB);
 CREATE TABLE IF NOT EXISTS checkpoint_models (name TEXT PRIMARY KEY, data BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS checkpoint_seen (pid INTEGER PRIMARY KEY, seen_run INTEGER NOT NULL);
+"""
+
+# Schema 3: each edge's guard score (match.guard_score of its evidence) beside the evidence, and
+# indexes holding a page's edges with their scores (a WITHOUT ROWID table's index holds its
+# primary key too): a walk over a component reads neither the evidence nor the table.
+_EDGE_SCORES = """
+CREATE INDEX IF NOT EXISTS edges_scored_a ON edges(a, kind, score);
+CREATE INDEX IF NOT EXISTS edges_scored_b ON edges(b, kind, score);
 """
 
 # Columns added to ``pages`` after schema version 2 was first written: an older index file gets
@@ -143,6 +153,27 @@ class Index:
         for name, sql_type in _ADDED_PAGE_COLUMNS:
             if name not in have:
                 self.db.execute(f"ALTER TABLE pages ADD COLUMN {name} {sql_type}")
+        self._migrate_edges()
+
+    def _migrate_edges(self) -> None:
+        """Schema 2 -> 3: the edges' guard scores (``_EDGE_SCORES``), computed once from the
+        evidence of an older index's edges, in one transaction (a run killed during it leaves
+        the index as it was)."""
+        if self._meta("schema") not in (None, *OPENS):
+            return  # refused by _check_and_start_run, untouched
+        if "score" not in {row[1] for row in self.db.execute("PRAGMA table_info(edges)")}:
+            from pagetwin.match import stored_guard_score
+
+            count = self.db.execute("SELECT COUNT(*) FROM edges").fetchone()[0]
+            if count:
+                print(f"pagetwin: index {self.path}: storing the guard scores of its {count:,} edges (schema 2 -> 3, once)", file=sys.stderr)
+            self.db.create_function("pagetwin_guard_score", 1, stored_guard_score, deterministic=True)
+            self.db.execute("BEGIN")
+            self.db.execute("ALTER TABLE edges ADD COLUMN score REAL")
+            self.db.execute("UPDATE edges SET score = pagetwin_guard_score(evidence)")
+            self.db.execute("COMMIT")
+        for statement in _EDGE_SCORES.strip().splitlines():
+            self.db.execute(statement)
 
     def page_columns(self) -> set[str]:
         """The columns of the pages table (an index opened read only may predate some)."""
@@ -175,7 +206,7 @@ class Index:
 
     def _check_and_start_run(self, settings_dict: dict[str, Any]) -> int:
         schema = self._meta("schema")
-        if schema is not None and schema != str(SCHEMA_VERSION):
+        if schema is not None and schema not in OPENS:
             raise IndexError_(
                 f"index {self.path} has schema version {schema}; this pagetwin writes version "
                 f"{SCHEMA_VERSION} (start a new index)"
@@ -227,36 +258,49 @@ class Index:
         """Store a page. ``row`` has the pages columns; ``warc_offset`` and ``http_status``
         (ints, or None) and ``metadata`` (a JSON-serialisable dict, or None; stored as JSON
         text) may be left out."""
+        cur = self.db.execute(_INSERT_PAGE.format(pid="", pid_value=""), self._page_params(row))
+        return int(cur.lastrowid)
+
+    def _page_params(self, row: dict[str, Any]) -> dict[str, Any]:
+        """The INSERT's parameters for one page row (add_page's)."""
         if not self.store_text and row.get("text") is not None and not text_decides_kind(row):
             row = {**row, "text": None}  # the lean index: explain reads it back from the record
         metadata = row.get("metadata")
         if metadata is not None and not isinstance(metadata, str):
             metadata = json.dumps(metadata, ensure_ascii=False, sort_keys=True, default=str)
         offset, status = row.get("warc_offset"), row.get("http_status")
-        cur = self.db.execute(
-            "INSERT INTO pages (id, url, host, source, kind, crawl_date, text_len, payload_digest,"
-            " refers_to_digest, lang, title, text, error, seen_run, warc_offset, metadata, http_status)"
-            " VALUES (:id, :url, :host, :source, :kind, :crawl_date, :text_len, :payload_digest,"
-            " :refers_to_digest, :lang, :title, :text, :error, :seen_run, :warc_offset, :metadata, :http_status)",
-            {
-                **row,
-                "seen_run": self.run,
-                "warc_offset": offset if isinstance(offset, int) else None,
-                "metadata": metadata,
-                "http_status": status if isinstance(status, int) else None,
-            },
-        )
-        return int(cur.lastrowid)
+        return {
+            **row,
+            "seen_run": self.run,
+            "warc_offset": offset if isinstance(offset, int) else None,
+            "metadata": metadata,
+            "http_status": status if isinstance(status, int) else None,
+        }
 
     def add_fingerprints(self, pid: int, features: dict[str, bytes], keys: dict[str, list[int]]) -> None:
-        self.db.executemany(
-            "INSERT OR REPLACE INTO features VALUES (?, ?, ?)",
-            [(algo, pid, data) for algo, data in features.items()],
-        )
-        self.db.executemany(
-            "INSERT INTO keys VALUES (?, ?, ?)",
-            [(algo, key, pid) for algo, ks in keys.items() for key in ks],
-        )
+        self.db.executemany(_INSERT_FEATURE, [(algo, pid, data) for algo, data in features.items()])
+        self.db.executemany(_INSERT_KEY, [(algo, key, pid) for algo, ks in keys.items() for key in ks])
+
+    def page_batch(self) -> PageBatch:
+        """A writer of pages that holds them until ``flush`` (dedup's pass 2)."""
+        return PageBatch(self)
+
+    def drop_deferred_indexes(self) -> list[str]:
+        """Drop the secondary indexes a bulk insert pays for (DEFERRED_INDEXES), in the caller's
+        transaction; their CREATE statements, for ``create_indexes`` after the insert. Opening
+        the index creates any that are missing (the schema), so a run killed in between leaves
+        an index that is whole again when next opened."""
+        names = ",".join("?" * len(DEFERRED_INDEXES))
+        rows = self.db.execute(f"SELECT name, sql FROM sqlite_master WHERE type='index' AND name IN ({names})", DEFERRED_INDEXES)
+        created = []
+        for name, sql in rows.fetchall():
+            self.db.execute(f"DROP INDEX {name}")
+            created.append(sql)
+        return created
+
+    def create_indexes(self, statements: list[str]) -> None:
+        for sql in statements:
+            self.db.execute(sql)
 
     def begin(self) -> None:
         self.db.execute("BEGIN")
@@ -458,13 +502,16 @@ class Index:
 
     # -- edges and clusters ---------------------------------------------------------------
 
-    def replace_edges(self, edges: Iterable[tuple[int, int, str, str]]) -> None:
+    def replace_edges(self, edges: Iterable[tuple]) -> None:
+        """Store these edges in place of all (rows as ``add_edges`` takes them)."""
         self.db.execute("DELETE FROM edges")
-        self.db.executemany("INSERT OR REPLACE INTO edges VALUES (?, ?, ?, ?)", edges)
+        self.add_edges(edges)
 
-    def add_edges(self, edges: Iterable[tuple[int, int, str, str]]) -> None:
-        """Store new edges beside the others (incremental matching: pairs with a new page)."""
-        self.db.executemany("INSERT OR REPLACE INTO edges VALUES (?, ?, ?, ?)", edges)
+    def add_edges(self, edges: Iterable[tuple]) -> None:
+        """Store new edges beside the others (incremental matching: pairs with a new page):
+        (a, b, kind, evidence JSON, guard score), the score computed from the evidence when
+        left out."""
+        self.db.executemany("INSERT OR REPLACE INTO edges (a, b, kind, evidence, score) VALUES (?, ?, ?, ?, ?)", _scored(edges))
 
     def edge(self, a: int, b: int) -> tuple[int, int, str, str] | None:
         return self.db.execute("SELECT a, b, kind, evidence FROM edges WHERE a=? AND b=?", (a, b)).fetchone()
@@ -479,14 +526,26 @@ class Index:
             (pid, pid, pid),
         ).fetchall()
 
-    def edges_from(self, pid: int) -> list[tuple[int, int, str, str | None]]:
-        """(a, b, kind, evidence) of the edges of one page, either end, the evidence only of
-        those where it is ``a`` (the smaller pid): walking a component page by page reads
-        each edge's evidence once."""
-        return self.db.execute(
-            "SELECT a, b, kind, evidence FROM edges WHERE a=? UNION ALL SELECT a, b, kind, NULL FROM edges WHERE b=? AND a!=?",
-            (pid, pid, pid),
-        ).fetchall()
+    def scored_edges(self, pids: Iterable[int], kinds: Iterable[str]) -> tuple[list[tuple[int, int, str, float]], list[tuple[int, int, str, float]]]:
+        """(a, b, kind, guard score) of the edges of ``kinds`` of these pages: those where the
+        page is ``a`` (the smaller pid), and those where it is ``b``; read from the score
+        indexes (no evidence). Walking a component, each edge comes once as the first."""
+        pids, kinds = sorted(set(pids)), sorted(set(kinds))
+        sides: tuple[list, list] = ([], [])
+        kind_marks = ",".join("?" * len(kinds))
+        for i in range(0, len(pids), _CHUNK):
+            chunk = pids[i : i + _CHUNK]
+            marks = ",".join("?" * len(chunk))
+            for side, rows in zip("ab", sides):
+                sql = f"SELECT a, b, kind, score FROM edges WHERE {side} IN ({marks}) AND kind IN ({kind_marks})"
+                rows += self.db.execute(sql, (*chunk, *kinds)).fetchall()
+        return tuple([r if r[3] is not None else (*r[:3], self._score(r[0], r[1])) for r in rows] for rows in sides)  # type: ignore[return-value]
+
+    def _score(self, a: int, b: int) -> float:
+        """The guard score of an edge stored without one (written by hand, not add_edges)."""
+        from pagetwin.match import stored_guard_score
+
+        return stored_guard_score(self.edge(a, b)[3])
 
     def set_clusters(self, rows: Iterable[tuple[int, str, int]]) -> None:
         """Replace the cluster rows of these pages only (the others' are kept)."""
@@ -677,6 +736,67 @@ class Index:
         self.db.close()
 
 
+_PAGE_COLUMNS = (
+    "id", "url", "host", "source", "kind", "crawl_date", "text_len", "payload_digest", "refers_to_digest", "lang",
+    "title", "text", "error", "seen_run", "warc_offset", "metadata", "http_status",
+)  # fmt: skip
+_INSERT_PAGE = (
+    f"INSERT INTO pages ({{pid}}{', '.join(_PAGE_COLUMNS)}) VALUES ({{pid_value}}{', '.join(':' + c for c in _PAGE_COLUMNS)})"
+)
+_INSERT_FEATURE = "INSERT OR REPLACE INTO features VALUES (?, ?, ?)"
+_INSERT_KEY = "INSERT INTO keys VALUES (?, ?, ?)"
+# Indexes that a new index's pass 2 builds after its pages are in, not row by row: sorting the
+# keys once is cheaper than keeping two B-trees of them in order through every insert. No
+# query of pass 2 reads them (it asks for pages by (id, source) and by pid).
+DEFERRED_INDEXES = ("keys_by_key", "keys_by_pid", "pages_payload", "pages_url", "pages_kind")
+
+
+class PageBatch:
+    """Pages added as ``Index.add_page`` and ``add_fingerprints`` would add them, held and
+    written with one ``executemany`` per table at ``flush`` (in the caller's transaction). The
+    pids are the ones SQLite would give (one past the largest, in order), and ``known_pid``
+    sees the pages held, so that the index, asked through the batch, answers as if each page
+    had been written when added."""
+
+    def __init__(self, index: Index) -> None:
+        self.index = index
+        self._next = int(index.db.execute("SELECT COALESCE(MAX(pid), 0) + 1 FROM pages").fetchone()[0])
+        self._pages: list[dict[str, Any]] = []
+        self._held: dict[tuple[str, str], int] = {}
+        self._features: list[tuple[str, int, bytes]] = []
+        self._keys: list[tuple[str, int, int]] = []
+
+    def __len__(self) -> int:
+        return len(self._pages)
+
+    def add_page(self, row: dict[str, Any]) -> int:
+        ident = (row["id"], row["source"])
+        if ident in self._held:  # what the INSERT of a second one would say
+            raise sqlite3.IntegrityError("UNIQUE constraint failed: pages.id, pages.source")
+        pid = self._next
+        self._next += 1
+        self._pages.append({**self.index._page_params(row), "pid": pid})
+        self._held[ident] = pid
+        return pid
+
+    def add_fingerprints(self, pid: int, features: dict[str, bytes], keys: dict[str, list[int]]) -> None:
+        self._features += [(algo, pid, data) for algo, data in features.items()]
+        self._keys += [(algo, key, pid) for algo, ks in keys.items() for key in ks]
+
+    def known_pid(self, page_id: str, source: str) -> int | None:
+        held = self._held.get((page_id, source))
+        return held if held is not None else self.index.known_pid(page_id, source)
+
+    def flush(self) -> None:
+        """Write the pages held (pages, then features, then keys) and let them go."""
+        db = self.index.db
+        db.executemany(_INSERT_PAGE.format(pid="pid, ", pid_value=":pid, "), self._pages)
+        db.executemany(_INSERT_FEATURE, self._features)
+        db.executemany(_INSERT_KEY, self._keys)
+        self._pages, self._features, self._keys = [], [], []
+        self._held.clear()
+
+
 def holds_pages_without_text(path: str | Path) -> bool:
     """Whether the index file at ``path`` holds pages stored without their main text (an
     earlier run with ``index.store_text = false``): outputs that need every kept page's text
@@ -705,6 +825,14 @@ def text_decides_kind(row: dict[str, Any]) -> bool:
     title, status = row.get("title") or "", row.get("http_status")
     status = status if isinstance(status, int) else None
     return page_kind(title, decompress_text(row["text"]), status) != page_kind(title, "", status)
+
+
+def _scored(edges: Iterable[tuple]) -> Iterator[tuple]:
+    """Edge rows with their guard score (match.stored_guard_score of the evidence when left out)."""
+    from pagetwin.match import stored_guard_score
+
+    for row in edges:
+        yield row if len(row) == 5 else (*row, stored_guard_score(row[3]))
 
 
 def _buckets(rows: Iterable[tuple[int, int]]) -> Iterator[list[int]]:
