@@ -220,9 +220,25 @@ def test_executors_link_needs_the_spark_runner_and_new_outputs(tmp_path):
     fake = type("Engine", (), {"pass2_rdd": None, "close": lambda self: None})()
     with pytest.raises(ConfigError, match="--index needs spark.link = driver"):
         dedup([str(EXAMPLE)], tmp_path / "o", _settings("executors"), index_path=tmp_path / "i.sqlite", engine=fake)
-    with pytest.raises(ConfigError, match="--add"):
+    with pytest.raises(ConfigError, match="--add with spark.link = executors is not supported: that run keeps no index"):
         dedup([str(EXAMPLE)], tmp_path / "o", _settings("executors"), engine=fake, mode="add")
     (tmp_path / "o").mkdir()
     (tmp_path / "o" / "clusters.jsonl").write_text("")
     with pytest.raises(ConfigError, match="earlier run"):
         dedup([str(EXAMPLE)], tmp_path / "o", _settings("executors"), engine=fake)
+
+
+def test_add_with_the_executors_link_is_refused_in_one_line(tmp_path, capsys):
+    """``pagetwin dedup --add`` with spark.link = executors: exit 2 and one line saying why and
+    what to use, before Spark starts or any output is written."""
+    pytest.importorskip("pyspark", reason="pyspark is not installed (pip install 'pagetwin[spark]')")
+    if spark._java() is None:
+        pytest.skip("Java is not installed (Spark needs Java 17)")
+    from pagetwin.cli import main
+
+    out = tmp_path / "o"
+    args = ["dedup", str(EXAMPLE), "--out", str(out), "--runner", "spark", "--set", "spark.link=executors", "--add"]
+    assert main(args) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "--add with spark.link = executors is not supported" in err
+    assert "spark.link = driver" in err and not out.exists()
