@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from pagetwin.config import Settings
 from pagetwin.index.sqlite import Index
 from pagetwin.pipeline import compress_text
+from pagetwin import softerror
 from pagetwin.softerror import MAX_TITLE_WORDS, cluster_kind, cluster_kinds, page_kind, report
 
 IA_NAV = "Web | Moving Images | Texts | Audio | Software | Education | Patron Info | About IA " * 6
@@ -61,6 +62,85 @@ def test_a_long_page_is_content(title, status):
        st.sampled_from([str.upper, str.lower, str.title, lambda s: "  " + s.replace(" ", "\u00a0 ") + "\n"]))
 def test_case_and_spacing_do_not_matter(title, change):
     assert page_kind(change(title), "", 200) == page_kind(title, "", 200)
+
+
+def _page_kind_reference(title, text, status=None):
+    """page_kind as first written: the whole text normalised and its words counted."""
+    if status is not None and not 200 <= status <= 299:
+        return "http-error"
+    t, body = softerror.normalize(title), softerror.normalize(text)
+    words = len(softerror._WORD.findall(body))
+    if words > MAX_TITLE_WORDS:
+        return None
+    head = body[: softerror._HEAD_CHARS] if words <= softerror.MAX_WORDS else ""
+    if softerror._NOT_FOUND.search(t) or softerror._is_404_title(t) or softerror._NOT_FOUND.search(head):
+        return "soft-404"
+    if softerror._OTHER.search(t) or softerror._OTHER.search(head):
+        return "soft-error"
+    return None
+
+
+# Words and separators that NFKC, case folding or the whitespace split change: combining marks
+# after a space or a letter, compatibility characters, full-width and no-break spaces, ß, Σ.
+_TRICKY_WORDS = st.sampled_from(["not", "found", "Seite", "nicht", "gefunden", "e\u0301", "\u0301", "ﬁle", "①", "Ⅻ",
+                                  "ß", "ΣΑΣ", "页面不存在", "ｐａｇｅ", "404", "error", "x" * 40, "\u200b", "", "_"])
+_SEPARATORS = st.sampled_from([" ", "  ", "\n", "\u00a0", "\u3000", " \u0308", "\t ", "-", " . "])
+
+
+@given(st.lists(st.tuples(_TRICKY_WORDS, _SEPARATORS), max_size=700), st.sampled_from(["News", "Page not found", "Error"]),
+       st.sampled_from([3, 50, 2000]))
+def test_page_kind_normalises_a_piece_at_a_time_as_the_whole_text(words, title, piece):
+    """The long-page shortcut (_short_body: normalised and counted a piece at a time, stopping
+    past MAX_TITLE_WORDS words) gives the kind and the normalised text of the whole text."""
+    from unittest import mock
+
+    text = "".join(w + sep for w, sep in words)
+    with mock.patch.object(softerror, "_PIECE", piece):
+        assert page_kind(title, text, 200) == _page_kind_reference(title, text, 200)
+        short = softerror._short_body(text)
+    body = softerror.normalize(text)
+    words_in_body = len(softerror._WORD.findall(body))
+    assert short == (None if words_in_body > MAX_TITLE_WORDS else (body, words_in_body))
+
+
+def _compile_reference(patterns):
+    """softerror._compile as first written: each pattern with its own bounds."""
+    import re
+
+    def bounded(p):
+        if softerror._CJK.search(p):
+            return p
+        if p[0].isalnum():
+            p = r"(?<!\w)" + p
+        return p if p.endswith("$") else p + r"(?!\w)"
+
+    return re.compile("|".join(f"(?:{bounded(p)})" for p in patterns))
+
+
+_REFERENCE_PATTERNS = {"not found": _compile_reference(softerror.NOT_FOUND), "other": _compile_reference(softerror.OTHER_ERROR)}
+_FRAGMENTS = st.sampled_from(["not found", "page not found", "nicht gefunden", "找不到", "页面", "error", "error 404",
+                              "server error", ": error", "internal server error", "no encontrada", "x", "_", "1", " ",
+                              "-", "é", "page does not exist", "non trovata", "не найдено", "не найден"])
+
+
+@given(st.lists(_FRAGMENTS, max_size=12))
+def test_the_shared_bounds_match_where_each_pattern_bounded_alone_does(fragments):
+    """_compile puts the patterns bounded on both sides under one lookbehind and lookahead: a
+    search finds a match in the same strings as with each pattern bounded by itself."""
+    text = "".join(fragments)
+    for name, compiled in (("not found", softerror._NOT_FOUND), ("other", softerror._OTHER)):
+        assert bool(compiled.search(text)) == bool(_REFERENCE_PATTERNS[name].search(text)), (name, text)
+
+
+def test_page_kind_of_real_texts_as_the_reference():
+    """Texts of many languages and lengths around the word limits (the corpus's shapes)."""
+    base = ["Страница не найдена. ", "页面不存在，请返回首页。", "Page not found ", "Die Seite existiert nicht. ",
+            "A line of article text, with words. ", "e\u0301te\u0301 \u0301 ﬁ ", "ＡＢＣ ｐａｇｅ ｎｏｔ ｆｏｕｎｄ "]
+    for chunk in base:
+        for times in (1, 20, 60, 140, 151, 399, 401, 2000):
+            text = chunk * times
+            for title in ("Page Not Found", "News", "500 Internal Server Error", ""):
+                assert page_kind(title, text) == _page_kind_reference(title, text), (chunk, times, title)
 
 
 def test_cluster_kind_is_the_majority():

@@ -20,16 +20,11 @@ class TinyIndex:
         self.db = sqlite3.connect(":memory:")
         self.db.execute("CREATE TABLE pages (pid INTEGER PRIMARY KEY, id TEXT, url TEXT, host TEXT)")
         self.db.execute("CREATE TABLE clusters (pid INTEGER, cluster TEXT, keep INTEGER)")
+        self.db.execute("CREATE TABLE edges (a INTEGER, b INTEGER, kind TEXT, evidence TEXT NOT NULL, PRIMARY KEY (a, b))")
         for pid, (page_id, url, cluster, keep) in enumerate(pages):
             self.db.execute("INSERT INTO pages VALUES (?, ?, ?, ?)", (pid, page_id, url, url.split("/")[2] if "//" in url else ""))
             self.db.execute("INSERT INTO clusters VALUES (?, ?, ?)", (pid, cluster, keep))
-        self._edges = edges
-
-    def page_ident(self, pid):
-        return self.db.execute("SELECT id, url FROM pages WHERE pid=?", (pid,)).fetchone()
-
-    def edges(self):
-        yield from self._edges
+        self.db.executemany("INSERT INTO edges VALUES (?, ?, ?, ?)", edges)
 
 
 pages_strategy = st.lists(
@@ -69,15 +64,48 @@ def test_write_pairs_names_both_pages_and_keeps_the_evidence(tmp_path):
     assert (records[1]["a"], records[1]["b"], records[1]["kind"]) == ("b", "c", "near")
 
 
-def test_a_failing_writer_leaves_the_old_file(tmp_path):
-    """An edge that cannot be read (a damaged index) mid-way: the earlier pairs.jsonl stays."""
+def test_a_failing_writer_leaves_the_old_file(tmp_path, monkeypatch):
+    """The index fails to give the edges mid-way (a damaged file): the earlier pairs.jsonl stays."""
+    import pagetwin.outputs.jsonl as jsonl
+
     path = tmp_path / "pairs.jsonl"
     path.write_text("old\n")
-    pages = [("a", "u", "c", 1), ("b", "v", "c", 0)]
-    edges = [(0, 1, "exact", "{}"), (0, 1, "exact", "not json")]
-    with pytest.raises(json.JSONDecodeError):
-        write_pairs(TinyIndex(pages, edges), path)
+
+    def damaged(index):
+        yield ("a", "u", "b", "v", "exact", "[]")
+        raise sqlite3.DatabaseError("database disk image is malformed")
+
+    monkeypatch.setattr(jsonl, "index_pairs", damaged)
+    with pytest.raises(sqlite3.DatabaseError):
+        write_pairs(TinyIndex([("a", "u", "c", 1), ("b", "v", "c", 0)], []), path)
     assert path.read_text() == "old\n" and os.listdir(tmp_path) == ["pairs.jsonl"]
+
+
+_DETAIL_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | st.text(max_size=6),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3),
+    max_leaves=6,
+)
+
+
+@given(st.lists(st.tuples(st.sampled_from(["minhash", "exact", "sörted", "键"]), st.floats(0, 1),
+                          st.booleans(), st.dictionaries(st.text(max_size=5), _DETAIL_VALUES, max_size=3)),
+                max_size=4),
+       st.text(max_size=6), st.sampled_from(["duplicate", "partial", "revisit"]))
+@settings(max_examples=80, deadline=None)
+def test_pairs_lines_are_the_evidence_parsed_and_written_again(tmp_path_factory, items, page_id, kind):
+    """write_pairs puts the stored evidence in its line as it is: the same bytes as the record
+    with the evidence read (json.loads) and written again, for evidence match.evidence_json
+    wrote (any detail: non-ASCII text, floats, NaN, nested lists and objects)."""
+    from pagetwin.match import Evidence, evidence_json
+
+    evidence = evidence_json(tuple(Evidence(name, score, passed, dict(detail)) for name, score, passed, detail in items))
+    pages = [(page_id, "http://x/ä", "c", 1), ("b\u2028", "http://x/b", "c", 0)]
+    path = tmp_path_factory.mktemp("out") / "pairs.jsonl"
+    assert write_pairs(TinyIndex(pages, [(0, 1, kind, evidence)]), path) == 1
+    record = {"a": page_id, "b": "b\u2028", "url_a": "http://x/ä", "url_b": "http://x/b", "kind": kind,
+              "evidence": json.loads(evidence)}
+    assert path.read_text(encoding="utf-8") == json.dumps(record, ensure_ascii=False) + "\n"
 
 
 def test_write_summary_is_whole_json_and_keeps_non_ascii(tmp_path):
