@@ -19,17 +19,17 @@ real cluster grows with N (about 1.1 copies of each source page at 10,000 pages,
 the link step's work grows faster than N, so it cannot show a flat cost per page.
 
 ``--copies K`` (fixed duplicate sets): every distinct page is written K times, itself and K - 1
-seeded mirror copies, whatever N is. Distinct pages are the source pages (generation 0) and then,
-while more are needed, *fresh pages* made from them (generation g = 1, 2, ...): the page's own
-markup with every ASCII word of 3+ letters in its text swapped for a word drawn from the words of
-the generation-0 text, seeded by (seed, g, page), except inside scripts, styles, ``<nav>``,
-``<header>`` and ``<footer>`` (so that most of the site's template stays). Its text shares with its
-source only what is not an ASCII word (digits, punctuation, other scripts): sources with fewer than
-``FRESH_MIN_WORDS`` ASCII words, or whose ASCII words are less than ``FRESH_MIN_SHARE`` of the text,
-take part in generation 0 only. Templates that are not marked up as navigation are rewritten too,
-so fresh pages lose some of their site template. The truth's ``source`` is
-``<key>`` for generation 0 and ``<key>#g<g>`` after, so the known clusters have exactly K pages
-(the last one may be cut at N).
+seeded mirror copies, whatever N is, and the distinct pages are all *fresh pages*, so that no two
+sets are near copies of each other (the real sources hold near copies of their own: soft 404s,
+one template's pages). A fresh page of generation g = 1, 2, ... is a source page's own markup with
+every ASCII word of 3+ letters in its text swapped for a word drawn from the words of all the
+sources' text (a seeded reservoir, so drawn as often as they are used), seeded by (seed, g,
+page), except inside scripts, styles, ``<nav>``, ``<header>`` and ``<footer>`` (so that most of the
+site's template stays; templates not marked up as such are rewritten and lost). Only sources with
+``FRESH_MIN_WORDS`` ASCII words that are ``FRESH_MIN_SHARE`` of their text or more are used
+(mostly English pages), in a seeded order, so that every N holds the same mix of sources; they
+are held in memory while the crawl is written. The truth's ``source`` is ``<key>#g<g>``: the
+known clusters have exactly K pages (the last one may be cut at N).
 
 Usage: python -m bench.corpus --pages 20000 [--out bench/data/corpus-20000.warc.gz] [--seed 0]
        [--copies K]
@@ -376,25 +376,21 @@ def fresh_page(body: bytes, pool: WordPool, key: str, generation: int, seed: int
     return b"".join(out)
 
 
-def _fixed_sets(read_sources: Callable[[], Iterable[SourcePage]], copies: int, seed: int
-                ) -> Iterator[tuple[SourcePage, str, int]]:
-    """(page, truth key, generation) of every distinct page, generation by generation, without
-    end (the caller stops); each is then written ``copies`` times."""
+def _fixed_sets(read_sources: Callable[[], Iterable[SourcePage]], seed: int) -> Iterator[tuple[SourcePage, str, int]]:
+    """(page, truth key, generation) of every distinct page without end (the caller stops): fresh
+    pages of the usable sources, taken in a seeded order (so that any N holds the same mix of
+    sources), generation 1, then 2, ... The usable sources are held in memory."""
     pool = WordPool(seed)
-    fresh_sources: set[str] = set()
-    for source in read_sources():
-        if pool.learn(source.body):
-            fresh_sources.add(source.key)
-        yield source, source.key, 0
-    if not pool.words or not fresh_sources:
+    usable = [source for source in read_sources() if pool.learn(source.body)]
+    if not usable:
         raise DataMissing("no source page has enough ASCII words to make fresh pages from")
+    random.Random(f"order:{seed}").shuffle(usable)
     generation = 1
     while True:
-        for source in read_sources():
-            if source.key in fresh_sources:
-                body = fresh_page(source.body, pool, source.key, generation, seed)
-                yield SourcePage(source.key, fresh_url(source.url, generation), body, source.content_type), \
-                    f"{source.key}#g{generation}", generation
+        for source in usable:
+            body = fresh_page(source.body, pool, source.key, generation, seed)
+            yield SourcePage(source.key, fresh_url(source.url, generation), body, source.content_type), \
+                f"{source.key}#g{generation}", generation
         generation += 1
 
 
@@ -479,7 +475,7 @@ def _build_fixed_sets(pages: int, out: Path, seed: int, read_sources: Callable[[
     started = time.monotonic()
     with open(tmp, "wb") as stream, open(truth_tmp, "w", encoding="utf-8") as truth:
         writer = CrawlWriter(stream)
-        distinct = _fixed_sets(read_sources, copies, seed)
+        distinct = _fixed_sets(read_sources, seed)
         while written < pages:
             page, key, generation = next(distinct)
             sets += 1
@@ -500,7 +496,7 @@ def _build_fixed_sets(pages: int, out: Path, seed: int, read_sources: Callable[[
         "pages": written,
         "duplicate_sets": sets,
         "copies": copies,
-        "generations": generation + 1,
+        "generations": generation,
         "html_bytes": total_bytes,
         "warc_bytes": out.stat().st_size,
         "seconds": round(time.monotonic() - started, 1),

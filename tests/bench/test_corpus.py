@@ -73,6 +73,7 @@ def test_fixed_sets_have_exactly_k_pages_whatever_n(tmp_path):
     sizes = Counter(t["source"] for t in truth)
     assert sorted(sizes.values()) == [2] + [3] * 6  # the last set is cut at N
     assert {t["source"] for t in truth if t["generation"] == 1} == {"s0#g1", "s1#g1", "s2#g1"}
+    assert all(t["generation"] >= 1 for t in truth) and {t["generation"] for t in truth} == {1, 2, 3}
     urls = [r.headers["WARC-Target-URI"] for r in
             ArchiveIterator(open(out, "rb"), record_types=WarcRecordType.response)]
     assert len(set(urls)) == 20
