@@ -5,12 +5,15 @@ A copy of ``--index`` (at least 20,000 pages for the issue's figure) is served b
 serve`` in a child process; ``--clients`` threads, each with its own keep-alive connection,
 send ``POST /query`` with pages of ``--pages-from`` (a WARC, JSONL or folder) until
 ``--queries`` were answered or ``--seconds`` passed, then ``POST /add`` of one page each the
-same way (``--adds``). Reported: requests/s, p50 and p99 latency per phase, errors, and the
-server's resident memory (VmRSS now, VmHWM peak) after each phase. Clients and server share
-the machine: on 2 cores the clients' own CPU is part of what is measured.
+same way (``--adds``), then both at once (``--mixed``: the query clients, and one client adding
+``--adds`` more pages: what a crawler asking and adding at once sees). Reported: requests/s, p50
+and p99 latency per phase, errors, and the server's resident memory (VmRSS now, VmHWM peak)
+after each phase. Clients and server share the machine: on 2 cores the clients' own CPU is part
+of what is measured. The server is the ``pagetwin`` on ``sys.path`` (PYTHONPATH selects
+another checkout's, to compare two in one run).
 
     nice -n 10 .venv/bin/python -m bench.serve_load --index /tmp/add_cost/index-20000.sqlite \
-        --pages-from bench/data/corpus-5000.warc.gz --clients 4 --queries 400 --adds 200
+        --pages-from bench/data/corpus-5000.warc.gz --clients 4 --queries 400 --adds 200 [--mixed]
 """
 
 from __future__ import annotations
@@ -52,6 +55,20 @@ def _memory(pid: int) -> dict[str, float]:
         if name in ("VmRSS", "VmHWM"):
             fields[name] = round(int(value.split()[0]) / 1024, 1)
     return {"rss_mb": fields.get("VmRSS"), "peak_rss_mb": fields.get("VmHWM")}
+
+
+def _together(host: str, port: int, bodies: list[bytes], clients: int, queries: int, adds: int, seconds: float) -> dict:
+    """Queries from ``clients`` clients while one client adds pages (the last ``adds`` bodies,
+    not added before), each side bounded in count and by ``seconds``."""
+    out: dict = {}
+    fresh = [b.replace(b'"id": "load:', b'"id": "mixed:', 1) for b in bodies[-adds:]]
+    sides = [("query", "/query", bodies, clients, queries), ("add", "/add", fresh, 1, adds)]
+    threads = [threading.Thread(target=lambda n=n, a=a: out.__setitem__(n, _phase(host, port, *a, seconds))) for n, *a in sides]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return out
 
 
 def _phase(host: str, port: int, path: str, bodies: list[bytes], clients: int, total: int, seconds: float) -> dict:
@@ -112,6 +129,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--queries", type=int, default=400)
     parser.add_argument("--adds", type=int, default=200)
     parser.add_argument("--seconds", type=float, default=120.0, help="time cap per phase")
+    parser.add_argument("--mixed", action="store_true", help="then queries and adds at once")
     args = parser.parse_args(argv)
     work = Path(tempfile.mkdtemp(prefix="pagetwin-serve-load-"))
     copy = work / "index.sqlite"
@@ -136,6 +154,9 @@ def main(argv: list[str] | None = None) -> int:
         result["memory_after_queries"] = _memory(proc.pid)
         result["add"] = _phase(host, int(port), "/add", bodies, args.clients, args.adds, args.seconds)
         result["memory_after_adds"] = _memory(proc.pid)
+        if args.mixed:
+            result["mixed"] = _together(host, int(port), bodies, args.clients, args.queries, args.adds, args.seconds)
+            result["memory_after_mixed"] = _memory(proc.pid)
         print(json.dumps(result, indent=1))
     finally:
         proc.terminate()

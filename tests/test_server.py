@@ -168,6 +168,38 @@ def test_a_readonly_server_refuses_adds(server, tmp_path):
     assert s.call("GET", "/health")[1]["pages"] == 1
 
 
+def test_queries_are_answered_while_an_add_runs(server):
+    """Many readers, one writer: a batch add in progress does not hold back the queries, and
+    once answered, its pages are what the readers see."""
+    s = server("--readers", "2")
+    html, near = _story()
+    assert s.call("POST", "/add", {"url": "https://news.example/bridge", "html": html})[0] == 200
+    batch = [{"id": f"b{i}", "url": f"https://news.example/b{i}", "html": page(f"Story {i}", article(200 + i))} for i in range(150)]
+    answer: dict = {}
+
+    def add() -> None:
+        answer["started"] = time.monotonic()
+        answer["status"], answer["body"] = s.call("POST", "/add", {"pages": batch})
+        answer["answered"] = time.monotonic()
+
+    adding = threading.Thread(target=add)
+    adding.start()
+    answered_at = []
+    while adding.is_alive():
+        status, result = s.call("POST", "/query", {"url": "https://mirror.example/bridge", "html": near})
+        assert status == 200 and result["matches"][0]["id"] == "https://news.example/bridge"
+        answered_at.append(time.monotonic())
+    adding.join()
+    assert answer["status"] == 200 and len(answer["body"]["added"]) == 150
+    # Answered in the second half of the add (one request at a time, they would wait for it).
+    half = (answer["started"] + answer["answered"]) / 2
+    assert sum(half <= t < answer["answered"] for t in answered_at) >= 3, (answer, answered_at)
+    assert s.call("GET", "/health")[1]["pages"] == 151 and s.call("GET", "/pages/b149")[0] == 200
+    status, again = s.call("POST", "/query", batch[7])
+    assert status == 200 and again["matches"][0]["id"] == "b7" and again["matches"][0]["kind"] == "exact"
+    assert s.call("GET", "/stats")[1]["index"]["writable"] is True
+
+
 def test_kill_9_during_adds_loses_no_answered_add(server, tmp_path):
     s = server()
     answered: list[str] = []

@@ -180,14 +180,18 @@ class Index:
         return cls(_Store(":memory:", settings.to_dict()), settings, writable=True)
 
     @classmethod
-    def open(cls, path: str | Path, settings: Settings | None = None, readonly: bool = False) -> Index:
+    def open(cls, path: str | Path, settings: Settings | None = None, readonly: bool = False, live: bool = False) -> Index:
         """The index at ``path`` (a file, or a ``pagetwin dedup --out`` folder), created when
         missing (not with ``readonly``). An existing index keeps the settings it was built
         with: ``settings``, when given, must fingerprint pages as they do (IndexError_ naming
         the setting otherwise). Writable, it takes the index's lock (waiting up to
-        ``run.lock_timeout`` seconds for a dedup run or another writer: IndexBusy)."""
+        ``run.lock_timeout`` seconds for a dedup run or another writer: IndexBusy).
+        ``readonly`` with ``live``: a writer adds to the index while it is read (each query
+        sees the adds committed before it); without, a cleanly closed index is read as a
+        file that does not change. A read-only index may be used from any thread, one at a
+        time."""
         if readonly:
-            return cls._open_readonly(path, settings)
+            return cls._open_readonly(path, settings, live)
         from pagetwin.index.lock import IndexLock
 
         file = Path(path) / "index.sqlite" if Path(path).is_dir() else Path(path)
@@ -203,11 +207,11 @@ class Index:
             raise
 
     @classmethod
-    def _open_readonly(cls, path: str | Path, settings: Settings | None) -> Index:
+    def _open_readonly(cls, path: str | Path, settings: Settings | None, live: bool = False) -> Index:
         from pagetwin.index.sqlite import index_file
         from pagetwin.query import Matcher
 
-        matcher = Matcher(index_file(path), settings)  # the checks of pagetwin query
+        matcher = Matcher(index_file(path), settings, live=live)  # the checks of pagetwin query
         return cls(matcher.index, matcher.settings, writable=False)
 
     def close(self) -> None:

@@ -196,7 +196,7 @@ def _add_report(sub) -> None:
 
 
 def _add_serve(sub) -> None:
-    from pagetwin.server import DEFAULT_PORT, MAX_BATCH, MAX_BODY, TOKEN_ENV
+    from pagetwin.server import DEFAULT_PORT, MAX_BATCH, MAX_BODY, READERS, TOKEN_ENV
 
     p = sub.add_parser(
         "serve", help="answer queries and adds for one index over HTTP/JSON (127.0.0.1 by default; the serve extra)",
@@ -211,6 +211,8 @@ def _add_serve(sub) -> None:
     p.add_argument("--readonly", action="store_true", help="serve queries only; the index is not written (no lock taken)")
     p.add_argument("--max-body", type=int, default=MAX_BODY, metavar="BYTES", help=f"largest request body (default {MAX_BODY})")
     p.add_argument("--max-batch", type=int, default=MAX_BATCH, metavar="PAGES", help=f"most pages in one request (default {MAX_BATCH})")
+    p.add_argument("--readers", type=int, default=READERS, metavar="N",
+                   help=f"read-only connections answering queries side by side (default {READERS}); adds go through one writer")  # fmt: skip
     p.set_defaults(func=cmd_serve)
 
 
@@ -478,13 +480,13 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
 
     from pagetwin.server import TOKEN_ENV, serve
 
-    if args.max_body < 1 or args.max_batch < 1 or not 0 <= args.port <= 65535:
-        raise ConfigError("--max-body and --max-batch must be at least 1, --port from 0 to 65535")
+    if args.max_body < 1 or args.max_batch < 1 or args.readers < 1 or not 0 <= args.port <= 65535:
+        raise ConfigError("--max-body, --max-batch and --readers must be at least 1, --port from 0 to 65535")
     if args.readonly:
         from pagetwin.index.sqlite import index_file
 
         index_file(args.index)  # a missing index is an error when it is only read
-    serve(args.index, args.host, args.port, os.environ.get(TOKEN_ENV) or None, args.readonly, args.max_body, args.max_batch)
+    serve(args.index, args.host, args.port, os.environ.get(TOKEN_ENV) or None, args.readonly, args.max_body, args.max_batch, readers=args.readers)
     return 0
 
 

@@ -29,15 +29,16 @@ _EXACT = Evidence("payload", 1.0, True, {"payload_digest": "equal"})
 class Matcher:
     """A read-only view of one index that finds the stored pages matching a page."""
 
-    def __init__(self, path: str | Path, settings: Settings | None = None) -> None:
+    def __init__(self, path: str | Path, settings: Settings | None = None, live: bool = False) -> None:
         """``settings``: None for the index's own; given, they must equal the index's on every
-        setting that changes fingerprints (else IndexError_ naming it)."""
+        setting that changes fingerprints (else IndexError_ naming it). ``live``: a writer may
+        add to the index while it is read (never opened immutable)."""
         from pagetwin.app import stored_model
         from pagetwin.pipeline import Worker
 
         file = index_file(path)
         has_wal = file.with_name(file.name + "-wal").exists()
-        self.index = Index.open_readonly(file, immutable=not has_wal)
+        self.index = Index.open_readonly(file, immutable=not (live or has_wal))
         try:
             stored = self.index.stored_settings()
             if stored is None:

@@ -15,20 +15,26 @@ it is read whole, a batch of more than ``max_batch`` pages with 413; bad JSON is
 cannot be used (no HTML or text, a field of the wrong type, HTML that cannot be analysed) 422,
 each with {"error": reason}: a user's mistake is never a 500.
 
-Requests are answered one at a time, in the event loop's thread (fingerprinting is CPU-bound
-Python: threads would only take turns at the GIL); the index's SQLite connection is used by
-that thread alone. The server holds the index's lock (one writer); ``readonly`` serves an index
-without it (POST /add then answers 403), and any number of read-only servers and ``pagetwin
-query`` runs may read one index while a writer adds to it (SQLite WAL).
+Many readers, one writer (``Service``): queries, pages and counts are answered in worker
+threads, each on one of ``readers`` read-only connections of its own (SQLite WAL: a reader sees
+every add committed before its statement, never half of one), while adds are serialised
+through the one writable ``pagetwin.api.Index``, used by one writer thread alone. A query no
+longer waits for an add in progress, nor for the other queries while SQLite reads or the
+native kernels run (fingerprinting in Python still takes turns at the GIL). The server holds
+the index's lock (one writer); ``readonly`` serves an index without it (POST /add then answers
+403), and any number of read-only servers and ``pagetwin query`` runs may read one index while
+a writer adds to it.
 """
 
 from __future__ import annotations
 
 import hmac
 import json
+import queue
 import socket
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from pagetwin.config import ConfigError
@@ -37,6 +43,7 @@ TOKEN_ENV = "PAGETWIN_SERVE_TOKEN"
 DEFAULT_PORT = 8765
 MAX_BODY = 16 * 1024 * 1024  # bytes of one request body
 MAX_BATCH = 1000  # pages of one request
+READERS = 4  # read-only connections answering queries side by side
 LOOPBACK = ("127.0.0.1", "::1", "localhost")
 
 
@@ -59,8 +66,57 @@ class _Refused(Exception):
         self.status, self.reason = status, reason
 
 
-def create_app(index: Any, token: str | None = None, max_body: int = MAX_BODY, max_batch: int = MAX_BATCH) -> Any:
-    """The ASGI application over an open ``pagetwin.api.Index``."""
+class Service:
+    """The index behind a server: one writer (a writable ``pagetwin.api.Index`` opened, used
+    and closed in one thread of its own: adds run one at a time, in order) and a pool of
+    read-only ``Index`` connections (each used by one thread at a time) for everything else."""
+
+    def __init__(self, index_path: str, readonly: bool = False, readers: int = READERS) -> None:
+        from pagetwin.api import Index
+
+        self.readonly = readonly
+        self._writer_thread = None if readonly else ThreadPoolExecutor(1, thread_name_prefix="pagetwin-writer")
+        self._writer = None if self._writer_thread is None else self._writer_thread.submit(Index.open, index_path).result()
+        self._readers: queue.Queue = queue.Queue()
+        try:
+            for _ in range(max(1, readers)):  # opened after the writer: it created the file, and its WAL
+                self._readers.put(Index.open(index_path, readonly=True, live=True))
+        except BaseException:
+            self.close()
+            raise
+
+    async def read(self, call: Any) -> Any:
+        """``call(index)`` on a free read-only index, in a worker thread."""
+        from starlette.concurrency import run_in_threadpool
+
+        return await run_in_threadpool(self._with_reader, call)
+
+    def _with_reader(self, call: Any) -> Any:
+        index = self._readers.get()
+        try:
+            return call(index)
+        finally:
+            self._readers.put(index)
+
+    async def write(self, call: Any) -> Any:
+        """``call(index)`` on the writable index, in the writer's thread, after the calls
+        before it."""
+        import asyncio
+
+        return await asyncio.wrap_future(self._writer_thread.submit(call, self._writer))
+
+    def close(self) -> None:
+        """Close the readers, then the writer in its thread (its lock released)."""
+        while not self._readers.empty():
+            self._readers.get_nowait().close()
+        if self._writer_thread is not None:
+            if self._writer is not None:
+                self._writer_thread.submit(self._writer.close).result()
+            self._writer_thread.shutdown()
+
+
+def create_app(service: Service, token: str | None = None, max_body: int = MAX_BODY, max_batch: int = MAX_BATCH) -> Any:
+    """The ASGI application over an open ``Service``."""
     from starlette.applications import Starlette
     from starlette.exceptions import HTTPException
     from starlette.responses import JSONResponse
@@ -85,30 +141,31 @@ def create_app(index: Any, token: str | None = None, max_body: int = MAX_BODY, m
 
     async def query(request: Any) -> dict[str, Any]:
         pages, batch = _pages(await _json_body(request, max_body), max_batch)
-        results = [r.to_dict() for r in _checked(lambda: list(index.query_many(pages)))]
+        results = await service.read(lambda index: [r.to_dict() for r in _checked(lambda: list(index.query_many(pages)))])
         counters["queries"] += len(results)
         return {"results": results} if batch else results[0]
 
     async def add(request: Any) -> dict[str, Any]:
-        if not index.writable:
+        if service.readonly:
             raise _Refused(403, "this server's index is read only (pagetwin serve --readonly)")
         pages, batch = _pages(await _json_body(request, max_body), max_batch)
-        added = [a.to_dict() for a in _checked(lambda: index.add(pages, on_error="raise"))]
+        added = await service.write(lambda index: [a.to_dict() for a in _checked(lambda: index.add(pages, on_error="raise"))])
         counters["adds"] += 1
         counters["pages_added"] += sum(1 for a in added if a["status"] == "added")
         return {"added": added} if batch else added[0]
 
     async def page(request: Any) -> dict[str, Any]:
-        found = index.get(request.path_params["ref"])
+        found = await service.read(lambda index: index.get(request.path_params["ref"]))
         if found is None:
             raise _Refused(404, f"no page {request.path_params['ref']!r} in the index (by id, nor by URL)")
         return found
 
     async def health(request: Any) -> dict[str, Any]:
-        return {"status": "ok", "pages": len(index)}
+        return {"status": "ok", "pages": await service.read(len)}
 
     async def stats(request: Any) -> dict[str, Any]:
-        return {"index": index.stats(), "server": {**counters, "uptime_seconds": round(time.time() - counters["started"], 1)}}
+        counts = {**await service.read(lambda index: index.stats()), "writable": not service.readonly}
+        return {"index": counts, "server": {**counters, "uptime_seconds": round(time.time() - counters["started"], 1)}}
 
     async def openapi(request: Any) -> dict[str, Any]:
         return openapi_document(max_body, max_batch, bool(token))
@@ -208,24 +265,24 @@ def serve(
     max_body: int = MAX_BODY,
     max_batch: int = MAX_BATCH,
     log: Any = lambda m: print(m, file=sys.stderr, flush=True),
+    readers: int = READERS,
 ) -> None:
     """Serve the index at ``index_path`` until interrupted (SIGINT/SIGTERM), then close it."""
     require_serve_extra()
     check_binding(host, token)
     import uvicorn
 
-    from pagetwin.api import Index
-
-    index = Index.open(index_path, readonly=readonly)
+    service = Service(index_path, readonly, readers)
     try:
         sock = listening_socket(host, port)
         shown = f"[{host}]" if ":" in host else host
-        log(f"pagetwin serve: listening on http://{shown}:{sock.getsockname()[1]} (index {index_path}, {len(index)} pages"
+        pages = service._with_reader(len)
+        log(f"pagetwin serve: listening on http://{shown}:{sock.getsockname()[1]} (index {index_path}, {pages} pages, {readers} readers"
             f"{', read only' if readonly else ''}{', bearer token required' if token else ''})")  # fmt: skip
-        config = uvicorn.Config(create_app(index, token, max_body, max_batch), log_level="warning", access_log=False)
+        config = uvicorn.Config(create_app(service, token, max_body, max_batch), log_level="warning", access_log=False)
         uvicorn.Server(config).run(sockets=[sock])
     finally:
-        index.close()
+        service.close()
 
 
 def openapi_document(max_body: int, max_batch: int, auth: bool) -> dict[str, Any]:

@@ -183,12 +183,13 @@ class Index:
     def open_readonly(cls, path: str | Path, immutable: bool = False) -> Index:
         """An existing index, read only: no run is recorded, nothing can be written.
         ``immutable``: the file is known not to change while read (no writer, no WAL file), so
-        SQLite reads it without creating -wal/-shm files beside it."""
+        SQLite reads it without creating -wal/-shm files beside it. Usable from any thread,
+        one at a time (the server's readers)."""
         self = cls.__new__(cls)
         self.path = Path(path)
         try:
             query = "mode=ro&immutable=1" if immutable else "mode=ro"
-            self.db = sqlite3.connect(f"{self.path.resolve().as_uri()}?{query}", uri=True)
+            self.db = sqlite3.connect(f"{self.path.resolve().as_uri()}?{query}", uri=True, check_same_thread=False)
             self.db.execute("SELECT 1 FROM pages LIMIT 1")
         except sqlite3.DatabaseError as exc:
             raise IndexError_(f"{self.path} is not a pagetwin index: {exc}") from exc
