@@ -1,0 +1,93 @@
+"""index.sqlite's page-writing path for a run's pass 2: PageBatch (pages held and written one
+executemany per table) and the secondary indexes a new index builds after its pages."""
+
+import sqlite3
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from pagetwin.config import Settings
+from pagetwin.index.sqlite import DEFERRED_INDEXES, Index
+
+
+def _row(i, source="s", **kw):
+    return {
+        "id": f"p{i}", "url": f"http://h/{i}", "host": "h", "source": source, "kind": "response", "crawl_date": None,
+        "text_len": i, "payload_digest": f"d{i % 3}", "refers_to_digest": None, "lang": "en", "title": f"t{i}",
+        "text": b"x" * i, "error": None, "warc_offset": i * 10 if i % 2 else None, "http_status": 200 if i % 3 else None,
+        "metadata": {"n": i, "é": [1, 2]} if i % 4 == 0 else None, **kw,
+    }  # fmt: skip
+
+
+def _fingerprints(i):
+    return {"minhash": b"m%d" % i, "exact": b"e"}, {"minhash": [i, i + 1, 7], "exact": [i % 2]}
+
+
+def _tables(idx):
+    return [idx.db.execute(f"SELECT * FROM {t} ORDER BY 1, 2, 3").fetchall() for t in ("pages", "features", "keys")]
+
+
+@given(st.lists(st.sampled_from(["one", "flush"]), max_size=30), st.integers(0, 3))
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_a_batch_writes_what_adding_one_page_at_a_time_writes(tmp_path, steps, before):
+    """The same rows and pids as Index.add_page + add_fingerprints page by page, whatever the
+    flushes in between, on an index holding pages of an earlier run."""
+    paths = [tmp_path / f"{name}-{len(steps)}-{before}.sqlite" for name in ("one", "batch")]
+    one, batched = (Index(p, Settings().to_dict()) for p in paths)
+    for idx in (one, batched):
+        for i in range(before):
+            idx.add_fingerprints(idx.add_page(_row(100 + i)), *_fingerprints(100 + i))
+    batch = batched.page_batch()
+    for i, step in enumerate(steps):
+        pid = batch.add_page(_row(i))
+        assert pid == one.add_page(_row(i))
+        batch.add_fingerprints(pid, *_fingerprints(i))
+        one.add_fingerprints(pid, *_fingerprints(i))
+        assert batch.known_pid(f"p{i}", "s") == one.known_pid(f"p{i}", "s")
+        if step == "flush":
+            batch.flush()
+    batch.flush()
+    assert _tables(batched) == _tables(one)
+    for path in paths:
+        path.unlink()
+
+
+def test_a_page_held_twice_is_refused_as_the_index_refuses_it(tmp_path):
+    idx = Index(tmp_path / "i.sqlite", Settings().to_dict())
+    batch = idx.page_batch()
+    batch.add_page(_row(1))
+    batch.add_page(_row(1, source="other"))  # the same id from another file is another page
+    with pytest.raises(sqlite3.IntegrityError):
+        batch.add_page(_row(1))
+    batch.flush()
+    with pytest.raises(sqlite3.IntegrityError):
+        idx.add_page(_row(1))
+    assert batch.known_pid("p1", "other") == 2 and batch.known_pid("p9", "s") is None
+
+
+def _index_names(idx):
+    return {n for (n,) in idx.db.execute("SELECT name FROM sqlite_master WHERE type='index' AND sql IS NOT NULL")}
+
+
+def test_deferred_indexes_are_built_again_and_an_opened_index_has_them_all(tmp_path):
+    """Dropped for a new index's pass 2 and created after it with the schema's own statements;
+    an index left without them (a run killed in between) has them again when opened."""
+    path = tmp_path / "i.sqlite"
+    idx = Index(path, Settings().to_dict())
+    every = _index_names(idx)
+    assert set(DEFERRED_INDEXES) <= every
+    idx.begin()
+    statements = idx.drop_deferred_indexes()
+    assert _index_names(idx) == every - set(DEFERRED_INDEXES) and len(statements) == len(DEFERRED_INDEXES)
+    idx.commit()
+    idx.db.close()  # killed here: the file lacks them
+    again = Index(path, Settings().to_dict())
+    assert _index_names(again) == every
+    again.begin()
+    statements = again.drop_deferred_indexes()
+    again.create_indexes(statements)
+    again.commit()
+    assert _index_names(again) == every
+    plan = again.db.execute("EXPLAIN QUERY PLAN SELECT pid FROM keys WHERE algo='minhash' AND key=1").fetchall()
+    assert "keys_by_key" in str(plan)
