@@ -7,7 +7,9 @@ has none), snapshotted — or, with ``--from-index``, cut from one index ``paget
 copy of each: once as one batch, once one page per ``add``. For each: the add's wall time, and,
 on the index after the add, the time of verifying the new pages' pairs only
 (``match.find_new_edges``) against matching the whole index again (``match.find_edges``, what
-every add cost before), measured in the same run.
+every add cost before), measured in the same run (``--skip-full``: not). Each time is given as
+wall seconds and as the process's CPU seconds (``cpu_``: what the machine's other load does not
+change much; the process runs one thread).
 
     nice -n 10 .venv/bin/python -m bench.add_cost bench/data/corpus-20000.warc.gz \
         --new-from bench/data/corpus-5000.warc.gz --sizes 2000 10000 20000 --new 100 \
@@ -92,7 +94,25 @@ def truncated(source: Path, sizes: list[int], work: Path) -> dict[int, Path]:
     return snaps
 
 
-def measure(snapshot: Path, new_pages: list, work: Path, modes: tuple[str, ...] = ("batch", "single")) -> dict:
+def _timed_commits(store) -> list[float]:
+    """The seconds of each commit of ``store`` from now on (its WAL written and, with
+    synchronous=FULL, synced)."""
+    times: list[float] = []
+    commit = store.commit
+
+    def timed() -> None:
+        t = time.monotonic()
+        commit()
+        times.append(time.monotonic() - t)
+
+    store.commit = timed
+    return times
+
+
+def measure(
+    snapshot: Path, new_pages: list, work: Path, modes: tuple[str, ...] = ("batch", "single"), skip_full: bool = False,
+    synchronous: str | None = None,
+) -> dict:  # fmt: skip
     from pagetwin.api import Index
     from pagetwin.match import MatchStats, find_edges, find_new_edges
 
@@ -101,20 +121,30 @@ def measure(snapshot: Path, new_pages: list, work: Path, modes: tuple[str, ...] 
         copy = work / f"m-{mode}.sqlite"
         shutil.copy(snapshot, copy)
         with Index.open(copy) as index:
+            if synchronous is not None:
+                index._store.db.execute(f"PRAGMA synchronous={synchronous}")
+            commits = _timed_commits(index._store)
             index.query(new_pages[0])  # warm-up, not counted: models (language, morphology) load on first use
             before = len(index)
             first_new = index._store.max_pid()
-            t = time.monotonic()
+            t, cpu = time.monotonic(), time.process_time()
             if mode == "batch":
                 index.add(new_pages)
                 out["batch_s"] = round(time.monotonic() - t, 3)
+                out["cpu_batch_s"] = round(time.process_time() - cpu, 3)
             else:
-                each = []
+                each, each_cpu = [], []
                 for page in new_pages:
-                    s = time.monotonic()
+                    s, c = time.monotonic(), time.process_time()
                     index.add(page)
                     each.append(time.monotonic() - s)
+                    each_cpu.append(time.process_time() - c)
                 out["single_total_s"] = round(sum(each), 3)
+                out["cpu_single_total_s"] = round(sum(each_cpu), 3)
+                out["cpu_single_p50_ms"] = round(1000 * statistics.median(each_cpu), 1)
+                out["cpu_single_slowest"] = [round(x, 2) for x in sorted(each_cpu, reverse=True)[:5]]
+                out["single_commit_p50_ms"] = round(1000 * statistics.median(commits), 2)  # the commit alone (its WAL sync)
+                out["synchronous"] = index._store.db.execute("PRAGMA synchronous").fetchone()[0]  # 1 NORMAL, 2 FULL
                 out["single_p50_ms"] = round(1000 * statistics.median(each), 1)
                 out["single_p99_ms"] = round(1000 * sorted(each)[int(0.99 * (len(each) - 1))], 1)
                 out["single_max_ms"] = round(1000 * max(each), 1)
@@ -128,10 +158,12 @@ def measure(snapshot: Path, new_pages: list, work: Path, modes: tuple[str, ...] 
             t = time.monotonic()
             new = find_new_edges(store, algorithms, max_bucket, MatchStats(), first_new, list(store.revisit_pairs()))
             out["match_new_s"] = round(time.monotonic() - t, 3)
+            out["new_edges"], out["retracted"] = len(new.edges), len(new.retracted)
+            if skip_full:
+                continue
             t = time.monotonic()
             full = find_edges(store, algorithms, max_bucket, MatchStats(), list(store.revisit_pairs()))
             out["match_all_s"] = round(time.monotonic() - t, 3)
-            out["new_edges"], out["retracted"] = len(new.edges), len(new.retracted)
             out["edges"] = len(full)
         copy.unlink()
     return out
@@ -145,6 +177,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--new", type=int, default=100)
     parser.add_argument("--modes", nargs="+", choices=("batch", "single"), default=["batch", "single"],
                         help="one add of the batch, and/or one add per page")  # fmt: skip
+    parser.add_argument("--synchronous", choices=("normal", "full"), default=None,
+                        help="SQLite's synchronous for the adds (default: the API's, full: each answered add synced to disk)")  # fmt: skip
+    parser.add_argument("--skip-full", action="store_true", help="do not time matching every bucket again (slow on big indexes)")
     parser.add_argument("--work", type=Path, default=None, help="folder for the indexes (default: a temporary one)")
     parser.add_argument("--from-index", type=Path, default=None,
                         help="take the first N pages of this dedup-built index instead of building through the API")  # fmt: skip
@@ -160,7 +195,7 @@ def main(argv: list[str] | None = None) -> int:
     new_pages = pool[-args.new :]
     rows = []
     for size in sorted(snaps):
-        row = {"size": size, **measure(snaps[size], new_pages, work, tuple(args.modes))}
+        row = {"size": size, **measure(snaps[size], new_pages, work, tuple(args.modes), args.skip_full, args.synchronous)}
         rows.append(row)
         print(json.dumps(row), flush=True)
     return 0

@@ -25,8 +25,10 @@ link lists) but no site template, and keywords are weighted by density. Build th
 Each ``add`` is one transaction: the pages, the edges of the new pages (only the pairs with a
 new page are verified, ``match.find_new_edges``) and the clusters of the components they
 touch (``app.recluster``: as one run over all the pages would form them) are committed before
-``add`` returns, so a page whose ``add`` returned survives a crash of the process (kill -9;
-SQLite WAL). A writable index holds the clusters it has made in memory (``pagetwin.held``): a
+``add`` returns, so a page whose ``add`` returned survives a crash of the process (kill -9)
+and of the machine (power loss): the writer's commits are SQLite WAL commits with
+``synchronous=FULL`` (the WAL is fsync'd before the commit returns; a disk that acknowledges
+writes it has not stored is beyond any of this). A writable index holds the clusters it has made in memory (``pagetwin.held``): a
 later page joining one of them is placed without reading its component again. A writable index
 holds the index's lock (``index.lock``) while open: one writer at a time (a ``pagetwin dedup``
 on it waits, then gives up with a message), any number of readers (``Index.open(path,
@@ -168,6 +170,8 @@ class Index:
         self._worker = Worker(settings, stored_model(store, settings))
         self._matcher = Matcher.over(store, settings, self._worker)
         self._held: Any = None  # held.Held: the clusters this writer holds, made on the first add
+        if writable:  # an answered add survives power loss: SQLite syncs the WAL before each commit returns
+            store.db.execute("PRAGMA synchronous=FULL")
 
     # -- opening --------------------------------------------------------------------------
 
