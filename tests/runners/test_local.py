@@ -204,3 +204,33 @@ def test_pass_1_progress_measures_the_bytes_of_the_inputs(tmp_path, monkeypatch)
     assert seen and all(total == size for _, total in seen)
     positions = [n for n, _ in seen]
     assert positions == sorted(positions) and 0 < positions[len(positions) // 2] < size
+
+
+@pytest.mark.parametrize("lang, shared", [("", True), ("en", False)])
+def test_forked_workers_share_the_language_model_the_parent_loaded(tmp_path, monkeypatch, lang, shared):
+    """With the fork start method the parent loads py3langid's model before the pool starts
+    (when the language is detected): each worker finds it loaded instead of loading its own."""
+    import multiprocessing
+
+    import pagetwin.text.lang as lang_module
+    from pagetwin.runners import local
+    from pagetwin.sources import SourceStats, iter_pages
+
+    if multiprocessing.get_start_method() != "fork":
+        pytest.skip("the pool does not fork here: its workers load the model themselves")
+    monkeypatch.setattr(lang_module, "_identifier", None)  # as in a fresh process
+    real = local._init_worker
+
+    def init(*args):
+        (tmp_path / f"worker-{os.getpid()}").write_text(str(lang_module._identifier is not None))
+        real(*args)
+
+    monkeypatch.setattr(local, "_init_worker", init)
+    settings = Settings()
+    settings.run.workers = 2
+    settings.text.lang = lang
+    pages = iter_pages([str(_site(tmp_path, n=6))], settings.input, SourceStats())
+    texts = [text for _, text in local.map_pages(local.Task("safe_extract"), pages, settings)]
+    assert len(texts) == 6 and all(texts)
+    seen = [p.read_text() for p in tmp_path.glob("worker-*")]
+    assert seen and set(seen) == {str(shared)}

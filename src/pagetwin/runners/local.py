@@ -12,6 +12,7 @@ generator closed early) instead of waiting for the chunks in flight.
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import signal
 import sys
@@ -26,7 +27,7 @@ from pagetwin.config import Settings
 from pagetwin.engine import Progress, StoredPages, worker_count
 from pagetwin.learned import Learned, Learning
 from pagetwin.model import Page
-from pagetwin.pipeline import PageResult, Worker
+from pagetwin.pipeline import PageResult, Worker, load_shared_models
 from pagetwin.runners.spill import ParsedSpill
 from pagetwin.sources import SourceStats, iter_pages
 
@@ -103,6 +104,8 @@ def map_pages(
             yield page, fn(page, *task.args)
         return
     initargs = (settings, learned, keep_parsed, learning, os.getpid())
+    if multiprocessing.get_start_method() == "fork":  # (a spawned worker would load them again)
+        load_shared_models(settings)
     pool = ProcessPoolExecutor(workers, initializer=_init_worker, initargs=initargs)
     try:
         pending: deque[tuple[list[Page], Future]] = deque()

@@ -48,6 +48,12 @@ def _get_identifier():
     return _identifier
 
 
+def load_model() -> None:
+    """Load the model now rather than at the first text: before a pool of workers is forked,
+    so that they share its pages instead of each loading it (runners.local)."""
+    _get_identifier()
+
+
 def _native_counter(identifier):
     """A DfaCounter over the identifier's DFA, or None (module not built, or a py3langid whose
     internals differ from the 0.4 ones this was written against: plain classify() then)."""
