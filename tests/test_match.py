@@ -117,3 +117,13 @@ def test_a_bucket_pushed_past_max_bucket_retracts_the_pairs_it_no_longer_makes(o
     assert far <= {(a, b) for a, b, _ in new.retracted}
     assert all(b - a > WINDOW and algo == "near" for a, b, algo in new.retracted)
     assert _rounded(old + new.edges) == _rounded(full)
+
+
+@given(st.lists(st.tuples(st.integers(0, 1 << 34), st.integers(0, 1 << 34)), max_size=50))
+def test_pair_keys_tell_every_pair_apart(pairs):
+    """match.pair_key: one key per pair of pids (an int for 32-bit pids, the pair past them)."""
+    from pagetwin.match import pair_key
+
+    keys = {pair_key(a, b): (a, b) for a, b in pairs}
+    assert len(keys) == len(set(pairs))
+    assert all(isinstance(pair_key(a, b), int) for a, b in pairs if b < 1 << 32)
