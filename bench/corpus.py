@@ -341,7 +341,7 @@ class WordPool:
         FRESH_MIN_WORDS ASCII words, FRESH_MIN_SHARE of its text."""
         found = covered = text = 0
         for start, end in text_segments(body):
-            text += end - start - sum(1 for c in body[start:end] if c in b" \t\r\n")
+            text += len(body[start:end].translate(None, b" \t\r\n"))
             for word in _WORD.findall(body, start, end):
                 found += 1
                 covered += len(word)
