@@ -4,7 +4,9 @@ Indexes of the first 2,000 / 10,000 / 20,000 pages of a corpus WARC are built th
 ``pagetwin.Index`` (batches of 500; no site templates learned, as an index created by the API
 has none), snapshotted — or, with ``--from-index``, cut from one index ``pagetwin dedup`` built
 (its first N pages, matched and clustered again) —, and the same ``--new`` pages (the last pages of another WARC) added to a
-copy of each: once as one batch, once one page per ``add``. For each: the add's wall time, and,
+copy of each: once as one batch, once one page per ``add``, and (``reopen``) one page per writer
+opened and closed, as a one-shot ``pagetwin add`` per page or a server restarted between adds
+would (each writer starts from the clusters the last one stored, ``pagetwin.held``). For each: the add's wall time, and,
 on the index after the add, the time of verifying the new pages' pairs only
 (``match.find_new_edges``) against matching the whole index again (``match.find_edges``, what
 every add cost before), measured in the same run (``--skip-full``: not). Each time is given as
@@ -94,6 +96,30 @@ def truncated(source: Path, sizes: list[int], work: Path) -> dict[int, Path]:
     return snaps
 
 
+def _reopened(path: Path, new_pages: list) -> dict:
+    """One writer per page: opened, the page added, closed (its held clusters stored)."""
+    from pagetwin.api import Index
+
+    with Index.open(path) as index:
+        index.query(new_pages[0])  # warm-up, not counted: models load once a process
+    each, each_cpu, restored, placed = [], [], 0, 0
+    for page in new_pages:
+        t, c = time.monotonic(), time.process_time()
+        with Index.open(path) as index:
+            index.add(page)
+            held = index._held
+        each.append(time.monotonic() - t)
+        each_cpu.append(time.process_time() - c)
+        restored += getattr(held, "restored", 0)
+        placed += held.placed if held is not None else 0
+    return {
+        "reopen_total_s": round(sum(each), 3), "reopen_p50_ms": round(1000 * statistics.median(each), 1),
+        "cpu_reopen_total_s": round(sum(each_cpu), 3), "cpu_reopen_p50_ms": round(1000 * statistics.median(each_cpu), 1),
+        "cpu_reopen_slowest": [round(x, 2) for x in sorted(each_cpu, reverse=True)[:5]],
+        "reopen_restored": restored, "reopen_placed": placed,
+    }  # fmt: skip
+
+
 def _timed_commits(store) -> list[float]:
     """The seconds of each commit of ``store`` from now on (its WAL written and, with
     synchronous=FULL, synced)."""
@@ -120,6 +146,10 @@ def measure(
     for mode in modes:
         copy = work / f"m-{mode}.sqlite"
         shutil.copy(snapshot, copy)
+        if mode == "reopen":
+            out.update(_reopened(copy, new_pages))
+            copy.unlink()
+            continue
         with Index.open(copy) as index:
             if synchronous is not None:
                 index._store.db.execute(f"PRAGMA synchronous={synchronous}")
@@ -175,8 +205,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--new-from", required=True, help="WARC whose last --new pages are added")
     parser.add_argument("--sizes", type=int, nargs="+", default=[2000, 10000, 20000])
     parser.add_argument("--new", type=int, default=100)
-    parser.add_argument("--modes", nargs="+", choices=("batch", "single"), default=["batch", "single"],
-                        help="one add of the batch, and/or one add per page")  # fmt: skip
+    parser.add_argument("--modes", nargs="+", choices=("batch", "single", "reopen"), default=["batch", "single"],
+                        help="one add of the batch, one add per page, one writer per page")  # fmt: skip
     parser.add_argument("--synchronous", choices=("normal", "full"), default=None,
                         help="SQLite's synchronous for the adds (default: the API's, full: each answered add synced to disk)")  # fmt: skip
     parser.add_argument("--skip-full", action="store_true", help="do not time matching every bucket again (slow on big indexes)")

@@ -80,6 +80,84 @@ def test_batches_placed_by_what_is_held_give_one_runs_clusters(tmp_path_factory,
     one.close(), inc.close()
 
 
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(st.integers(4, 30), st.integers(0, 2**32), st.lists(st.tuples(st.integers(1, 5), st.sampled_from(["warm", "saved", "unsaved"])), min_size=1, max_size=10))
+def test_writers_reopened_between_batches_give_one_runs_clusters(tmp_path_factory, n, seed, batches):
+    """Between batches the writer goes on ("warm"), or a new one starts cold from what the last
+    saved ("saved": the stored rounds of components whose edges have their stamp), or from a
+    save older than the last batch ("unsaved": a writer killed before saving; stale stamps):
+    whichever, the clusters are those of one run."""
+    rng = random.Random(seed)
+    keys = {p: [rng.randrange(3)] + ([9] if rng.random() < 0.3 else []) for p in range(1, n + 1)}
+    density = rng.choice([0.4, 0.8, 1.0])
+    scores = {(a, b): rng.choice([0.5, 0.8, 1.0]) for a in range(1, n + 1) for b in range(a + 1, n + 1) if rng.random() < density}
+    algorithms = [_Pairs(scores, {p for p in range(1, n + 1) if rng.random() < 0.6})]
+    config = Settings()
+    d = tmp_path_factory.mktemp("reopen")
+    one = Index(d / "one.sqlite", config.to_dict())
+    _add(one, 1, n, keys)
+    link_index(one, algorithms, config)
+    inc = Index(d / "inc.sqlite", config.to_dict())
+    held, done = Held.over(inc, algorithms, config), 0
+    for size, how in batches + [(n, "warm")]:
+        if done >= n:
+            break
+        if how == "saved":
+            held.save(inc)
+        if how != "warm":
+            held = Held.over(inc, algorithms, config)
+        last = min(n, done + size)
+        _add(inc, done + 1, last, keys)
+        link_index(inc, algorithms, config, done or None, recluster_all=False, held=held)
+        done = last
+    assert _clusters(inc) == _clusters(one)
+    one.close(), inc.close()
+
+
+def test_a_cold_writer_places_pages_from_the_stored_rounds(tmp_path):
+    """Through pagetwin.Index on a file: near copies added one at a time, the index closed
+    (its held clusters stored), reopened: the next copies are placed from the stored rounds
+    (the component neither read whole nor split again), with the clusters of one batch and of
+    a writer that stayed open; after a change the stamp does not match, the component is
+    split again, and the clusters are still those of one batch."""
+    from pagetwin.api import Index as Api
+    from tests.fixtures.news import article, page
+
+    story = article(4)
+    pages = [{"id": f"r{i}", "url": f"https://site{i}.example/story",
+              "html": page("Harbour bridge reopens", [p.replace(".", f" ({i}).", 1) if j == i % len(story) else p
+                                                       for j, p in enumerate(story)])} for i in range(9)]  # fmt: skip
+
+    def clusters(index):
+        return {frozenset(m.id for m in c.members): c.kept.id for c in index.clusters()}
+
+    with Api.memory() as one:
+        one.add(pages)
+        expected = clusters(one)
+    with Api.memory() as one:
+        one.add(pages[:8])
+        expected_8 = clusters(one)
+    with Api.memory() as warm:
+        for p in pages:
+            warm.add(p)
+        assert clusters(warm) == expected
+    with Api.open(tmp_path / "i.sqlite") as index:
+        for p in pages[:6]:
+            index.add(p)
+    with Api.open(tmp_path / "i.sqlite") as index:
+        index.add(pages[6])
+        assert index._held.restored == 1 and index._held.placed == 1
+        index.add(pages[7])
+        assert index._held.restored == 1 and index._held.placed == 2
+        assert clusters(index) == expected_8
+        index._held = None  # as if killed: nothing saved of this writer's last adds
+    with Api.open(tmp_path / "i.sqlite") as index:
+        index.add(pages[8])
+        assert index._held.restored == 0  # the stored stamp is the one before pages 6 and 7
+        assert clusters(index) == expected
+    assert max(len(c) for c in expected) >= 7
+
+
 def test_a_page_joining_a_held_cluster_is_placed_without_reading_it_again(tmp_path):
     """Ten pages all alike in one bucket, then one more: placed from what is held (the
     component is not walked in the index again), in the cluster one run makes."""

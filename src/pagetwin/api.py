@@ -219,9 +219,17 @@ class Index:
         return cls(matcher.index, matcher.settings, writable=False)
 
     def close(self) -> None:
-        """Close the index and release its lock; an ``add`` returned is already committed."""
+        """Close the index and release its lock; an ``add`` returned is already committed.
+        The clusters held are stored (``pagetwin.held``: the next writer starts from them)."""
         try:
-            self._store.close()
+            try:
+                if self._held is not None and self.writable:
+                    self._store.begin()
+                    self._held.save(self._store)
+                    self._store.commit()
+            finally:
+                self._held = None
+                self._store.close()
         finally:
             if self._lock is not None:
                 self._lock.release()

@@ -280,8 +280,11 @@ class IncrementalGuard:
     what was left), that round is split afresh from its members: the fallback is exact too.
     Cost of a page: its edges times the rounds on its way, unless a round falls back."""
 
-    def __init__(self, similar: Callable[[int, int], bool]) -> None:
-        self.adj: dict[int, dict[int, float]] = {}
+    def __init__(self, similar: Callable[[int, int], bool], edges_of: Callable[[int], dict[int, float]] | None = None) -> None:
+        """``edges_of(pid)``: the edges (page -> score) of a page of a component ``restore``d,
+        read when a round first asks for them (the rounds of a component kept on disk are
+        replayed without reading every edge of it)."""
+        self.adj: dict[int, dict[int, float]] = _Edges(self, edges_of)
         self.linked = _Linked(self.adj, similar)
         self.root_of: dict[int, Round] = {}  # every page held -> its component's top round
         self.fallbacks = 0  # rounds split afresh by ``add``
@@ -299,6 +302,19 @@ class IncrementalGuard:
                 self.root_of[m] = top
         return tops
 
+    def dump(self, top: Round) -> list:
+        """A held component's rounds as JSON-able lists (``restore`` reads them back)."""
+        members = sorted(top.members)
+        return [top.center, top.second, members, [top.degree[m] for m in members], sorted(top.part), [self.dump(c) for c in top.children]]
+
+    def restore(self, tree: list) -> Round:
+        """Hold a component from ``dump``'s lists, its edges read as they are asked for
+        (``edges_of``); its top round."""
+        top = _undump(tree)
+        for m in top.members:
+            self.root_of[m] = top
+        return top
+
     def forget(self, pid: int) -> None:
         """Drop the component holding ``pid`` (its edges changed in a way add cannot follow)."""
         top = self.root_of.get(pid)
@@ -315,7 +331,8 @@ class IncrementalGuard:
         (top,) = tops.values()
         self.adj[pid] = dict(near)
         for n, score in near.items():
-            self.adj[n][pid] = score
+            if n in self.adj:  # a page not read yet (restored) has the edge in what edges_of reads
+                self.adj[n][pid] = score
         self._step(top, pid)
         self.root_of[pid] = top
         return top
@@ -361,3 +378,23 @@ class IncrementalGuard:
         self.fallbacks += 1
         (fresh,) = _rounds(set(r.members), self.adj, self.linked, None, "center", DEFAULT_CORE, trace=True)
         r.center, r.second, r.part, r.degree, r.children = fresh.center, fresh.second, fresh.part, fresh.degree, fresh.children
+
+
+def _undump(tree: list) -> Round:
+    center, second, members, degrees, part, children = tree
+    return Round(set(members), center, second, set(part), dict(zip(members, degrees)), [_undump(c) for c in children])
+
+
+class _Edges(dict):
+    """IncrementalGuard's adjacency: a page of a restored component missing from it has its
+    edges read (``edges_of``) when first asked for; any other missing page is a KeyError."""
+
+    def __init__(self, guard: IncrementalGuard, edges_of: Callable[[int], dict[int, float]] | None) -> None:
+        super().__init__()
+        self.guard, self.edges_of = guard, edges_of
+
+    def __missing__(self, pid: int) -> dict[int, float]:
+        if self.edges_of is None or pid not in self.guard.root_of:
+            raise KeyError(pid)
+        self[pid] = self.edges_of(pid)
+        return self[pid]

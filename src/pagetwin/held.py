@@ -11,10 +11,19 @@ whose edges reach a component not held, or several, is left to ``recluster`` (wh
 holds the result). The clusters are those one run over all the pages makes either way
 (tests/test_held.py). Valid while the index is written by its holder only: ``pagetwin.Index``
 holds the index's lock while open, and drops what it holds when an add is rolled back.
+
+Kept on disk too (``save``, when ``pagetwin.Index`` closes): each component changed, its
+rounds and a stamp of its edges (``Index.edge_stamp``: count, sums of pids and scores). A
+writer opened later that reaches a stored component whose edges have the same stamp (those
+before its add's pages) holds it from the stored rounds, each page's edges read only when a
+round asks for them, instead of reading and splitting the whole component again; a stamp that
+differs (a dedup run, an add not saved: a kill) leaves the component to ``recluster`` as before.
 """
 
 from __future__ import annotations
 
+import json
+import zlib
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -27,12 +36,16 @@ _FEATURES = 5_000  # decoded features kept per algorithm for the guard's checks
 class Held:
     """What the writer holds of the index's clusters (see the module docstring)."""
 
-    def __init__(self, similar: Callable[[int, int], bool], policy: str, merge_kinds: set[str]) -> None:
-        self.guard = IncrementalGuard(similar)
+    def __init__(self, similar: Callable[[int, int], bool], policy: str, merge_kinds: set[str], index: Any = None) -> None:
+        self.guard = IncrementalGuard(similar, self._edges_of if index is not None else None)
         self.order = keep_key(policy)
         self.merge_kinds = merge_kinds
+        self.index = index  # where restored components' edges are read from
         self.info: dict[int, ClusterPage] = {}
         self.placed = 0  # pages placed without reading their component again
+        self.restored = 0  # components held from their stored rounds
+        self.changed: dict[int, Round] = {}  # tops held or changed since the last save
+        self._leader: dict[int, int] = {}  # revisit records of the add being placed (not linked through)
 
     @classmethod
     def over(cls, index: Any, algorithms: list, settings: Any) -> Held:
@@ -40,14 +53,44 @@ class Held:
         from pagetwin.guard import similar_over
 
         similar = similar_over(index, algorithms, settings.match.guard_share, _FEATURES)
-        return cls(similar, settings.cluster.keep, _merge_kinds(settings))
+        return cls(similar, settings.cluster.keep, _merge_kinds(settings), index)
+
+    def _edges_of(self, pid: int) -> dict[int, float]:
+        from_a, from_b = self.index.scored_edges([pid], self.merge_kinds)
+        near = {b: s for _, b, _, s in from_a} | {a: s for a, _, _, s in from_b}
+        return {q: s for q, s in near.items() if q not in self._leader}
+
+    def save(self, index: Any) -> int:
+        """Store the components held or changed since the last save (rounds and the stamp of
+        their edges), in the caller's transaction; how many."""
+        rows = []
+        for top in self.changed.values():
+            members = sorted(top.members)
+            if self.guard.root_of.get(members[0]) is top:  # still held as it is
+                data = zlib.compress(json.dumps(self.guard.dump(top), separators=(",", ":")).encode())
+                rows.append((members[0], index.edge_stamp(members, self.merge_kinds), data, members))
+        index.store_held(rows)
+        self.changed.clear()
+        return len(rows)
+
+    def _restore(self, index: Any, pids: set[int], below: int) -> None:
+        """Hold the stored components of these pages whose edges (those before the pages of
+        the add, ``below``) still have their stored stamp."""
+        for stamp, data in index.held_components(pids).values():
+            tree = json.loads(zlib.decompress(data))
+            members = tree[2]
+            if any(m in self.guard.root_of for m in members) or index.edge_stamp(members, self.merge_kinds, below) != stamp:
+                continue  # stale: recluster's
+            self.guard.restore(tree)
+            self.restored += 1
 
     def hold(self, members: set[int], links: Iterable, pages: Iterable[tuple]) -> Callable[[list[int]], list[list[int]]]:
         """Hold the components of ``members`` (``links``: match.Link rows between them;
         ``pages``: their Index.pages_for_clustering rows); the guard's split of them as
         cluster.clusters' ``split``."""
         self.info.update((p.pid, p) for p in map(as_cluster_page, pages))
-        self.guard.load(members, [(a, b, score) for a, b, kind, score in links if kind in self.merge_kinds])
+        tops = self.guard.load(members, [(a, b, score) for a, b, kind, score in links if kind in self.merge_kinds])
+        self.changed.update((id(top), top) for top in tops)
 
         def split(group: list[int]) -> list[list[int]]:
             return sorted((sorted(p) for p in self.guard.root_of[group[0]].parts()), key=lambda p: p[0])
@@ -62,12 +105,16 @@ class Held:
         """Place the new pages (pids of an add, stored with their edges) that it can, their
         clusters' rows stored; the pages left to ``recluster``."""
         leader = {follower: original for original, follower in revisits}
+        self._leader = leader
         revisited = {o for o, _ in revisits} | set(leader)
         near: dict[int, dict[int, float]] = {pid: {} for pid in sorted(new)}
         from_a, from_b = index.scored_edges(new, self.merge_kinds)
         for pid, other, score in [(a, b, s) for a, b, _, s in from_a] + [(b, a, s) for a, b, _, s in from_b]:
             if other not in leader:
                 near[pid][other] = score
+        unknown = {q for p in near for q in near[p] if q not in near and q not in self.guard.root_of}
+        if unknown and new and self.index is not None:
+            self._restore(index, unknown, min(new))
         left: set[int] = set()
         before: dict[int, tuple[Round, set[frozenset[int]]]] = {}  # the tops changed: their parts before
         for group in _groups(near):
@@ -85,8 +132,9 @@ class Held:
             top = self._add(group, near, next(iter(tops.values()), None))
             before.setdefault(id(top), (top, set()))
         self.placed += len(new) - len(left)
+        self.changed.update((key, top) for key, (top, _) in before.items())
         changed = [p for top, parts in before.values() for p in top.parts() if frozenset(p) not in parts]
-        index.set_clusters(self._rows(changed, leader))
+        index.set_clusters(self._rows(index, changed, leader))
         return left
 
     def _add(self, group: set[int], near: dict[int, dict[int, float]], top: Round | None) -> Round:
@@ -104,9 +152,12 @@ class Held:
             todo = [p for p in todo if p not in ready]
         return top
 
-    def _rows(self, parts: list[set[int]], leader: dict[int, int]) -> list[tuple[int, str, int]]:
+    def _rows(self, index: Any, parts: list[set[int]], leader: dict[int, int]) -> list[tuple[int, str, int]]:
         """The cluster rows of these parts, and of the revisit records following their pages."""
         from pagetwin.app import _original
+
+        missing = sorted(pid for part in parts for pid in part if pid not in self.info)  # of a restored component
+        self.info.update((p.pid, p) for p in map(as_cluster_page, index.pages_for_clustering(missing)))
 
         followers: dict[int, list[int]] = {}
         for follower in leader:

@@ -339,3 +339,28 @@ def test_the_new_pages_buckets_are_found_without_a_walk_of_the_older_keys(tmp_pa
     for sql in statements:
         plan = " ".join(r[-1] for r in idx.db.execute("EXPLAIN QUERY PLAN " + sql))
         assert "keys_by_pid" not in plan, (sql, plan)
+
+
+def test_the_edge_stamp_and_the_held_components_stored(tmp_path):
+    """edge_stamp: what identifies a component's edges to later pages (below a pid, or all),
+    changed by any edge added, changed or replaced, even by the same edges; store_held puts a
+    component in place of the stored ones sharing a member."""
+    idx = Index(tmp_path / "i.sqlite", Settings().to_dict())
+    pids = [idx.add_page(_row(i)) for i in range(6)]
+    edges = [(pids[0], pids[1], "duplicate", "[]", 0.9), (pids[1], pids[2], "duplicate", "[]", 0.8), (pids[0], pids[5], "partial", "[]", 1.0)]
+    idx.add_edges(edges)
+    kinds = ["duplicate"]
+    stamp = idx.edge_stamp(pids[:3], kinds)
+    assert stamp.startswith("2:") and idx.edge_stamp(pids[:3], ["duplicate", "partial"]).startswith("3:")
+    idx.add_edges([(pids[2], pids[4], "duplicate", "[]", 0.7)])
+    assert idx.edge_stamp(pids[:3], kinds) != stamp and idx.edge_stamp(pids[:3], kinds, below=pids[4]) == stamp
+    idx.add_edges([(pids[1], pids[2], "duplicate", "[]", 0.81)])  # a score changed
+    assert idx.edge_stamp(pids[:3], kinds, below=pids[4]) != stamp
+    again = idx.edge_stamp(pids[:3], kinds)
+    idx.replace_edges([(a, b, k, ev, s) for a, b, k, ev, s in idx.db.execute("SELECT a, b, kind, evidence, score FROM edges").fetchall()])
+    assert idx.edge_stamp(pids[:3], kinds) != again  # the same edges, replaced: a dedup run re-matched everything
+    idx.store_held([(pids[0], "s1", b"one", pids[:3])])
+    idx.store_held([(pids[3], "s2", b"two", [pids[3]])])
+    assert idx.held_components([pids[1], pids[3]]) == {pids[0]: ("s1", b"one"), pids[3]: ("s2", b"two")}
+    idx.store_held([(pids[2], "s3", b"three", [pids[2], pids[3], pids[4]])])  # joins both: they are dropped
+    assert idx.held_components(pids) == {pids[2]: ("s3", b"three")}

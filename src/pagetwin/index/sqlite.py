@@ -75,7 +75,13 @@ CREATE TABLE IF NOT EXISTS checkpoint_seen (pid INTEGER PRIMARY KEY, seen_run IN
 _EDGE_SCORES = """
 CREATE INDEX IF NOT EXISTS edges_scored_a ON edges(a, kind, score);
 CREATE INDEX IF NOT EXISTS edges_scored_b ON edges(b, kind, score);
+CREATE TABLE IF NOT EXISTS held (component INTEGER PRIMARY KEY, stamp TEXT NOT NULL, data BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS held_pages (pid INTEGER PRIMARY KEY, component INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS held_pages_by_component ON held_pages(component);
 """
+# held / held_pages: the guard's rounds of the components a writer held (pagetwin.held), each
+# with a stamp of its edges when stored: a writer opened later holds a component whose edges
+# still have that stamp without splitting it again (any other is split again, as if not stored).
 
 # Columns added to ``pages`` after schema version 2 was first written: an older index file gets
 # them (ALTER TABLE ... ADD COLUMN, NULL for its pages) when it is opened for writing.
@@ -506,6 +512,7 @@ class Index:
     def replace_edges(self, edges: Iterable[tuple]) -> None:
         """Store these edges in place of all (rows as ``add_edges`` takes them)."""
         self.db.execute("DELETE FROM edges")
+        self._set_meta("edges_replaced", str(int(self._meta("edges_replaced") or 0) + 1))  # the stored held rounds are stale
         self.add_edges(edges)
 
     def add_edges(self, edges: Iterable[tuple]) -> None:
@@ -541,6 +548,47 @@ class Index:
                 sql = f"SELECT a, b, kind, score FROM edges WHERE {side} IN ({marks}) AND kind IN ({kind_marks})"
                 rows += self.db.execute(sql, (*chunk, *kinds)).fetchall()
         return tuple([r if r[3] is not None else (*r[:3], self._score(r[0], r[1])) for r in rows] for rows in sides)  # type: ignore[return-value]
+
+    def edge_stamp(self, pids: Iterable[int], kinds: Iterable[str], below: int | None = None) -> str:
+        """What identifies the edges of ``kinds`` from these pages to later ones (with
+        ``below``: to pages below that pid only): their count and sums of their pids and
+        scores (from the score index), and how many times every edge was replaced. Only
+        ``replace_edges`` makes an edge from an earlier page: matching new pages makes edges
+        to pages later than every older one, and retracting evidence changes edges in place."""
+        pids, kinds = sorted(set(pids)), sorted(set(kinds))
+        limit = below if below is not None else (1 << 62)
+        kind_marks = ",".join("?" * len(kinds))
+        total = [0] * 5
+        for i in range(0, len(pids), _CHUNK):
+            chunk = pids[i : i + _CHUNK]
+            row = self.db.execute(
+                "SELECT COUNT(*), TOTAL(a), TOTAL(b), TOTAL((a * 7919 + b) % 1000003), TOTAL(CAST(ROUND(score * 1000000) AS INTEGER))"
+                f" FROM edges WHERE a IN ({','.join('?' * len(chunk))}) AND kind IN ({kind_marks}) AND b < ?",
+                (*chunk, *kinds, limit),
+            ).fetchone()
+            total = [t + int(v or 0) for t, v in zip(total, row)]
+        return ":".join(map(str, [*total, self._meta("edges_replaced") or 0]))
+
+    def held_components(self, pids: Iterable[int]) -> dict[int, tuple[str, bytes]]:
+        """{component: (stamp, data)} of the held components stored that hold these pages."""
+        pids, found = sorted(set(pids)), set()
+        for i in range(0, len(pids), _CHUNK):
+            chunk = pids[i : i + _CHUNK]
+            found.update(r[0] for r in self.db.execute(f"SELECT component FROM held_pages WHERE pid IN ({','.join('?' * len(chunk))})", chunk))
+        rows = (self.db.execute("SELECT stamp, data FROM held WHERE component=?", (c,)).fetchone() for c in sorted(found))
+        return {c: (row[0], row[1]) for c, row in zip(sorted(found), rows) if row is not None}
+
+    def store_held(self, rows: Iterable[tuple[int, str, bytes, list[int]]]) -> None:
+        """Store held components (component, stamp, data, members), each in place of the
+        stored ones that held any of its members."""
+        for component, stamp, data, members in rows:
+            old = set(self.held_components(members)) | {component}
+            for c in old:
+                self.db.execute("DELETE FROM held WHERE component=?", (c,))
+                self.db.execute("DELETE FROM held_pages WHERE component=?", (c,))
+            self.db.executemany("DELETE FROM held_pages WHERE pid=?", [(m,) for m in members])
+            self.db.execute("INSERT INTO held VALUES (?, ?, ?)", (component, stamp, data))
+            self.db.executemany("INSERT INTO held_pages VALUES (?, ?)", [(m, component) for m in members])
 
     def _score(self, a: int, b: int) -> float:
         """The guard score of an edge stored without one (written by hand, not add_edges)."""
