@@ -324,3 +324,29 @@ def test_each_answered_add_syncs_the_wal_to_disk(tmp_path):
         return sum(f"{path.name}-wal>" in line for line in log.read_text().splitlines())
 
     assert wal_syncs(4) - wal_syncs(1) >= 3
+
+
+def test_get_on_a_lean_index_reads_the_text_back_from_the_source_record(tmp_path):
+    """index.store_text = false: Index.get (and so GET /pages/{id}) reads a page's text back from
+    its WARC record as explain does, the text of a full index; a source gone is said so."""
+    import shutil
+
+    from pagetwin.cli import main
+    from pagetwin.outputs.warc import WarcWriter
+    from tests.fixtures.news import news_crawl
+
+    warc = tmp_path / "crawl.warc.gz"
+    with WarcWriter(warc) as w:
+        news_crawl(w, others=3)
+    for name, extra in (("full", []), ("lean", ["--set", "index.store_text=false"])):
+        assert main(["dedup", str(warc), "--out", str(tmp_path / name), "--workers", "1", *extra]) == 0
+    with Index.open(tmp_path / "full", readonly=True) as full, Index.open(tmp_path / "lean", readonly=True) as lean:
+        ids = [c.kept.id for c in full.clusters()]
+        assert len(ids) >= 3
+        for page_id in ids:
+            want, got = full.get(page_id), lean.get(page_id)
+            assert want["text"] and got["text"] == want["text"] and "text_problem" not in got
+    shutil.move(warc, tmp_path / "moved.warc.gz")
+    with Index.open(tmp_path / "lean", readonly=True) as lean:
+        gone = lean.get(ids[0])
+        assert gone["text"] == "" and "moved or deleted" in gone["text_problem"]

@@ -170,6 +170,7 @@ class Index:
         self._worker = Worker(settings, stored_model(store, settings))
         self._matcher = Matcher.over(store, settings, self._worker)
         self._held: Any = None  # held.Held: the clusters this writer holds, made on the first add
+        self._reader: Any = None  # explain._Reader: a lean index's texts read back from their records
         if writable:  # an answered add survives power loss: SQLite syncs the WAL before each commit returns
             store.db.execute("PRAGMA synchronous=FULL")
 
@@ -265,7 +266,9 @@ class Index:
     def get(self, ref: str) -> dict[str, Any] | None:
         """A stored page by id (else by URL, the first stored): {"id", "url", "kind", "crawl_date",
         "lang", "title", "text", "metadata", "error", "cluster", "keep", "cluster_size",
-        "kept_id"}, or None."""
+        "kept_id"}, or None. A page of a lean index (``index.store_text = false``) has its
+        text read back from its source record as ``pagetwin explain`` reads it (checked against
+        what was fingerprinted); when it cannot be, "text" is "" and "text_problem" says why."""
         import json
 
         from pagetwin.pipeline import decompress_text
@@ -276,6 +279,14 @@ class Index:
         row = self._store.page(pid)
         out = {k: row.get(k) for k in ("id", "url", "kind", "crawl_date", "lang", "title", "error")}
         out["text"] = decompress_text(row.get("text"))
+        if row.get("text") is None and row.get("text_len"):
+            if self._reader is None:
+                from pagetwin.explain import _Reader
+
+                self._reader = _Reader(self.settings)
+            out["text"], problem = self._reader.text(self._store, pid, row)
+            if problem:
+                out["text_problem"] = problem
         out["metadata"] = json.loads(row["metadata"]) if row.get("metadata") else None
         return {**out, **self._cluster_fields(pid)}
 
