@@ -43,3 +43,28 @@ def test_spark_with_split_warcs_gives_the_local_runners_outputs(tmp_path):
                  "--set", "spark.split_bytes=3000"]) == 0  # fmt: skip
     for name in ("clusters.jsonl", "pairs.jsonl"):
         assert (tmp_path / "spark" / name).read_bytes() == (tmp_path / "local" / name).read_bytes(), name
+
+
+def test_small_crawls_are_split_to_occupy_every_core(tmp_path, monkeypatch):
+    """spark.tasks_per_core: the ranges shrink (not under MIN_SPLIT) until the local WARC files
+    given make that many tasks a core; spark.split_bytes stays the largest range; 0 turns either off."""
+    pytest.importorskip("PIL", reason="Pillow is not installed (extra 'images')")
+    warc, folder, _ = _inputs(tmp_path)
+    size = warc.stat().st_size
+    engine = spark.SparkEngine()
+    monkeypatch.setattr(engine, "_context", lambda settings: type("Context", (), {"defaultParallelism": 2})())
+    monkeypatch.setattr(spark, "MIN_SPLIT", 1000)
+    settings = Settings()
+    assert engine.split_size([str(warc), str(folder)], settings) == max(1000, -(-size // 8))  # 4 tasks x 2 cores
+    units = engine.units([str(warc)], SourceStats(), engine.split_size([str(warc)], settings))
+    assert 4 <= len(units) <= 8 and all(isinstance(u[1], tuple) for u in units)
+    settings.set("spark.split_bytes", 2000)
+    assert engine.split_size([str(warc)], settings) == 2000  # never larger than spark.split_bytes
+    settings.set("spark.tasks_per_core", 0)
+    assert engine.split_size([str(warc)], settings) == 2000
+    settings.set("spark.split_bytes", 0)
+    settings.set("spark.tasks_per_core", 4)
+    assert engine.split_size([str(warc)], settings) == 0
+    monkeypatch.setattr(spark, "MIN_SPLIT", 1 << 20)
+    settings.set("spark.split_bytes", 128 << 20)
+    assert engine.split_size([str(warc)], settings) == 1 << 20  # a small crawl is not cut into tiny tasks

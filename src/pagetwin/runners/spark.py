@@ -6,7 +6,8 @@ Work is distributed by input file: one partition per WARC/ARC/JSONL/HTML file gi
 files of a folder grouped ``files_per_task`` to a partition (page ids stay relative to the folder
 given, as with the local runner); a local WARC file larger than ``spark.split_bytes`` is one
 partition per byte range, each read from a record boundary (sources.split: the ranges read each
-record once, in the file's order). Partitions come back in input order, so pages reach the driver
+record once, in the file's order; smaller ranges when the files given would leave cores idle,
+``spark.tasks_per_core``). Partitions come back in input order, so pages reach the driver
 in the same order as with the local runner and get the same index rows.
 
 Pass 1 (learn): each partition fits its own SiteTemplates / DocFreq / image hashes with the same
@@ -50,6 +51,7 @@ from pagetwin.model import Page
 from pagetwin.pipeline import PageResult, Worker
 from pagetwin.sources import InputError, Skip, SourceStats, is_uri, iter_pages
 
+MIN_SPLIT = 1 << 20  # no range smaller than this only to occupy the cores (spark.tasks_per_core)
 INSTALL_HINT = "pip install 'pagetwin[spark]' (pyspark) and Java 17 or newer"
 
 # A unit of work, one partition: (path, None) for an input file read as the local runner reads
@@ -202,6 +204,24 @@ class SparkEngine:
                 out.append((path, run))
         return out
 
+    def split_size(self, inputs: list[str], settings: Settings) -> int:
+        """The byte ranges' size for the local WARC files given: spark.split_bytes, smaller
+        (down to MIN_SPLIT) when they would otherwise make fewer than spark.tasks_per_core
+        tasks a core (Spark's default parallelism): one 20 MB crawl is read by every core, not
+        by one task while the others wait."""
+        split, per_core = settings.spark.split_bytes, settings.spark.tasks_per_core
+        if split <= 0 or per_core <= 0:
+            return split
+        total = 0
+        for path in inputs:
+            if not is_uri(path) and os.path.isfile(path):
+                try:
+                    total += os.path.getsize(path)
+                except OSError:
+                    pass  # the reader reports it
+        wanted = per_core * max(1, self._context(settings).defaultParallelism)
+        return min(split, max(MIN_SPLIT, -(-total // wanted)))
+
     def _run(self, settings: Settings, units: list[Unit], fn: Callable, shared: Any) -> Iterator[Any]:
         """``fn(broadcast, units)`` on every partition, results streamed in partition order."""
         sc = self._context(settings)
@@ -249,7 +269,7 @@ class SparkEngine:
         self._drop_kept()
         learned = Learned.empty(settings, learning)  # the empty models, as the local engine starts
         unit_stats = SourceStats()
-        units = self.units(inputs, unit_stats, settings.spark.split_bytes)
+        units = self.units(inputs, unit_stats, self.split_size(inputs, settings))
         if not units:
             return learned.merge(previous)
         shared = (settings, learning, _snapshot(stored))
@@ -286,7 +306,7 @@ class SparkEngine:
                 results = _streamed(kept.rdd.mapPartitions(partial(_fingerprint_kept, shared)))
             else:
                 self._drop_kept()
-                units = self.units(inputs, stats, settings.spark.split_bytes)
+                units = self.units(inputs, stats, self.split_size(inputs, settings))
                 if not units:
                     return
                 shared = None
@@ -346,7 +366,7 @@ class SparkEngine:
             rdd = kept.rdd.mapPartitions(partial(_fingerprint_kept, shared))
         else:
             self._drop_kept()
-            units = self.units(inputs, stats, settings.spark.split_bytes)
+            units = self.units(inputs, stats, self.split_size(inputs, settings))
             rdd = _units_rdd(sc, units).mapPartitions(partial(_fingerprint_partition, shared))
 
         def done() -> None:

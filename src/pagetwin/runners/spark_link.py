@@ -7,9 +7,10 @@ index) computes, step for step, so that the outputs are the same:
 
 - page numbers: the pages in input order (pass 2's partitions are in input order) numbered
   from 1 (``zipWithIndex``), as a fresh index numbers them;
-- candidates: every (algorithm, key) grouped by key, each bucket's pids sorted and
-  de-duplicated, its pairs chosen by ``match.bucket_pairs`` (an oversized bucket compared by
-  window and counted), each pair verified once per algorithm (``distinct``);
+- candidates: every (algorithm, key, pid) sent to its bucket's task and sorted there (spilling
+  to disk), each bucket's pairs chosen as its pids stream by, as ``match.bucket_pairs`` chooses
+  them (an oversized bucket compared by window and counted; ``sorted_bucket_pairs``: no task
+  holds a whole bucket), each pair verified once per algorithm (``distinct``);
 - verification: each pair is joined with the two pages' features (two shuffles) and verified
   by the algorithm on the executor; revisits are joined to their original by payload digest
   (the smallest page number, as Index.revisit_pairs);
@@ -275,9 +276,9 @@ def _component_rows(shared: Any, item: tuple[int, tuple[Iterable, Iterable]]) ->
     _, (members, edges) = item
     info: dict[int, ClusterPage] = {}
     features: dict[int, dict[str, bytes]] = {}
-    for pid, lean in members:
-        info[pid] = ClusterPage(pid, lean.id, lean.text_len, lean.crawl_date)
-        features[pid] = lean.features
+    for pid, (page_id, text_len, crawl_date, page_features) in members:
+        info[pid] = ClusterPage(pid, page_id, text_len, crawl_date)
+        features[pid] = page_features
     order = keep_key(settings.cluster.keep)
 
     def keep(pages: list[int]) -> int:
@@ -436,9 +437,10 @@ def _clusters(shared: Any, pages: Any, edges: Any, revisits: Any, settings: Any,
     linked.persist(StorageLevel.MEMORY_AND_DISK)
     labels, counts.rounds = connected_components(linked.map(lambda e: (e[0], e[1])), n)
     labels.persist(StorageLevel.MEMORY_AND_DISK)
-    nodes = pages.subtractByKey(followers, n)
-    alone = nodes.subtractByKey(labels, n).map(lambda p: (p[0], (cluster_id(p[1].id), 1)))
-    members = nodes.join(labels, n).map(lambda kv: (kv[1][1], (kv[0], kv[1][0])))  # label -> (pid, lean)
+    # What a cluster needs of its members (not the whole Lean: these are shuffled three times).
+    nodes = pages.mapValues(lambda p: (p.id, p.text_len, p.crawl_date, p.features)).subtractByKey(followers, n)
+    alone = nodes.subtractByKey(labels, n).map(lambda p: (p[0], (cluster_id(p[1][0]), 1)))
+    members = nodes.join(labels, n).map(lambda kv: (kv[1][1], (kv[0], kv[1][0])))  # label -> (pid, member)
     by_label = linked.map(lambda e: (e[0], e[1:])).join(labels, n).map(lambda kv: (kv[1][1], (kv[0], *kv[1][0])))
     grouped = members.cogroup(by_label, n).flatMap(partial(_component_rows, shared))
     grouped.persist(StorageLevel.MEMORY_AND_DISK)
