@@ -9,8 +9,12 @@ bytes per page and the lean index's bytes per page, pairwise precision / recall 
 against the seeded ones (a page's true cluster: the source page it was made from), and whether
 the executors' clusters and kept pages are the local runner's, row for row.
 
+Also: CPU seconds of each run's whole process tree (driver, JVM, Python workers) and, for the
+Spark run, the task time of its stages grouped by call site (where the time goes).
+
 Usage: nice -n 10 python -m bench.spark_scale --pages 5000 20000 [--master local[2]] [--no-local]
        [--sources N: the crawl made from N source pages only, pages/N seeded copies of each]
+       [--set spark.split_bytes=4194304 ...: settings for both runs, spark.* for Spark's only]
 Each run is a child process (``--child``) so that its memory is its own.
 """
 
@@ -63,31 +67,51 @@ def _tree(pid: int) -> list[tuple[int, str]]:
     return out
 
 
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds ``pid`` has used itself (/proc/PID/stat), 0 when gone."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def _measured(cmd: list[str]) -> dict:
-    """Run ``cmd``; its wall time and peak memory: the process itself, its JVM, its Python workers."""
+    """Run ``cmd``; its wall time, peak memory (the process itself, its JVM, its Python
+    workers) and CPU seconds of its whole process tree (each process's last sample, by the same
+    three parts; a process that ends between two samples loses at most 0.2 s)."""
     started = time.monotonic()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     peak = {"driver": 0, "jvm": 0, "workers": 0}
+    cpu: dict[int, tuple[str, float]] = {}
     while proc.poll() is None:
         peak["driver"] = max(peak["driver"], _rss(proc.pid))
         tree = _tree(proc.pid)
         peak["jvm"] = max(peak["jvm"], sum(_rss(p) for p, n in tree if n == "java"))
         peak["workers"] = max(peak["workers"], sum(_rss(p) for p, n in tree if n != "java"))
+        for p, part in [(proc.pid, "driver"), *((p, "jvm" if n == "java" else "workers") for p, n in tree)]:
+            cpu[p] = (part, max(_cpu_seconds(p), cpu.get(p, ("", 0.0))[1]))
         time.sleep(0.2)
     out = proc.stdout.read()
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode})")
-    return {"seconds": time.monotonic() - started, "peak_bytes": peak, "child": json.loads(out.splitlines()[-1])}
+    by_part = {part: round(sum(s for q, s in cpu.values() if q == part), 1) for part in ("driver", "jvm", "workers")}
+    return {"seconds": time.monotonic() - started, "peak_bytes": peak, "child": json.loads(out.splitlines()[-1]),
+            "cpu_seconds": {"total": round(sum(by_part.values()), 1), **by_part}}  # fmt: skip
 
 
-def _child(kind: str, corpus: str, out: str, master: str, events: str) -> None:
-    """One dedup run (this process is measured by the parent); prints its summary's counts."""
+def _child(kind: str, corpus: str, out: str, master: str, events: str, sets: str = "{}") -> None:
+    """One dedup run (this process is measured by the parent); prints its summary's counts.
+    ``sets``: settings as JSON {"section.name": value} (spark.* ones for the Spark run only)."""
     from pagetwin.app import dedup
     from pagetwin.config import Settings
 
     settings = Settings()
     settings.set("run.workers", 2)
     settings.set("run.progress", False)
+    for key, value in json.loads(sets).items():
+        if kind == "spark" or not key.startswith("spark."):
+            settings.set(key, value)
     engine = None
     if kind == "spark":
         from pagetwin.runners.spark import SparkEngine
@@ -114,6 +138,39 @@ def _shuffle_bytes(events: str) -> int:
                     metrics = json.loads(line).get("Task Metrics") or {}
                     total += (metrics.get("Shuffle Write Metrics") or {}).get("Shuffle Bytes Written", 0)
     return total
+
+
+def stage_seconds(events: str, top: int = 12) -> list[dict]:
+    """Where the Spark run's task time went: executor run time (wall, Python included) and
+    JVM CPU time summed over each stage's tasks, stages grouped by their call site (the
+    RDD action and its line), the ``top`` largest, from the uncompressed event logs."""
+    names: dict[int, str] = {}
+    run: dict[int, list[float]] = {}
+    for path in glob.glob(os.path.join(events, "**", "*"), recursive=True):
+        if not os.path.isfile(path) or os.path.basename(path).startswith((".", "appstatus")):
+            continue
+        with open(path, errors="replace") as fh:
+            for line in fh:
+                if '"SparkListenerStageCompleted"' in line:
+                    info = json.loads(line)["Stage Info"]
+                    names[info["Stage ID"]] = info["Stage Name"]
+                elif '"SparkListenerTaskEnd"' in line:
+                    event = json.loads(line)
+                    metrics = event.get("Task Metrics") or {}
+                    got = run.setdefault(event["Stage ID"], [0.0, 0.0, 0])
+                    got[0] += metrics.get("Executor Run Time", 0) / 1000
+                    got[1] += metrics.get("Executor CPU Time", 0) / 1e9
+                    got[2] += 1
+    by_name: dict[str, list[float]] = {}
+    for stage, (wall, jvm_cpu, tasks) in run.items():
+        got = by_name.setdefault(names.get(stage, "?"), [0.0, 0.0, 0, 0])
+        got[0] += wall
+        got[1] += jvm_cpu
+        got[2] += tasks
+        got[3] += 1
+    ranked = sorted(by_name.items(), key=lambda kv: -kv[1][0])
+    return [{"stage": name, "task_seconds": round(w, 1), "jvm_cpu_seconds": round(c, 1), "tasks": t, "stages": n}
+            for name, (w, c, t, n) in ranked[:top]]  # fmt: skip
 
 
 def _rows(out: Path, spark: bool) -> list[dict]:
@@ -193,7 +250,7 @@ def _corpus(pages: int, sources: int, work: Path) -> Path:
     return out
 
 
-def run_size(pages: int, master: str, with_local: bool, work: Path, sources: int = 0) -> dict:
+def run_size(pages: int, master: str, with_local: bool, work: Path, sources: int = 0, sets: dict | None = None) -> dict:
     corpus = _corpus(pages, sources, work)
     truth = {}
     with open(f"{corpus}.truth.jsonl") as fh:
@@ -204,13 +261,16 @@ def run_size(pages: int, master: str, with_local: bool, work: Path, sources: int
     events = work / f"events-{pages}"
     events.mkdir(parents=True)
     result: dict = {"pages": pages}
-    sp = _measured([*me, "spark", str(corpus), str(work / f"spark-{pages}"), master, str(events)])
+    sets_json = json.dumps(sets or {})
+    sp = _measured([*me, "spark", str(corpus), str(work / f"spark-{pages}"), master, str(events), sets_json])
     rows = _rows(work / f"spark-{pages}", True)
     names = ("clusters.jsonl", "pairs.jsonl", "clusters.parquet", "pairs.parquet", "pages.parquet")
     result["spark"] = {
         "pages_per_second": round(sp["child"]["pages"] / sp["seconds"], 1),
         "seconds": round(sp["seconds"], 1),
+        "cpu_seconds": sp["cpu_seconds"],
         "peak_mb": {k: round(v / 2**20) for k, v in sp["peak_bytes"].items()},
+        "stages": stage_seconds(str(events)),
         "shuffle_mb": round(_shuffle_bytes(str(events)) / 2**20, 1),
         "output_bytes_per_page": round(_bytes_under(work / f"spark-{pages}", names) / max(1, len(rows)), 1),
         "lean_index": lean_report(work / f"spark-{pages}"),
@@ -218,13 +278,14 @@ def run_size(pages: int, master: str, with_local: bool, work: Path, sources: int
         "scores": pair_scores({r["url"]: r["cluster"] for r in rows}, truth),
     }
     if with_local:
-        lo = _measured([*me, "local", str(corpus), str(work / f"local-{pages}"), master, str(events)])
+        lo = _measured([*me, "local", str(corpus), str(work / f"local-{pages}"), master, str(events), sets_json])
         local_rows = _rows(work / f"local-{pages}", False)
         core = [(r["id"], r["cluster"], r["keep"]) for r in rows]
         local_core = [(r["id"], r["cluster"], r["keep"]) for r in local_rows]
         result["local"] = {
             "pages_per_second": round(lo["child"]["pages"] / lo["seconds"], 1),
             "seconds": round(lo["seconds"], 1),
+            "cpu_seconds": lo["cpu_seconds"],
             "peak_mb": {k: round(v / 2**20) for k, v in lo["peak_bytes"].items()},
             **lo["child"],
             "scores": pair_scores({r["url"]: r["cluster"] for r in local_rows}, truth),
@@ -236,13 +297,15 @@ def run_size(pages: int, master: str, with_local: bool, work: Path, sources: int
 
 def main(argv: list[str] | None = None) -> int:
     if argv is None and len(sys.argv) > 1 and sys.argv[1] == "--child":
-        _child(*sys.argv[2:7])
+        _child(*sys.argv[2:8])
         return 0
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pages", type=int, nargs="+", default=[5000, 20000])
     parser.add_argument("--master", default="local[2]")
     parser.add_argument("--no-local", action="store_true", help="skip the local runner's run")
     parser.add_argument("--sources", type=int, default=0, help="make the crawl from this many source pages only")
+    parser.add_argument("--set", action="append", default=[], metavar="SECTION.NAME=VALUE",
+                        help="a setting for both runs (spark.* for the Spark run only), value as JSON or a string")
     parser.add_argument("--work", type=Path, default=None, help="where the runs' outputs go (default: a temporary folder)")
     parser.add_argument("--lean-report", type=Path, nargs="+", metavar="OUT",
                         help="only print the lean index's bytes a page, by column or table, of these output folders")
@@ -252,8 +315,15 @@ def main(argv: list[str] | None = None) -> int:
             print(json.dumps({"out": str(out), **lean_report(out)}), flush=True)
         return 0
     work = args.work or Path(tempfile.mkdtemp(prefix="pagetwin-spark-scale-"))
+    sets = {}
+    for item in args.set:
+        key, _, value = item.partition("=")
+        try:
+            sets[key] = json.loads(value)
+        except ValueError:
+            sets[key] = value
     for pages in args.pages:
-        print(json.dumps(run_size(pages, args.master, not args.no_local, work, args.sources)), flush=True)
+        print(json.dumps(run_size(pages, args.master, not args.no_local, work, args.sources, sets)), flush=True)
     return 0
 
 
