@@ -26,7 +26,8 @@ every ASCII word of 3+ letters in its text swapped for a word drawn from the wor
 sources' text (a seeded reservoir, so drawn as often as they are used), seeded by (seed, g,
 page), except inside scripts, styles, ``<nav>``, ``<header>`` and ``<footer>`` (so that most of the
 site's template stays; templates not marked up as such are rewritten and lost). Only sources with
-``FRESH_MIN_WORDS`` ASCII words that are ``FRESH_MIN_SHARE`` of their text or more are used
+``FRESH_MIN_WORDS`` ASCII words in runs of paragraph length (``PARAGRAPH_RUN``) that are
+``FRESH_MIN_SHARE`` of their text or more are used
 (mostly English pages), in a seeded order, so that every N holds the same mix of sources; they
 are held in memory while the crawl is written. The truth's ``source`` is ``<key>#g<g>``: the
 known clusters have exactly K pages (the last one may be cut at N).
@@ -308,6 +309,7 @@ _TOKEN = re.compile(rb"<!--.*?-->|<(/?)([A-Za-z][A-Za-z0-9]*)\b[^>]*>|[^<]+|<", 
 _WORD = re.compile(rb"(?<![&#\w])[A-Za-z]{3,}(?![\w;])")
 _LEFT_ALONE = {b"script", b"style", b"noscript", b"template", b"svg", b"nav", b"header", b"footer"}
 FRESH_MIN_SHARE = 0.6  # ... or whose ASCII words are less of its text (bytes, spaces aside)
+PARAGRAPH_RUN = 80  # bytes of text (spaces aside) in one run for its words to count above
 
 
 def text_segments(body: bytes) -> Iterator[tuple[int, int]]:
@@ -337,14 +339,18 @@ class WordPool:
         self.words: list[bytes] = []
 
     def learn(self, body: bytes) -> bool:
-        """Adds the page's words; True when a fresh page made from it would be new: it has
-        FRESH_MIN_WORDS ASCII words, FRESH_MIN_SHARE of its text."""
+        """Adds the page's words; True when a fresh page made from it would be new: its text runs
+        of PARAGRAPH_RUN bytes or more hold FRESH_MIN_WORDS ASCII words, FRESH_MIN_SHARE of its
+        text. (A page whose text is short runs, as a list of operand names, keeps most of its main
+        text when its words are swapped: its fresh pages would be near copies of each other.)"""
         found = covered = text = 0
         for start, end in text_segments(body):
-            text += len(body[start:end].translate(None, b" \t\r\n"))
+            run = len(body[start:end].translate(None, b" \t\r\n"))
+            text += run
             for word in _WORD.findall(body, start, end):
-                found += 1
-                covered += len(word)
+                if run >= PARAGRAPH_RUN:  # menu items, labels and table cells do not count
+                    found += 1
+                    covered += len(word)
                 self.seen += 1
                 if len(self.words) < self.size:
                     self.words.append(word.lower())
