@@ -130,14 +130,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--adds", type=int, default=200)
     parser.add_argument("--seconds", type=float, default=120.0, help="time cap per phase")
     parser.add_argument("--mixed", action="store_true", help="then queries and adds at once")
+    parser.add_argument("--readers", type=int, default=None, help="pagetwin serve --readers (default: the server's own)")
     args = parser.parse_args(argv)
     work = Path(tempfile.mkdtemp(prefix="pagetwin-serve-load-"))
     copy = work / "index.sqlite"
     shutil.copy(args.index, copy)
     bodies = _bodies(args.pages_from, max(args.queries, args.adds))
     proc = subprocess.Popen(
-        [sys.executable, "-m", "pagetwin", "serve", "--index", str(copy), "--port", "0"], stderr=subprocess.PIPE, text=True
-    )
+        [sys.executable, "-m", "pagetwin", "serve", "--index", str(copy), "--port", "0",
+         *(["--readers", str(args.readers)] if args.readers else [])], stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
     try:
         line = proc.stderr.readline()
         if "listening on" not in line:

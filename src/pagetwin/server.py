@@ -43,7 +43,7 @@ TOKEN_ENV = "PAGETWIN_SERVE_TOKEN"
 DEFAULT_PORT = 8765
 MAX_BODY = 16 * 1024 * 1024  # bytes of one request body
 MAX_BATCH = 1000  # pages of one request
-READERS = 4  # read-only connections answering queries side by side
+READERS = 2  # read-only connections answering queries side by side (each ~40 MB: its own fingerprinting models)
 LOOPBACK = ("127.0.0.1", "::1", "localhost")
 
 
