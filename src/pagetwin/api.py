@@ -28,8 +28,10 @@ touch (``app.recluster``: as one run over all the pages would form them) are com
 ``add`` returns, so a page whose ``add`` returned survives a crash of the process (kill -9)
 and of the machine (power loss): the writer's commits are SQLite WAL commits with
 ``synchronous=FULL`` (the WAL is fsync'd before the commit returns; a disk that acknowledges
-writes it has not stored is beyond any of this). A writable index holds the clusters it has made in memory (``pagetwin.held``): a
-later page joining one of them is placed without reading its component again. A writable index
+writes it has not stored is beyond any of this). A writable index holds the clusters it has
+made in memory (``pagetwin.held``): a later page joining one of them is placed without reading
+its component again; closed, it stores them in the index, and the next writer starts from
+them (a component whose edges changed since is read again). A writable index
 holds the index's lock (``index.lock``) while open: one writer at a time (a ``pagetwin dedup``
 on it waits, then gives up with a message), any number of readers (``Index.open(path,
 readonly=True)``, ``pagetwin query``).
