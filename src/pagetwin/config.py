@@ -403,7 +403,7 @@ class SparkSettings:
         128 << 20, "with --runner spark: a local WARC file larger than this is read by several tasks, split at "
         "record boundaries; 0 = one task a file", allowed=AT_LEAST_0)  # fmt: skip
     tasks_per_core: int = _setting(
-        4, "with --runner spark: local WARC files are split smaller (down to 1 MiB) until they make this many "
+        0, "with --runner spark: local WARC files are split smaller (down to 1 MiB) until they make this many "
         "tasks a core; 0 = off", allowed=AT_LEAST_0)  # fmt: skip
 
 

@@ -55,6 +55,8 @@ def test_small_crawls_are_split_to_occupy_every_core(tmp_path, monkeypatch):
     monkeypatch.setattr(engine, "_context", lambda settings: type("Context", (), {"defaultParallelism": 2})())
     monkeypatch.setattr(spark, "MIN_SPLIT", 1000)
     settings = Settings()
+    assert engine.split_size([str(warc)], settings) == settings.spark.split_bytes  # off by default
+    settings.set("spark.tasks_per_core", 4)
     assert engine.split_size([str(warc), str(folder)], settings) == max(1000, -(-size // 8))  # 4 tasks x 2 cores
     units = engine.units([str(warc)], SourceStats(), engine.split_size([str(warc)], settings))
     assert 4 <= len(units) <= 8 and all(isinstance(u[1], tuple) for u in units)
