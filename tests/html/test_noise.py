@@ -355,3 +355,66 @@ def test_a_box_the_page_renders_twice_is_kept_once():
     terms = "<p>Not valid with other offers, some restrictions may apply.</p>"
     out = text(page(article_extra=terms * 3))
     assert out.count("Not valid with other offers") == 3
+
+
+REVIEWS = [
+    "Great pack, I carried it on three long hikes this summer and the straps never hurt my shoulders once.",
+    "The side pockets are too small for my bottle, otherwise a fine bag for day trips with the children.",
+    "Bought it for my daughter, who loves the colour and says the hip belt is the best she has ever had.",
+]
+_PRODUCT_LD = '<script type="application/ld+json">{"@type": "Product", "name": "Trail pack"}</script>'
+
+
+def _shop(head: str, section_title: str) -> str:
+    reviews = "".join(f"<div class='item'><p>{r} {r}</p><p>5 stars</p></div>" for r in REVIEWS)
+    paras = "".join(f"<p>{p}</p>" for p in ARTICLE)
+    return (f"<html><head>{head}</head><body><div id='page'><h1>Trail pack</h1>{paras}"
+            f"<div class='box'><h2>{section_title}</h2><div class='list'>{reviews}</div></div></div></body></html>")  # fmt: skip
+
+
+def test_the_reviews_of_a_product_page_are_dropped():
+    out = text(_shop(_PRODUCT_LD, "Customer Reviews (3)"))
+    assert all(p in out for p in ARTICLE)
+    assert not any(r in out for r in REVIEWS) and "Customer Reviews" not in out
+    # A page that is not a product's (a review article, a forum) keeps them; so does a
+    # product page's FAQ (the shop's own answers).
+    assert all(r in text(_shop("", "Customer Reviews (3)")) for r in REVIEWS)
+    assert all(r in text(_shop(_PRODUCT_LD, "Frequently asked questions")) for r in REVIEWS)
+
+
+def _laureates(header: str, times: int = 1) -> str:
+    rows = "".join(
+        f"<tr><td>{1901 + i}</td><td><a href='/a{i}'>Wilhelm Conrad Roentgen</a></td>"
+        f"<td><a href='/b{i}'>Jacobus van t Hoff</a></td><td><a href='/c{i}'>Emil von Behring</a></td></tr>"
+        for i in range(8)
+    )
+    paras = "".join(f"<p>{' '.join([p] * times)}</p>" for p in ARTICLE)
+    return f"<html><body><div id='content'><h1>List of laureates</h1>{paras}<table>{header}<tbody>{rows}</tbody></table></div></body></html>"
+
+
+def test_a_data_table_with_linked_cells_is_content():
+    header = "<thead><tr><th>Year</th><th>Physics</th><th>Chemistry</th><th>Medicine</th></tr></thead>"
+    for times in (1, 2):  # beside a short introduction (read as a list) and beside an article
+        out = text(_laureates(header, times))
+        assert all(p in out for p in ARTICLE)
+        assert "1901 Wilhelm Conrad Roentgen Jacobus van t Hoff Emil von Behring" in out and "1908 Wilhelm" in out
+    # Without a header row it may be a layout of links: beside an article its rows stay links.
+    assert "1901 Wilhelm" not in text(_laureates("", 2))
+
+
+def _services(title: str) -> str:
+    names = ["Plumbing", "Heating", "Roofing", "Electrics"]
+    items = "".join(
+        f"<div class='svc'><h3><a href='/{n.lower()}'>{n}</a></h3><p>We repair {n.lower()} in homes and shops across the town, fast.</p></div>"
+        for n in names
+    )
+    return f"<html><body><div id='page'><h1>{title}</h1><div class='grid'>{items}</div></div></body></html>"
+
+
+def test_linked_headings_name_the_items_of_a_page_without_an_article():
+    out = text(_services("Our services"))
+    assert all(n in out.splitlines() for n in ("Plumbing", "Heating", "Roofing", "Electrics"))
+    # Beside an article, short linked headings are links to other pages.
+    box = "<div class='more'>" + "".join(f"<h4><a href='/s{i}'>Bridge works</a></h4>" for i in range(4)) + "</div>"
+    longer = "".join(f"<p>{p} {p}</p>" for p in ARTICLE)
+    assert "Bridge works" not in text(page(article_extra=longer + box))

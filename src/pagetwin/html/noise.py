@@ -100,7 +100,10 @@ def classify(blocks: Blocks) -> list[int]:
         if text.startswith(("http://", "https://", "www.")) and " " not in text:
             out.append(BAD)
         elif density > BAD_LINK_DENSITY:
-            out.append(TEASER if size >= TEASER_SIZE and text.count(" ") >= TEASER_WORDS - 1 else BAD)
+            if size >= TEASER_SIZE and text.count(" ") >= TEASER_WORDS - 1:
+                out.append(TEASER)
+            else:  # a short linked heading: a link, or the name of a card (_article_or_list)
+                out.append(HEADING if tag in HEADING_TAGS else BAD)
         elif tag in HEADING_TAGS:
             out.append(HEADING)
         elif density > MAX_LINK_DENSITY:
@@ -167,27 +170,35 @@ def _good_text(blocks: Blocks, classes: list[int], inside: list[bool]) -> float:
 
 
 def _article_or_list(blocks: Blocks, classes: list[int]) -> tuple[list[int], list[bool]]:
-    """(classes, main region) of the page read as an article (teasers are link-dense: BAD) or
-    as a list of teasers (a listing, a category page, a front page), which is how it is read
-    when its article reading finds no article (less than ARTICLE_SIZE of content) and the region
-    that counts teasers holds LIST_RATIO times more teaser text than content."""
-    if TEASER not in classes:
+    """(classes, main region) of the page read as an article (teasers and linked headings are
+    link-dense: BAD) or, when that reading finds no article (less than ARTICLE_SIZE of
+    content), with its linked headings as headings (the names of its cards, of the services
+    it lists) and, when the region that counts teasers holds LIST_RATIO times more teaser text
+    than content, as a list of teasers (a listing, a category page, a front page)."""
+    linked = [c == HEADING and link * 2 > len(text) for c, link, text in zip(classes, blocks.link, blocks.text)]
+    if TEASER not in classes and not any(linked):
         return classes, main_region(blocks, classes)
-    as_article = [BAD if c == TEASER else c for c in classes]
+    as_article = [BAD if c == TEASER or x else c for c, x in zip(classes, linked)]
     inside_a = main_region(blocks, as_article)
     if _good_text(blocks, as_article, inside_a) >= ARTICLE_SIZE:
         return as_article, inside_a
-    inside_t = main_region(blocks, classes)
-    teaser = sum(size for c, size, i in zip(classes, blocks.size, inside_t) if i and c == TEASER)
-    if teaser > LIST_RATIO * _good_text(blocks, classes, inside_t):
-        return classes, inside_t
-    return as_article, inside_a
+    if TEASER in classes:
+        inside_t = main_region(blocks, classes)
+        teaser = sum(size for c, size, i in zip(classes, blocks.size, inside_t) if i and c == TEASER)
+        if teaser > LIST_RATIO * _good_text(blocks, classes, inside_t):
+            return classes, inside_t
+    if not any(linked):
+        return as_article, inside_a
+    no_article = [BAD if c == TEASER else c for c in classes]
+    return no_article, main_region(blocks, no_article)
 
 
-def page_keep(blocks: Blocks, classes: list[int] | None = None) -> tuple[list[bool], list[bool]]:
-    """Page-level keep decision for every block, and the main-region mask."""
+def page_keep(blocks: Blocks, classes: list[int] | None = None, table_rows: frozenset[str] = frozenset()) -> tuple[list[bool], list[bool]]:
+    """Page-level keep decision for every block, and the main-region mask (``table_rows``:
+    the page's ``data_table_rows``)."""
     if classes is None:
         classes = classify(blocks)
+    classes = _data_tables(blocks, classes, table_rows)
     classes, inside = _article_or_list(blocks, classes)
     n = len(blocks)
     keep = [False] * n
@@ -226,6 +237,55 @@ def page_keep(blocks: Blocks, classes: list[int] | None = None) -> tuple[list[bo
                 keep[b] = True
                 break
     return keep, inside
+
+
+TABLE_ROWS = 5  # rows of a data table, at least
+TABLE_CELLS = 3  # cells of each of those rows, at least
+
+
+def data_table_rows(tree) -> frozenset[str]:
+    """The rows of the page's data tables, as their text without whitespace (the key a row's
+    block is found by): a ``<table>`` with a header cell (``<th>``) and TABLE_ROWS rows or more
+    of TABLE_CELLS cells (a year, a name, a figure; a layout table has one or two columns, a
+    list of headlines one)."""
+    out: set[str] = set()
+    for table in tree.css("table"):
+        if table.css_first("th") is None:
+            continue
+        keys = []
+        for row in table.css("tr"):
+            cells = sum(1 for c in row.iter() if c.tag in ("td", "th"))
+            key = "".join(row.text().split()) if cells >= TABLE_CELLS else ""
+            if key:
+                keys.append(key)
+        if len(keys) >= TABLE_ROWS:
+            out.update(keys)
+    return frozenset(out)
+
+
+def _data_tables(blocks: Blocks, classes: list[int], rows: frozenset[str]) -> list[int]:
+    """Classes with the link-dense rows of data tables (``data_table_rows``) read as text: a
+    row of a list of laureates or of a league table links its names, and is the page's data all
+    the same. A row is a ``<tr>`` block holding no block of its own (cells of text), one of
+    TABLE_ROWS such siblings of the table's rows."""
+    if not rows:
+        return classes
+    n = len(blocks)
+    children = [0] * n
+    for p in blocks.parent:
+        if p >= 0:
+            children[p] += 1
+    found: dict[int, list[int]] = {}
+    for b, tag in enumerate(blocks.tag):
+        if tag == "tr" and blocks.text[b] and not children[b] and "".join(blocks.text[b].split()) in rows:
+            found.setdefault(blocks.parent[b], []).append(b)
+    out = list(classes)
+    for group in found.values():
+        if len(group) >= TABLE_ROWS:
+            for b in group:
+                if out[b] in (BAD, TEASER):
+                    out[b] = NEAR if blocks.size[b] >= SHORT_SIZE else SHORT
+    return out
 
 
 def _drop_repeats(blocks: Blocks, keep: list[bool]) -> None:
@@ -424,8 +484,10 @@ def parse_page(
     with it for the summary."""
     title, description = page_meta(tree)
     blocks = walk(tree, max_depth, walker)
-    keep, inside = page_keep(blocks)
-    product = product_description(tree)
+    keep, inside = page_keep(blocks, table_rows=data_table_rows(tree))
+    is_product, product = product_facts(tree)
+    if is_product:
+        _drop_reviews(blocks, keep)
     if product and _uncovered(product, blocks, keep):
         _append_block(blocks, product, _PRODUCT_SLOT)
         keep.append(True)
@@ -436,14 +498,28 @@ def parse_page(
 _LD_JSON = 'script[type="application/ld+json"]'
 _TAGS = re.compile(r"<[^>]*>")
 _PRODUCT_SLOT = xxhash.xxh64_intdigest(b"ld+json/Product/description")  # the block's signature
+_PRODUCT_MICRODATA = '[itemtype*="schema.org/Product"]'
 PRODUCT_COVERED = 0.5  # share of a product description's words the page's text must hold
+
+
+def product_facts(tree) -> tuple[bool, str]:
+    """Whether the page describes a product (a schema.org ``Product`` in its JSON-LD or its
+    microdata), and the product's description from the JSON-LD (``product_description``)."""
+    text, found = _product_ld(tree)
+    return found or tree.css_first(_PRODUCT_MICRODATA) is not None, text
 
 
 def product_description(tree) -> str:
     """The longest ``description`` of a schema.org ``Product`` (or ``ProductGroup``) in the
-    page's JSON-LD, as plain text ("" if none). Shops often render the description with
+    page's JSON-LD, as plain text ("" if none)."""
+    return _product_ld(tree)[0]
+
+
+def _product_ld(tree) -> tuple[str, bool]:
+    """(The longest ``description`` of a schema.org ``Product`` (or ``ProductGroup``) in the
+    page's JSON-LD as plain text or "", whether it has a Product at all). Shops often render the description with
     script only, or behind a tab the walk does not see: the JSON-LD is the page's own copy."""
-    best = ""
+    best, found = "", False
     for node in tree.css(_LD_JSON):
         raw = node.text()
         if "Product" not in raw:
@@ -453,10 +529,11 @@ def product_description(tree) -> str:
         except ValueError:
             continue  # a broken block of JSON-LD is the page's mistake: no description from it
         for item in _products(data, 0):
+            found = True
             text = item.get("description")
             if isinstance(text, str) and len(text) > len(best):
                 best = text
-    return " ".join(_TAGS.sub(" ", htmllib.unescape(best)).split())
+    return " ".join(_TAGS.sub(" ", htmllib.unescape(best)).split()), found
 
 
 def _products(data, depth: int):
@@ -474,6 +551,46 @@ def _products(data, depth: int):
         for key in ("@graph", "mainEntity"):
             if key in data:
                 yield from _products(data[key], depth + 1)
+
+
+# A heading that opens a product page's reviews or its customers' questions.
+# (Not a FAQ: the shop's own answers are part of what it says about the product.)
+_REVIEWS = re.compile(r"\b(?:reviews?|ratings?|testimonials?|questions?\s*(?:&|and)\s*answers?|customer questions|q\s*&\s*a)\b", re.IGNORECASE)
+REVIEW_HEADING = 60  # characters at most of such a heading (a sentence is not a heading)
+
+
+def _drop_reviews(blocks: Blocks, keep: list[bool]) -> None:
+    """Drop the reviews and questions of a product page: the section a heading naming them
+    opens ("Customer reviews", "Ratings & Reviews", "Questions & Answers"). Its extent is the
+    largest container the heading opens (no text before it there) or, when the heading sits
+    among the description's own blocks, the blocks up to the next heading of its rank or
+    higher. A shop's customers talk about the product; what they say is not its description."""
+    n = len(blocks)
+    end = _subtree_ends(blocks)
+    parent = blocks.parent
+    first_text = [n] * (n + 1)  # first block with text at or after b
+    for b in range(n - 1, -1, -1):
+        first_text[b] = b if blocks.text[b] else first_text[b + 1]
+    b = 0
+    while b < n:
+        if blocks.tag[b] not in HEADING_TAGS:
+            b += 1
+            continue
+        label = " ".join(blocks.text[x] for x in range(b, end[b]) if blocks.text[x])
+        if not label or len(label) > REVIEW_HEADING or not _REVIEWS.search(label):
+            b = end[b]
+            continue
+        top = b
+        while parent[top] > 0 and first_text[parent[top]] >= b:
+            top = parent[top]
+        stop = end[top]
+        if top == b:
+            rank = blocks.tag[b]
+            stop = next((x for x in range(end[b], n) if blocks.tag[x] in HEADING_TAGS and blocks.tag[x] <= rank), n)
+            stop = min(stop, end[parent[b]] if parent[b] >= 0 else n)
+        for x in range(b, stop):
+            keep[x] = False
+        b = stop
 
 
 def _uncovered(text: str, blocks: Blocks, keep: list[bool]) -> bool:
