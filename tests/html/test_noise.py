@@ -411,10 +411,14 @@ def _services(title: str) -> str:
     return f"<html><body><div id='page'><h1>{title}</h1><div class='grid'>{items}</div></div></body></html>"
 
 
-def test_linked_headings_name_the_items_of_a_page_without_an_article():
+def test_linked_headings_name_items_and_sections():
     out = text(_services("Our services"))
     assert all(n in out.splitlines() for n in ("Plumbing", "Heating", "Roofing", "Electrics"))
     # Beside an article, short linked headings are links to other pages.
     box = "<div class='more'>" + "".join(f"<h4><a href='/s{i}'>Bridge works</a></h4>" for i in range(4)) + "</div>"
     longer = "".join(f"<p>{p} {p}</p>" for p in ARTICLE)
     assert "Bridge works" not in text(page(article_extra=longer + box))
+    # One that heads a paragraph of the article (a linked section title, a listing's story
+    # with its summary) is its title.
+    section = f"<h3><a href='/plan'>The bridge repair plan explained</a></h3><p>{ARTICLE[1]}</p>"
+    assert "The bridge repair plan explained" in text(page(article_extra=longer + section)).splitlines()

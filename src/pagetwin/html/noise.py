@@ -9,7 +9,10 @@ decision per block:
    its characters inside ``<a>``), size (characters; a CJK character counts 3), block tag.
    ``good`` (long, few links), ``near`` (medium, few links), ``short`` (under 30), ``bad``
    (link-dense, or a bare URL), ``teaser`` (link-dense, but four words or more: a headline or
-   summary on a card), ``heading``.
+   summary on a card), ``heading`` (a short linked heading too: the name of a card or of a
+   service, read as a link when the page holds an article). The rows of a **data table**
+   (``data_table_rows``: a ``<th>`` header, five rows or more of three cells or more) are
+   text however many of their cells are links (a list of laureates, a league table).
 2. **Main region**: every block's subtree gets a score from its good text G (good blocks in
    full, near blocks at half) and its link-dense text B: ``G * G / (G + 2 B)`` (much content,
    little chrome); the highest-scoring block (the deepest on ties) is the page's main region,
@@ -26,7 +29,9 @@ decision per block:
    grids whose short names are neither teasers nor good text.
 3. **Page-level keep** inside the region: good, near and headings (and teasers of a list); short blocks without links
    when the nearest non-short block before or after them is good or near (context, as jusText
-   does); link-dense blocks never. Photo captions (``<figcaption>`` of a ``<figure>`` with an
+   does), and so linked headings (a section or a story and its summary); other link-dense
+   blocks never. On a product page (a schema.org ``Product``) the section its reviews or
+   customers' questions open is dropped (``_drop_reviews``). Photo captions (``<figcaption>`` of a ``<figure>`` with an
    image) are dropped when the region holds an article without them and the page has no code
    (numbered figures, listings, quotes, short labels and galleries keep theirs). A box the
    page renders twice (the same kept texts, two blocks or more, in a later subtree) is kept once.
@@ -224,6 +229,9 @@ def page_keep(blocks: Blocks, classes: list[int] | None = None, table_rows: froz
             keep[b] = True
         elif c == SHORT:
             keep[b] = before[i] in (GOOD, NEAR) or after[i] in (GOOD, NEAR)
+        elif blocks.tag[b] in HEADING_TAGS:
+            # A linked heading an article reading counts as a link: kept when it heads text.
+            keep[b] = after[i] in (GOOD, NEAR)
     _drop_captions(blocks, classes, inside, keep)
     for b in _card_grid(blocks, classes, inside):  # a grid's cards are its items, in full
         inside[b] = True
