@@ -422,3 +422,19 @@ def test_linked_headings_name_items_and_sections():
     # with its summary) is its title.
     section = f"<h3><a href='/plan'>The bridge repair plan explained</a></h3><p>{ARTICLE[1]}</p>"
     assert "The bridge repair plan explained" in text(page(article_extra=longer + section)).splitlines()
+
+
+def test_the_linked_part_of_repeated_items_is_kept_between_their_text():
+    items = "".join(
+        f"<dt><a href='/abs/{i}'>[{i}] arXiv:2603.0{i}</a></dt><dd>"
+        f"<div class='title'>Title: Harbour wall models number {i} for the northern villages and their engineers</div>"
+        f"<div class='authors'><a href='/a'>Ada Lovelace</a>, <a href='/b'>Alan Turing</a>, <a href='/c'>Grace Hopper</a></div>"
+        f"<div class='subjects'>Subjects: Artificial Intelligence (cs.AI); Computation and Language</div></dd>"
+        for i in range(8)
+    )
+    out = text(f"<html><body><div id='list'><h1>Recent submissions</h1><dl>{items}</dl></div></body></html>")
+    assert out.count("Ada Lovelace, Alan Turing, Grace Hopper") == 8
+    # A link between two paragraphs of an article (a slot its paragraphs share) stays a link.
+    more = "<p><a href='/x'>Read more about the new harbour budget plans</a></p>"
+    longer = "".join(f"<p>{p} {p}</p>{more}" for p in ARTICLE)
+    assert "Read more" not in text(page(article_extra=longer))

@@ -29,8 +29,9 @@ decision per block:
    grids whose short names are neither teasers nor good text.
 3. **Page-level keep** inside the region: good, near and headings (and teasers of a list); short blocks without links
    when the nearest non-short block before or after them is good or near (context, as jusText
-   does), and so linked headings (a section or a story and its summary); other link-dense
-   blocks never. On a product page (a schema.org ``Product``) the section its reviews or
+   does), and so linked headings (a section or a story and its summary) and teasers in a slot
+   of repeated items that only teasers fill (``_linked_parts``: the authors of each paper of a
+   listing, between its title and its subjects); other link-dense blocks never. On a product page (a schema.org ``Product``) the section its reviews or
    customers' questions open is dropped (``_drop_reviews``). Photo captions (``<figcaption>`` of a ``<figure>`` with an
    image) are dropped when the region holds an article without them and the page has no code
    (numbered figures, listings, quotes, short labels and galleries keep theirs). A box the
@@ -204,6 +205,7 @@ def page_keep(blocks: Blocks, classes: list[int] | None = None, table_rows: froz
     if classes is None:
         classes = classify(blocks)
     classes = _data_tables(blocks, classes, table_rows)
+    teasers = classes
     classes, inside = _article_or_list(blocks, classes)
     n = len(blocks)
     keep = [False] * n
@@ -221,6 +223,7 @@ def page_keep(blocks: Blocks, classes: list[int] | None = None, table_rows: froz
         after[i] = last
         if classes[text_blocks[i]] != SHORT:
             last = classes[text_blocks[i]]
+    parts = _linked_parts(blocks, teasers, inside)
     for i, b in enumerate(text_blocks):
         c = classes[b]
         if not inside[b]:
@@ -232,6 +235,10 @@ def page_keep(blocks: Blocks, classes: list[int] | None = None, table_rows: froz
         elif blocks.tag[b] in HEADING_TAGS:
             # A linked heading an article reading counts as a link: kept when it heads text.
             keep[b] = after[i] in (GOOD, NEAR)
+        elif teasers[b] == TEASER and blocks.sig[b] in parts:
+            # A part of a repeated item (the authors of a paper between its title and its
+            # subjects) between two parts of content, not a link box.
+            keep[b] = before[i] in (GOOD, NEAR) and after[i] in (GOOD, NEAR)
     _drop_captions(blocks, classes, inside, keep)
     for b in _card_grid(blocks, classes, inside):  # a grid's cards are its items, in full
         inside[b] = True
@@ -294,6 +301,19 @@ def _data_tables(blocks: Blocks, classes: list[int], rows: frozenset[str]) -> li
                 if out[b] in (BAD, TEASER):
                     out[b] = NEAR if blocks.size[b] >= SHORT_SIZE else SHORT
     return out
+
+
+def _linked_parts(blocks: Blocks, classes: list[int], inside: list[bool]) -> set[int]:
+    """Signatures of the region's linked parts of items: a slot (``sig``) of GRID_CARDS text
+    blocks or more in the region, all of them link-dense (TEASER or BAD), so not a slot the
+    region's paragraphs share."""
+    seen: Counter = Counter()
+    linked: Counter = Counter()
+    for sig, c, i, t in zip(blocks.sig, classes, inside, blocks.text):
+        if i and t:
+            seen[sig] += 1
+            linked[sig] += c in (TEASER, BAD)
+    return {sig for sig, count in seen.items() if count >= GRID_CARDS and linked[sig] == count}
 
 
 def _drop_repeats(blocks: Blocks, keep: list[bool]) -> None:
