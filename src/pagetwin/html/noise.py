@@ -35,7 +35,8 @@ decision per block:
    customers' questions open is dropped (``_drop_reviews``). Photo captions (``<figcaption>`` of a ``<figure>`` with an
    image) are dropped when the region holds an article without them and the page has no code
    (numbered figures, listings, quotes, short labels and galleries keep theirs). A box the
-   page renders twice (the same kept texts, two blocks or more, in a later subtree) is kept once.
+   page renders twice (the same kept texts, two blocks or more, in a later subtree) is kept once,
+   and so is a paragraph said again (a post quoted under it, a feature in a slider and a list).
 4. **Site evidence** (a site model learned in pass 1 by ``templates.SiteTemplates``) is applied
    on top of this page-level decision by ``templates.SiteModel.decide`` (``SiteTemplates.apply``
    for a page of a named site): template blocks dropped, the slot priors of the site combined
@@ -244,6 +245,7 @@ def page_keep(blocks: Blocks, classes: list[int] | None = None, table_rows: froz
         inside[b] = True
         keep[b] = classes[b] != EMPTY
     _drop_repeats(blocks, keep)
+    _drop_said_again(blocks, keep)
     # The title right before the region (an h1/h2 outside the article container).
     first = next((i for i, b in enumerate(text_blocks) if inside[b]), None)
     if first is not None:
@@ -314,6 +316,21 @@ def _linked_parts(blocks: Blocks, classes: list[int], inside: list[bool]) -> set
             seen[sig] += 1
             linked[sig] += c in (TEASER, BAD)
     return {sig for sig, count in seen.items() if count >= GRID_CARDS and linked[sig] == count}
+
+
+REPEAT_SIZE = 100  # characters of a paragraph kept once however often the page says it
+
+
+def _drop_said_again(blocks: Blocks, keep: list[bool]) -> None:
+    """Keep a paragraph (REPEAT_SIZE or more) once: the same text kept again later is the
+    page's second rendering of it (a feature in a slider and in a list, a forum post quoted
+    under it, an answer shown in a teaser and in full), not more of its content."""
+    said: set[str] = set()
+    for b, (text, size) in enumerate(zip(blocks.text, blocks.size)):
+        if keep[b] and size >= REPEAT_SIZE:
+            if text in said:
+                keep[b] = False
+            said.add(text)
 
 
 def _drop_repeats(blocks: Blocks, keep: list[bool]) -> None:
