@@ -309,6 +309,8 @@ def _linked_parts(blocks: Blocks, classes: list[int], inside: list[bool]) -> set
     """Signatures of the region's linked parts of items: a slot (``sig``) of GRID_CARDS text
     blocks or more in the region, all of them link-dense (TEASER or BAD), so not a slot the
     region's paragraphs share."""
+    if TEASER not in classes:
+        return set()
     seen: Counter = Counter()
     linked: Counter = Counter()
     for sig, c, i, t in zip(blocks.sig, classes, inside, blocks.text):
@@ -529,7 +531,9 @@ def parse_page(
     with it for the summary."""
     title, description = page_meta(tree)
     blocks = walk(tree, max_depth, walker)
-    keep, inside = page_keep(blocks, table_rows=data_table_rows(tree))
+    # (A page whose walk has fewer rows than a data table has is not searched for one.)
+    rows = data_table_rows(tree) if blocks.tag.count("tr") >= TABLE_ROWS else frozenset()
+    keep, inside = page_keep(blocks, table_rows=rows)
     is_product, product = product_facts(tree)
     if is_product:
         _drop_reviews(blocks, keep)
