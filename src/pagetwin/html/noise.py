@@ -9,7 +9,10 @@ decision per block:
    its characters inside ``<a>``), size (characters; a CJK character counts 3), block tag.
    ``good`` (long, few links), ``near`` (medium, few links), ``short`` (under 30), ``bad``
    (link-dense, or a bare URL), ``teaser`` (link-dense, but four words or more: a headline or
-   summary on a card), ``heading``.
+   summary on a card), ``heading`` (a short linked heading too: the name of a card or of a
+   service, read as a link when the page holds an article). The rows of a **data table**
+   (``data_table_rows``: a ``<th>`` header, five rows or more of three cells or more) are
+   text however many of their cells are links (a list of laureates, a league table).
 2. **Main region**: every block's subtree gets a score from its good text G (good blocks in
    full, near blocks at half) and its link-dense text B: ``G * G / (G + 2 B)`` (much content,
    little chrome); the highest-scoring block (the deepest on ties) is the page's main region,
@@ -26,10 +29,14 @@ decision per block:
    grids whose short names are neither teasers nor good text.
 3. **Page-level keep** inside the region: good, near and headings (and teasers of a list); short blocks without links
    when the nearest non-short block before or after them is good or near (context, as jusText
-   does); link-dense blocks never. Photo captions (``<figcaption>`` of a ``<figure>`` with an
+   does), and so linked headings (a section or a story and its summary) and teasers in a slot
+   of repeated items that only teasers fill (``_linked_parts``: the authors of each paper of a
+   listing, between its title and its subjects); other link-dense blocks never. On a product page (a schema.org ``Product``) the section its reviews or
+   customers' questions open is dropped (``_drop_reviews``). Photo captions (``<figcaption>`` of a ``<figure>`` with an
    image) are dropped when the region holds an article without them and the page has no code
    (numbered figures, listings, quotes, short labels and galleries keep theirs). A box the
-   page renders twice (the same kept texts, two blocks or more, in a later subtree) is kept once.
+   page renders twice (the same kept texts, two blocks or more, in a later subtree) is kept once,
+   and so is a paragraph said again (a post quoted under it, a feature in a slider and a list).
 4. **Site evidence** (a site model learned in pass 1 by ``templates.SiteTemplates``) is applied
    on top of this page-level decision by ``templates.SiteModel.decide`` (``SiteTemplates.apply``
    for a page of a named site): template blocks dropped, the slot priors of the site combined
@@ -100,7 +107,10 @@ def classify(blocks: Blocks) -> list[int]:
         if text.startswith(("http://", "https://", "www.")) and " " not in text:
             out.append(BAD)
         elif density > BAD_LINK_DENSITY:
-            out.append(TEASER if size >= TEASER_SIZE and text.count(" ") >= TEASER_WORDS - 1 else BAD)
+            if size >= TEASER_SIZE and text.count(" ") >= TEASER_WORDS - 1:
+                out.append(TEASER)
+            else:  # a short linked heading: a link, or the name of a card (_article_or_list)
+                out.append(HEADING if tag in HEADING_TAGS else BAD)
         elif tag in HEADING_TAGS:
             out.append(HEADING)
         elif density > MAX_LINK_DENSITY:
@@ -167,27 +177,36 @@ def _good_text(blocks: Blocks, classes: list[int], inside: list[bool]) -> float:
 
 
 def _article_or_list(blocks: Blocks, classes: list[int]) -> tuple[list[int], list[bool]]:
-    """(classes, main region) of the page read as an article (teasers are link-dense: BAD) or
-    as a list of teasers (a listing, a category page, a front page), which is how it is read
-    when its article reading finds no article (less than ARTICLE_SIZE of content) and the region
-    that counts teasers holds LIST_RATIO times more teaser text than content."""
-    if TEASER not in classes:
+    """(classes, main region) of the page read as an article (teasers and linked headings are
+    link-dense: BAD) or, when that reading finds no article (less than ARTICLE_SIZE of
+    content), with its linked headings as headings (the names of its cards, of the services
+    it lists) and, when the region that counts teasers holds LIST_RATIO times more teaser text
+    than content, as a list of teasers (a listing, a category page, a front page)."""
+    linked = [c == HEADING and link * 2 > len(text) for c, link, text in zip(classes, blocks.link, blocks.text)]
+    if TEASER not in classes and not any(linked):
         return classes, main_region(blocks, classes)
-    as_article = [BAD if c == TEASER else c for c in classes]
+    as_article = [BAD if c == TEASER or x else c for c, x in zip(classes, linked)]
     inside_a = main_region(blocks, as_article)
     if _good_text(blocks, as_article, inside_a) >= ARTICLE_SIZE:
         return as_article, inside_a
-    inside_t = main_region(blocks, classes)
-    teaser = sum(size for c, size, i in zip(classes, blocks.size, inside_t) if i and c == TEASER)
-    if teaser > LIST_RATIO * _good_text(blocks, classes, inside_t):
-        return classes, inside_t
-    return as_article, inside_a
+    if TEASER in classes:
+        inside_t = main_region(blocks, classes)
+        teaser = sum(size for c, size, i in zip(classes, blocks.size, inside_t) if i and c == TEASER)
+        if teaser > LIST_RATIO * _good_text(blocks, classes, inside_t):
+            return classes, inside_t
+    if not any(linked):
+        return as_article, inside_a
+    no_article = [BAD if c == TEASER else c for c in classes]
+    return no_article, main_region(blocks, no_article)
 
 
-def page_keep(blocks: Blocks, classes: list[int] | None = None) -> tuple[list[bool], list[bool]]:
-    """Page-level keep decision for every block, and the main-region mask."""
+def page_keep(blocks: Blocks, classes: list[int] | None = None, table_rows: frozenset[str] = frozenset()) -> tuple[list[bool], list[bool]]:
+    """Page-level keep decision for every block, and the main-region mask (``table_rows``:
+    the page's ``data_table_rows``)."""
     if classes is None:
         classes = classify(blocks)
+    classes = _data_tables(blocks, classes, table_rows)
+    teasers = classes
     classes, inside = _article_or_list(blocks, classes)
     n = len(blocks)
     keep = [False] * n
@@ -205,6 +224,7 @@ def page_keep(blocks: Blocks, classes: list[int] | None = None) -> tuple[list[bo
         after[i] = last
         if classes[text_blocks[i]] != SHORT:
             last = classes[text_blocks[i]]
+    parts = _linked_parts(blocks, teasers, inside)
     for i, b in enumerate(text_blocks):
         c = classes[b]
         if not inside[b]:
@@ -213,11 +233,19 @@ def page_keep(blocks: Blocks, classes: list[int] | None = None) -> tuple[list[bo
             keep[b] = True
         elif c == SHORT:
             keep[b] = before[i] in (GOOD, NEAR) or after[i] in (GOOD, NEAR)
+        elif blocks.tag[b] in HEADING_TAGS:
+            # A linked heading an article reading counts as a link: kept when it heads text.
+            keep[b] = after[i] in (GOOD, NEAR)
+        elif teasers[b] == TEASER and blocks.sig[b] in parts:
+            # A part of a repeated item (the authors of a paper between its title and its
+            # subjects) between two parts of content, not a link box.
+            keep[b] = before[i] in (GOOD, NEAR) and after[i] in (GOOD, NEAR)
     _drop_captions(blocks, classes, inside, keep)
     for b in _card_grid(blocks, classes, inside):  # a grid's cards are its items, in full
         inside[b] = True
         keep[b] = classes[b] != EMPTY
     _drop_repeats(blocks, keep)
+    _drop_said_again(blocks, keep)
     # The title right before the region (an h1/h2 outside the article container).
     first = next((i for i, b in enumerate(text_blocks) if inside[b]), None)
     if first is not None:
@@ -226,6 +254,85 @@ def page_keep(blocks: Blocks, classes: list[int] | None = None) -> tuple[list[bo
                 keep[b] = True
                 break
     return keep, inside
+
+
+TABLE_ROWS = 5  # rows of a data table, at least
+TABLE_CELLS = 3  # cells of each of those rows, at least
+
+
+def data_table_rows(tree) -> frozenset[str]:
+    """The rows of the page's data tables, as their text without whitespace (the key a row's
+    block is found by): a ``<table>`` with a header cell (``<th>``) and TABLE_ROWS rows or more
+    of TABLE_CELLS cells (a year, a name, a figure; a layout table has one or two columns, a
+    list of headlines one)."""
+    out: set[str] = set()
+    for table in tree.css("table"):
+        if table.css_first("th") is None:
+            continue
+        keys = []
+        for row in table.css("tr"):
+            cells = sum(1 for c in row.iter() if c.tag in ("td", "th"))
+            key = "".join(row.text().split()) if cells >= TABLE_CELLS else ""
+            if key:
+                keys.append(key)
+        if len(keys) >= TABLE_ROWS:
+            out.update(keys)
+    return frozenset(out)
+
+
+def _data_tables(blocks: Blocks, classes: list[int], rows: frozenset[str]) -> list[int]:
+    """Classes with the link-dense rows of data tables (``data_table_rows``) read as text: a
+    row of a list of laureates or of a league table links its names, and is the page's data all
+    the same. A row is a ``<tr>`` block holding no block of its own (cells of text), one of
+    TABLE_ROWS such siblings of the table's rows."""
+    if not rows:
+        return classes
+    n = len(blocks)
+    children = [0] * n
+    for p in blocks.parent:
+        if p >= 0:
+            children[p] += 1
+    found: dict[int, list[int]] = {}
+    for b, tag in enumerate(blocks.tag):
+        if tag == "tr" and blocks.text[b] and not children[b] and "".join(blocks.text[b].split()) in rows:
+            found.setdefault(blocks.parent[b], []).append(b)
+    out = list(classes)
+    for group in found.values():
+        if len(group) >= TABLE_ROWS:
+            for b in group:
+                if out[b] in (BAD, TEASER):
+                    out[b] = NEAR if blocks.size[b] >= SHORT_SIZE else SHORT
+    return out
+
+
+def _linked_parts(blocks: Blocks, classes: list[int], inside: list[bool]) -> set[int]:
+    """Signatures of the region's linked parts of items: a slot (``sig``) of GRID_CARDS text
+    blocks or more in the region, all of them link-dense (TEASER or BAD), so not a slot the
+    region's paragraphs share."""
+    if TEASER not in classes:
+        return set()
+    seen: Counter = Counter()
+    linked: Counter = Counter()
+    for sig, c, i, t in zip(blocks.sig, classes, inside, blocks.text):
+        if i and t:
+            seen[sig] += 1
+            linked[sig] += c in (TEASER, BAD)
+    return {sig for sig, count in seen.items() if count >= GRID_CARDS and linked[sig] == count}
+
+
+REPEAT_SIZE = 100  # characters of a paragraph kept once however often the page says it
+
+
+def _drop_said_again(blocks: Blocks, keep: list[bool]) -> None:
+    """Keep a paragraph (REPEAT_SIZE or more) once: the same text kept again later is the
+    page's second rendering of it (a feature in a slider and in a list, a forum post quoted
+    under it, an answer shown in a teaser and in full), not more of its content."""
+    said: set[str] = set()
+    for b, (text, size) in enumerate(zip(blocks.text, blocks.size)):
+        if keep[b] and size >= REPEAT_SIZE:
+            if text in said:
+                keep[b] = False
+            said.add(text)
 
 
 def _drop_repeats(blocks: Blocks, keep: list[bool]) -> None:
@@ -424,8 +531,12 @@ def parse_page(
     with it for the summary."""
     title, description = page_meta(tree)
     blocks = walk(tree, max_depth, walker)
-    keep, inside = page_keep(blocks)
-    product = product_description(tree)
+    # (A page whose walk has fewer rows than a data table has is not searched for one.)
+    rows = data_table_rows(tree) if blocks.tag.count("tr") >= TABLE_ROWS else frozenset()
+    keep, inside = page_keep(blocks, table_rows=rows)
+    is_product, product = product_facts(tree)
+    if is_product:
+        _drop_reviews(blocks, keep)
     if product and _uncovered(product, blocks, keep):
         _append_block(blocks, product, _PRODUCT_SLOT)
         keep.append(True)
@@ -436,14 +547,28 @@ def parse_page(
 _LD_JSON = 'script[type="application/ld+json"]'
 _TAGS = re.compile(r"<[^>]*>")
 _PRODUCT_SLOT = xxhash.xxh64_intdigest(b"ld+json/Product/description")  # the block's signature
+_PRODUCT_MICRODATA = '[itemtype*="schema.org/Product"]'
 PRODUCT_COVERED = 0.5  # share of a product description's words the page's text must hold
+
+
+def product_facts(tree) -> tuple[bool, str]:
+    """Whether the page describes a product (a schema.org ``Product`` in its JSON-LD or its
+    microdata), and the product's description from the JSON-LD (``product_description``)."""
+    text, found = _product_ld(tree)
+    return found or tree.css_first(_PRODUCT_MICRODATA) is not None, text
 
 
 def product_description(tree) -> str:
     """The longest ``description`` of a schema.org ``Product`` (or ``ProductGroup``) in the
-    page's JSON-LD, as plain text ("" if none). Shops often render the description with
+    page's JSON-LD, as plain text ("" if none)."""
+    return _product_ld(tree)[0]
+
+
+def _product_ld(tree) -> tuple[str, bool]:
+    """(The longest ``description`` of a schema.org ``Product`` (or ``ProductGroup``) in the
+    page's JSON-LD as plain text or "", whether it has a Product at all). Shops often render the description with
     script only, or behind a tab the walk does not see: the JSON-LD is the page's own copy."""
-    best = ""
+    best, found = "", False
     for node in tree.css(_LD_JSON):
         raw = node.text()
         if "Product" not in raw:
@@ -453,10 +578,11 @@ def product_description(tree) -> str:
         except ValueError:
             continue  # a broken block of JSON-LD is the page's mistake: no description from it
         for item in _products(data, 0):
+            found = True
             text = item.get("description")
             if isinstance(text, str) and len(text) > len(best):
                 best = text
-    return " ".join(_TAGS.sub(" ", htmllib.unescape(best)).split())
+    return " ".join(_TAGS.sub(" ", htmllib.unescape(best)).split()), found
 
 
 def _products(data, depth: int):
@@ -474,6 +600,46 @@ def _products(data, depth: int):
         for key in ("@graph", "mainEntity"):
             if key in data:
                 yield from _products(data[key], depth + 1)
+
+
+# A heading that opens a product page's reviews or its customers' questions.
+# (Not a FAQ: the shop's own answers are part of what it says about the product.)
+_REVIEWS = re.compile(r"\b(?:reviews?|ratings?|testimonials?|questions?\s*(?:&|and)\s*answers?|customer questions|q\s*&\s*a)\b", re.IGNORECASE)
+REVIEW_HEADING = 60  # characters at most of such a heading (a sentence is not a heading)
+
+
+def _drop_reviews(blocks: Blocks, keep: list[bool]) -> None:
+    """Drop the reviews and questions of a product page: the section a heading naming them
+    opens ("Customer reviews", "Ratings & Reviews", "Questions & Answers"). Its extent is the
+    largest container the heading opens (no text before it there) or, when the heading sits
+    among the description's own blocks, the blocks up to the next heading of its rank or
+    higher. A shop's customers talk about the product; what they say is not its description."""
+    n = len(blocks)
+    end = _subtree_ends(blocks)
+    parent = blocks.parent
+    first_text = [n] * (n + 1)  # first block with text at or after b
+    for b in range(n - 1, -1, -1):
+        first_text[b] = b if blocks.text[b] else first_text[b + 1]
+    b = 0
+    while b < n:
+        if blocks.tag[b] not in HEADING_TAGS:
+            b += 1
+            continue
+        label = " ".join(blocks.text[x] for x in range(b, end[b]) if blocks.text[x])
+        if not label or len(label) > REVIEW_HEADING or not _REVIEWS.search(label):
+            b = end[b]
+            continue
+        top = b
+        while parent[top] > 0 and first_text[parent[top]] >= b:
+            top = parent[top]
+        stop = end[top]
+        if top == b:
+            rank = blocks.tag[b]
+            stop = next((x for x in range(end[b], n) if blocks.tag[x] in HEADING_TAGS and blocks.tag[x] <= rank), n)
+            stop = min(stop, end[parent[b]] if parent[b] >= 0 else n)
+        for x in range(b, stop):
+            keep[x] = False
+        b = stop
 
 
 def _uncovered(text: str, blocks: Blocks, keep: list[bool]) -> bool:
