@@ -284,3 +284,15 @@ def test_comments_are_the_page_only_when_the_page_has_no_post_of_its_own():
            f"<div class='comments'><p>{post} {post}</p><p>{post} {post}</p></div></body>"
     b = blocks_of(blog)
     assert article in b.text and f"{post} {post}" not in b.text
+
+
+def test_boxes_named_as_captions_or_galleries_are_marked():
+    b = blocks_of(
+        "<div class='wp-caption'><p class='wp-caption-text'>a caption</p></div><div id='imageEmbedCaption'>two</div>"
+        "<div class='hst-resgallery'><p>three</p></div><div class='captain'><p>not one</p></div>"
+    )
+    assert {t for t, c in zip(b.text, b.caption) if c and t} == {"a caption", "two"}
+    # The box named, not its children (noise._named_captions reads a named box's subtree).
+    gallery = by_text(b, "three")
+    assert b.caption[b.parent[gallery]] and not b.caption[gallery]
+    assert sum(b.caption) == 4 and not b.caption[by_text(b, "not one")]

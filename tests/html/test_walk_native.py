@@ -54,6 +54,7 @@ CLASSES = [
     "", "post", "menu", "nav-bar", "sidebar", "comments", "comment-list", "content-sidebar-wrap",
     "share", "entry-content", "article-body", "footer", "cookie-consent", "post-123", "Ad", "wrap ads",
     "disqus", "commentlist", "widget", "x_y-1", "ĸlass", "main", "related posts",
+    "wp-caption-text", "newsCaption", "hst-resgallery", "slideshow",
 ]
 TAGS = [
     "div", "p", "span", "a", "li", "ul", "ol", "section", "article", "main", "header", "footer", "nav",

@@ -710,14 +710,14 @@ cdef class NativeWalk:
         cdef Py_ssize_t top = 0, nframes = 0, b, n
         cdef Py_ssize_t block = -1, depth = -1, link_chars = 0, link, size
         cdef uint64_t sig = 0, acc = 0, h, child_sig
-        cdef bint has = False, in_link = False, article = False, content, is_hint
+        cdef bint has = False, in_link = False, article = False, content, is_hint, is_caption
         cdef int kind, chrome
         cdef Attrs a
         cdef Frame *f
         cdef pt_chardata *t
         cdef Buf *own = NULL
         cdef list tags = [], parents = [], sigs = [], hashes = [], texts = [], links = [], sizes = []
-        cdef list contents = [], in_article = [], hints = [], images = [], copies = []
+        cdef list contents = [], in_article = [], hints = [], captions = [], images = [], copies = []
         cdef list page_chars = []  # the page's text length, once a chrome box asks
         if type(root) is not self.node_type or max_depth < 0:
             raise Unsupported("not a LexborNode, or a negative max_depth")
@@ -773,6 +773,7 @@ cdef class NativeWalk:
                     chrome = facts[0]
                     is_hint = facts[1]
                     part = facts[2]
+                    is_caption = facts[3]
                     if chrome and not self.flags[tid] & 4:
                         py = self._node(node, parser)
                         if not self.holds_the_page(py, root, page_chars, chrome):  # blocks._holds_the_page
@@ -782,7 +783,7 @@ cdef class NativeWalk:
                                 copies.append(py)
                                 continue
                 else:
-                    is_hint = False
+                    is_hint = is_caption = False
                     part = None
                 if depth >= max_depth:  # too deep: the rest is flat text of the current block
                     s = self._node(node, parser).text(deep=True, separator=" ")
@@ -806,6 +807,7 @@ cdef class NativeWalk:
                 sigs.append(child_sig)
                 in_article.append(article)
                 hints.append(is_hint)
+                captions.append(is_caption)
                 hashes.append(None)
                 texts.append(None)
                 links.append(None)
@@ -867,6 +869,7 @@ cdef class NativeWalk:
             self._push_children(node, &top)
         out.tag, out.parent, out.sig, out.hash, out.text = tags, parents, sigs, hashes, texts
         out.link, out.size, out.content, out.in_article, out.hint = links, sizes, contents, in_article, hints
+        out.caption = captions
         out.images = images
         return copies
 
@@ -890,8 +893,8 @@ cdef class NativeWalk:
         key = PyBytes_FromStringAndSize(<char *>k.data, k.length)
         facts = self.class_memo.get(key)
         if facts is None:
-            chrome, hint, part = self.class_facts(self.names[tid][0], _str(a.cls), _str(a.ident), _str(a.itemprop))
-            facts = (chrome, hint, part.encode("utf-8", "surrogatepass"))
+            chrome, hint, part, caption = self.class_facts(self.names[tid][0], _str(a.cls), _str(a.ident), _str(a.itemprop))
+            facts = (chrome, hint, part.encode("utf-8", "surrogatepass"), caption)
             if len(self.class_memo) > self.class_memo_size:
                 self.class_memo.clear()
             self.class_memo[key] = facts

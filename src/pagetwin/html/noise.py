@@ -28,7 +28,8 @@ decision per block:
    when the nearest non-short block before or after them is good or near (context, as jusText
    does); link-dense blocks never. Photo captions (``<figcaption>`` of a ``<figure>`` with an
    image) are dropped when the region holds an article without them and the page has no code
-   (numbered figures, listings, quotes, short labels and galleries keep theirs). A box the
+   (numbered figures, listings, quotes, short labels and galleries keep theirs), and so is the
+   text of small boxes named as captions or galleries ("wp-caption-text"). A box the
    page renders twice (the same kept texts, two blocks or more, in a later subtree) is kept once.
 4. **Site evidence** (a site model learned in pass 1 by ``templates.SiteTemplates``) is applied
    on top of this page-level decision by ``templates.SiteModel.decide`` (``SiteTemplates.apply``
@@ -86,6 +87,7 @@ GRID_BLOCKS = 2
 GRID_OWN = 0.2
 GRID_SIZE = 300
 GRID_SHARE = 0.5  # no card of a grid holds more than this share of its text
+CAPTION_SIZE = 2 * GOOD_SIZE  # text of a box named as a caption (more: not a caption)
 ARTICLE_SIZE = 3 * GOOD_SIZE  # content (three good paragraphs) that makes an article reading stand  # a marked article body needs this share of the best region's balance
 
 
@@ -372,15 +374,32 @@ def _photo_captions(blocks: Blocks) -> list[bool]:
     return [c and photo[figure[b]] and said[figure[b]] >= SHORT_SIZE for b, c in enumerate(caption)]
 
 
+def _named_captions(blocks: Blocks, caption: list[bool]) -> None:
+    """Mark as captions, too, the blocks (headings aside) inside a box the page names as a
+    caption or a gallery (``Blocks.caption``: "wp-caption-text", "newsCaption", a gallery's
+    "caption-full") that holds at most CAPTION_SIZE of text (a photo's caption and credit; a
+    box holding more is a layout's, whatever its name)."""
+    parent = blocks.parent
+    n = len(blocks)
+    end = _subtree_ends(blocks)
+    total = np.concatenate(([0], np.cumsum(blocks.size, dtype=np.int64))).tolist()  # prefix sums
+    named = [False] * n
+    for b, own in enumerate(blocks.caption):  # parents come before their children
+        named[b] = (own and total[end[b]] - total[b] <= CAPTION_SIZE) or (parent[b] >= 0 and named[parent[b]])
+        if named[b] and blocks.tag[b] not in HEADING_TAGS:
+            caption[b] = True
+
+
 def _drop_captions(blocks: Blocks, classes: list[int], inside: list[bool], keep: list[bool]) -> None:
-    """Drop photo captions (``_photo_captions``) when the region holds an article without them
-    (at least ARTICLE_SIZE of other content) and no code: a photo's caption and credit are not
-    the story. On a gallery the captions are the only text, and stay."""
-    if "figcaption" not in blocks.tag or "pre" in blocks.tag:
+    """Drop photo captions (``_photo_captions``, ``_named_captions``) when the region holds an
+    article without them (at least ARTICLE_SIZE of other content) and no code: a photo's caption
+    and credit are not the story. On a gallery the captions are the only text, and stay."""
+    if "pre" in blocks.tag or ("figcaption" not in blocks.tag and not any(blocks.caption)):
         # With code on the page (documentation, a tutorial) figures are diagrams the text
         # walks through: their captions stay.
         return
     caption = _photo_captions(blocks)
+    _named_captions(blocks, caption)
     if not any(c and k for c, k in zip(caption, keep)):
         return
     rest = [i and not c for i, c in zip(inside, caption)]
@@ -495,6 +514,7 @@ def _append_block(blocks: Blocks, text: str, sig: int) -> None:
     blocks.content.append(True)
     blocks.in_article.append(False)
     blocks.hint.append(False)
+    blocks.caption.append(False)
 
 
 def extract_parsed(page: ParsedPage, site: SiteModel | None = None, settings: ExtractSettings | None = None) -> Extracted:
