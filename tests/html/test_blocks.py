@@ -296,3 +296,15 @@ def test_boxes_named_as_captions_or_galleries_are_marked():
     gallery = by_text(b, "three")
     assert b.caption[b.parent[gallery]] and not b.caption[gallery]
     assert sum(b.caption) == 4 and not b.caption[by_text(b, "not one")]
+
+
+def test_hidden_panels_of_tabs_and_accordions_are_walked_other_hidden_boxes_are_not():
+    b = blocks_of(
+        "<div role='tablist'><a>Python</a><a>Node</a></div><div role='tabpanel'><p>python steps</p></div>"
+        "<div role='tabpanel' hidden><p>node steps</p></div><div class='accordion-item__panel' aria-hidden='true'>"
+        "<p>an answer</p></div><section class='faq-answer' style='display:none'><p>another answer</p></section>"
+        "<div hidden><p>gone</p></div><div class='tab-pane menu' hidden><p>a menu</p></div>"
+        "<div class='panel' role='dialog' hidden><p>a dialog</p></div><span class='tab' hidden>a span</span>"
+    )
+    texts = [t for t in b.text if t]
+    assert texts == ["PythonNode", "python steps", "node steps", "an answer", "another answer"]

@@ -464,7 +464,7 @@ cdef class NativeWalk:
     cdef readonly dict class_memo
     cdef Py_ssize_t class_memo_size
     cdef object kind_of, class_facts, hidden_style, page_chrome, content_root, own_roots
-    cdef object noscript_content, holds_the_page
+    cdef object noscript_content, holds_the_page, disclosed
     cdef Buf *own  # per depth: the open block's own text
     cdef Buf *imgs  # per depth: the open block's image sources, joined by " "
     cdef Py_ssize_t *img_count
@@ -487,7 +487,7 @@ cdef class NativeWalk:
 
     def __init__(self, lexbor_node_type, attr_name_address, element_name_address, text_id, picture_id,
                  kind_of, class_facts, hidden_style, image_attrs, page_chrome, content_root,
-                 noscript_content, holds_the_page, class_memo_size):
+                 noscript_content, holds_the_page, disclosed, class_memo_size):
         self.vtab = PyCapsule_GetPointer(lexbor_node_type.__dict__["__pyx_vtable__"], NULL)
         self.attr_name = <void *><uintptr_t>attr_name_address
         self.element_name = <void *><uintptr_t>element_name_address
@@ -496,6 +496,7 @@ cdef class NativeWalk:
         self.page_chrome, self.content_root = page_chrome, content_root
         self.own_roots = frozenset(["html", "body", "main"])
         self.noscript_content, self.holds_the_page = noscript_content, holds_the_page
+        self.disclosed = disclosed
         if len(image_attrs) > MAX_IMAGE_ATTRS:
             raise ValueError("too many image attributes")
         self.image_keys = tuple(image_attrs)
@@ -767,8 +768,8 @@ cdef class NativeWalk:
                     continue
                 self._attrs(node, &a, False)
                 if a.any:
-                    if a.hiding and self._hidden(&a):
-                        continue
+                    if a.hiding and self._hidden(&a) and not self.disclosed(self._node(node, parser).attributes):
+                        continue  # (a hidden tab panel is walked: blocks._disclosed)
                     facts = self._facts(tid, &a)
                     chrome = facts[0]
                     is_hint = facts[1]

@@ -20,7 +20,7 @@ block the walk records
 The walk does not enter elements that are never content (scripts, styles, form controls,
 embedded frames, ``SKIP_TAGS``), hidden elements (``hidden``, ``aria-hidden="true"``,
 ``display: none`` / ``visibility: hidden`` inline styles; checked on block elements and on
-span/font/label/small), or elements that are page chrome by their tag (nav, aside,
+span/font/label/small; a hidden tab panel or accordion region is walked, ``_disclosed``), or elements that are page chrome by their tag (nav, aside,
 header/footer outside an article) or by the words of their class/id (menu, sidebar, share,
 cookie, ...; unless they wrap the page's h1 or marked article body). Boxes named as comments
 and noscripts with block markup are held back: the walk enters them (walking again) only when
@@ -346,6 +346,20 @@ def _held_back_is_the_page(out: Blocks, held: list) -> bool:
     return sum(len(n.text(deep=True).split()) for n in held) > sum(len(t.split()) for t in out.text)
 
 
+def _disclosed(attrs: dict) -> bool:
+    """Whether a hidden block is a panel of a disclosure widget, whose text is the page's even
+    while another of its panels is shown: a tab panel, an accordion's region (``role``), a box
+    named as a tab, a panel, an accordion or a FAQ's answer and as no chrome (a modal's panel)."""
+    if attrs.get("role") in _DISCLOSURE_ROLES:
+        return True
+    words = _WORDS.findall(f"{attrs.get('class') or ''} {attrs.get('id') or ''}".lower())
+    return not _DISCLOSURE_WORDS.isdisjoint(words) and CHROME_WORDS.isdisjoint(words) and attrs.get("role") != "dialog"
+
+
+_DISCLOSURE_ROLES = frozenset(["tabpanel", "region"])
+_DISCLOSURE_WORDS = frozenset("tab tabs tabpanel pane panel accordion faq faqs answer".split())
+
+
 def is_hidden(attrs: dict) -> bool:
     """Hidden by the ``hidden`` attribute, ``aria-hidden="true"`` or an inline style."""
     if "hidden" in attrs or attrs.get("aria-hidden") == "true" or attrs.get("type") == "hidden":
@@ -576,7 +590,7 @@ class BlockWalker:
                     continue
                 attrs = node.attributes
                 if attrs:
-                    if not hiding(attrs) and is_hidden(attrs):
+                    if not hiding(attrs) and is_hidden(attrs) and not _disclosed(attrs):
                         continue
                     key = (tag, attrs.get("class") or "", attrs.get("id") or "", attrs.get("itemprop") or "")
                     facts = class_memo.get(key)
@@ -753,5 +767,5 @@ def _native_walk(names: list[int] | None = None):
     return _walk.NativeWalk(
         LexborNode, *names, _TEXT_ID, LexborHTMLParser("").create_node("picture").tag_id,
         _kind_of, _class_facts, lambda style: _HIDDEN_STYLE.search(style) is not None, IMAGE_ATTRS,
-        PAGE_CHROME_TAGS, CONTENT_ROOT_TAGS, _NOSCRIPT_CONTENT, _holds_the_page, _CLASS_MEMO_SIZE,
+        PAGE_CHROME_TAGS, CONTENT_ROOT_TAGS, _NOSCRIPT_CONTENT, _holds_the_page, _disclosed, _CLASS_MEMO_SIZE,
     )  # fmt: skip
