@@ -308,3 +308,13 @@ def test_hidden_panels_of_tabs_and_accordions_are_walked_other_hidden_boxes_are_
     )
     texts = [t for t in b.text if t]
     assert texts == ["PythonNode", "python steps", "node steps", "an answer", "another answer"]
+
+
+def test_a_page_builders_widget_is_named_by_its_other_words():
+    b = blocks_of(
+        "<div class='elementor-element elementor-widget elementor-widget-heading'><h2>A heading</h2></div>"
+        "<div class='widget-span widget-type-cell'><p>a cell</p></div>"
+        "<div class='elementor-widget elementor-widget-nav-menu'><p>a menu</p></div>"
+        "<div class='widget widget_recent_entries'><p>a sidebar widget</p></div>"
+    )
+    assert [t for t in b.text if t] == ["A heading", "a cell"]

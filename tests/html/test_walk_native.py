@@ -55,6 +55,7 @@ CLASSES = [
     "share", "entry-content", "article-body", "footer", "cookie-consent", "post-123", "Ad", "wrap ads",
     "disqus", "commentlist", "widget", "x_y-1", "ĸlass", "main", "related posts",
     "wp-caption-text", "newsCaption", "hst-resgallery", "slideshow", "tab-pane", "accordion-panel menu", "faq answer",
+    "elementor-widget elementor-widget-heading", "elementor-widget-nav-menu", "widget-span widget-type-cell",
 ]
 TAGS = [
     "div", "p", "span", "a", "li", "ul", "ol", "section", "article", "main", "header", "footer", "nav",

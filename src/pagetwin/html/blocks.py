@@ -117,6 +117,8 @@ _MAY_HOLD_CONTENT_OR_P = "h1, main, [itemprop], p"
 # The page marks its own article body (schema.org microdata, common CMS class names).
 _BODY_HINT = re.compile(r"articlebody|entrycontent|storybody|postbody|postcontent|articlecontent|articletext|storytext|bodytext|maincontent")
 _WORDS = re.compile(r"[a-z]+")
+# The class of a page builder's content unit, whatever it holds (Elementor, HubSpot).
+_BUILDER_WIDGET = re.compile(r"elementor-widget|widget-type-")
 # Class or id names of a photo's caption or credit, or of a gallery of photos, as parts of words
 # ("wp-caption-text", "newsCaption", "hst-resgallery"): noise.page_keep drops their text inside
 # an article that has enough text without them.
@@ -243,6 +245,10 @@ def _class_facts(tag: str, cls: str, ident: str, itemprop: str) -> tuple[int, bo
     element (the walk memoises them: a site repeats the same few class names on every page)."""
     words = _WORDS.findall(f"{cls} {ident}".lower())
     named = [w for w in words if w in CHROME_WORDS]
+    if named and _BUILDER_WIDGET.search(cls) is not None:
+        # A page builder's unit ("elementor-widget-heading", HubSpot's "widget-type-rich_text"):
+        # "widget" names the unit, not a sidebar's; its other words still say what it is.
+        named = [w for w in named if w not in ("widget", "widgets")]
     chrome = 0
     if named and not any(w in WRAPPER_WORDS for w in words):
         chrome = _COMMENTS if all(w in COMMENT_WORDS for w in named) else _CHROME
