@@ -374,32 +374,42 @@ def _photo_captions(blocks: Blocks) -> list[bool]:
     return [c and photo[figure[b]] and said[figure[b]] >= SHORT_SIZE for b, c in enumerate(caption)]
 
 
-def _named_captions(blocks: Blocks, caption: list[bool]) -> None:
-    """Mark as captions, too, the blocks (headings aside) inside a box the page names as a
-    caption or a gallery (``Blocks.caption``: "wp-caption-text", "newsCaption", a gallery's
-    "caption-full") that holds at most CAPTION_SIZE of text (a photo's caption and credit; a
-    box holding more is a layout's, whatever its name)."""
-    parent = blocks.parent
+def _named_captions(blocks: Blocks) -> list[int]:
+    """The blocks (headings aside) inside a box the page names as a caption or a gallery
+    (``Blocks.caption``: "wp-caption-text", "newsCaption", a gallery's "caption-full") that
+    holds at most CAPTION_SIZE of text (a photo's caption and credit; a box holding more is a
+    layout's, whatever its name). Only the named boxes' subtrees are read (few, most small)."""
+    parent, sizes, tags = blocks.parent, blocks.size, blocks.tag
     n = len(blocks)
-    end = _subtree_ends(blocks)
-    total = np.concatenate(([0], np.cumsum(blocks.size, dtype=np.int64))).tolist()  # prefix sums
-    named = [False] * n
-    for b, own in enumerate(blocks.caption):  # parents come before their children
-        named[b] = (own and total[end[b]] - total[b] <= CAPTION_SIZE) or (parent[b] >= 0 and named[parent[b]])
-        if named[b] and blocks.tag[b] not in HEADING_TAGS:
-            caption[b] = True
+    out: list[int] = []
+    taken = 0  # where the last box taken ends: the boxes inside it are in it already
+    for b in [b for b, named in enumerate(blocks.caption) if named]:
+        if b < taken:
+            continue
+        end, total = b + 1, sizes[b]
+        while end < n and parent[end] >= b and total <= CAPTION_SIZE:
+            total += sizes[end]
+            end += 1
+        if total > CAPTION_SIZE:
+            continue  # (a box inside it may still be a caption)
+        out.extend(x for x in range(b, end) if tags[x] not in HEADING_TAGS)
+        taken = end
+    return out
 
 
 def _drop_captions(blocks: Blocks, classes: list[int], inside: list[bool], keep: list[bool]) -> None:
     """Drop photo captions (``_photo_captions``, ``_named_captions``) when the region holds an
     article without them (at least ARTICLE_SIZE of other content) and no code: a photo's caption
     and credit are not the story. On a gallery the captions are the only text, and stay."""
-    if "pre" in blocks.tag or ("figcaption" not in blocks.tag and not any(blocks.caption)):
+    tags = blocks.tag
+    figures, named = "figcaption" in tags, any(blocks.caption)
+    if "pre" in tags or not (figures or named):
         # With code on the page (documentation, a tutorial) figures are diagrams the text
         # walks through: their captions stay.
         return
-    caption = _photo_captions(blocks)
-    _named_captions(blocks, caption)
+    caption = _photo_captions(blocks) if figures else [False] * len(blocks)
+    for b in _named_captions(blocks) if named else ():
+        caption[b] = True
     if not any(c and k for c, k in zip(caption, keep)):
         return
     rest = [i and not c for i, c in zip(inside, caption)]
