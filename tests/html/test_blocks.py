@@ -284,3 +284,37 @@ def test_comments_are_the_page_only_when_the_page_has_no_post_of_its_own():
            f"<div class='comments'><p>{post} {post}</p><p>{post} {post}</p></div></body>"
     b = blocks_of(blog)
     assert article in b.text and f"{post} {post}" not in b.text
+
+
+def test_boxes_named_as_captions_or_galleries_are_marked():
+    b = blocks_of(
+        "<div class='wp-caption'><p class='wp-caption-text'>a caption</p></div><div id='imageEmbedCaption'>two</div>"
+        "<div class='hst-resgallery'><p>three</p></div><div class='captain'><p>not one</p></div>"
+    )
+    assert {t for t, c in zip(b.text, b.caption) if c and t} == {"a caption", "two"}
+    # The box named, not its children (noise._named_captions reads a named box's subtree).
+    gallery = by_text(b, "three")
+    assert b.caption[b.parent[gallery]] and not b.caption[gallery]
+    assert sum(b.caption) == 4 and not b.caption[by_text(b, "not one")]
+
+
+def test_hidden_panels_of_tabs_and_accordions_are_walked_other_hidden_boxes_are_not():
+    b = blocks_of(
+        "<div role='tablist'><a>Python</a><a>Node</a></div><div role='tabpanel'><p>python steps</p></div>"
+        "<div role='tabpanel' hidden><p>node steps</p></div><div class='accordion-item__panel' aria-hidden='true'>"
+        "<p>an answer</p></div><section class='faq-answer' style='display:none'><p>another answer</p></section>"
+        "<div hidden><p>gone</p></div><div class='tab-pane menu' hidden><p>a menu</p></div>"
+        "<div class='panel' role='dialog' hidden><p>a dialog</p></div><span class='tab' hidden>a span</span>"
+    )
+    texts = [t for t in b.text if t]
+    assert texts == ["PythonNode", "python steps", "node steps", "an answer", "another answer"]
+
+
+def test_a_page_builders_widget_is_named_by_its_other_words():
+    b = blocks_of(
+        "<div class='elementor-element elementor-widget elementor-widget-heading'><h2>A heading</h2></div>"
+        "<div class='widget-span widget-type-cell'><p>a cell</p></div>"
+        "<div class='elementor-widget elementor-widget-nav-menu'><p>a menu</p></div>"
+        "<div class='widget widget_recent_entries'><p>a sidebar widget</p></div>"
+    )
+    assert [t for t in b.text if t] == ["A heading", "a cell"]

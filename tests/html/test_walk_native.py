@@ -54,6 +54,8 @@ CLASSES = [
     "", "post", "menu", "nav-bar", "sidebar", "comments", "comment-list", "content-sidebar-wrap",
     "share", "entry-content", "article-body", "footer", "cookie-consent", "post-123", "Ad", "wrap ads",
     "disqus", "commentlist", "widget", "x_y-1", "ĸlass", "main", "related posts",
+    "wp-caption-text", "newsCaption", "hst-resgallery", "slideshow", "tab-pane", "accordion-panel menu", "faq answer",
+    "elementor-widget elementor-widget-heading", "elementor-widget-nav-menu", "widget-span widget-type-cell",
 ]
 TAGS = [
     "div", "p", "span", "a", "li", "ul", "ol", "section", "article", "main", "header", "footer", "nav",
@@ -71,7 +73,7 @@ def attributes(draw) -> str:
         ("class", CLASSES), ("id", ["", "main", "comments", "nav", "story-body", "sidebar-2"]),
         ("itemprop", ["articleBody", "headline", "text", "name"]),
         ("style", ["display:none", "DISPLAY : None", "visibility: hidden", "color: red", "display:\u00a0none", "ſ"]),
-        ("aria-hidden", ["true", "false"]), ("type", ["hidden", "text"]), ("hidden", [""]), ("data-x", ["1"]),
+        ("aria-hidden", ["true", "false"]), ("role", ["tabpanel", "region", "dialog"]), ("type", ["hidden", "text"]), ("hidden", [""]), ("data-x", ["1"]),
     ):  # fmt: skip
         if draw(st.integers(0, 5)) == 0:
             value = draw(st.sampled_from(values))

@@ -464,7 +464,7 @@ cdef class NativeWalk:
     cdef readonly dict class_memo
     cdef Py_ssize_t class_memo_size
     cdef object kind_of, class_facts, hidden_style, page_chrome, content_root, own_roots
-    cdef object noscript_content, holds_the_page
+    cdef object noscript_content, holds_the_page, disclosed
     cdef Buf *own  # per depth: the open block's own text
     cdef Buf *imgs  # per depth: the open block's image sources, joined by " "
     cdef Py_ssize_t *img_count
@@ -487,7 +487,7 @@ cdef class NativeWalk:
 
     def __init__(self, lexbor_node_type, attr_name_address, element_name_address, text_id, picture_id,
                  kind_of, class_facts, hidden_style, image_attrs, page_chrome, content_root,
-                 noscript_content, holds_the_page, class_memo_size):
+                 noscript_content, holds_the_page, disclosed, class_memo_size):
         self.vtab = PyCapsule_GetPointer(lexbor_node_type.__dict__["__pyx_vtable__"], NULL)
         self.attr_name = <void *><uintptr_t>attr_name_address
         self.element_name = <void *><uintptr_t>element_name_address
@@ -496,6 +496,7 @@ cdef class NativeWalk:
         self.page_chrome, self.content_root = page_chrome, content_root
         self.own_roots = frozenset(["html", "body", "main"])
         self.noscript_content, self.holds_the_page = noscript_content, holds_the_page
+        self.disclosed = disclosed
         if len(image_attrs) > MAX_IMAGE_ATTRS:
             raise ValueError("too many image attributes")
         self.image_keys = tuple(image_attrs)
@@ -710,14 +711,14 @@ cdef class NativeWalk:
         cdef Py_ssize_t top = 0, nframes = 0, b, n
         cdef Py_ssize_t block = -1, depth = -1, link_chars = 0, link, size
         cdef uint64_t sig = 0, acc = 0, h, child_sig
-        cdef bint has = False, in_link = False, article = False, content, is_hint
+        cdef bint has = False, in_link = False, article = False, content, is_hint, is_caption
         cdef int kind, chrome
         cdef Attrs a
         cdef Frame *f
         cdef pt_chardata *t
         cdef Buf *own = NULL
         cdef list tags = [], parents = [], sigs = [], hashes = [], texts = [], links = [], sizes = []
-        cdef list contents = [], in_article = [], hints = [], images = [], copies = []
+        cdef list contents = [], in_article = [], hints = [], captions = [], images = [], copies = []
         cdef list page_chars = []  # the page's text length, once a chrome box asks
         if type(root) is not self.node_type or max_depth < 0:
             raise Unsupported("not a LexborNode, or a negative max_depth")
@@ -767,12 +768,13 @@ cdef class NativeWalk:
                     continue
                 self._attrs(node, &a, False)
                 if a.any:
-                    if a.hiding and self._hidden(&a):
-                        continue
+                    if a.hiding and self._hidden(&a) and not self.disclosed(self._node(node, parser).attributes):
+                        continue  # (a hidden tab panel is walked: blocks._disclosed)
                     facts = self._facts(tid, &a)
                     chrome = facts[0]
                     is_hint = facts[1]
                     part = facts[2]
+                    is_caption = facts[3]
                     if chrome and not self.flags[tid] & 4:
                         py = self._node(node, parser)
                         if not self.holds_the_page(py, root, page_chars, chrome):  # blocks._holds_the_page
@@ -782,7 +784,7 @@ cdef class NativeWalk:
                                 copies.append(py)
                                 continue
                 else:
-                    is_hint = False
+                    is_hint = is_caption = False
                     part = None
                 if depth >= max_depth:  # too deep: the rest is flat text of the current block
                     s = self._node(node, parser).text(deep=True, separator=" ")
@@ -806,6 +808,7 @@ cdef class NativeWalk:
                 sigs.append(child_sig)
                 in_article.append(article)
                 hints.append(is_hint)
+                captions.append(is_caption)
                 hashes.append(None)
                 texts.append(None)
                 links.append(None)
@@ -867,6 +870,7 @@ cdef class NativeWalk:
             self._push_children(node, &top)
         out.tag, out.parent, out.sig, out.hash, out.text = tags, parents, sigs, hashes, texts
         out.link, out.size, out.content, out.in_article, out.hint = links, sizes, contents, in_article, hints
+        out.caption = captions
         out.images = images
         return copies
 
@@ -890,8 +894,8 @@ cdef class NativeWalk:
         key = PyBytes_FromStringAndSize(<char *>k.data, k.length)
         facts = self.class_memo.get(key)
         if facts is None:
-            chrome, hint, part = self.class_facts(self.names[tid][0], _str(a.cls), _str(a.ident), _str(a.itemprop))
-            facts = (chrome, hint, part.encode("utf-8", "surrogatepass"))
+            chrome, hint, part, caption = self.class_facts(self.names[tid][0], _str(a.cls), _str(a.ident), _str(a.itemprop))
+            facts = (chrome, hint, part.encode("utf-8", "surrogatepass"), caption)
             if len(self.class_memo) > self.class_memo_size:
                 self.class_memo.clear()
             self.class_memo[key] = facts

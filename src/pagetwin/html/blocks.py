@@ -14,11 +14,13 @@ block the walk records
   when its text differs;
 - ``parent``: the enclosing block (blocks are numbered in document order, a parent before its
   children).
+- ``caption``: its class or id names a caption or a gallery (``_CAPTION_NAMES``, parts of
+  words: "wp-caption-text", "newsCaption"), for noise.page_keep's photo captions.
 
 The walk does not enter elements that are never content (scripts, styles, form controls,
 embedded frames, ``SKIP_TAGS``), hidden elements (``hidden``, ``aria-hidden="true"``,
 ``display: none`` / ``visibility: hidden`` inline styles; checked on block elements and on
-span/font/label/small), or elements that are page chrome by their tag (nav, aside,
+span/font/label/small; a hidden tab panel or accordion region is walked, ``_disclosed``), or elements that are page chrome by their tag (nav, aside,
 header/footer outside an article) or by the words of their class/id (menu, sidebar, share,
 cookie, ...; unless they wrap the page's h1 or marked article body). Boxes named as comments
 and noscripts with block markup are held back: the walk enters them (walking again) only when
@@ -115,6 +117,12 @@ _MAY_HOLD_CONTENT_OR_P = "h1, main, [itemprop], p"
 # The page marks its own article body (schema.org microdata, common CMS class names).
 _BODY_HINT = re.compile(r"articlebody|entrycontent|storybody|postbody|postcontent|articlecontent|articletext|storytext|bodytext|maincontent")
 _WORDS = re.compile(r"[a-z]+")
+# The class of a page builder's content unit, whatever it holds (Elementor, HubSpot).
+_BUILDER_WIDGET = re.compile(r"elementor-widget|widget-type-")
+# Class or id names of a photo's caption or credit, or of a gallery of photos, as parts of words
+# ("wp-caption-text", "newsCaption", "hst-resgallery"): noise.page_keep drops their text inside
+# an article that has enough text without them.
+_CAPTION_NAMES = re.compile(r"caption|gallery|slideshow")
 _DIGITS = re.compile(r"\d+")
 _CJK = re.compile(r"[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\u3000-\u303f\uff00-\uffef]+")
 # The same ranges as a table of the BMP, for counting CJK characters of many texts at once.
@@ -142,6 +150,7 @@ class Blocks:
     content: list[bool] = field(default_factory=list)  # subtree has text or images
     in_article: list[bool] = field(default_factory=list)  # inside <article>/<main>
     hint: list[bool] = field(default_factory=list)  # marked as the article body by the page
+    caption: list[bool] = field(default_factory=list)  # named as a caption or a gallery (CAPTION_NAMES)
     images: list[tuple[int, dict]] = field(default_factory=list)  # (block, raw attributes)
 
     def __len__(self) -> int:
@@ -177,8 +186,8 @@ class ParsedPage:
     page_level_: tuple[list[bool], list[bool]] | None = None  # (keep, main region) per block
     refused_charsets: int = 0  # declared charsets ignored in decoding (parse.Decoded)
 
-    _FIELDS = ("tag", "parent", "sig", "hash", "text", "link", "size", "content", "in_article", "hint", "images")
-    _FORMAT = 3  # bumped when the layout below changes (3: the page-level decision always there)
+    _FIELDS = ("tag", "parent", "sig", "hash", "text", "link", "size", "content", "in_article", "hint", "caption", "images")
+    _FORMAT = 4  # bumped when the layout below changes (3: the page-level decision always there; 4: caption)
     _HEAD = 7  # format and the fields before the blocks' lists
 
     def page_level(self) -> tuple[list[bool], list[bool]]:
@@ -230,19 +239,24 @@ def _text_sizes(texts: list[str]) -> list[int]:
     return [length + 2 * n for length, n in zip(lengths, counts)]
 
 
-def _class_facts(tag: str, cls: str, ident: str, itemprop: str) -> tuple[int, bool, str]:
+def _class_facts(tag: str, cls: str, ident: str, itemprop: str) -> tuple[int, bool, str, bool]:
     """(chrome by its class/id words: 0, _CHROME or _COMMENTS when only comment words name it;
-    marked as the article body; signature part) of a block element (the walk memoises them: a
-    site repeats the same few class names on every page)."""
+    marked as the article body; signature part; named as a caption or gallery) of a block
+    element (the walk memoises them: a site repeats the same few class names on every page)."""
     words = _WORDS.findall(f"{cls} {ident}".lower())
     named = [w for w in words if w in CHROME_WORDS]
+    if named and _BUILDER_WIDGET.search(cls) is not None:
+        # A page builder's unit ("elementor-widget-heading", HubSpot's "widget-type-rich_text"):
+        # "widget" names the unit, not a sidebar's; its other words still say what it is.
+        named = [w for w in named if w not in ("widget", "widgets")]
     chrome = 0
     if named and not any(w in WRAPPER_WORDS for w in words):
         chrome = _COMMENTS if all(w in COMMENT_WORDS for w in named) else _CHROME
     marker = (itemprop or cls or ident).lower().replace("-", "").replace("_", "")
     hint = bool(marker) and _BODY_HINT.search(marker) is not None
     part = f"{tag}.{_DIGITS.sub('', cls.strip())}#{_DIGITS.sub('', ident.strip())}" if cls or ident else tag
-    return chrome, hint, part
+    caption = _CAPTION_NAMES.search(f"{cls} {ident}".lower()) is not None
+    return chrome, hint, part, caption
 
 
 # A paragraph of content (noise.GOOD_SIZE characters, few links): a page with one outside its
@@ -338,6 +352,20 @@ def _held_back_is_the_page(out: Blocks, held: list) -> bool:
     return sum(len(n.text(deep=True).split()) for n in held) > sum(len(t.split()) for t in out.text)
 
 
+def _disclosed(attrs: dict) -> bool:
+    """Whether a hidden block is a panel of a disclosure widget, whose text is the page's even
+    while another of its panels is shown: a tab panel, an accordion's region (``role``), a box
+    named as a tab, a panel, an accordion or a FAQ's answer and as no chrome (a modal's panel)."""
+    if attrs.get("role") in _DISCLOSURE_ROLES:
+        return True
+    words = _WORDS.findall(f"{attrs.get('class') or ''} {attrs.get('id') or ''}".lower())
+    return not _DISCLOSURE_WORDS.isdisjoint(words) and CHROME_WORDS.isdisjoint(words) and attrs.get("role") != "dialog"
+
+
+_DISCLOSURE_ROLES = frozenset(["tabpanel", "region"])
+_DISCLOSURE_WORDS = frozenset("tab tabs tabpanel pane panel accordion faq faqs answer".split())
+
+
 def is_hidden(attrs: dict) -> bool:
     """Hidden by the ``hidden`` attribute, ``aria-hidden="true"`` or an inline style."""
     if "hidden" in attrs or attrs.get("aria-hidden") == "true" or attrs.get("type") == "hidden":
@@ -429,7 +457,7 @@ class BlockWalker:
     def __init__(self, native: bool = True) -> None:
         self.kinds: dict[int, int] = {}
         self.block_names: dict[int, str] = {}  # tag id -> name, for block tags (names are stored)
-        self.class_memo: dict[tuple[str, str, str, str], tuple[bool, bool, str]] = {}
+        self.class_memo: dict[tuple[str, str, str, str], tuple[int, bool, str, bool]] = {}
         self.sig_memo: dict[tuple[int, str], int] = {}  # (parent signature, path part) -> signature
         # The native walk (its own memos), unless not asked for or not usable (native_status).
         self.native = _native_walk() if native and native_status() is None else None
@@ -466,7 +494,7 @@ class BlockWalker:
         root = _walk_root(tree)
         if root is None:
             return out
-        opened: list[tuple] = []  # per block, when opened: (tag, parent, sig, in_article, hint)
+        opened: list[tuple] = []  # per block, when opened: (tag, parent, sig, in_article, hint, caption)
         closed: list[tuple] = []  # per block, when closed: (block, hash, text, link, size, content)
         image_keys: dict[int, list[str]] = {}  # block -> its image sources (few blocks have any)
         wide: list[int] = []  # blocks whose text may hold CJK characters (sized at the end, at once)
@@ -568,7 +596,7 @@ class BlockWalker:
                     continue
                 attrs = node.attributes
                 if attrs:
-                    if not hiding(attrs) and is_hidden(attrs):
+                    if not hiding(attrs) and is_hidden(attrs) and not _disclosed(attrs):
                         continue
                     key = (tag, attrs.get("class") or "", attrs.get("id") or "", attrs.get("itemprop") or "")
                     facts = class_memo.get(key)
@@ -577,7 +605,7 @@ class BlockWalker:
                         if len(class_memo) > _CLASS_MEMO_SIZE:
                             class_memo.clear()
                         class_memo[key] = facts
-                    chrome, is_hint, part = facts
+                    chrome, is_hint, part, is_caption = facts
                     if chrome and tag not in ("html", "body", "main") and not _holds_the_page(node, root, page_chars, chrome):
                         if chrome != _COMMENTS:
                             continue
@@ -585,7 +613,7 @@ class BlockWalker:
                             copies.append(node)
                             continue
                 else:
-                    is_hint, part = False, tag
+                    is_hint, part, is_caption = False, tag, False
                 if depth >= max_depth:
                     # Too deep: the rest of this subtree is flat text of the current block.
                     s = node.text(deep=True, separator=" ")
@@ -600,7 +628,7 @@ class BlockWalker:
                         sig_memo.clear()
                     sig_memo[sig, part] = child_sig
                 article = article or tag in CONTENT_ROOT_TAGS
-                opened.append((tag, block, child_sig, article, is_hint))
+                opened.append((tag, block, child_sig, article, is_hint, is_caption))
                 block, depth, sig, own, link_chars, acc, has = len(opened) - 1, depth + 1, child_sig, [], 0, 0, False
             elif kind == _A:
                 if not in_link:
@@ -663,7 +691,7 @@ class BlockWalker:
                 push(prev)
                 prev = prev.prev
         if opened:
-            out.tag, out.parent, out.sig, out.in_article, out.hint = map(list, zip(*opened))
+            out.tag, out.parent, out.sig, out.in_article, out.hint, out.caption = map(list, zip(*opened))
             closed.sort()  # post-order -> block order
             _, out.hash, out.text, out.link, out.size, out.content = map(list, zip(*closed))
             if wide:
@@ -745,5 +773,5 @@ def _native_walk(names: list[int] | None = None):
     return _walk.NativeWalk(
         LexborNode, *names, _TEXT_ID, LexborHTMLParser("").create_node("picture").tag_id,
         _kind_of, _class_facts, lambda style: _HIDDEN_STYLE.search(style) is not None, IMAGE_ATTRS,
-        PAGE_CHROME_TAGS, CONTENT_ROOT_TAGS, _NOSCRIPT_CONTENT, _holds_the_page, _CLASS_MEMO_SIZE,
+        PAGE_CHROME_TAGS, CONTENT_ROOT_TAGS, _NOSCRIPT_CONTENT, _holds_the_page, _disclosed, _CLASS_MEMO_SIZE,
     )  # fmt: skip

@@ -34,7 +34,8 @@ decision per block:
    listing, between its title and its subjects); other link-dense blocks never. On a product page (a schema.org ``Product``) the section its reviews or
    customers' questions open is dropped (``_drop_reviews``). Photo captions (``<figcaption>`` of a ``<figure>`` with an
    image) are dropped when the region holds an article without them and the page has no code
-   (numbered figures, listings, quotes, short labels and galleries keep theirs). A box the
+   (numbered figures, listings, quotes, short labels and galleries keep theirs), and so is the
+   text of small boxes named as captions or galleries ("wp-caption-text"). A box the
    page renders twice (the same kept texts, two blocks or more, in a later subtree) is kept once,
    and so is a paragraph said again (a post quoted under it, a feature in a slider and a list).
 4. **Site evidence** (a site model learned in pass 1 by ``templates.SiteTemplates``) is applied
@@ -93,6 +94,7 @@ GRID_BLOCKS = 2
 GRID_OWN = 0.2
 GRID_SIZE = 300
 GRID_SHARE = 0.5  # no card of a grid holds more than this share of its text
+CAPTION_SIZE = 2 * GOOD_SIZE  # text of a box named as a caption (more: not a caption)
 ARTICLE_SIZE = 3 * GOOD_SIZE  # content (three good paragraphs) that makes an article reading stand  # a marked article body needs this share of the best region's balance
 
 
@@ -479,15 +481,42 @@ def _photo_captions(blocks: Blocks) -> list[bool]:
     return [c and photo[figure[b]] and said[figure[b]] >= SHORT_SIZE for b, c in enumerate(caption)]
 
 
+def _named_captions(blocks: Blocks) -> list[int]:
+    """The blocks (headings aside) inside a box the page names as a caption or a gallery
+    (``Blocks.caption``: "wp-caption-text", "newsCaption", a gallery's "caption-full") that
+    holds at most CAPTION_SIZE of text (a photo's caption and credit; a box holding more is a
+    layout's, whatever its name). Only the named boxes' subtrees are read (few, most small)."""
+    parent, sizes, tags = blocks.parent, blocks.size, blocks.tag
+    n = len(blocks)
+    out: list[int] = []
+    taken = 0  # where the last box taken ends: the boxes inside it are in it already
+    for b in [b for b, named in enumerate(blocks.caption) if named]:
+        if b < taken:
+            continue
+        end, total = b + 1, sizes[b]
+        while end < n and parent[end] >= b and total <= CAPTION_SIZE:
+            total += sizes[end]
+            end += 1
+        if total > CAPTION_SIZE:
+            continue  # (a box inside it may still be a caption)
+        out.extend(x for x in range(b, end) if tags[x] not in HEADING_TAGS)
+        taken = end
+    return out
+
+
 def _drop_captions(blocks: Blocks, classes: list[int], inside: list[bool], keep: list[bool]) -> None:
-    """Drop photo captions (``_photo_captions``) when the region holds an article without them
-    (at least ARTICLE_SIZE of other content) and no code: a photo's caption and credit are not
-    the story. On a gallery the captions are the only text, and stay."""
-    if "figcaption" not in blocks.tag or "pre" in blocks.tag:
+    """Drop photo captions (``_photo_captions``, ``_named_captions``) when the region holds an
+    article without them (at least ARTICLE_SIZE of other content) and no code: a photo's caption
+    and credit are not the story. On a gallery the captions are the only text, and stay."""
+    tags = blocks.tag
+    figures, named = "figcaption" in tags, any(blocks.caption)
+    if "pre" in tags or not (figures or named):
         # With code on the page (documentation, a tutorial) figures are diagrams the text
         # walks through: their captions stay.
         return
-    caption = _photo_captions(blocks)
+    caption = _photo_captions(blocks) if figures else [False] * len(blocks)
+    for b in _named_captions(blocks) if named else ():
+        caption[b] = True
     if not any(c and k for c, k in zip(caption, keep)):
         return
     rest = [i and not c for i, c in zip(inside, caption)]
@@ -661,6 +690,7 @@ def _append_block(blocks: Blocks, text: str, sig: int) -> None:
     blocks.content.append(True)
     blocks.in_article.append(False)
     blocks.hint.append(False)
+    blocks.caption.append(False)
 
 
 def extract_parsed(page: ParsedPage, site: SiteModel | None = None, settings: ExtractSettings | None = None) -> Extracted:

@@ -1,0 +1,52 @@
+"""Articles: what of an article's region is not its text (captions of photos and galleries)."""
+
+from pagetwin.config import ExtractSettings
+from pagetwin.html.noise import extract
+from pagetwin.html.parse import parse_html
+
+S = ExtractSettings()
+
+STORY = [
+    "The river council approved the new harbour budget on Tuesday after a long meeting with residents and engineers from the northern villages, who had waited for it since the winter.",
+    "Officials said the railway bridge would be repaired before the summer festival, when visitors from the coastal towns usually arrive by train from the capital.",
+    "Teachers and students of the local college questioned the plan, which delays the library project by two years and moves the money to the traffic office.",
+    "The mayor promised a second hearing in the spring, where the budget for the harbour and the library would be weighed against each other once again by the council.",
+]
+CAPTION = "The mayor speaks to residents at the harbour on Tuesday, May 21, 2019. (Photo by: A. Photographer / Agency)"
+
+
+def article(inset: str, paragraphs=STORY) -> str:
+    paras = "".join(f"<p>{p}</p>" for p in paragraphs)
+    return (
+        "<html><head><title>Harbour budget approved</title></head><body><article><h1>Harbour budget approved</h1>"
+        f"<div class='article-body'><p>{paragraphs[0]}</p>{inset}{paras[len(paragraphs[0]) + 7:]}</div></article></body></html>"
+    )
+
+
+def lines(html: str) -> list[str]:
+    return extract(parse_html(html), None, S).text.split("\n")
+
+
+def test_a_caption_named_box_in_an_article_is_not_its_text():
+    for inset in (
+        f"<div class='wp-caption'><img src='/a.jpg'><p class='wp-caption-text'>{CAPTION}</p></div>",
+        f"<div class='photo'><img src='/a.jpg'><div class='newsCaption'>{CAPTION}</div></div>",
+        # a gallery: each photo's caption, and the gallery's own title, go
+        "<div class='asset_gallery'><ul class='hst-resgallery'>"
+        + "".join(f"<li><img src='/{i}.jpg'><div class='caption'>{CAPTION} {i}</div></li>" for i in range(3))
+        + "</ul><div class='gallery-overlay-title'>Harbour budget approved</div></div>",
+    ):
+        out = lines(article(inset))
+        assert out[1:] == STORY, inset  # (the title, then the story, all of it and nothing else)
+
+
+def test_a_caption_named_box_stays_when_it_is_the_page_or_too_long_for_a_caption():
+    # Without an article around it (a gallery page: two short paragraphs), the caption is the text.
+    short = STORY[:2]
+    assert CAPTION in lines(article(f"<div class='wp-caption'><p class='wp-caption-text'>{CAPTION}</p></div>", short))
+    # A box named as a caption that holds a long text is a layout's box ("feat-image-with-caption").
+    long = " ".join(STORY[1:])
+    out = lines(article(f"<div class='feat-image-with-caption'><p class='wp-caption-text'>{long}</p></div>"))
+    assert long in out
+    # Code on the page: figures are diagrams the text walks through.
+    assert CAPTION in lines(article(f"<pre>x = 1</pre><div class='caption'>{CAPTION}</div>"))
