@@ -411,6 +411,43 @@ def corpus_path(pages: int, seed: int = 0, copies: int | None = None) -> Path:
     return DATA_DIR / f"{name}.warc.gz"
 
 
+class _CorpusFiles:
+    """A crawl WARC and its truth, written under temporary names and given their names only when
+    complete (an interrupted build leaves no corpus that looks whole)."""
+
+    def __init__(self, out: Path) -> None:
+        self.out = out
+        self.tmp = out.with_name(out.name + ".tmp")
+        self.truth_tmp = out.with_name(out.name + ".truth.jsonl.tmp")
+        self.written = self.html_bytes = 0
+        self.started = time.monotonic()
+
+    def __enter__(self) -> "_CorpusFiles":
+        self.out.parent.mkdir(parents=True, exist_ok=True)
+        self.stream = open(self.tmp, "wb")
+        self.truth = open(self.truth_tmp, "w", encoding="utf-8")
+        self.writer = CrawlWriter(self.stream)
+        return self
+
+    def write(self, url: str, body: bytes, content_type: str, truth: dict) -> None:
+        date = (START + timedelta(seconds=self.written)).strftime("%Y-%m-%dT%H:%M:%SZ")
+        self.writer.response(url, date, body, content_type=content_type)
+        self.truth.write(json.dumps({"url": url, **truth}) + "\n")
+        self.written += 1
+        self.html_bytes += len(body)
+
+    def __exit__(self, exc_type: object, *_: object) -> None:
+        self.stream.close()
+        self.truth.close()
+        if exc_type is None:
+            self.tmp.replace(self.out)
+            self.truth_tmp.replace(self.out.with_name(self.out.name + ".truth.jsonl"))
+
+    def counts(self, **more: int) -> dict:
+        return {"pages": self.written, **more, "html_bytes": self.html_bytes,
+                "warc_bytes": self.out.stat().st_size, "seconds": round(time.monotonic() - self.started, 1)}
+
+
 def build_corpus(
     pages: int,
     out: Path,
@@ -430,83 +467,41 @@ def build_corpus(
         if copies < 1:
             raise ValueError(f"copies must be 1 or more, not {copies}")
         return _build_fixed_sets(pages, out, seed, read_sources, copies)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(out.name + ".tmp")
-    truth_tmp = out.with_name(out.name + ".truth.jsonl.tmp")
-    written = sources = 0
-    total_bytes = 0
-    started = time.monotonic()
-    with open(tmp, "wb") as stream, open(truth_tmp, "w", encoding="utf-8") as truth:
-        writer = CrawlWriter(stream)
-        variant = 0
-        while written < pages:
+    source_count = variant = 0
+    with _CorpusFiles(out) as files:
+        while files.written < pages:
             produced = 0
             for source in read_sources():
-                if written >= pages:
+                if files.written >= pages:
                     break
                 if variant == 0:
                     body, edits, url = source.body, [], source.url
-                    sources += 1
+                    source_count += 1
                 else:
                     body, edits = edit_page(source.body, source.key, variant, seed)
                     url = mirror_url(source.url, variant)
-                date = (START + timedelta(seconds=written)).strftime("%Y-%m-%dT%H:%M:%SZ")
-                writer.response(url, date, body, content_type=source.content_type)
-                truth.write(json.dumps({"url": url, "source": source.key, "variant": variant,
-                                        "edits": edits}) + "\n")
-                written += 1
+                files.write(url, body, source.content_type, {"source": source.key, "variant": variant, "edits": edits})
                 produced += 1
-                total_bytes += len(body)
             if produced == 0:
                 raise DataMissing("no source pages found (no shared data and no Debian packages)")
             variant += 1
-    tmp.replace(out)
-    truth_tmp.replace(out.with_name(out.name + ".truth.jsonl"))
-    return {
-        "pages": written,
-        "source_pages": sources,
-        "passes": variant,
-        "html_bytes": total_bytes,
-        "warc_bytes": out.stat().st_size,
-        "seconds": round(time.monotonic() - started, 1),
-    }
+    return files.counts(source_pages=source_count, passes=variant)
 
 
 def _build_fixed_sets(pages: int, out: Path, seed: int, read_sources: Callable[[], Iterable[SourcePage]],
                       copies: int) -> dict:
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(out.name + ".tmp")
-    truth_tmp = out.with_name(out.name + ".truth.jsonl.tmp")
-    written = sets = total_bytes = generation = 0
-    started = time.monotonic()
-    with open(tmp, "wb") as stream, open(truth_tmp, "w", encoding="utf-8") as truth:
-        writer = CrawlWriter(stream)
+    sets = generation = 0
+    with _CorpusFiles(out) as files:
         distinct = _fixed_sets(read_sources, seed)
-        while written < pages:
+        while files.written < pages:
             page, key, generation = next(distinct)
             sets += 1
-            for variant in range(copies):
-                if written >= pages:
-                    break
+            for variant in range(min(copies, pages - files.written)):
                 body, edits = (page.body, []) if variant == 0 else edit_page(page.body, key, variant, seed)
                 url = page.url if variant == 0 else mirror_url(page.url, variant)
-                date = (START + timedelta(seconds=written)).strftime("%Y-%m-%dT%H:%M:%SZ")
-                writer.response(url, date, body, content_type=page.content_type)
-                truth.write(json.dumps({"url": url, "source": key, "variant": variant, "generation": generation,
-                                        "edits": edits}) + "\n")
-                written += 1
-                total_bytes += len(body)
-    tmp.replace(out)
-    truth_tmp.replace(out.with_name(out.name + ".truth.jsonl"))
-    return {
-        "pages": written,
-        "duplicate_sets": sets,
-        "copies": copies,
-        "generations": generation,
-        "html_bytes": total_bytes,
-        "warc_bytes": out.stat().st_size,
-        "seconds": round(time.monotonic() - started, 1),
-    }
+                files.write(url, body, page.content_type,
+                            {"source": key, "variant": variant, "generation": generation, "edits": edits})
+    return files.counts(duplicate_sets=sets, copies=copies, generations=generation)
 
 
 def ensure_corpus(pages: int, seed: int = 0, copies: int | None = None) -> Path:
