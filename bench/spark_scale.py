@@ -129,15 +129,20 @@ def _shuffle_bytes(events: str) -> int:
     """Shuffle bytes written by every task of the event logs under ``events`` (uncompressed
     logs: Spark 4 writes a folder of rolled files per application)."""
     total = 0
+    for line in _event_lines(events):
+        if '"SparkListenerTaskEnd"' in line:
+            metrics = json.loads(line).get("Task Metrics") or {}
+            total += (metrics.get("Shuffle Write Metrics") or {}).get("Shuffle Bytes Written", 0)
+    return total
+
+
+def _event_lines(events: str):
+    """Every line of the uncompressed event logs under ``events``."""
     for path in glob.glob(os.path.join(events, "**", "*"), recursive=True):
         if not os.path.isfile(path) or os.path.basename(path).startswith((".", "appstatus")):
             continue
         with open(path, errors="replace") as fh:
-            for line in fh:
-                if '"SparkListenerTaskEnd"' in line:
-                    metrics = json.loads(line).get("Task Metrics") or {}
-                    total += (metrics.get("Shuffle Write Metrics") or {}).get("Shuffle Bytes Written", 0)
-    return total
+            yield from fh
 
 
 def stage_seconds(events: str, top: int = 12) -> list[dict]:
@@ -146,21 +151,17 @@ def stage_seconds(events: str, top: int = 12) -> list[dict]:
     RDD action and its line), the ``top`` largest, from the uncompressed event logs."""
     names: dict[int, str] = {}
     run: dict[int, list[float]] = {}
-    for path in glob.glob(os.path.join(events, "**", "*"), recursive=True):
-        if not os.path.isfile(path) or os.path.basename(path).startswith((".", "appstatus")):
-            continue
-        with open(path, errors="replace") as fh:
-            for line in fh:
-                if '"SparkListenerStageCompleted"' in line:
-                    info = json.loads(line)["Stage Info"]
-                    names[info["Stage ID"]] = info["Stage Name"]
-                elif '"SparkListenerTaskEnd"' in line:
-                    event = json.loads(line)
-                    metrics = event.get("Task Metrics") or {}
-                    got = run.setdefault(event["Stage ID"], [0.0, 0.0, 0])
-                    got[0] += metrics.get("Executor Run Time", 0) / 1000
-                    got[1] += metrics.get("Executor CPU Time", 0) / 1e9
-                    got[2] += 1
+    for line in _event_lines(events):
+        if '"SparkListenerStageCompleted"' in line:
+            info = json.loads(line)["Stage Info"]
+            names[info["Stage ID"]] = info["Stage Name"]
+        elif '"SparkListenerTaskEnd"' in line:
+            event = json.loads(line)
+            metrics = event.get("Task Metrics") or {}
+            got = run.setdefault(event["Stage ID"], [0.0, 0.0, 0])
+            got[0] += metrics.get("Executor Run Time", 0) / 1000
+            got[1] += metrics.get("Executor CPU Time", 0) / 1e9
+            got[2] += 1
     by_name: dict[str, list[float]] = {}
     for stage, (wall, jvm_cpu, tasks) in run.items():
         got = by_name.setdefault(names.get(stage, "?"), [0.0, 0.0, 0, 0])

@@ -51,21 +51,30 @@ def _clusters(index):
     return sorted(sorted(g) for g in groups.values()), kept
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-@given(st.integers(4, 40), st.integers(0, 2**32), st.lists(st.integers(1, 6), min_size=1, max_size=12))
-def test_batches_placed_by_what_is_held_give_one_runs_clusters(tmp_path_factory, n, seed, batches):
-    rng = random.Random(seed)
-    keys = {p: [rng.randrange(4)] + ([9] if rng.random() < 0.3 else []) for p in range(1, n + 1)}
-    density = rng.choice([0.3, 0.7, 1.0])
+def _random_graph(rng: random.Random, n: int, buckets: int, densities: list[float]) -> tuple[dict, list]:
+    """Pages 1..n with candidate keys (one of ``buckets``, some also a shared key 9) and one
+    algorithm whose verdicts are random scores over a random share of the pairs."""
+    keys = {p: [rng.randrange(buckets)] + ([9] if rng.random() < 0.3 else []) for p in range(1, n + 1)}
+    density = rng.choice(densities)
     scores = {(a, b): rng.choice([0.5, 0.8, 1.0]) for a in range(1, n + 1) for b in range(a + 1, n + 1) if rng.random() < density}
-    algorithms = [_Pairs(scores, {p for p in range(1, n + 1) if rng.random() < 0.6})]
-    config = Settings()
-    d = tmp_path_factory.mktemp("held")
+    return keys, [_Pairs(scores, {p for p in range(1, n + 1) if rng.random() < 0.6})]
 
+
+def _one_run(d, n: int, keys: dict, algorithms: list, config: Settings) -> Index:
+    """Every page added and linked at once: the clusters the incremental runs must give."""
     one = Index(d / "one.sqlite", config.to_dict())
     _add(one, 1, n, keys)
     link_index(one, algorithms, config)
+    return one
 
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(st.integers(4, 40), st.integers(0, 2**32), st.lists(st.integers(1, 6), min_size=1, max_size=12))
+def test_batches_placed_by_what_is_held_give_one_runs_clusters(tmp_path_factory, n, seed, batches):
+    keys, algorithms = _random_graph(random.Random(seed), n, 4, [0.3, 0.7, 1.0])
+    config = Settings()
+    d = tmp_path_factory.mktemp("held")
+    one = _one_run(d, n, keys, algorithms, config)
     inc = Index(d / "inc.sqlite", config.to_dict())
     held = Held.over(inc, algorithms, config)
     done = 0
@@ -87,16 +96,10 @@ def test_writers_reopened_between_batches_give_one_runs_clusters(tmp_path_factor
     saved ("saved": the stored rounds of components whose edges have their stamp), or from a
     save older than the last batch ("unsaved": a writer killed before saving; stale stamps):
     whichever, the clusters are those of one run."""
-    rng = random.Random(seed)
-    keys = {p: [rng.randrange(3)] + ([9] if rng.random() < 0.3 else []) for p in range(1, n + 1)}
-    density = rng.choice([0.4, 0.8, 1.0])
-    scores = {(a, b): rng.choice([0.5, 0.8, 1.0]) for a in range(1, n + 1) for b in range(a + 1, n + 1) if rng.random() < density}
-    algorithms = [_Pairs(scores, {p for p in range(1, n + 1) if rng.random() < 0.6})]
+    keys, algorithms = _random_graph(random.Random(seed), n, 3, [0.4, 0.8, 1.0])
     config = Settings()
     d = tmp_path_factory.mktemp("reopen")
-    one = Index(d / "one.sqlite", config.to_dict())
-    _add(one, 1, n, keys)
-    link_index(one, algorithms, config)
+    one = _one_run(d, n, keys, algorithms, config)
     inc = Index(d / "inc.sqlite", config.to_dict())
     held, done = Held.over(inc, algorithms, config), 0
     for size, how in batches + [(n, "warm")]:
