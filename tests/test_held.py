@@ -117,6 +117,21 @@ def test_writers_reopened_between_batches_give_one_runs_clusters(tmp_path_factor
     one.close(), inc.close()
 
 
+def _near_copies(paragraphs: int, copies: int) -> list[dict]:
+    """One story on ``copies`` sites, each copy with one of its paragraphs edited."""
+    from tests.fixtures.news import article, page
+
+    story = article(paragraphs)
+    return [{"id": f"r{i}", "url": f"https://site{i}.example/story",
+             "html": page("Harbour bridge reopens", [p.replace(".", f" ({i}).", 1) if j == i % len(story) else p
+                                                      for j, p in enumerate(story)])} for i in range(copies)]  # fmt: skip
+
+
+def clusters(index) -> dict:
+    """An API index's clusters: member ids -> kept id."""
+    return {frozenset(m.id for m in c.members): c.kept.id for c in index.clusters()}
+
+
 def test_a_cold_writer_places_pages_from_the_stored_rounds(tmp_path):
     """Through pagetwin.Index on a file: near copies added one at a time, the index closed
     (its held clusters stored), reopened: the next copies are placed from the stored rounds
@@ -124,15 +139,8 @@ def test_a_cold_writer_places_pages_from_the_stored_rounds(tmp_path):
     a writer that stayed open; after a change the stamp does not match, the component is
     split again, and the clusters are still those of one batch."""
     from pagetwin.api import Index as Api
-    from tests.fixtures.news import article, page
 
-    story = article(4)
-    pages = [{"id": f"r{i}", "url": f"https://site{i}.example/story",
-              "html": page("Harbour bridge reopens", [p.replace(".", f" ({i}).", 1) if j == i % len(story) else p
-                                                       for j, p in enumerate(story)])} for i in range(9)]  # fmt: skip
-
-    def clusters(index):
-        return {frozenset(m.id for m in c.members): c.kept.id for c in index.clusters()}
+    pages = _near_copies(4, 9)
 
     with Api.memory() as one:
         one.add(pages)
@@ -193,14 +201,8 @@ def test_an_open_index_places_near_copies_from_what_it_holds():
     from pagetwin.api import Index
     from tests.fixtures.news import article, page
 
-    story = article(3)
-    pages = [{"id": f"r{i}", "url": f"https://site{i}.example/story",
-              "html": page("Harbour bridge reopens", [p.replace(".", f" ({i}).", 1) if j == i % len(story) else p
-                                                       for j, p in enumerate(story)])} for i in range(8)]  # fmt: skip
+    pages = _near_copies(3, 8)
     pages += [{"id": f"o{i}", "url": f"https://other.example/{i}", "html": page(f"Story {i}", article(50 + i))} for i in range(3)]
-
-    def clusters(index):
-        return {frozenset(m.id for m in c.members): c.kept.id for c in index.clusters()}
 
     with Index.memory() as one:
         one.add(pages)
