@@ -68,6 +68,26 @@ def _one_run(d, n: int, keys: dict, algorithms: list, config: Settings) -> Index
     return one
 
 
+def _linked_in_batches(d, n: int, keys: dict, algorithms: list, config: Settings, batches: list) -> Index:
+    """Pages 1..n added and linked batch by batch (the rest in a last batch), each batch placed
+    by the writer's held clusters: ("warm") the same writer goes on, ("saved") a new writer
+    starts from what the last one saved, ("unsaved") from an older save (stale stamps)."""
+    inc = Index(d / "inc.sqlite", config.to_dict())
+    held, done = Held.over(inc, algorithms, config), 0
+    for size, how in batches + [(n, "warm")]:
+        if done >= n:
+            break
+        if how == "saved":
+            held.save(inc)
+        if how != "warm":
+            held = Held.over(inc, algorithms, config)
+        last = min(n, done + size)
+        _add(inc, done + 1, last, keys)
+        link_index(inc, algorithms, config, done or None, recluster_all=False, held=held)
+        done = last
+    return inc
+
+
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(st.integers(4, 40), st.integers(0, 2**32), st.lists(st.integers(1, 6), min_size=1, max_size=12))
 def test_batches_placed_by_what_is_held_give_one_runs_clusters(tmp_path_factory, n, seed, batches):
@@ -75,16 +95,7 @@ def test_batches_placed_by_what_is_held_give_one_runs_clusters(tmp_path_factory,
     config = Settings()
     d = tmp_path_factory.mktemp("held")
     one = _one_run(d, n, keys, algorithms, config)
-    inc = Index(d / "inc.sqlite", config.to_dict())
-    held = Held.over(inc, algorithms, config)
-    done = 0
-    for size in batches + [n]:
-        if done >= n:
-            break
-        last = min(n, done + size)
-        _add(inc, done + 1, last, keys)
-        link_index(inc, algorithms, config, done or None, recluster_all=False, held=held)
-        done = last
+    inc = _linked_in_batches(d, n, keys, algorithms, config, [(size, "warm") for size in batches])
     assert _clusters(inc) == _clusters(one)
     one.close(), inc.close()
 
@@ -100,19 +111,7 @@ def test_writers_reopened_between_batches_give_one_runs_clusters(tmp_path_factor
     config = Settings()
     d = tmp_path_factory.mktemp("reopen")
     one = _one_run(d, n, keys, algorithms, config)
-    inc = Index(d / "inc.sqlite", config.to_dict())
-    held, done = Held.over(inc, algorithms, config), 0
-    for size, how in batches + [(n, "warm")]:
-        if done >= n:
-            break
-        if how == "saved":
-            held.save(inc)
-        if how != "warm":
-            held = Held.over(inc, algorithms, config)
-        last = min(n, done + size)
-        _add(inc, done + 1, last, keys)
-        link_index(inc, algorithms, config, done or None, recluster_all=False, held=held)
-        done = last
+    inc = _linked_in_batches(d, n, keys, algorithms, config, batches)
     assert _clusters(inc) == _clusters(one)
     one.close(), inc.close()
 
