@@ -303,13 +303,15 @@ def mirror_url(url: str, variant: int) -> str:
 
 # ---------------------------------------------------------------- fresh pages (fixed duplicate sets)
 
-FRESH_MIN_WORDS = 100  # a source whose text has fewer ASCII words is not made into fresh pages
+# A source is made into fresh pages when its text runs of PARAGRAPH_RUN bytes or more (spaces
+# aside) hold FRESH_MIN_WORDS ASCII words, and those words are FRESH_MIN_SHARE of its text.
+FRESH_MIN_WORDS = 100
+FRESH_MIN_SHARE = 0.6
+PARAGRAPH_RUN = 80
 _WORD_POOL = 200_000  # words kept (a seeded reservoir) to draw fresh text from
 _TOKEN = re.compile(rb"<!--.*?-->|<(/?)([A-Za-z][A-Za-z0-9]*)\b[^>]*>|[^<]+|<", re.S)
 _WORD = re.compile(rb"(?<![&#\w])[A-Za-z]{3,}(?![\w;])")
 _LEFT_ALONE = {b"script", b"style", b"noscript", b"template", b"svg", b"nav", b"header", b"footer"}
-FRESH_MIN_SHARE = 0.6  # ... or whose ASCII words are less of its text (bytes, spaces aside)
-PARAGRAPH_RUN = 80  # bytes of text (spaces aside) in one run for its words to count above
 
 
 def text_segments(body: bytes) -> Iterator[tuple[int, int]]:
@@ -330,7 +332,8 @@ def text_segments(body: bytes) -> Iterator[tuple[int, int]]:
 
 
 class WordPool:
-    """A seeded reservoir of the words of generation 0's text (lower-cased ASCII words)."""
+    """A seeded reservoir of the sources' words (lower-cased ASCII words of their text), so
+    that a word is drawn as often as the sources use it."""
 
     def __init__(self, seed: int, size: int = _WORD_POOL) -> None:
         self.rng = random.Random(f"pool:{seed}")
