@@ -120,6 +120,13 @@ class Checkpoint:
 _CHUNK = 500  # pids per IN (...) list: well under SQLite's bound on parameters
 
 
+def _chunks(pids: list[int]) -> Iterator[tuple[list[int], str]]:
+    """``pids`` _CHUNK at a time, each with its ``?,?,...`` marks for an ``IN (...)`` list."""
+    for i in range(0, len(pids), _CHUNK):
+        chunk = pids[i : i + _CHUNK]
+        yield chunk, ",".join("?" * len(chunk))
+
+
 class Index:
     def __init__(self, path: str | Path, settings_dict: dict[str, Any], inputs_key: str | None = None) -> None:
         """Open (or create) the index and start a run. With ``inputs_key`` (what dedup's
@@ -364,18 +371,14 @@ class Index:
         """{pid: features} of one algorithm for many pages (those that have them), read in
         a few queries rather than one per page."""
         pids, out = list(pids), {}
-        for i in range(0, len(pids), _CHUNK):
-            chunk = pids[i : i + _CHUNK]
-            marks = ",".join("?" * len(chunk))
+        for chunk, marks in _chunks(pids):
             out.update(self.db.execute(f"SELECT pid, data FROM features WHERE algo=? AND pid IN ({marks})", (algo, *chunk)))
         return out
 
     def idents(self, pids: Iterable[int]) -> dict[int, tuple[str, str, str | None]]:
         """{pid: (id, url, cluster)} of many pages, read in a few queries."""
         pids, out = list(pids), {}
-        for i in range(0, len(pids), _CHUNK):
-            chunk = pids[i : i + _CHUNK]
-            marks = ",".join("?" * len(chunk))
+        for chunk, marks in _chunks(pids):
             rows = self.db.execute(f"SELECT p.pid, p.id, p.url, c.cluster FROM pages p LEFT JOIN clusters c USING (pid) WHERE p.pid IN ({marks})", chunk)
             out.update((pid, (page_id, url, cluster)) for pid, page_id, url, cluster in rows)
         return out
@@ -541,9 +544,7 @@ class Index:
         pids, kinds = sorted(set(pids)), sorted(set(kinds))
         sides: tuple[list, list] = ([], [])
         kind_marks = ",".join("?" * len(kinds))
-        for i in range(0, len(pids), _CHUNK):
-            chunk = pids[i : i + _CHUNK]
-            marks = ",".join("?" * len(chunk))
+        for chunk, marks in _chunks(pids):
             for side, rows in zip("ab", sides):
                 sql = f"SELECT a, b, kind, score FROM edges WHERE {side} IN ({marks}) AND kind IN ({kind_marks})"
                 rows += self.db.execute(sql, (*chunk, *kinds)).fetchall()
@@ -559,11 +560,10 @@ class Index:
         limit = below if below is not None else (1 << 62)
         kind_marks = ",".join("?" * len(kinds))
         total = [0] * 5
-        for i in range(0, len(pids), _CHUNK):
-            chunk = pids[i : i + _CHUNK]
+        for chunk, marks in _chunks(pids):
             row = self.db.execute(
                 "SELECT COUNT(*), TOTAL(a), TOTAL(b), TOTAL((a * 7919 + b) % 1000003), TOTAL(CAST(ROUND(score * 1000000) AS INTEGER))"
-                f" FROM edges WHERE a IN ({','.join('?' * len(chunk))}) AND kind IN ({kind_marks}) AND b < ?",
+                f" FROM edges WHERE a IN ({marks}) AND kind IN ({kind_marks}) AND b < ?",
                 (*chunk, *kinds, limit),
             ).fetchone()
             total = [t + int(v or 0) for t, v in zip(total, row)]
@@ -572,9 +572,8 @@ class Index:
     def held_components(self, pids: Iterable[int]) -> dict[int, tuple[str, bytes]]:
         """{component: (stamp, data)} of the held components stored that hold these pages."""
         pids, found = sorted(set(pids)), set()
-        for i in range(0, len(pids), _CHUNK):
-            chunk = pids[i : i + _CHUNK]
-            found.update(r[0] for r in self.db.execute(f"SELECT component FROM held_pages WHERE pid IN ({','.join('?' * len(chunk))})", chunk))
+        for chunk, marks in _chunks(pids):
+            found.update(r[0] for r in self.db.execute(f"SELECT component FROM held_pages WHERE pid IN ({marks})", chunk))
         rows = (self.db.execute("SELECT stamp, data FROM held WHERE component=?", (c,)).fetchone() for c in sorted(found))
         return {c: (row[0], row[1]) for c, row in zip(sorted(found), rows) if row is not None}
 
