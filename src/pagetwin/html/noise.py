@@ -582,15 +582,9 @@ PRODUCT_COVERED = 0.5  # share of a product description's words the page's text 
 
 def product_facts(tree) -> tuple[bool, str]:
     """Whether the page describes a product (a schema.org ``Product`` in its JSON-LD or its
-    microdata), and the product's description from the JSON-LD (``product_description``)."""
+    microdata), and the product's description from the JSON-LD (``_product_ld``)."""
     text, found = _product_ld(tree)
     return found or tree.css_first(_PRODUCT_MICRODATA) is not None, text
-
-
-def product_description(tree) -> str:
-    """The longest ``description`` of a schema.org ``Product`` (or ``ProductGroup``) in the
-    page's JSON-LD, as plain text ("" if none)."""
-    return _product_ld(tree)[0]
 
 
 def _product_ld(tree) -> tuple[str, bool]:
