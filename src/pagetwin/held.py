@@ -56,9 +56,7 @@ class Held:
         return cls(similar, settings.cluster.keep, _merge_kinds(settings), index)
 
     def _edges_of(self, pid: int) -> dict[int, float]:
-        from_a, from_b = self.index.scored_edges([pid], self.merge_kinds)
-        near = {b: s for _, b, _, s in from_a} | {a: s for a, _, _, s in from_b}
-        return {q: s for q, s in near.items() if q not in self._leader}
+        return _neighbours(self.index, [pid], self.merge_kinds, self._leader)[pid]
 
     def save(self, index: Any) -> int:
         """Store the components held or changed since the last save (rounds and the stamp of
@@ -107,11 +105,7 @@ class Held:
         leader = {follower: original for original, follower in revisits}
         self._leader = leader
         revisited = {o for o, _ in revisits} | set(leader)
-        near: dict[int, dict[int, float]] = {pid: {} for pid in sorted(new)}
-        from_a, from_b = index.scored_edges(new, self.merge_kinds)
-        for pid, other, score in [(a, b, s) for a, b, _, s in from_a] + [(b, a, s) for a, b, _, s in from_b]:
-            if other not in leader:
-                near[pid][other] = score
+        near = _neighbours(index, new, self.merge_kinds, leader)
         unknown = {q for p in near for q in near[p] if q not in near and q not in self.guard.root_of}
         if unknown and new and self.index is not None:
             self._restore(index, unknown, min(new))
@@ -169,6 +163,17 @@ class Held:
             rows += [(pid, name, int(pid == kept)) for pid in part]
             rows += [(f, name, 0) for pid in part for f in followers.get(pid, ())]
         return rows
+
+
+def _neighbours(index: Any, pids: Iterable[int], kinds: set[str], leader: dict[int, int]) -> dict[int, dict[int, float]]:
+    """{pid: {neighbour: guard score}} over the stored edges of ``kinds`` of these pages,
+    revisit records (``leader``'s keys) left out: they are not linked through."""
+    near: dict[int, dict[int, float]] = {pid: {} for pid in sorted(pids)}
+    from_a, from_b = index.scored_edges(near, kinds)
+    for pid, other, score in [(a, b, s) for a, b, _, s in from_a] + [(b, a, s) for a, b, _, s in from_b]:
+        if other not in leader:
+            near[pid][other] = score
+    return near
 
 
 def _groups(near: dict[int, dict[int, float]]) -> list[set[int]]:
