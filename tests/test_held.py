@@ -71,7 +71,9 @@ def _one_run(d, n: int, keys: dict, algorithms: list, config: Settings) -> Index
 def _linked_in_batches(d, n: int, keys: dict, algorithms: list, config: Settings, batches: list) -> Index:
     """Pages 1..n added and linked batch by batch (the rest in a last batch), each batch placed
     by the writer's held clusters: ("warm") the same writer goes on, ("saved") a new writer
-    starts from what the last one saved, ("unsaved") from an older save (stale stamps)."""
+    starts from what the last one saved, ("unsaved") from an older save (stale stamps),
+    ("dedup") the batch linked by a dedup run (every cluster made again, the rounds of its
+    larger components stored), then a new writer starts from them."""
     inc = Index(d / "inc.sqlite", config.to_dict())
     held, done = Held.over(inc, algorithms, config), 0
     for size, how in batches + [(n, "warm")]:
@@ -83,7 +85,10 @@ def _linked_in_batches(d, n: int, keys: dict, algorithms: list, config: Settings
             held = Held.over(inc, algorithms, config)
         last = min(n, done + size)
         _add(inc, done + 1, last, keys)
-        link_index(inc, algorithms, config, done or None, recluster_all=False, held=held)
+        if how == "dedup":
+            link_index(inc, algorithms, config, done or None)
+        else:
+            link_index(inc, algorithms, config, done or None, recluster_all=False, held=held)
         done = last
     return inc
 
@@ -100,13 +105,14 @@ def test_batches_placed_by_what_is_held_give_one_runs_clusters(tmp_path_factory,
     one.close(), inc.close()
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-@given(st.integers(4, 30), st.integers(0, 2**32), st.lists(st.tuples(st.integers(1, 5), st.sampled_from(["warm", "saved", "unsaved"])), min_size=1, max_size=10))
-def test_writers_reopened_between_batches_give_one_runs_clusters(tmp_path_factory, n, seed, batches):
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(st.integers(4, 30), st.integers(0, 2**32), st.lists(st.tuples(st.integers(1, 5), st.sampled_from(["warm", "saved", "unsaved", "dedup"])), min_size=1, max_size=10))
+def test_writers_reopened_between_batches_give_one_runs_clusters(tmp_path_factory, monkeypatch, n, seed, batches):
     """Between batches the writer goes on ("warm"), or a new one starts cold from what the last
-    saved ("saved": the stored rounds of components whose edges have their stamp), or from a
-    save older than the last batch ("unsaved": a writer killed before saving; stale stamps):
-    whichever, the clusters are those of one run."""
+    saved ("saved": the stored rounds of components still fresh), or from a save older than
+    the last batch ("unsaved": not fresh), or from what a dedup run over the batch stored
+    (its components of 3 pages or more here): whichever, the clusters are those of one run."""
+    monkeypatch.setattr("pagetwin.held.STORED_FROM", 3)
     keys, algorithms = _random_graph(random.Random(seed), n, 3, [0.4, 0.8, 1.0])
     config = Settings()
     d = tmp_path_factory.mktemp("reopen")
@@ -132,14 +138,17 @@ def clusters(index) -> dict:
 
 
 def test_a_cold_writer_places_pages_from_the_stored_rounds(tmp_path):
-    """Through pagetwin.Index on a file: near copies added one at a time, the index closed
-    (its held clusters stored), reopened: the next copies are placed from the stored rounds
-    (the component neither read whole nor split again), with the clusters of one batch and of
-    a writer that stayed open; after a change the stamp does not match, the component is
-    split again, and the clusters are still those of one batch."""
+    """Through pagetwin.Index on a file: near copies added one at a time (each add stores the
+    rounds it changed), reopened: the next copies are placed from the stored rounds (the
+    component neither read whole nor split again), with the clusters of one batch and of a
+    writer that stayed open; a writer dropped without closing (a kill) loses none of them;
+    rounds older than the last adds (put back by hand) are not fresh: the component is split
+    again, and the clusters are still those of one batch."""
+    import sqlite3
+
     from pagetwin.api import Index as Api
 
-    pages = _near_copies(4, 9)
+    pages = _near_copies(4, 10)
 
     with Api.memory() as one:
         one.add(pages)
@@ -154,16 +163,25 @@ def test_a_cold_writer_places_pages_from_the_stored_rounds(tmp_path):
     with Api.open(tmp_path / "i.sqlite") as index:
         for p in pages[:6]:
             index.add(p)
+    db = sqlite3.connect(tmp_path / "i.sqlite")
+    older = db.execute("SELECT * FROM held").fetchall(), db.execute("SELECT * FROM held_pages").fetchall()
     with Api.open(tmp_path / "i.sqlite") as index:
         index.add(pages[6])
         assert index._held.restored == 1 and index._held.placed == 1
         index.add(pages[7])
         assert index._held.restored == 1 and index._held.placed == 2
         assert clusters(index) == expected_8
-        index._held = None  # as if killed: nothing saved of this writer's last adds
+        index._held = None  # as if killed after the add returned: its rounds are stored with it
     with Api.open(tmp_path / "i.sqlite") as index:
         index.add(pages[8])
-        assert index._held.restored == 0  # the stored stamp is the one before pages 6 and 7
+        assert index._held.restored == 1 and index._held.placed == 1
+    for table, rows in zip(("held", "held_pages"), older):  # the rounds as they were before pages 6-8
+        db.execute(f"DELETE FROM {table}")
+        db.executemany(f"INSERT INTO {table} VALUES ({','.join('?' * len(rows[0]))})", rows)
+    db.commit(), db.close()
+    with Api.open(tmp_path / "i.sqlite") as index:
+        index.add(pages[9])
+        assert index._held.restored == 0 and index._held.placed == 0  # pages 6-8 joined it since
         assert clusters(index) == expected
     assert max(len(c) for c in expected) >= 7
 
@@ -211,3 +229,47 @@ def test_an_open_index_places_near_copies_from_what_it_holds():
             index.add(p)
         assert clusters(index) == expected
         assert max(len(c) for c in expected) >= 6 and index._held.placed >= 5
+
+
+def test_a_retraction_drops_the_stored_rounds_of_the_pages_it_touches(tmp_path, monkeypatch):
+    """A dedup run stores the rounds of the component {1, 2, 3, 16, 17, 18} (one bucket; the
+    far pair (1, 18) joins the two triples); three pages more push the bucket past
+    max_bucket, the edge (1, 18) is retracted: its stored rounds are dropped with it, and a
+    new writer makes one run's clusters (two triples), not the stored ones."""
+    from tests.test_app_incremental import _Allowed, _bucket_index
+
+    monkeypatch.setattr("pagetwin.held.STORED_FROM", 3)
+    config = Settings()
+    config.match.max_bucket = 20
+    algorithms = [_Allowed({(1, 2), (1, 3), (2, 3), (16, 17), (16, 18), (17, 18), (1, 18)})]
+    inc = _bucket_index(tmp_path / "inc.sqlite", 18, config)
+    link_index(inc, algorithms, config)
+    assert set(inc.held_components([1, 18])) == {1}
+    for n in range(19, 22):
+        inc.add_page(dict(id=f"p{n}", url=f"http://x.example/{n}", host="x.example", source="s", kind="response", crawl_date=None,
+                          text_len=n, payload_digest=f"sha1:{n}", refers_to_digest=None, lang="en", title="", text=None, error=None))  # fmt: skip
+        inc.add_fingerprints(n, {"near": bytes([n])}, {"near": [0]})
+    held = Held.over(inc, algorithms, config)
+    link_index(inc, algorithms, config, first_new=18, recluster_all=False, held=held)
+    assert inc.edge(1, 18) is None and inc.held_components([1, 18]) == {}
+    assert [g for g in _clusters(inc)[0] if len(g) > 1] == [[1, 2, 3], [16, 17, 18]]
+
+
+def test_a_writer_starts_from_the_rounds_a_run_over_every_page_stored(tmp_path, monkeypatch):
+    """The first add to an empty index links every page as a dedup run does (every cluster
+    made): it stores the rounds of its larger components (here of 3 pages or more), and the
+    next writer places a new copy from them, with the clusters of one batch."""
+    from pagetwin.api import Index as Api
+
+    monkeypatch.setattr("pagetwin.held.STORED_FROM", 3)
+    pages = _near_copies(4, 9)
+    with Api.memory() as one:
+        one.add(pages)
+        expected = clusters(one)
+    with Api.open(tmp_path / "i.sqlite") as index:
+        index.add(pages[:8])
+        assert index._held.restored == 0 and index._held.placed == 0
+    with Api.open(tmp_path / "i.sqlite") as index:
+        index.add(pages[8])
+        assert index._held.restored == 1 and index._held.placed == 1
+        assert clusters(index) == expected

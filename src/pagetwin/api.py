@@ -30,8 +30,9 @@ and of the machine (power loss): the writer's commits are SQLite WAL commits wit
 ``synchronous=FULL`` (the WAL is fsync'd before the commit returns; a disk that acknowledges
 writes it has not stored is beyond any of this). A writable index holds the clusters it has
 made in memory (``pagetwin.held``): a later page joining one of them is placed without reading
-its component again; closed, it stores them in the index, and the next writer starts from
-them (a component whose edges changed since is read again). A writable index
+its component again; each add stores the rounds of the clusters it changed with its pages (as
+a dedup run stores those of its larger components), and the next writer starts from them,
+after a kill -9 too (a component whose edges changed since is read again). A writable index
 holds the index's lock (``index.lock``) while open: one writer at a time (a ``pagetwin dedup``
 on it waits, then gives up with a message), any number of readers (``Index.open(path,
 readonly=True)``, ``pagetwin query``).
@@ -222,17 +223,11 @@ class Index:
         return cls(matcher.index, matcher.settings, writable=False)
 
     def close(self) -> None:
-        """Close the index and release its lock; an ``add`` returned is already committed.
-        The clusters held are stored (``pagetwin.held``: the next writer starts from them)."""
+        """Close the index and release its lock; an ``add`` returned is already committed,
+        with the clusters it changed (``pagetwin.held``: the next writer starts from them)."""
         try:
-            try:
-                if self._held is not None and self.writable:
-                    self._store.begin()
-                    self._held.save(self._store)
-                    self._store.commit()
-            finally:
-                self._held = None
-                self._store.close()
+            self._held = None
+            self._store.close()
         finally:
             if self._lock is not None:
                 self._lock.release()
@@ -381,6 +376,7 @@ class Index:
 
                     self._held = Held.over(store, self._worker.algorithms, self.settings)
                 link_index(store, self._worker.algorithms, self.settings, first_new or None, recluster_all=False, held=self._held)
+                self._held.save(store)  # with the pages: the next writer, even after a kill, starts from them
             store.commit()
         except BaseException:
             self._held = None  # it may hold what was rolled back

@@ -612,7 +612,9 @@ def _retract(index: Index, retracted: list[tuple[int, int, str]]) -> set[int]:
             kept.append((a, b, left.kind, evidence_json(left.evidence), guard_score(left.evidence)))
     index.delete_edges(gone)
     index.add_edges(kept)
-    return {pid for pair in by_pair for pid in pair}
+    touched = {pid for pair in by_pair for pid in pair}
+    index.drop_held(touched)  # their stored rounds knew the edges before
+    return touched
 
 
 def _merge_kinds(settings: Settings) -> set[str]:
@@ -650,12 +652,15 @@ def recluster(
         attach = [(o, f) for o, f in revisits if f in leader and _original(f, leader) in component]
         members = sorted(component | {f for _, f in attach})
     rows = list(index.pages_for_clustering(members))
-    split = None
+    split, traced = None, []
     if settings.match.guard:
-        split = held.hold(component, links, rows) if held is not None and pages is not None else _guard(index, algorithms, links, settings)
+        split = held.hold(component, links, rows) if held is not None and pages is not None else _guard(index, algorithms, links, settings, traced if pages is None else None)
     out = clusters(rows, merged, settings.cluster.keep, split, attach=attach)
     if pages is None:
+        from pagetwin.held import stored_rows
+
         index.replace_clusters(out)
+        index.replace_held(stored_rows(index, traced))  # a later add starts from these rounds
         return
     # Revisits of a page outside the components, new or given their original now.
     for original, follower in revisits:
@@ -704,15 +709,18 @@ def merges_partial(settings: Settings) -> bool:
     return settings.match.merge_partial or settings.chunks.merge_partial
 
 
-def _guard(index: Index, algorithms: list, edges: list, settings: Settings) -> Callable[[list[int]], list[list[int]]]:
-    """The anti-chaining guard as a component splitter (see pagetwin.guard)."""
+def _guard(index: Index, algorithms: list, edges: list, settings: Settings, stored: list | None = None) -> Callable[[list[int]], list[list[int]]]:
+    """The anti-chaining guard as a component splitter (see pagetwin.guard); ``stored``: the
+    rounds of its larger components are appended to it (held.traced)."""
     from pagetwin.guard import make_splitter
+    from pagetwin.held import STORED_FROM, traced
 
     # Merged partial edges are edges of the component the guard splits, like duplicates.
     kinds = ("duplicate", "revisit", "partial") if merges_partial(settings) else ("duplicate", "revisit")
     return make_splitter(
-        index, algorithms, edges, policy=settings.cluster.keep, kinds=kinds, related_share=settings.match.guard_share
-    )
+        index, algorithms, edges, policy=settings.cluster.keep, kinds=kinds, related_share=settings.match.guard_share,
+        traced=traced(stored) if stored is not None else None, traced_from=STORED_FROM,
+    )  # fmt: skip
 
 
 # -- step 4: write ------------------------------------------------------------------------

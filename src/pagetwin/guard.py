@@ -64,10 +64,19 @@ def split_component(
         raise ValueError(f"unknown guard rule {rule!r} (choose from {', '.join(RULES)})")
     if rule == "keep" and keep is None:
         raise ValueError("guard rule 'keep' needs keep()")
+    return _parts(_split(members, edges, similar, keep, rule, core_size, trace=False))
+
+
+def _split(members: list[int], edges: Iterable, similar: Callable, keep: Callable | None, rule: str, core_size: int, trace: bool) -> list[Round]:
     member_set = set(members)
     adj = _adjacency(member_set, edges)
-    rounds = _rounds(member_set, adj, _Linked(adj, similar), keep, rule, max(1, int(core_size)), trace=False)
-    return sorted((sorted(r.part) for r in rounds), key=lambda p: p[0])
+    return _rounds(member_set, adj, _Linked(adj, similar), keep, rule, max(1, int(core_size)), trace)
+
+
+def _parts(rounds: list[Round]) -> list[list[int]]:
+    """The parts of rounds (flat, or top rounds with their children): each sorted, ordered by
+    smallest member."""
+    return sorted((sorted(p) for r in rounds for p in r.parts()), key=lambda p: p[0])
 
 
 @dataclass(eq=False)
@@ -213,6 +222,8 @@ def make_splitter(
     core_size: int = DEFAULT_CORE,
     kinds: tuple[str, ...] = ("duplicate", "revisit"),
     related_share: float = 1.0,
+    traced: Callable[[Round], None] | None = None,
+    traced_from: int = 0,
 ) -> Callable[[list[int]], list[list[int]]]:
     """The guard as cluster.clusters' ``split`` callable, over an index.
 
@@ -222,7 +233,9 @@ def make_splitter(
     policy: settings.cluster.keep (used by rule "keep"). ``similar(a, b)`` passes when any
     algorithm that has features for both pages finds them related: ``Algorithm.related`` at
     ``related_share`` of its threshold (1.0: the pair must verify; 0.5: half the similarity an
-    edge needs is enough to stay with the core).
+    edge needs is enough to stay with the core). ``traced(top)``: given the top rounds (with
+    their children: what ``IncrementalGuard`` holds) of each component of ``traced_from``
+    members or more that it splits (rule "center", core of two only).
     """
     from pagetwin.cluster import ClusterPage, as_cluster_page, keep_key
 
@@ -242,7 +255,12 @@ def make_splitter(
 
     def split(members: list[int]) -> list[list[int]]:
         component_edges = [e for m in members for e in by_page.get(m, ())]
-        return split_component(members, component_edges, similar, keep, rule, core_size)
+        if traced is None or len(members) < traced_from or (rule, core_size) != ("center", DEFAULT_CORE):
+            return split_component(members, component_edges, similar, keep, rule, core_size)
+        tops = _split(members, component_edges, similar, keep, rule, core_size, trace=True)
+        for top in tops:
+            traced(top)
+        return _parts(tops)
 
     return split
 
@@ -304,8 +322,7 @@ class IncrementalGuard:
 
     def dump(self, top: Round) -> list:
         """A held component's rounds as JSON-able lists (``restore`` reads them back)."""
-        members = sorted(top.members)
-        return [top.center, top.second, members, [top.degree[m] for m in members], sorted(top.part), [self.dump(c) for c in top.children]]
+        return dump(top)
 
     def restore(self, tree: list) -> Round:
         """Hold a component from ``dump``'s lists, its edges read as they are asked for
@@ -378,6 +395,12 @@ class IncrementalGuard:
         self.fallbacks += 1
         (fresh,) = _rounds(set(r.members), self.adj, self.linked, None, "center", DEFAULT_CORE, trace=True)
         r.center, r.second, r.part, r.degree, r.children = fresh.center, fresh.second, fresh.part, fresh.degree, fresh.children
+
+
+def dump(top: Round) -> list:
+    """Rounds (a top round and its children, as traced) as JSON-able lists (``_undump``)."""
+    members = sorted(top.members)
+    return [top.center, top.second, members, [top.degree[m] for m in members], sorted(top.part), [dump(c) for c in top.children]]
 
 
 def _undump(tree: list) -> Round:

@@ -12,12 +12,14 @@ holds the result). The clusters are those one run over all the pages makes eithe
 (tests/test_held.py). Valid while the index is written by its holder only: ``pagetwin.Index``
 holds the index's lock while open, and drops what it holds when an add is rolled back.
 
-Kept on disk too (``save``, when ``pagetwin.Index`` closes): each component changed, its
-rounds and a stamp of its edges (``Index.edge_stamp``: count, sums of pids and scores). A
-writer opened later that reaches a stored component whose edges have the same stamp (those
-before its add's pages) holds it from the stored rounds, each page's edges read only when a
-round asks for them, instead of reading and splitting the whole component again; a stamp that
-differs (a dedup run, an add not saved: a kill) leaves the component to ``recluster`` as before.
+Kept on disk too (``save``, in the transaction of each add, and ``traced``, in a dedup run's
+clustering, for its components of ``STORED_FROM`` pages or more): each component's rounds,
+with a stamp (``Index.held_stamp``). A writer opened later that reaches a stored component
+still fresh (``Index.held_fresh``: no edge replaced since, none from it to a page stored after
+it) holds it from the stored rounds, each page's edges read only when a round asks for them,
+instead of reading and splitting the whole component again. Evidence retracted from its edges
+drops it (``app._retract``); a component not fresh (an add whose rounds were not stored: a
+dedup run's) is left to ``recluster`` as before.
 """
 
 from __future__ import annotations
@@ -28,9 +30,12 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from pagetwin.cluster import ClusterPage, as_cluster_page, cluster_id, keep_key
-from pagetwin.guard import IncrementalGuard, Round, induced_components
+from pagetwin.guard import IncrementalGuard, Round, dump, induced_components
 
 _FEATURES = 5_000  # decoded features kept per algorithm for the guard's checks
+# A dedup run stores the rounds of its components of this many pages or more: a smaller one is
+# split again in a few milliseconds when an add first reaches it.
+STORED_FROM = 32
 
 
 class Held:
@@ -61,23 +66,23 @@ class Held:
     def save(self, index: Any) -> int:
         """Store the components held or changed since the last save (rounds and the stamp of
         their edges), in the caller's transaction; how many."""
+        stamp = index.held_stamp()
         rows = []
         for top in self.changed.values():
             members = sorted(top.members)
             if self.guard.root_of.get(members[0]) is top:  # still held as it is
-                data = zlib.compress(json.dumps(self.guard.dump(top), separators=(",", ":")).encode())
-                rows.append((members[0], index.edge_stamp(members, self.merge_kinds), data, members))
+                rows.append((members[0], stamp, _packed(top), members))
         index.store_held(rows)
         self.changed.clear()
         return len(rows)
 
     def _restore(self, index: Any, pids: set[int], below: int) -> None:
-        """Hold the stored components of these pages whose edges (those before the pages of
-        the add, ``below``) still have their stored stamp."""
+        """Hold the stored components of these pages still fresh for the edges before the
+        pages of the add (``below``)."""
         for stamp, data in index.held_components(pids).values():
             tree = json.loads(zlib.decompress(data))
             members = tree[2]
-            if any(m in self.guard.root_of for m in members) or index.edge_stamp(members, self.merge_kinds, below) != stamp:
+            if any(m in self.guard.root_of for m in members) or not index.held_fresh(stamp, members, self.merge_kinds, below):
                 continue  # stale: recluster's
             self.guard.restore(tree)
             self.restored += 1
@@ -163,6 +168,22 @@ class Held:
             rows += [(pid, name, int(pid == kept)) for pid in part]
             rows += [(f, name, 0) for pid in part for f in followers.get(pid, ())]
         return rows
+
+
+def traced(rows: list) -> Callable[[Round], None]:
+    """guard.make_splitter's ``traced``: each component's rounds appended to ``rows`` as
+    ``stored_rows`` takes them (packed at once: a run's components are not all kept)."""
+    return lambda top: rows.append((min(top.members), _packed(top), sorted(top.members)))
+
+
+def stored_rows(index: Any, rows: list) -> list[tuple[int, str, bytes, list[int]]]:
+    """``traced``'s rows with the stamp of now, as Index.replace_held takes them."""
+    stamp = index.held_stamp()
+    return [(component, stamp, data, members) for component, data, members in rows]
+
+
+def _packed(top: Round) -> bytes:
+    return zlib.compress(json.dumps(dump(top), separators=(",", ":")).encode())
 
 
 def _neighbours(index: Any, pids: Iterable[int], kinds: set[str], leader: dict[int, int]) -> dict[int, dict[int, float]]:

@@ -341,26 +341,38 @@ def test_the_new_pages_buckets_are_found_without_a_walk_of_the_older_keys(tmp_pa
         assert "keys_by_pid" not in plan, (sql, plan)
 
 
-def test_the_edge_stamp_and_the_held_components_stored(tmp_path):
-    """edge_stamp: what identifies a component's edges to later pages (below a pid, or all),
-    changed by any edge added, changed or replaced, even by the same edges; store_held puts a
-    component in place of the stored ones sharing a member."""
+def test_a_held_component_is_fresh_until_a_later_page_joins_it_or_the_edges_are_replaced(tmp_path):
+    """held_stamp / held_fresh: rounds stored now stay fresh for the pages up to those of an
+    add (``below``) unless an edge of the merged kinds joins a member to a page stored after
+    them, or every edge was replaced; an older stamp (schema 3's edge sums) is never fresh;
+    store_held puts a component in place of the stored ones sharing a member (the rows of its
+    new members only), drop_held and replace_held forget them."""
     idx = Index(tmp_path / "i.sqlite", Settings().to_dict())
-    pids = [idx.add_page(_row(i)) for i in range(6)]
-    edges = [(pids[0], pids[1], "duplicate", "[]", 0.9), (pids[1], pids[2], "duplicate", "[]", 0.8), (pids[0], pids[5], "partial", "[]", 1.0)]
-    idx.add_edges(edges)
-    kinds = ["duplicate"]
-    stamp = idx.edge_stamp(pids[:3], kinds)
-    assert stamp.startswith("2:") and idx.edge_stamp(pids[:3], ["duplicate", "partial"]).startswith("3:")
-    idx.add_edges([(pids[2], pids[4], "duplicate", "[]", 0.7)])
-    assert idx.edge_stamp(pids[:3], kinds) != stamp and idx.edge_stamp(pids[:3], kinds, below=pids[4]) == stamp
-    idx.add_edges([(pids[1], pids[2], "duplicate", "[]", 0.81)])  # a score changed
-    assert idx.edge_stamp(pids[:3], kinds, below=pids[4]) != stamp
-    again = idx.edge_stamp(pids[:3], kinds)
+    pids = [idx.add_page(_row(i)) for i in range(4)]
+    idx.add_edges([(pids[0], pids[1], "duplicate", "[]", 0.9), (pids[1], pids[2], "duplicate", "[]", 0.8)])
+    stamp, members, kinds = idx.held_stamp(), pids[:3], ["duplicate"]
+    assert stamp == f"v2:0:{pids[3]}"
+    later = [idx.add_page(_row(i)) for i in range(4, 8)]
+    assert idx.held_fresh(stamp, members, kinds, below=later[0])
+    idx.add_edges([(pids[3], later[0], "duplicate", "[]", 1.0), (pids[2], later[1], "partial", "[]", 1.0)])
+    assert idx.held_fresh(stamp, members, kinds, below=later[2])  # not a member's, not a merged kind
+    idx.add_edges([(pids[2], later[2], "duplicate", "[]", 0.7)])
+    assert idx.held_fresh(stamp, members, kinds, below=later[2])  # the add's own page
+    assert not idx.held_fresh(stamp, members, kinds, below=later[3])  # a page stored after the rounds joined
+    assert not idx.held_fresh("2:3:4:5:6:0", members, kinds, below=later[0])
+    fresh = idx.held_stamp()
     idx.replace_edges([(a, b, k, ev, s) for a, b, k, ev, s in idx.db.execute("SELECT a, b, kind, evidence, score FROM edges").fetchall()])
-    assert idx.edge_stamp(pids[:3], kinds) != again  # the same edges, replaced: a dedup run re-matched everything
+    assert not idx.held_fresh(fresh, members, kinds, below=later[3] + 1)  # a dedup run matched everything again
     idx.store_held([(pids[0], "s1", b"one", pids[:3])])
     idx.store_held([(pids[3], "s2", b"two", [pids[3]])])
     assert idx.held_components([pids[1], pids[3]]) == {pids[0]: ("s1", b"one"), pids[3]: ("s2", b"two")}
-    idx.store_held([(pids[2], "s3", b"three", [pids[2], pids[3], pids[4]])])  # joins both: they are dropped
-    assert idx.held_components(pids) == {pids[2]: ("s3", b"three")}
+    idx.store_held([(pids[0], "s1b", b"one+", [*pids[:3], later[0]])])  # grown by an add
+    assert idx.held_components([later[0]]) == {pids[0]: ("s1b", b"one+")}
+    idx.store_held([(pids[2], "s3", b"three", [pids[2], pids[3], later[1]])])  # joins both: they are dropped
+    assert idx.held_components([*pids, *later]) == {pids[2]: ("s3", b"three")}
+    assert idx.db.execute("SELECT COUNT(*) FROM held_pages").fetchone()[0] == 3
+    idx.drop_held([later[1]])
+    assert idx.held_components([*pids, *later]) == {}
+    idx.store_held([(pids[0], "a", b"a", pids[:2]), (pids[2], "b", b"b", pids[2:4])])
+    idx.replace_held([(later[0], "c", b"c", later[:2])])
+    assert idx.held_components([*pids, *later]) == {later[0]: ("c", b"c")}

@@ -79,9 +79,10 @@ CREATE TABLE IF NOT EXISTS held (component INTEGER PRIMARY KEY, stamp TEXT NOT N
 CREATE TABLE IF NOT EXISTS held_pages (pid INTEGER PRIMARY KEY, component INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS held_pages_by_component ON held_pages(component);
 """
-# held / held_pages: the guard's rounds of the components a writer held (pagetwin.held), each
-# with a stamp of its edges when stored: a writer opened later holds a component whose edges
-# still have that stamp without splitting it again (any other is split again, as if not stored).
+# held / held_pages: the guard's rounds of the components a writer held or a dedup run split
+# (pagetwin.held), each with a stamp (Index.held_stamp): a writer opened later holds a component
+# still fresh (Index.held_fresh) without splitting it again (any other is split again, as if not
+# stored). Stored in the transaction that changed the component, so a kill cannot leave them stale.
 
 # Columns added to ``pages`` after schema version 2 was first written: an older index file gets
 # them (ALTER TABLE ... ADD COLUMN, NULL for its pages) when it is opened for writing.
@@ -550,44 +551,69 @@ class Index:
                 rows += self.db.execute(sql, (*chunk, *kinds)).fetchall()
         return tuple([r if r[3] is not None else (*r[:3], self._score(r[0], r[1])) for r in rows] for rows in sides)  # type: ignore[return-value]
 
-    def edge_stamp(self, pids: Iterable[int], kinds: Iterable[str], below: int | None = None) -> str:
-        """What identifies the edges of ``kinds`` from these pages to later ones (with
-        ``below``: to pages below that pid only): their count and sums of their pids and
-        scores (from the score index), and how many times every edge was replaced. Only
-        ``replace_edges`` makes an edge from an earlier page: matching new pages makes edges
-        to pages later than every older one, and retracting evidence changes edges in place."""
-        pids, kinds = sorted(set(pids)), sorted(set(kinds))
-        limit = below if below is not None else (1 << 62)
-        kind_marks = ",".join("?" * len(kinds))
-        total = [0] * 5
-        for chunk, marks in _chunks(pids):
-            row = self.db.execute(
-                "SELECT COUNT(*), TOTAL(a), TOTAL(b), TOTAL((a * 7919 + b) % 1000003), TOTAL(CAST(ROUND(score * 1000000) AS INTEGER))"
-                f" FROM edges WHERE a IN ({marks}) AND kind IN ({kind_marks}) AND b < ?",
-                (*chunk, *kinds, limit),
-            ).fetchone()
-            total = [t + int(v or 0) for t, v in zip(total, row)]
-        return ":".join(map(str, [*total, self._meta("edges_replaced") or 0]))
+    def held_stamp(self) -> str:
+        """What a held component stored now is valid for (``held_fresh``): how many times
+        every edge was replaced, and the last pid stored (its rounds know every page up to it)."""
+        return f"v2:{self._meta('edges_replaced') or 0}:{self.max_pid()}"
+
+    def held_fresh(self, stamp: str, members: Iterable[int], kinds: Iterable[str], below: int) -> bool:
+        """Whether a held component stored with ``stamp`` still has the edges it was stored
+        with, those before pid ``below`` (the pages of the add being placed): no edge was
+        replaced since, and no edge of ``kinds`` joins a member to a page stored after it
+        (an add whose rounds were not stored with it: a dedup run's, or an older writer's).
+        Edges between older pages change otherwise only when evidence is retracted, and that
+        drops the components it touches (``drop_held``). Costs the edges of the pages stored
+        since, not those of the component."""
+        version, replaced, upto = (stamp.split(":") + ["", "", ""])[:3]
+        if version != "v2" or replaced != str(self._meta("edges_replaced") or 0) or not upto.isdigit():
+            return False  # an older stamp (schema 3's edge sums), or a dedup run matched everything again
+        kinds = sorted(set(kinds))
+        sql = f"SELECT DISTINCT a FROM edges WHERE b > ? AND b < ? AND kind IN ({','.join('?' * len(kinds))})"
+        later = {a for (a,) in self.db.execute(sql, (int(upto), below, *kinds))}
+        return not later or later.isdisjoint(members)
 
     def held_components(self, pids: Iterable[int]) -> dict[int, tuple[str, bytes]]:
         """{component: (stamp, data)} of the held components stored that hold these pages."""
-        pids, found = sorted(set(pids)), set()
-        for chunk, marks in _chunks(pids):
-            found.update(r[0] for r in self.db.execute(f"SELECT component FROM held_pages WHERE pid IN ({marks})", chunk))
+        found = self._held_of(pids)
         rows = (self.db.execute("SELECT stamp, data FROM held WHERE component=?", (c,)).fetchone() for c in sorted(found))
         return {c: (row[0], row[1]) for c, row in zip(sorted(found), rows) if row is not None}
 
+    def _held_of(self, pids: Iterable[int]) -> set[int]:
+        """The stored held components holding any of these pages."""
+        found: set[int] = set()
+        for chunk, marks in _chunks(sorted(set(pids))):
+            found.update(r[0] for r in self.db.execute(f"SELECT component FROM held_pages WHERE pid IN ({marks})", chunk))
+        return found
+
     def store_held(self, rows: Iterable[tuple[int, str, bytes, list[int]]]) -> None:
         """Store held components (component, stamp, data, members), each in place of the
-        stored ones that held any of its members."""
+        stored ones that held any of its members. A component stored again with more members
+        (an add) writes the rows of its new members only."""
         for component, stamp, data, members in rows:
-            old = set(self.held_components(members)) | {component}
-            for c in old:
-                self.db.execute("DELETE FROM held WHERE component=?", (c,))
-                self.db.execute("DELETE FROM held_pages WHERE component=?", (c,))
-            self.db.executemany("DELETE FROM held_pages WHERE pid=?", [(m,) for m in members])
+            had = {r[0] for r in self.db.execute("SELECT pid FROM held_pages WHERE component=?", (component,))}
+            new = set(members) - had
+            self._drop_components(self._held_of(new) - {component})
+            self.db.executemany("DELETE FROM held_pages WHERE pid=?", [(m,) for m in sorted(had - set(members))])
+            self.db.execute("INSERT OR REPLACE INTO held VALUES (?, ?, ?)", (component, stamp, data))
+            self.db.executemany("INSERT OR REPLACE INTO held_pages VALUES (?, ?)", [(m, component) for m in sorted(new)])
+
+    def replace_held(self, rows: Iterable[tuple[int, str, bytes, list[int]]]) -> None:
+        """Store these held components in place of every stored one (a run that clustered
+        every page)."""
+        self.db.execute("DELETE FROM held")
+        self.db.execute("DELETE FROM held_pages")
+        for component, stamp, data, members in rows:
             self.db.execute("INSERT INTO held VALUES (?, ?, ?)", (component, stamp, data))
             self.db.executemany("INSERT INTO held_pages VALUES (?, ?)", [(m, component) for m in members])
+
+    def drop_held(self, pids: Iterable[int]) -> None:
+        """Forget the stored held components holding these pages (their edges changed)."""
+        self._drop_components(self._held_of(pids))
+
+    def _drop_components(self, components: Iterable[int]) -> None:
+        for c in sorted(components):
+            self.db.execute("DELETE FROM held WHERE component=?", (c,))
+            self.db.execute("DELETE FROM held_pages WHERE component=?", (c,))
 
     def _score(self, a: int, b: int) -> float:
         """The guard score of an edge stored without one (written by hand, not add_edges)."""
@@ -764,6 +790,8 @@ class Index:
             else:
                 self._set_meta("settings", cp.before_settings)
             self._set_meta("runs", str(cp.before_runs))
+            for table in ("held", "held_pages"):  # rounds may name its pages, or know pids it frees for reuse
+                self.db.execute(f"DELETE FROM {table}")
             self._clear_checkpoint_tables()
             self.db.execute("COMMIT")
         except BaseException:
