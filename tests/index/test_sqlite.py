@@ -376,3 +376,33 @@ def test_a_held_component_is_fresh_until_a_later_page_joins_it_or_the_edges_are_
     idx.store_held([(pids[0], "a", b"a", pids[:2]), (pids[2], "b", b"b", pids[2:4])])
     idx.replace_held([(later[0], "c", b"c", later[:2])])
     assert idx.held_components([*pids, *later]) == {later[0]: ("c", b"c")}
+
+
+def test_same_text_is_the_same_on_a_lean_index_as_on_a_full_one():
+    """cluster_of's same_text (the relation --dedup-warc writes) from the exact algorithm's
+    digests: a lean index (index.store_text = false: no text stored) answers as a full one,
+    for a copy of the kept page's text under another payload, a copy differing in case and
+    spacing only (the same normalized text, as the exact algorithm says), and a near copy."""
+    from pagetwin.api import Index as Api
+
+    story = [f"Paragraph {i} of the harbour story, with enough words to be a paragraph of its own." for i in range(8)]
+    text = " ".join(story)
+    pages = [
+        {"id": "a", "url": "https://one.example/s", "text": text},
+        {"id": "b", "url": "https://two.example/s", "text": text},
+        {"id": "c", "url": "https://three.example/s", "text": text.upper().replace(" ", "  ")},
+        {"id": "d", "url": "https://four.example/s", "text": " ".join(story[:7] + ["A last paragraph written again, in other words."])},
+    ]
+    answers = []
+    for store_text in (True, False):
+        settings = Settings()
+        settings.index.store_text = store_text
+        with Api.memory(settings) as index:
+            index.add(pages)
+            store = index._store
+            assert (store.db.execute("SELECT COUNT(*) FROM pages WHERE text IS NOT NULL").fetchone()[0] > 0) == store_text
+            answers.append({p["id"]: (store.cluster_of(p["id"], "")["cluster"], store.cluster_of(p["id"], "")["same_text"]) for p in pages})
+    assert answers[0] == answers[1]
+    same = {page: s for page, (_, s) in answers[0].items()}
+    assert same["a"] and same["b"] and same["c"] and not same["d"]
+    assert len({cluster for cluster, _ in answers[0].values()}) == 1

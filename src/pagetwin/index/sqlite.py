@@ -656,8 +656,8 @@ class Index:
 
     def cluster_of(self, page_id: str, source: str) -> dict[str, Any] | None:
         """The cluster of the page (id, absolute source): {"cluster", "size", "keep",
-        "same_text" (its main text is the kept page's), "kept": {"id", "url", "source"}}, or
-        None when the index does not hold it or it is in no cluster."""
+        "same_text" (its main text is the kept page's: ``same_text``), "kept": {"id", "url",
+        "source"}}, or None when the index does not hold it or it is in no cluster."""
         row = self.db.execute(
             "SELECT p.pid, c.cluster, c.keep, p.text FROM pages p JOIN clusters c USING (pid) WHERE p.id=? AND p.source=?",
             (page_id, source),
@@ -667,19 +667,30 @@ class Index:
         pid, cluster, keep, text = row
         size = self.db.execute("SELECT COUNT(*) FROM clusters WHERE cluster=?", (cluster,)).fetchone()[0]
         kept = self.db.execute(
-            "SELECT p.id, p.url, p.source, p.text FROM clusters c JOIN pages p USING (pid) WHERE c.cluster=? AND c.keep=1"
+            "SELECT p.pid, p.id, p.url, p.source, p.text FROM clusters c JOIN pages p USING (pid) WHERE c.cluster=? AND c.keep=1"
             " ORDER BY p.pid LIMIT 1",
             (cluster,),
         ).fetchone()
-        kept_id, kept_url, kept_source, kept_text = kept if kept else (page_id, "", source, text)
+        kept_pid, kept_id, kept_url, kept_source, kept_text = kept if kept else (pid, page_id, "", source, text)
         return {
             "pid": pid,
             "cluster": cluster,
             "size": size,
             "keep": bool(keep),
-            "same_text": text is not None and text == kept_text,  # zlib of the same text at one level: the same bytes
+            "same_text": self.same_text((pid, text), (kept_pid, kept_text)),
             "kept": {"id": kept_id, "url": kept_url, "source": kept_source},
         }
+
+    def same_text(self, one: tuple[int, bytes | None], other: tuple[int, bytes | None]) -> bool:
+        """Whether two pages ((pid, stored text)) have the same main text: the exact
+        algorithm's digests of their normalized texts (what its evidence calls same_text),
+        stored for every page, a lean index's too; without them (exact not among
+        match.algorithms) their stored texts (zlib of the same text at one level: the same
+        bytes), which a lean page has not."""
+        digests = {pid: json.loads(data).get("t") for pid, data in self.features_of("exact", [one[0], other[0]]).items()}
+        if len(digests) == len({one[0], other[0]}):
+            return bool(digests[one[0]]) and digests[one[0]] == digests[other[0]]
+        return one[1] is not None and one[1] == other[1]
 
     def kept_with_payload(self, payload_digest: str) -> dict[str, Any] | None:
         """The first response page kept in its cluster whose payload digest is this one:
