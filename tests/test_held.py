@@ -273,3 +273,30 @@ def test_a_writer_starts_from_the_rounds_a_run_over_every_page_stored(tmp_path, 
         index.add(pages[8])
         assert index._held.restored == 1 and index._held.placed == 1
         assert clusters(index) == expected
+
+
+def test_revisit_records_and_their_originals_are_placed_without_a_recluster():
+    """WARC revisit records added one at a time, before their original (an orphan until it
+    comes), after it, or in the same add: each add is placed from what the writer holds (no
+    page left to recluster), and the clusters are those of one add of all the pages: a revisit
+    follows its original."""
+    from pagetwin.api import Index as Api
+    from pagetwin.api import as_page
+    from pagetwin.model import Page
+
+    config = Settings()
+    copies = [as_page(p, 0, config) for p in _near_copies(4, 6)]
+    revisit = {i: Page(id=f"rv{i}", url=copies[i].url, kind="revisit", refers_to_digest=copies[i].payload_digest) for i in (0, 3, 5)}
+    order = [revisit[3], copies[0], copies[1], revisit[0], copies[2], copies[3], copies[4], [copies[5], revisit[5]]]
+    with Api.memory() as one:
+        one.add([p for step in order for p in (step if isinstance(step, list) else [step])])
+        expected = clusters(one)
+    with Api.memory() as index:
+        for n, step in enumerate(order):
+            placed = index._held.placed if index._held is not None else 0
+            index.add(step)
+            if n:  # the first add links its page as a run over all does (nothing to place it in)
+                assert index._held.placed - placed == (len(step) if isinstance(step, list) else 1), n
+        assert clusters(index) == expected
+    followed = {m: kept for m, kept in expected.items() if {"rv0", "rv3", "rv5"} & m}
+    assert followed and all({"r0", "r3", "r5"} <= m for m in followed)

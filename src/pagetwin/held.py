@@ -107,10 +107,16 @@ class Held:
     def place(self, index: Any, new: set[int], revisits: list[tuple[int, int]]) -> set[int]:
         """Place the new pages (pids of an add, stored with their edges) that it can, their
         clusters' rows stored; the pages left to ``recluster``."""
+        from pagetwin.app import _original
+
         leader = {follower: original for original, follower in revisits}
         self._leader = leader
-        revisited = {o for o, _ in revisits} | set(leader)
-        near = _neighbours(index, new, self.merge_kinds, leader)
+        # A revisit record follows its original's cluster and links nothing (it has no features:
+        # its only edge is the "revisit" one to its original, not merged); an older one that a
+        # new page is now the original of was a cluster of its own until now (_rows moves it).
+        self.forget(f for o, f in revisits if o in new and f not in new)
+        followers = {f for f in new if f in leader}
+        near = _neighbours(index, new - followers, self.merge_kinds, leader)
         unknown = {q for p in near for q in near[p] if q not in near and q not in self.guard.root_of}
         if unknown and new and self.index is not None:
             self._restore(index, unknown, min(new))
@@ -118,8 +124,8 @@ class Held:
         before: dict[int, tuple[Round, set[frozenset[int]]]] = {}  # the tops changed: their parts before
         for group in _groups(near):
             old = {q for p in group for q in near[p] if q not in near}
-            if group & revisited or not all(q in self.guard.root_of for q in old):
-                left |= group  # revisit records, or a component not held: recluster's
+            if not all(q in self.guard.root_of for q in old):
+                left |= group  # a component not held: recluster's
                 continue
             tops = {id(self.guard.root_of[q]): self.guard.root_of[q] for q in old}
             if len(tops) > 1:
@@ -130,10 +136,17 @@ class Held:
                 before.setdefault(id(top), (top, {frozenset(p) for p in top.parts()}))
             top = self._add(group, near, next(iter(tops.values()), None))
             before.setdefault(id(top), (top, set()))
-        self.placed += len(new) - len(left)
+        left |= {f for f in followers if _original(f, leader) in left}  # they follow a page recluster places
         self.changed.update((key, top) for key, (top, _) in before.items())
         changed = [p for top, parts in before.values() for p in top.parts() if frozenset(p) not in parts]
-        index.set_clusters(self._rows(index, changed, leader))
+        rows = self._rows(index, changed, leader)
+        index.set_clusters(rows)
+        given = {pid for pid, _, _ in rows}
+        # The other new revisit records follow their original's cluster, which this add left as it was.
+        follow = [(f, index.cluster_of_pid(_original(f, leader))) for f in sorted(followers - left - given)]
+        left |= {f for f, cluster in follow if cluster is None}
+        index.set_clusters([(f, cluster, 0) for f, cluster in follow if cluster is not None])
+        self.placed += len(new) - len(left)
         return left
 
     def _add(self, group: set[int], near: dict[int, dict[int, float]], top: Round | None) -> Round:
