@@ -296,6 +296,37 @@ def test_property_an_exact_copy_never_changes_the_counts(repeats, seed):
     assert np.array_equal(after.slot_pages, before.slot_pages)
 
 
+
+def _random_stats(rng, alphabet):
+    """PageStats of a page made of a few of ``alphabet`` subtree hashes (many pages share some)."""
+    from pagetwin.html.templates import PageStats
+
+    hashes = np.unique(rng.choice(alphabet, size=int(rng.integers(1, 12))).astype(np.uint64))
+    content = hashes[rng.random(len(hashes)) < 0.7]
+    sizes = rng.integers(1, 300, size=len(content)).astype(np.float32)
+    return PageStats(hashes, hashes[:2].copy(), np.ones(min(2, len(hashes)), np.float32), {}, content, sizes)
+
+
+@hsettings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(2, 80), st.integers(1, 90))
+def test_property_copies_are_told_from_every_page_counted_before(seed, alphabet, n):
+    # fit tells a copy from the hashes of the pages counted (folded in or still pending, across
+    # _PENDING_PAGES): the same decisions as a plain set of every counted page's hashes.
+    rng = np.random.default_rng(seed)
+    model = SiteTemplates(ExtractSettings())
+    counted: set[int] = set()
+    for _ in range(n):
+        stats = _random_stats(rng, np.arange(1, alphabet + 1, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15))
+        seen = np.array([h in counted for h in stats.content.tolist()], dtype=bool)
+        total = float(stats.content_size.sum())
+        expect_copy = bool(counted) and len(stats.content) > 0 and total > 0 and float(stats.content_size[seen].sum()) >= 0.8 * total
+        copies = model.sites_[SITE].copies if SITE in model.sites_ else 0
+        model.fit(SITE, stats)
+        assert (model.sites_[SITE].copies == copies + 1) == expect_copy
+        if not expect_copy:
+            counted.update(stats.hashes.tolist())
+    assert model.compact().sites_[SITE].pages == n - model.sites_[SITE].copies
+
 def test_apply_is_template_removal_for_a_page_of_a_named_site():
     from pagetwin.html.noise import extract_parsed
 

@@ -175,6 +175,8 @@ class _SiteCounts:
     samples: dict[int, list[str]] = field(default_factory=dict)
     pruned_below: int = 0  # lossy counting: hashes with fewer pages than this were dropped
     copies: int = 0  # pages not counted: copies of what was counted (module docstring)
+    # The subtree hashes of the pending pages, one set: _is_copy asks it of every page, once.
+    pending_hashes: set[int] = field(default_factory=set)
 
 
 class SiteModel:
@@ -318,6 +320,7 @@ class SiteTemplates:
             counts.copies += 1
             return self
         counts.pending.append(stats)
+        counts.pending_hashes.update(stats.hashes.tolist())
         counts.pages += 1
         self._pending_total = getattr(self, "_pending_total", 0) + 1
         if len(counts.pending) >= _PENDING_PAGES:
@@ -331,14 +334,16 @@ class SiteTemplates:
         """Whether most of the page's content is on pages already counted (module docstring)."""
         if not counts.pages or not len(stats.content):
             return False
-        seen = SiteModel._lookup(counts.hash_keys, counts.hash_pages, stats.content).astype(np.int64)
-        for p in counts.pending:
-            seen += np.isin(stats.content, p.hashes, assume_unique=True)
+        seen = SiteModel._lookup(counts.hash_keys, counts.hash_pages, stats.content) > 0
+        pending = counts.pending_hashes
+        if pending:
+            seen |= np.fromiter((h in pending for h in stats.content.tolist()), bool, len(stats.content))
         total = float(stats.content_size.sum())
-        return total > 0 and float(stats.content_size[seen > 0].sum()) >= COPY_SHARE * total
+        return total > 0 and float(stats.content_size[seen].sum()) >= COPY_SHARE * total
 
     def _compact(self, counts: _SiteCounts) -> None:
         pending, counts.pending = counts.pending, []
+        counts.pending_hashes = set()
         self._pending_total = max(0, getattr(self, "_pending_total", 0) - len(pending))
         if pending:
             keys = np.concatenate([counts.hash_keys] + [p.hashes for p in pending])
