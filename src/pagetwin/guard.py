@@ -298,10 +298,10 @@ class IncrementalGuard:
     what was left), that round is split afresh from its members: the fallback is exact too.
     Cost of a page: its edges times the rounds on its way, unless a round falls back."""
 
-    def __init__(self, similar: Callable[[int, int], bool], edges_of: Callable[[int], dict[int, float]] | None = None) -> None:
-        """``edges_of(pid)``: the edges (page -> score) of a page of a component ``restore``d,
-        read when a round first asks for them (the rounds of a component kept on disk are
-        replayed without reading every edge of it)."""
+    def __init__(self, similar: Callable[[int, int], bool], edges_of: Callable[[list[int]], dict[int, dict[int, float]]] | None = None) -> None:
+        """``edges_of(pids)``: {pid: its edges (page -> score)} of pages of a component
+        ``restore``d, read when a round first asks for them (the rounds of a component kept
+        on disk are replayed without reading every edge of it)."""
         self.adj: dict[int, dict[int, float]] = _Edges(self, edges_of)
         self.linked = _Linked(self.adj, similar)
         self.root_of: dict[int, Round] = {}  # every page held -> its component's top round
@@ -393,6 +393,7 @@ class IncrementalGuard:
     def _afresh(self, r: Round) -> None:
         """Split the round's members again from scratch (its children replaced)."""
         self.fallbacks += 1
+        self.adj.prefetch(r.members)  # a restored component's edges: in a few queries, not one a page
         (fresh,) = _rounds(set(r.members), self.adj, self.linked, None, "center", DEFAULT_CORE, trace=True)
         r.center, r.second, r.part, r.degree, r.children = fresh.center, fresh.second, fresh.part, fresh.degree, fresh.children
 
@@ -412,12 +413,18 @@ class _Edges(dict):
     """IncrementalGuard's adjacency: a page of a restored component missing from it has its
     edges read (``edges_of``) when first asked for; any other missing page is a KeyError."""
 
-    def __init__(self, guard: IncrementalGuard, edges_of: Callable[[int], dict[int, float]] | None) -> None:
+    def __init__(self, guard: IncrementalGuard, edges_of: Callable[[list[int]], dict[int, dict[int, float]]] | None) -> None:
         super().__init__()
         self.guard, self.edges_of = guard, edges_of
 
     def __missing__(self, pid: int) -> dict[int, float]:
         if self.edges_of is None or pid not in self.guard.root_of:
             raise KeyError(pid)
-        self[pid] = self.edges_of(pid)
+        self[pid] = self.edges_of([pid])[pid]
         return self[pid]
+
+    def prefetch(self, pids: Iterable[int]) -> None:
+        """Read the edges of those of ``pids`` that ``__missing__`` would read, at once."""
+        missing = sorted(p for p in pids if p not in self and p in self.guard.root_of)
+        if missing and self.edges_of is not None:
+            self.update(self.edges_of(missing))

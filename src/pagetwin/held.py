@@ -60,8 +60,8 @@ class Held:
         similar = similar_over(index, algorithms, settings.match.guard_share, _FEATURES)
         return cls(similar, settings.cluster.keep, _merge_kinds(settings), index)
 
-    def _edges_of(self, pid: int) -> dict[int, float]:
-        return _neighbours(self.index, [pid], self.merge_kinds, self._leader)[pid]
+    def _edges_of(self, pids: list[int]) -> dict[int, dict[int, float]]:
+        return _neighbours(self.index, pids, self.merge_kinds, self._leader)
 
     def save(self, index: Any) -> int:
         """Store the components held or changed since the last save (rounds and the stamp of
