@@ -622,10 +622,13 @@ class Index:
         return stored_guard_score(self.edge(a, b)[3])
 
     def set_clusters(self, rows: Iterable[tuple[int, str, int]]) -> None:
-        """Replace the cluster rows of these pages only (the others' are kept)."""
+        """Replace the cluster rows of these pages only (the others' are kept); a row stored
+        as it is already is not written again (an add to a large cluster changes a few)."""
         rows = list(rows)
-        self.db.executemany("DELETE FROM clusters WHERE pid=?", [(r[0],) for r in rows])
-        self.db.executemany("INSERT INTO clusters VALUES (?, ?, ?)", rows)
+        have: dict[int, tuple[str, int]] = {}
+        for chunk, marks in _chunks([r[0] for r in rows]):
+            have.update((pid, (c, k)) for pid, c, k in self.db.execute(f"SELECT pid, cluster, keep FROM clusters WHERE pid IN ({marks})", chunk))
+        self.db.executemany("INSERT OR REPLACE INTO clusters VALUES (?, ?, ?)", [r for r in rows if have.get(r[0]) != (r[1], r[2])])
 
     def edges(self) -> Iterator[tuple[int, int, str, str]]:
         yield from self.db.execute("SELECT a, b, kind, evidence FROM edges ORDER BY a, b")
