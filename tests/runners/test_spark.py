@@ -267,23 +267,22 @@ def test_without_java_a_usage_error(tmp_path, monkeypatch):
 
 
 def _passes(units: list, settings: Settings, reuse: bool, token: str) -> tuple[list, list, SourceStats]:
-    """Both passes as the executors run them, one partition per unit, in this process: (models
-    per partition, pass-2 results, the counts pass 2 reports)."""
-    from pagetwin.learned import Learned, Learning
+    """Both passes as the executors run them, one partition per unit, in this process: (pass 1's
+    model as bytes, pass-2 results, the counts pass 2 reports)."""
+    from pagetwin.learned import Learning
+    from pagetwin.runners.spark_learn import fold_in_process
 
     learning = Learning.for_dedup(settings)
     pass1 = types.SimpleNamespace(value=(f"{token}-1", settings, learning, None))  # what a broadcast offers
     if reuse:
-        kept = [list(spark._learn_partition_keeping(pass1, [unit])) for unit in units]
-        models = [value for items in kept for tag, value in items if tag == spark._MODELS]
+        kept = [list(spark._learn_partition_keeping(pass1, i, [unit])) for i, unit in enumerate(units)]
+        items = [[value for tag, value in part if tag == spark._LEARNED] for part in kept]
     else:
-        models = [m for unit in units for m in spark._learn_partition(pass1, [unit])]
-    learned = Learned.empty(settings, learning)
-    for blob in models:
-        learned = Learned.from_bytes(blob, settings).merge(learned)
+        items = [list(spark._learn_partition(pass1, i, [unit])) for i, unit in enumerate(units)]
+    learned = fold_in_process(items, settings, learning)
     pass2 = types.SimpleNamespace(value=(f"{token}-2", settings, learned))
     if reuse:
-        out = [pair for items in kept for pair in spark._fingerprint_kept(pass2, items)]
+        out = [pair for part in kept for pair in spark._fingerprint_kept(pass2, part)]
     else:
         out = [pair for unit in units for pair in spark._fingerprint_partition(pass2, [unit])]
     results, stats = [], SourceStats()
@@ -292,7 +291,7 @@ def _passes(units: list, settings: Settings, reuse: bool, token: str) -> tuple[l
             stats.merge(part_stats)
         else:
             results.append(result)
-    return models, results, stats
+    return learned.to_bytes(), results, stats
 
 
 @pytest.mark.parametrize("spill_fails", [False, True])
@@ -320,15 +319,15 @@ def test_executors_parse_each_page_once_with_reuse(tmp_path, monkeypatch, spill_
             spill._give_up(OSError(28, "No space left on device"))
 
         monkeypatch.setattr(ParsedSpill, "finish", full)
-    models, results, stats = _passes(units, settings, reuse=True, token=f"reuse-{spill_fails}")
+    model, results, stats = _passes(units, settings, reuse=True, token=f"reuse-{spill_fails}")
     reused_parses = len(parses)
     parses.clear()
-    expect_models, expect, expect_stats = _passes(units, settings, reuse=False, token=f"again-{spill_fails}")
+    expect_model, expect, expect_stats = _passes(units, settings, reuse=False, token=f"again-{spill_fails}")
 
     responses = [r for r in expect if r.page.kind == "response"]
     assert len(responses) > 20 and len(parses) == 2 * len(responses)  # twice without reuse
     assert reused_parses == (len(parses) if spill_fails else len(responses))
-    assert models == expect_models
+    assert model == expect_model
     fields = lambda r: (r.page, r.doc, r.features, r.keys, r.error, r.replaced_chars, r.flattened)  # noqa: E731
     assert [fields(r) for r in results] == [fields(r) for r in expect]
     assert all(not r.page.body and not r.page.parsed for r in results)

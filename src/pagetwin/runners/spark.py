@@ -10,9 +10,11 @@ record once, in the file's order; smaller ranges when the files given would leav
 ``spark.tasks_per_core``). Partitions come back in input order, so pages reach the driver
 in the same order as with the local runner and get the same index rows.
 
-Pass 1 (learn): each partition fits its own SiteTemplates / DocFreq / image hashes with the same
-fold as the local engine (``learned.Learned.fit``, byte-identical payloads counted once per
-partition) and returns them as bytes (``Learned.to_bytes``); the driver merges them. With an
+Pass 1 (learn): each partition gives its pages' statistics, which are shuffled by site and
+folded in input order (runners.spark_learn), so the models are the local engine's
+(``learned.Learned.fit``: a byte-identical payload counted once over the whole input, a site's
+pages counted in input order) however the inputs are cut into partitions; the driver merges the
+tasks' models, whose sites are disjoint. With an
 index that already stores pages (``--add``), the executors get a snapshot of what it stores and
 skip those pages, as the local engine does (``engine.StoredPages``). Pass 2 (fingerprint): settings and the learned
 models are broadcast, each partition runs ``Worker.fingerprint`` on its pages and returns the
@@ -39,6 +41,7 @@ import shutil
 import sys
 import uuid
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
@@ -233,18 +236,34 @@ class SparkEngine:
 
     def _learn_keeping_pages(
         self, inputs: list[str], settings: Settings, units: list[Unit], unit_stats: SourceStats, shared: tuple
-    ) -> Iterator[Any]:
-        """Pass 1's models per partition, in partition order; the partitions' pages (parsed)
-        and SourceStats stay with Spark for pass 2 (``self._kept``)."""
+    ) -> Any:
+        """Pass 1's items per partition (runners.spark_learn.learn_items); the partitions' pages
+        (parsed) and SourceStats stay with Spark for pass 2 (``self._kept``)."""
         from pyspark import StorageLevel
 
         sc = self._context(settings)
         shared = sc.broadcast((uuid.uuid4().hex, *shared))
-        rdd = _units_rdd(sc, units).mapPartitions(partial(_learn_partition_keeping, shared))
+        rdd = _units_rdd(sc, units).mapPartitionsWithIndex(partial(_learn_partition_keeping, shared))
         rdd.persist(StorageLevel.MEMORY_AND_DISK)
         self._kept = _KeptPages(list(inputs), unit_stats, rdd, shared)
-        # Computing the models computes (and keeps) the pages: one pass over the inputs.
-        yield from _streamed(rdd.filter(_is_models).map(_value))
+        # Folding the items computes (and keeps) the pages: one pass over the inputs.
+        return rdd.filter(_is_learned).map(_value)
+
+    @contextmanager
+    def _learn_items(self, settings: Settings, units: list[Unit], shared: tuple) -> Iterator[Any]:
+        """Pass 1's items per partition, without keeping the pages (``run.reuse_parse`` off),
+        kept by Spark while they are folded."""
+        from pyspark import StorageLevel
+
+        sc = self._context(settings)
+        shared = sc.broadcast((uuid.uuid4().hex, *shared))
+        rdd = _units_rdd(sc, units).mapPartitionsWithIndex(partial(_learn_partition, shared))
+        rdd.persist(StorageLevel.MEMORY_AND_DISK)
+        try:
+            yield rdd
+        finally:
+            rdd.unpersist()
+            shared.destroy()
 
     def _drop_kept(self) -> None:
         kept, self._kept = self._kept, None
@@ -262,24 +281,27 @@ class SparkEngine:
         previous: Learned | None = None,
         stored: StoredPages | None = None,
     ) -> Learned:
-        """Pass 1 (``engine.Engine.learn``): each partition fits its model, the driver merges
-        them in partition order, then ``previous``. The pages ``stored`` claims are skipped on
-        the executors, which get all of it at once (``stored.snapshot()``, broadcast: the
-        (id, source) of every stored page and every stored payload digest)."""
+        """Pass 1 (``engine.Engine.learn``): the partitions' pages folded by site, in input order
+        (runners.spark_learn: the local runner's model whatever the partitions), then
+        ``previous``. The pages ``stored`` claims are skipped on the executors, which get all of
+        it at once (``stored.snapshot()``, broadcast: the (id, source) of every stored page and
+        every stored payload digest)."""
+        from pagetwin.runners import spark_learn
+
         self._drop_kept()
-        learned = Learned.empty(settings, learning)  # the empty models, as the local engine starts
         unit_stats = SourceStats()
         units = self.units(inputs, unit_stats, self.split_size(inputs, settings))
         if not units:
-            return learned.merge(previous)
+            return Learned.empty(settings, learning).merge(previous)
         shared = (settings, learning, _snapshot(stored))
-        if settings.run.reuse_parse:
-            parts = self._learn_keeping_pages(inputs, settings, units, unit_stats, shared)
-        else:
-            parts = self._run(settings, units, _learn_partition, shared)
+        tasks = max(len(units), self._context(settings).defaultParallelism)  # the by-site fold's
         try:
-            for data in parts:
-                learned = Learned.from_bytes(data, settings).merge(learned)  # later partitions' image hashes win
+            if settings.run.reuse_parse:
+                items = self._learn_keeping_pages(inputs, settings, units, unit_stats, shared)
+                learned = spark_learn.fold(items, settings, learning, tasks)
+            else:
+                with self._learn_items(settings, units, shared) as items:
+                    learned = spark_learn.fold(items, settings, learning, tasks)
         except BaseException:
             self._drop_kept()
             raise
@@ -378,7 +400,7 @@ class SparkEngine:
 
 class _KeptPages:
     """Pass 1's RDD of tagged items per partition: (_PAGE, page without HTML, parsed) ...,
-    (_STATS, SourceStats), (_MODELS, learned models as bytes); and what pass 2 needs with it."""
+    (_STATS, SourceStats), (_LEARNED, pass-1 item); and what pass 2 needs with it."""
 
     def __init__(self, inputs: list[str], unit_stats: SourceStats, rdd: Any, shared: Any) -> None:
         self.inputs = inputs
@@ -416,11 +438,11 @@ def _worker(
     return _current[1]
 
 
-_PAGE, _STATS, _MODELS, _KNOWN = 0, 1, 2, 3  # tags of the items of pass 1's kept RDD
+_PAGE, _STATS, _LEARNED, _KNOWN = 0, 1, 2, 3  # tags of the items of pass 1's kept RDD
 
 
-def _is_models(item: tuple[int, Any]) -> bool:
-    return item[0] == _MODELS
+def _is_learned(item: tuple[int, Any]) -> bool:
+    return item[0] == _LEARNED
 
 
 def _value(item: tuple[int, Any]) -> Any:
@@ -454,23 +476,27 @@ def _learned_from(
         yield page, record
 
 
-def _learn_partition(shared: Any, units: Iterable[Unit]) -> Iterator[bytes]:
-    """The partition's model (Learned.to_bytes)."""
+def _learn_partition(shared: Any, index: int, units: Iterable[Unit]) -> Iterator[tuple[int, Any]]:
+    """The partition's pass-1 items (runners.spark_learn.learn_items; ``index``: its place in
+    the input)."""
+    from pagetwin.runners.spark_learn import learn_items
+
     token, settings, learning, stored = shared.value
     worker = _worker(token, settings, None, learning=learning)
     pages = (page for unit in units for page in unit_pages(unit, settings, SourceStats(), learning.images))
-    yield Learned.fit(_learned_from(pages, worker, stored), settings, learning).to_bytes()
+    yield from learn_items(index, _learned_from(pages, worker, stored))
 
 
-def _learn_partition_keeping(shared: Any, units: Iterable[Unit]) -> Iterator[tuple[int, Any]]:
-    """Pass 1 of a partition keeping its pages for pass 2: (_PAGE, page) per page that is not an
-    image record (its HTML replaced by its parsed blocks; a page that did not parse keeps its
-    HTML; (_KNOWN, page) for a page the index stores, not parsed), then (_STATS, SourceStats),
-    then (_MODELS, the model as _learn_partition gives it).
+def _learn_partition_keeping(shared: Any, index: int, units: Iterable[Unit]) -> Iterator[tuple[int, Any]]:
+    """Pass 1 of partition ``index`` keeping its pages for pass 2: (_LEARNED, item) per item of
+    runners.spark_learn.learn_items, then (_PAGE, page) per page that is not an image record
+    (its HTML replaced by its parsed blocks; a page that did not parse keeps its HTML;
+    (_KNOWN, page) for a page the index stores, not parsed), then (_STATS, SourceStats).
 
-    The model is known only at the end, so the pages wait in a temporary file meanwhile
-    (runners.spill, bounded memory); if it cannot be written, the partition's pages are read
-    again unparsed and pass 2 parses them."""
+    The pages wait in a temporary file (runners.spill, bounded memory) while pass 1 reads the
+    partition; if it cannot be written, the partition's pages are read again unparsed and pass
+    2 parses them."""
+    from pagetwin.runners.spark_learn import learn_items
     from pagetwin.runners.spill import ParsedSpill
 
     token, settings, learning, stored = shared.value
@@ -480,7 +506,8 @@ def _learn_partition_keeping(shared: Any, units: Iterable[Unit]) -> Iterator[tup
 
     with ParsedSpill(settings.run.temp_dir) as spill:
         pages = (page for unit in units for page in unit_pages(unit, settings, stats, learning.images))
-        learned = Learned.fit(_learned_from(pages, worker, stored, spill), settings, learning)
+        for item in learn_items(index, _learned_from(pages, worker, stored, spill)):
+            yield _LEARNED, item
         spill.finish()
         if spill.failed:
             stats.error(f"{spill.failed}; pass 2 parses these pages again")
@@ -491,7 +518,6 @@ def _learn_partition_keeping(shared: Any, units: Iterable[Unit]) -> Iterator[tup
             if page.kind != "image":
                 yield (_KNOWN if stored is not None and stored.stored(page) else _PAGE), page
     yield _STATS, stats
-    yield _MODELS, learned.to_bytes()
 
 
 def _fingerprint_kept(

@@ -1,0 +1,167 @@
+"""Pass 1's fold on Spark, by site: the models the local runner's ``Learned.fit`` makes over the
+whole input, however the input is cut into partitions.
+
+Why not fit each partition and merge the models: ``Learned.fit`` counts a byte-identical
+payload once over the whole input (its first copy in input order), and ``SiteTemplates.fit``
+skips a page whose content is on pages of its site already counted. Fitted per partition, a
+payload is counted once per partition and a site's near-copies once per partition: a crawl in
+several WARC files (or one file read in byte ranges) whose sites span them learned other
+templates than the local runner, so the main texts, and then the clusters, differed.
+
+So each input partition gives, for the pages ``Learned.fit`` would see (``learn_items``):
+a record (input position, site, payload key, LearnRecord without its parsed blocks) for a page
+with something to count, a digest item for a page with a payload digest and nothing to count
+(its payload still counts as seen, as in ``Learned.fit``), and at the end the hashes of its
+image records. Then (``fold``):
+
+1. the first position of every payload key (a reduce over small tuples), and a marker for each
+   later copy of a page that has a record;
+2. records and markers shuffled by site (xxhash of the site) and sorted by (site, position,
+   marker first): every task folds whole sites, each in input order, a marker just before the
+   record it drops (``_fold_sites``); a task holds one site's ``SiteTemplates`` counts at a
+   time, never its records;
+3. the tasks' models (their sites are disjoint) merged on the driver, the image hashes merged
+   in partition order (a later URL's hash wins, as in input order).
+
+Positions are (partition index, index in the partition): the partitions are the inputs in order.
+What can still differ from the local runner: ``SiteTemplates`` folds its buffered pages every
+1,000 pages over all the sites of a task, so a site over ``extract.max_hashes_per_site`` block
+hashes may be pruned at other moments, and the templates report may sample other texts.
+``fold_in_process`` is the same fold in this process (tests: the executors' code without Spark).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from functools import partial
+from typing import Any
+
+from pagetwin.config import Settings
+from pagetwin.fingerprints.base import key64
+from pagetwin.learned import Learned, Learning, LearnRecord
+from pagetwin.model import Page
+
+# Items of learn_items: (_RECORD, (pos, site, payload key or 0, record)), (_DIGEST, (pos, payload key)),
+# (_IMAGES, {url: phash}).
+_RECORD, _DIGEST, _IMAGES = 0, 1, 2
+_DROP, _KEEP = 0, 1  # the last part of a shuffled key: a later copy's marker sorts before its record
+
+
+class _Uncopied:
+    """What ``Learned.fit`` reads of a page whose copies are already dropped: no payload digest."""
+
+    payload_digest = ""
+
+
+def learn_items(index: int, records: Iterable[tuple[Page, LearnRecord]]) -> Iterator[tuple[int, Any]]:
+    """The items of input partition ``index`` from its (page, LearnRecord) in input order (the
+    pages ``Learned.fit`` would be given)."""
+    images: dict[str, int] = {}
+    for i, (page, record) in enumerate(records):
+        pos = (index, i)
+        if record.image is not None:
+            images[record.image.url] = record.image.phash
+        digest = key64(page.payload_digest) if page.payload_digest else 0
+        if record.stats is not None or record.words is not None:
+            yield _RECORD, (pos, record.site, digest, record._replace(parsed=b"", image=None))
+        elif digest:
+            yield _DIGEST, (pos, digest)
+    if images:
+        yield _IMAGES, images
+
+
+def fold(items: Any, settings: Settings, learning: Learning, partitions: int) -> Learned:
+    """The model of an RDD of ``learn_items`` (steps in the module docstring), shuffled into
+    ``partitions`` tasks by site."""
+    learned = Learned.empty(settings, learning)
+    for images in items.filter(_is(_IMAGES)).map(_value).toLocalIterator():  # in partition order
+        learned.image_hashes.update(images)
+    if not (learning.templates or learning.doc_freq):
+        return learned
+    records = items.filter(_is(_RECORD)).map(_value)
+    firsts = items.flatMap(_digest_of).reduceByKey(min)
+    later = records.flatMap(_copy_of).join(firsts).flatMap(_marker_if_later)
+    keyed = records.map(_keyed).union(later)
+    by_site = keyed.repartitionAndSortWithinPartitions(max(1, partitions), _site_partition)
+    for blob in by_site.mapPartitions(partial(_fold_sites, settings, learning)).toLocalIterator():
+        learned = Learned.from_bytes(blob, settings).merge(learned)
+    return learned
+
+
+def fold_in_process(parts: Iterable[Iterable[tuple[int, Any]]], settings: Settings, learning: Learning) -> Learned:
+    """``fold`` without Spark: ``parts`` are the partitions' ``learn_items``, in order; one task."""
+    items = [item for part in parts for item in part]
+    learned = Learned.empty(settings, learning)
+    for tag, value in items:
+        if tag == _IMAGES:
+            learned.image_hashes.update(value)
+    firsts: dict[int, tuple[int, int]] = {}
+    for digest, pos in (pair for item in items for pair in _digest_of(item)):
+        firsts[digest] = min(pos, firsts.get(digest, pos))
+    records = [value for tag, value in items if tag == _RECORD]
+    later = [m for r in records for d, copy in _copy_of(r) for m in _marker_if_later((d, (copy, firsts[d])))]
+    keyed = sorted([_keyed(r) for r in records] + later, key=lambda kv: kv[0])
+    for blob in _fold_sites(settings, learning, keyed):
+        learned = Learned.from_bytes(blob, settings).merge(learned)
+    return learned
+
+
+# -- the steps (they run on the executors) ---------------------------------------------------
+
+
+def _is(tag: int) -> Any:
+    return lambda item: item[0] == tag
+
+
+def _value(item: tuple[int, Any]) -> Any:
+    return item[1]
+
+
+def _digest_of(item: tuple[int, Any]) -> list[tuple[int, tuple[int, int]]]:
+    """(payload key, position) of a record or digest item that has a payload."""
+    tag, value = item
+    if tag == _RECORD and value[2]:
+        return [(value[2], value[0])]
+    if tag == _DIGEST:
+        return [(value[1], value[0])]
+    return []
+
+
+def _copy_of(record: tuple) -> list[tuple[int, tuple[str, tuple[int, int]]]]:
+    pos, site, digest, _ = record
+    return [(digest, (site, pos))] if digest else []
+
+
+def _marker_if_later(joined: tuple[int, tuple[tuple[str, tuple[int, int]], tuple[int, int]]]) -> list[tuple]:
+    _, ((site, pos), first) = joined
+    return [((site, pos, _DROP), None)] if pos != first else []
+
+
+def _keyed(record: tuple) -> tuple[tuple, LearnRecord]:
+    pos, site, _, learn_record = record
+    return (site, pos, _KEEP), learn_record
+
+
+def _site_partition(key: tuple) -> int:
+    """A shuffled key's task: its site's, by xxhash (never Python's hash(): it varies by process)."""
+    import xxhash
+
+    return xxhash.xxh64_intdigest(key[0].encode("utf-8", "surrogatepass"))
+
+
+def _fold_sites(settings: Settings, learning: Learning, keyed: Iterable[tuple[tuple, Any]]) -> Iterator[bytes]:
+    """One task's model: ``Learned.fit`` over its records in (site, position) order, without the
+    later copies the markers name."""
+    yield Learned.fit(_firsts(keyed), settings, learning).to_bytes()
+
+
+def _firsts(keyed: Iterable[tuple[tuple, Any]]) -> Iterator[tuple[_Uncopied, LearnRecord]]:
+    dropped = None
+    for (site, pos, kind), record in keyed:
+        if kind == _DROP:
+            dropped = (site, pos)
+        elif (site, pos) != dropped:
+            yield _UNCOPIED, record
+
+
+_UNCOPIED = _Uncopied()
