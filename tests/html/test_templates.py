@@ -327,6 +327,34 @@ def test_property_copies_are_told_from_every_page_counted_before(seed, alphabet,
             counted.update(stats.hashes.tolist())
     assert model.compact().sites_[SITE].pages == n - model.sites_[SITE].copies
 
+
+@hsettings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 60), st.integers(2, 40))
+def test_property_template_blocks_are_those_over_the_share_or_under_one(seed, n, pages):
+    # SiteModel._template against its rule said plainly: a block is template when its hash is on
+    # more than the share of the site's pages (and on two), said fewer than ITEM_REPEATS times on
+    # the page, or when its parent is template.
+    from collections import Counter
+
+    from pagetwin.html.blocks import Blocks
+    from pagetwin.html.templates import ITEM_REPEATS, SiteModel, _SiteCounts
+
+    rng = np.random.default_rng(seed)
+    keys = np.unique(rng.integers(1, 2**63, size=12, dtype=np.uint64))
+    counts = _SiteCounts(pages, keys, rng.integers(1, pages + 1, size=len(keys)).astype(np.int32))
+    model = SiteModel(counts, ExtractSettings())
+    pool = [*keys.tolist(), 5, 6, 7]
+    hashes = [pool[i] for i in rng.integers(0, len(pool), size=n)]
+    parent = [-1] + [int(rng.integers(-1, b)) for b in range(1, n)]
+    blocks = Blocks(tag=["div"] * n, parent=parent, hash=hashes)
+    share = dict(zip(keys.tolist(), (counts.hash_pages / pages).tolist()))
+    threshold = max(ExtractSettings().template_share, 1.5 / pages)
+    on_page, expect = Counter(hashes), []
+    for b, h in enumerate(hashes):
+        over = share.get(h, 0.0) > threshold and on_page[h] < ITEM_REPEATS
+        expect.append(over or (parent[b] >= 0 and expect[parent[b]]))
+    assert model._template(blocks, ExtractSettings()) == expect
+
 def test_apply_is_template_removal_for_a_page_of_a_named_site():
     from pagetwin.html.noise import extract_parsed
 

@@ -46,7 +46,9 @@ from __future__ import annotations
 
 import io
 import json
+from collections import Counter
 from dataclasses import dataclass, field
+from itertools import compress
 from urllib.parse import unquote, urlsplit
 
 import numpy as np
@@ -226,30 +228,33 @@ class SiteModel:
         # misjudged a page type of its own (a forum post on a site of catalogue pages with one
         # table layout): the page-level decision minus the exact template blocks stands; (b) if
         # even they do not, what repeats is the page itself, and its page-level text stays.
-        page_size = sum(size for size, k in zip(blocks.size, keep) if k)
-        if page_size and sum(size for size, k in zip(blocks.size, final) if k) < MIN_KEPT_SHARE * page_size:
+        page_size = sum(compress(blocks.size, keep))
+        if page_size and sum(compress(blocks.size, final)) < MIN_KEPT_SHARE * page_size:
             exact = [k and not t for k, t in zip(keep, template)]
-            if sum(size for size, k in zip(blocks.size, exact) if k) >= MIN_KEPT_SHARE * page_size:
+            if sum(compress(blocks.size, exact)) >= MIN_KEPT_SHARE * page_size:
                 return exact, [ok and not t for ok, t in zip(inside, template)]
             return keep, inside
         return final, images_ok
 
     def _template(self, blocks: Blocks, settings: ExtractSettings) -> list[bool]:
         """Blocks that are template: their subtree, or an ancestor's, on more than the share."""
-        share = self.hash_share(blocks.hash)
         # Template means repeated: a block must also be on at least two pages of the site.
         threshold = max(settings.template_share, 1.5 / self.pages_)
+        q = np.asarray(blocks.hash, dtype=np.uint64)
+        over = self._lookup(self.hash_keys_, self.hash_pages_, q) / self.pages_ > threshold
+        template = [False] * len(blocks)
+        candidates = np.flatnonzero(over)
+        if not len(candidates):
+            return template
         # A subtree hash said ITEM_REPEATS times on the page itself is a field of the page's
         # items (the price or the rating line of every card, digits folded), not the site's
         # template: it is on the site's other pages because they list items too.
-        on_page: dict[int, int] = {}
-        for h in blocks.hash:
-            on_page[h] = on_page.get(h, 0) + 1
-        parent = blocks.parent
-        template = [False] * len(blocks)
-        for b, h in enumerate(blocks.hash):
+        on_page = Counter(blocks.hash)
+        hashes, parent, over = blocks.hash, blocks.parent, over.tolist()
+        # A parent comes before its children: no block before the first candidate is template.
+        for b in range(int(candidates[0]), len(blocks)):
             p = parent[b]
-            template[b] = (share[b] > threshold and on_page[h] < ITEM_REPEATS) or (p >= 0 and template[p])
+            template[b] = (over[b] and on_page[hashes[b]] < ITEM_REPEATS) or (p >= 0 and template[p])
         return template
 
     def _with_slot_priors(
@@ -278,12 +283,18 @@ class SiteModel:
 
     @staticmethod
     def _lookup(keys: np.ndarray, values: np.ndarray, query: np.ndarray) -> np.ndarray:
+        """The value of each key of ``query`` in the sorted ``keys`` (0 for a key not there)."""
+        return SiteModel._lookup_columns(keys, query, values)[0]
+
+    @staticmethod
+    def _lookup_columns(keys: np.ndarray, query: np.ndarray, *columns: np.ndarray) -> list[np.ndarray]:
+        """_lookup of several value columns of the same keys, with one search."""
         if len(keys) == 0:
-            return np.zeros(len(query), dtype=values.dtype)
+            return [np.zeros(len(query), dtype=c.dtype) for c in columns]
         pos = np.searchsorted(keys, query)
         pos[pos >= len(keys)] = 0
         found = keys[pos] == query
-        return np.where(found, values[pos], 0)
+        return [np.where(found, c[pos], 0) for c in columns]
 
     def hash_share(self, hashes) -> list[float]:
         """Share of the site's pages each subtree hash is on."""
@@ -294,8 +305,7 @@ class SiteModel:
         """(prior, share of pages) of each structural slot: the mean share of its text the
         page-level rules kept on the site's pages, and on how many of them the slot occurs."""
         q = np.asarray(sigs, dtype=np.uint64)
-        pages = self._lookup(self.slot_keys_, self.slot_pages_, q).astype(np.float64)
-        kept = self._lookup(self.slot_keys_, self.slot_kept_, q).astype(np.float64)
+        pages, kept = (v.astype(np.float64) for v in self._lookup_columns(self.slot_keys_, q, self.slot_pages_, self.slot_kept_))
         prior = np.divide(kept, pages, out=np.zeros_like(kept), where=pages > 0)
         return prior.tolist(), (pages / self.pages_).tolist()
 
