@@ -4,6 +4,7 @@ one read of the file does, whatever the split points."""
 from __future__ import annotations
 
 import glob
+import gzip
 import hashlib
 import random
 from pathlib import Path
@@ -16,7 +17,7 @@ from pagetwin.config import InputSettings
 from pagetwin.outputs.warc import WarcWriter
 from pagetwin.sources import SourceStats, iter_pages
 from pagetwin.sources.split import archive_format, boundary, file_ranges, range_pages, ranges
-from tests.fixtures.records import html_page
+from tests.fixtures.records import arc_file, arc_record, html_page, http
 
 SHARED_WARC = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "warc"
 
@@ -118,6 +119,16 @@ def test_only_warcs_are_split(tmp_path):
     other.write_bytes(b'{"url": "http://a.example/", "html": "<p>x</p>"}\n' * 2000)
     assert archive_format(str(other)) is None and file_ranges(str(other), 4096) == [(0, other.stat().st_size)]
     assert file_ranges(str(path), 0) == [(0, path.stat().st_size)]
+
+
+def test_a_gzipped_arc_file_is_not_split(tmp_path):
+    """A gzipped ARC starts with a gzip member as a gzipped WARC does; read as WARC ranges its
+    records were all damage (a real crawl's 300 records lost with spark.tasks_per_core)."""
+    records = [arc_record(f"http://old.example/{i}", http(html_page(f"Page{i}", 400))) for i in range(30)]
+    path = tmp_path / "old.arc.gz"  # one gzip member a record, as ARC writers do
+    path.write_bytes(gzip.compress(arc_file([])) + b"".join(gzip.compress(r) for r in records))
+    assert path.stat().st_size > 4096
+    assert archive_format(str(path)) is None and file_ranges(str(path), 4096) == [(0, path.stat().st_size)]
 
 
 def test_ranges_cover_the_file():

@@ -39,11 +39,12 @@ _PROBE = 1 << 16  # compressed bytes inflated to tell a member header from a cha
 
 
 def archive_format(path: str) -> str | None:
-    """"gzip" or "plain" for a WARC file that can be split (by its first bytes), else None."""
+    """"gzip" or "plain" for a WARC file that can be split (by its first bytes), else None
+    (a gzipped ARC file starts as a gzipped WARC does: its first member tells them apart)."""
     with open(path, "rb") as fh:
         head = fh.read(16)
-    if head[:3] == b"\x1f\x8b\x08":
-        return "gzip"
+        if head[:3] == b"\x1f\x8b\x08":
+            return "gzip" if _is_member(fh, 0) else None
     if _RECORD_START.match(head.lstrip(b"\r\n")):
         return "plain"
     return None
