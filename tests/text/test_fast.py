@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -16,7 +17,7 @@ from pagetwin.text import lang as lang_module
 from pagetwin.text import tokenize
 from pagetwin.text.analyze import TextAnalyzer
 
-pytest.importorskip("pagetwin.text._fast", reason="native kernels not built (pip install -e .)")
+_fast = pytest.importorskip("pagetwin.text._fast", reason="native kernels not built (pip install -e .)")
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "examples" / "debian-docs.warc.gz"
@@ -134,10 +135,11 @@ def test_native_language_identifier_equals_py3langid(text):
 
 def _scores_both(text: str):
     identifier = lang_module._get_identifier()
-    visits = lang_module._counter.visits(identifier._encode(text[: lang_module.SAMPLE_CHARS]))
+    encoded = identifier._encode(text[: lang_module.SAMPLE_CHARS])
+    visits = lang_module._counter.visits(encoded)
     if not visits:
         return None, None
-    return lang_module._scorer(visits), identifier._sparse_score(visits, identifier.nb_ptc)
+    return lang_module._scorer(*lang_module._counter.visit_arrays(encoded)), identifier._sparse_score(visits, identifier.nb_ptc)
 
 
 @settings(max_examples=200, deadline=None)
@@ -145,6 +147,39 @@ def _scores_both(text: str):
 def test_native_gather_gives_py3langids_scores_bit_for_bit(text):
     native, reference = _scores_both(text)
     assert (native is None and reference is None) or (native.dtype == reference.dtype and native.tobytes() == reference.tobytes())
+
+
+def _counter_with_warmup(warmup: int):
+    identifier = lang_module._get_identifier()
+    output = np.asarray(identifier.tk_output, dtype=np.int32)
+    return _fast.DfaCounter(
+        np.frombuffer(identifier.tk_nextmove, dtype=np.uint32), np.asarray(identifier._rowbase, dtype=np.int64),
+        output, int(output.max()) + 1, warmup,
+    )  # fmt: skip
+
+
+def _same_visits(counter, data: bytes, lanes: int) -> bool:
+    expected = counter.visits(data)
+    features, counts = counter.visit_arrays(data, lanes)
+    return features.dtype == np.intp and counts.dtype == np.float32 and (
+        list(expected) == features.tolist() and list(expected.values()) == counts.astype(int).tolist()
+    )
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.one_of(st.binary(max_size=3000), texts.map(lambda t: t.encode("utf-8", "surrogatepass") * 40)),
+       lanes=st.integers(1, 12), warmup=st.sampled_from([0, 1, 3, 16]))
+def test_the_walk_in_pieces_counts_as_one_walk(data, lanes, warmup):
+    # a warm-up too short to reach the true state (0, 1) must still give one walk's counts
+    assert _same_visits(_counter_with_warmup(warmup), data, lanes)
+
+
+def test_the_walk_in_pieces_counts_as_one_walk_on_real_pages(real_texts):
+    identifier = lang_module._get_identifier()
+    short = _counter_with_warmup(0)
+    for text in real_texts:
+        data = identifier._encode(text)
+        assert _same_visits(lang_module._counter, data, 8) and _same_visits(short, data, 8)
 
 
 def test_native_scores_equal_py3langids_on_real_pages(real_texts):

@@ -17,7 +17,7 @@ and lang.py give the same output (tests/text/test_fast.py checks it, property by
 import numpy as np
 
 from libc.stdint cimport uint16_t
-from libc.stdlib cimport calloc, free
+from libc.stdlib cimport calloc, free, malloc
 
 cdef extern from "Python.h":
     int PyUnicode_KIND(object o)
@@ -31,6 +31,11 @@ cdef enum:
     CJK = 4  # Han, kana and the marks used inside Japanese words
     SEA = 8  # Thai, Lao, Khmer, Myanmar
     KANA = 16  # Hiragana, Katakana
+
+# The language identifier's DFA walk: at most this many pieces at once, each this long at least.
+cdef enum:
+    MAX_LANES = 8
+    MIN_PIECE = 256
 
 # Span kinds handed to the segmenters of runs.
 cdef enum:
@@ -175,25 +180,43 @@ def analyze_words(str text, const unsigned char[::1] table, bint bigram_kana, bi
 
 cdef class DfaCounter:
     """py3langid's feature counts of a byte string: its DFA (nextmove, row bases, outputs)
-    walked in C; ``visits(data)`` is ``visit_counts``'s Counter as a dict in the same order."""
+    walked in C; ``visits(data)`` is ``visit_counts``'s Counter as a dict in the same order.
+
+    ``visit_arrays(data)`` gives the same counts as two arrays, walked in ``lanes`` pieces of
+    the text at once: each step of the walk waits for a read of the 39 MB transition table
+    (a cache miss), and independent walks overlap those waits. A piece after the first starts
+    ``warmup`` bytes early from state 0 without counting; it is kept only if the state it has
+    reached where it starts is the state the piece before it ends in (then every byte was
+    walked from its true state), else the text is walked again in one piece: the counts and
+    their order are those of one walk, whatever the model."""
 
     cdef const unsigned int[::1] nextmove
     cdef const long long[::1] rowbase
     cdef const int[::1] output
     cdef int* counts
+    cdef Py_ssize_t* first  # position of each feature's first visit (valid while its count > 0)
+    cdef int* seen  # the features counted so far, n_seen of them
+    cdef Py_ssize_t n_seen
     cdef Py_ssize_t n_features
+    cdef readonly Py_ssize_t warmup
 
-    def __cinit__(self, nextmove, rowbase, output, Py_ssize_t n_features):
+    def __cinit__(self, nextmove, rowbase, output, Py_ssize_t n_features, Py_ssize_t warmup=0):
         self.nextmove = nextmove
         self.rowbase = rowbase
         self.output = output
         self.n_features = n_features
+        self.warmup = warmup
         self.counts = <int*>calloc(n_features + 1, sizeof(int))
-        if self.counts == NULL:
+        self.first = <Py_ssize_t*>calloc(n_features + 1, sizeof(Py_ssize_t))
+        self.seen = <int*>calloc(n_features + 1, sizeof(int))
+        self.n_seen = 0
+        if self.counts == NULL or self.first == NULL or self.seen == NULL:
             raise MemoryError()
 
     def __dealloc__(self):
         free(self.counts)
+        free(self.first)
+        free(self.seen)
 
     def visits(self, const unsigned char[::1] data):
         cdef Py_ssize_t i, n = data.shape[0], m = 0
@@ -212,6 +235,89 @@ cdef class DfaCounter:
             out[feature] = self.counts[feature]
             self.counts[feature] = 0
         return out
+
+    cdef inline void _count(self, long long state, Py_ssize_t i) noexcept nogil:
+        cdef int feature = self.output[state]
+        if feature >= 0:
+            if self.counts[feature] == 0:
+                self.first[feature] = i
+                self.seen[self.n_seen] = feature
+                self.n_seen += 1
+            elif i < self.first[feature]:
+                self.first[feature] = i
+            self.counts[feature] += 1
+
+    cdef bint _walk_lanes(self, const unsigned char* data, Py_ssize_t n, Py_ssize_t lanes) noexcept nogil:
+        """Count every byte's visit, ``lanes`` pieces at once; False when a piece's warm-up
+        did not reach the state the piece before it ends in (the counts are then not those
+        of one walk)."""
+        cdef Py_ssize_t piece = n // lanes, k, i, step
+        cdef long long state[MAX_LANES]
+        cdef long long entry[MAX_LANES]
+        for k in range(lanes):
+            state[k] = 0
+            if k > 0:
+                for i in range(max(0, k * piece - self.warmup), k * piece):
+                    state[k] = self.nextmove[self.rowbase[state[k]] + data[i]]
+            entry[k] = state[k]
+        for step in range(piece):
+            for k in range(lanes):
+                i = k * piece + step
+                state[k] = self.nextmove[self.rowbase[state[k]] + data[i]]
+                self._count(state[k], i)
+        for i in range(lanes * piece, n):  # the last piece's tail
+            state[lanes - 1] = self.nextmove[self.rowbase[state[lanes - 1]] + data[i]]
+            self._count(state[lanes - 1], i)
+        for k in range(1, lanes):
+            if state[k - 1] != entry[k]:
+                return False
+        return True
+
+    cdef void _walk(self, const unsigned char* data, Py_ssize_t n, Py_ssize_t lanes) noexcept nogil:
+        cdef Py_ssize_t i
+        cdef long long state = 0
+        self.n_seen = 0
+        if lanes > 1 and self._walk_lanes(data, n, lanes):
+            return
+        for i in range(self.n_seen):  # forget what the lanes counted
+            self.counts[self.seen[i]] = 0
+        self.n_seen = 0
+        for i in range(n):
+            state = self.nextmove[self.rowbase[state] + data[i]]
+            self._count(state, i)
+
+    def visit_arrays(self, const unsigned char[::1] data, Py_ssize_t lanes=8):
+        """(features, counts): ``visits(data)``'s keys as intp and its values as float32, in
+        the same order (of first visit), walked in ``lanes`` pieces when the text is long."""
+        cdef Py_ssize_t n = data.shape[0], i, m = 0, f
+        cdef const unsigned char* text = &data[0] if n > 0 else NULL
+        lanes = max(1, min(lanes, MAX_LANES, n // MIN_PIECE))
+        with nogil:
+            self._walk(text, n, lanes)
+        features = np.empty(self.n_seen, dtype=np.intp)
+        counts = np.empty(self.n_seen, dtype=np.float32)
+        cdef Py_ssize_t[::1] fv = features
+        cdef float[::1] cv = counts
+        # In order of first visit: one feature at most is visited per byte, so the first
+        # positions are distinct and a table by position sorts them.
+        cdef Py_ssize_t* slot = <Py_ssize_t*>malloc(max(n, 1) * sizeof(Py_ssize_t))
+        if slot == NULL:
+            raise MemoryError()
+        with nogil:
+            for i in range(n):
+                slot[i] = -1
+            for i in range(self.n_seen):
+                slot[self.first[self.seen[i]]] = self.seen[i]
+            for i in range(n):
+                f = slot[i]
+                if f >= 0:
+                    fv[m] = f
+                    cv[m] = self.counts[f]
+                    self.counts[f] = 0
+                    m += 1
+            self.n_seen = 0
+        free(slot)
+        return features, counts
 
 
 def gather_rows(const uint16_t[:, ::1] table, const Py_ssize_t[::1] rows, const float[::1] half_to_float):

@@ -11,7 +11,8 @@ Classifying the first 4,000 characters is as accurate as the whole text on those
 keeps long pages cheap (py3langid reads about 2.5-4 M characters/s here).
 
 The byte DFA that counts the model's n-gram features runs natively (``_fast.DfaCounter`` over
-py3langid's own tables); the scores are then py3langid's own (``_sparse_score``, the alias
+py3langid's own tables, several pieces of the sample walked at once: each byte's step waits on a
+cache miss in the 39 MB table, and independent walks overlap them); the scores are then py3langid's own (``_sparse_score``, the alias
 folding of ``_decide``), so the labels are the same as ``classify`` gives
 (``detect_language_reference``), only faster.
 """
@@ -26,6 +27,11 @@ UNDETERMINED = "und"
 SAMPLE_CHARS = 4000
 # Han-script varieties py3langid knows; they share the Chinese segmenter and stop words.
 _ALIASES = {"wuu": "zh", "yue": "zh", "zxx": UNDETERMINED}
+
+# Bytes a piece of the native DFA walk is walked before it starts (DfaCounter.visit_arrays):
+# py3langid's features are n-grams of up to 4 bytes, so after 16 bytes its state is that of
+# the whole text; the walk checks it and walks again in one piece if not.
+_WARMUP = 16
 
 _identifier = None
 _counter = None  # the native DFA walk over _identifier's tables; None without _fast
@@ -70,7 +76,7 @@ def _native_counter(identifier):
     n_features = int(output.max()) + 1
     if n_features > len(identifier.nb_ptc) or int(nextmove.max()) >= len(output) or int(rowbase.max()) + 256 > len(nextmove):
         return None
-    return _fast.DfaCounter(nextmove, rowbase, output, n_features)
+    return _fast.DfaCounter(nextmove, rowbase, output, n_features, _WARMUP)
 
 
 class _Scorer:
@@ -87,9 +93,9 @@ class _Scorer:
         self.half_to_float = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(np.float16).astype(np.float32)
         self.prior = identifier.nb_pc
 
-    def __call__(self, visits: dict[int, int]) -> np.ndarray:
-        rows = np.fromiter(visits.keys(), dtype=np.intp, count=len(visits))
-        counts = np.fromiter(visits.values(), dtype=np.float32, count=len(visits))
+    def __call__(self, rows: np.ndarray, counts: np.ndarray) -> np.ndarray:
+        """Scores of the features ``rows`` (intp) seen ``counts`` (float32) times, in the order
+        of py3langid's visits (DfaCounter.visit_arrays): the order of its sum, so its rounding."""
         return np.log1p(counts) @ self.gather(self.bits, rows, self.half_to_float) + self.prior
 
 
@@ -100,15 +106,23 @@ def _classify(sample: str) -> str:
         return identifier.classify(sample)[0]
     from py3langid.langid import RAW_FLOOR
 
-    visits = _counter.visits(identifier._encode(sample))
-    if visits:
-        scores = _scorer(visits) if _scorer is not None else identifier._sparse_score(visits, identifier.nb_ptc)
-    else:
+    scores = _scores(identifier, identifier._encode(sample))
+    if scores is None:
         scores = np.full(len(identifier.nb_classes), RAW_FLOOR, dtype=np.float32)
     for i, j in identifier._alias_pairs:  # as _decide does without norm_probs
         scores[i] = max(scores[i], scores[j])
         scores[j] = RAW_FLOOR
     return identifier.nb_classes[int(scores.argmax())]
+
+
+def _scores(identifier, encoded: bytes) -> np.ndarray | None:
+    """py3langid's raw scores of the encoded sample (``_sparse_score``), None when it visits
+    no feature."""
+    if _scorer is not None:
+        rows, counts = _counter.visit_arrays(encoded)
+        return _scorer(rows, counts) if len(rows) else None
+    visits = _counter.visits(encoded)
+    return identifier._sparse_score(visits, identifier.nb_ptc) if visits else None
 
 
 def _letter_count(text: str, limit: int = 20) -> int:
