@@ -1,6 +1,8 @@
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from pagetwin.text.morph import EndingTable, Morphology, build_endings, shipped_ending_table
+from pagetwin.text.morph import EndingTable, Morphology, build_endings, fold, shipped_ending_table
 
 
 @pytest.fixture(scope="module")
@@ -77,3 +79,14 @@ def test_english_words_on_pages_in_other_scripts_are_stemmed_as_english():
 
 def test_typographic_apostrophe_is_folded():
     assert Morphology("en").normal("we’re") == Morphology("en").normal("we're")
+
+
+_MORPHS = {lang: Morphology(lang, cache_size=0) for lang in ("en", "ru", "zh", "de")}
+
+
+@settings(max_examples=300, deadline=None)
+@given(word=st.one_of(st.sampled_from(["Кошками", "ЁЛКА", "Images", "we’re", "Häuser", "ﬁle", "İstanbul", "中文"]), st.text(max_size=12)),
+       lang=st.sampled_from(sorted(_MORPHS)))
+def test_the_normal_form_of_a_folded_word_is_the_words(word, lang):
+    morph = _MORPHS[lang]
+    assert morph.normal_folded(fold(word)) == morph.normal(word)

@@ -79,7 +79,7 @@ class _Language:
     def compute(self, surface: str, norm: str | None) -> tuple[str, bool]:
         """The (normal form, is stop word) of one word, stored in the cache."""
         folded = fold(surface)
-        token = fold(norm) if norm else self.morph.normal(surface)
+        token = fold(norm) if norm else self.morph.normal_folded(folded)
         stops = self.stops
         # Lemmas from a dictionary are words and are looked up too ("во" -> "в"); Snowball stems
         # are not words ("running" -> "run" is not the stop word "run").

@@ -249,7 +249,10 @@ class Morphology:
         return parse.normal_form.replace("ё", "е") if parse.is_known else None
 
     def _normal(self, word: str) -> str:
-        w = fold(word)
+        return self.normal_folded(fold(word))
+
+    def normal_folded(self, w: str) -> str:
+        """``normal`` of a word already folded (``fold``), without folding it again."""
         if self._english is not None and w.isascii() and w.isalpha():
             return self._english.stemWord(w)  # English words on a page in another script
         if self.lang == "ru":
