@@ -18,8 +18,9 @@ with a stamp (``Index.held_stamp``). A writer opened later that reaches a stored
 still fresh (``Index.held_fresh``: no edge replaced since, none from it to a page stored after
 it) holds it from the stored rounds, each page's edges read only when a round asks for them,
 instead of reading and splitting the whole component again. Evidence retracted from its edges
-drops it (``app._retract``); a component not fresh (an add whose rounds were not stored: a
-dedup run's) is left to ``recluster`` as before.
+drops it (``app._retract``); a component not fresh (rounds older than an add that reached
+it, left only by a caller of ``link_index`` that did not ``save``; or a run that matched every
+pair again with the guard off) is left to ``recluster`` as before.
 """
 
 from __future__ import annotations
