@@ -127,3 +127,33 @@ def test_pair_keys_tell_every_pair_apart(pairs):
     keys = {pair_key(a, b): (a, b) for a, b in pairs}
     assert len(keys) == len(set(pairs))
     assert all(isinstance(pair_key(a, b), int) for a, b in pairs if b < 1 << 32)
+
+
+class _Alg:
+    name = "minhash"
+
+    def __init__(self, chain):
+        self.keys_are_proof = chain
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(st.integers(1, 60), min_size=2, max_size=40), max_size=12),
+       st.integers(2, 30), st.booleans(), st.booleans())
+def test_distinct_pairs_are_the_bucket_pairs_each_once_in_order(buckets, max_bucket, chain, wide):
+    import pagetwin.match as match_module
+
+    shift = (1 << 32) if wide else 0  # pids past 32 bits take the set's way
+    buckets = [sorted({pid + (shift if i % 2 else 0) for pid in b}) for i, b in enumerate(buckets)]
+    buckets = [b for b in buckets if len(b) > 1]
+    stats = MatchStats()
+    expected = {p for b in buckets for p in bucket_pairs(b, max_bucket, chain)}
+    old_chunk = match_module._PAIR_CHUNK
+    match_module._PAIR_CHUNK = 7  # merged many times
+    try:
+        got = list(match_module.distinct_pairs(iter(buckets), max_bucket, _Alg(chain), stats))
+    finally:
+        match_module._PAIR_CHUNK = old_chunk
+    narrow = sorted(p for p in expected if p[1] < 1 << 32)
+    assert got == narrow + sorted(p for p in expected if p[1] >= 1 << 32)
+    assert all(type(a) is int and type(b) is int for a, b in got)
+    assert stats.oversized_buckets["minhash"] == (0 if chain else sum(len(b) > max_bucket for b in buckets))
