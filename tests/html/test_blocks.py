@@ -318,3 +318,30 @@ def test_a_page_builders_widget_is_named_by_its_other_words():
         "<div class='widget widget_recent_entries'><p>a sidebar widget</p></div>"
     )
     assert [t for t in b.text if t] == ["A heading", "a cell"]
+
+
+def test_comments_on_a_question_or_an_answer_do_not_make_their_box_a_wrapper():
+    # StackExchange: each comment is a schema.org Comment with an itemprop=text, inside the
+    # Question or Answer item; the text marks a comment, not the page's content (CONTENT_INSIDE),
+    # so the box named as comments stays held back.
+    question = "How do I move the keyboard focus to the files pane of the window without the mouse at all?"
+    comment = "<li class='comment' itemscope itemtype='https://schema.org/Comment'><span itemprop='text'>{}</span></li>"
+    qa = (
+        "<body><div itemscope itemtype='https://schema.org/QAPage'><div itemprop='mainEntity' itemscope"
+        f" itemtype='https://schema.org/Question'><h1>Focus</h1><div itemprop='text'><p>{question} {question}</p></div>"
+        f"<ul class='comments-list'>{comment.format('A comment on the question')}</ul><div itemprop='suggestedAnswer'"
+        f" itemscope itemtype='https://schema.org/Answer'><div itemprop='text'><p>Press space.</p></div>"
+        f"<ul class='comments-list'>{comment.format('Works for me')}</ul></div></div></div></body>"
+    )
+    texts = blocks_of(qa).text
+    assert f"{question} {question}" in texts and "Press space." in texts
+    assert "A comment on the question" not in texts and "Works for me" not in texts
+    # A forum's replies are Comment items of the thread (not of a Question): their box still
+    # holds the page's content.
+    reply = "<div class='comment' itemscope itemtype='http://schema.org/Comment'><div itemprop='text'><p>{}</p></div></div>"
+    forum = (
+        f"<body><div itemscope itemtype='https://schema.org/DiscussionForumPosting'><h2>Thread</h2><p>{question}</p>"
+        f"<section id='comments'>{reply.format('First reply')}{reply.format('Second reply')}</section></div></body>"
+    )
+    texts = blocks_of(forum).text
+    assert "First reply" in texts and "Second reply" in texts

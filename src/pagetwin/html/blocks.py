@@ -107,7 +107,8 @@ WRAPPER_WORDS = frozenset(
     container inner outer page layout column columns col row grid hentry blog""".split()
 )
 # A box named like chrome that holds one of these is a page-wide wrapper, not chrome
-# ("m-advertisement-off-canvas--pusher" around the whole page).
+# ("m-advertisement-off-canvas--pusher" around the whole page); the text of a comment on a
+# question or an answer does not count (_content_inside).
 CONTENT_INSIDE = (
     "h1, main, [itemprop=articleBody], [itemprop=headline], [itemprop=text]"
 )
@@ -304,7 +305,7 @@ def _holds_the_page(node, root, page_chars: list, chrome: int) -> bool:
     first = node.css_first(_MAY_HOLD_CONTENT_OR_P)
     if first is None:  # (menus and link lists, most chrome: one look)
         return False
-    if node.css_first(_MAY_HOLD_CONTENT) is not None and node.css_first(CONTENT_INSIDE) is not None:
+    if node.css_first(_MAY_HOLD_CONTENT) is not None and _content_inside(node):
         return _wrapper(node, page_chars)
     if chrome != _CHROME or (first.tag != "p" and node.css_first("p") is None):
         return False
@@ -325,6 +326,40 @@ def _holds_the_page(node, root, page_chars: list, chrome: int) -> bool:
     if not page_chars or page_chars[0] < 0:
         page_chars[:1] = [_visible_ink(root)]
     return 2 * _visible_ink(node) > page_chars[0] and _wrapper(node, page_chars)
+
+
+def _content_inside(node) -> bool:
+    """Whether a box holds what marks the page's content (CONTENT_INSIDE), the text of the
+    comments on a question or an answer not counted (_qa_comment: StackExchange's, each an
+    ``itemprop=text``, are comments, not a wrapper of the page; a forum's replies, schema.org
+    ``Comment`` items of the thread, still count)."""
+    first = node.css_first(CONTENT_INSIDE)
+    if first is None:
+        return False
+    if first.attributes.get("itemprop") != "text":
+        return True
+    return any(hit.attributes.get("itemprop") != "text" or not _qa_comment(hit) for hit in node.css(CONTENT_INSIDE))
+
+
+_QA_TYPES = ("/Question", "/Answer")
+
+
+def _qa_comment(node) -> bool:
+    """Whether an ``itemprop`` belongs to a schema.org ``Comment`` (its nearest item) inside a
+    ``Question`` or an ``Answer`` item."""
+    up, comment = node.parent, False
+    while up is not None:
+        attrs = up.attributes
+        if "itemscope" in attrs:
+            kind = (attrs.get("itemtype") or "").rstrip("/")
+            if not comment:
+                if not kind.endswith("/Comment"):
+                    return False
+                comment = True
+            elif kind.endswith(_QA_TYPES):
+                return True
+        up = up.parent
+    return False
 
 
 def _chrome_words(node) -> frozenset:
