@@ -298,6 +298,24 @@ def test_boxes_named_as_captions_or_galleries_are_marked():
     assert sum(b.caption) == 4 and not b.caption[by_text(b, "not one")]
 
 
+def test_photo_credits_are_marked_as_captions_are():
+    # A credit under a photo ("Photo: AP", "(Image: GETTY)") is named like one ("image-credit",
+    # CNBC's "InlineImage-imageEmbedCredit"): noise.page_keep drops it inside an article, as a
+    # caption. An "accreditation" box is not a credit.
+    b = blocks_of(
+        "<div class='image-meta'><div class='image-credit'>Al Goldis, AP</div></div>"
+        "<div class='InlineImage-imageEmbedCredit'>Natalie Naccache | Bloomberg</div><div class='credits'>A. Schwartz</div>"
+        "<div class='content-header__accreditation'><p>The standfirst of the story</p></div>"
+    )
+    assert {t for t, c in zip(b.text, b.caption) if c and t} == {"Al Goldis, AP", "Natalie Naccache | Bloomberg", "A. Schwartz"}
+    from pagetwin.html.noise import extract
+
+    story = "".join(f"<p>Paragraph {i} of the story, " + "long enough to be read as content on its own by the rules. " * 3 + "</p>" for i in range(5))
+    page = f"<body><article><h1>Title</h1><img src='/a.jpg'><div class='image-credit'>Photo: Jane Doe, AP</div>{story}</article></body>"
+    text = extract(parse_html(page)).text
+    assert "Paragraph 4" in text and "Jane Doe" not in text
+
+
 def test_hidden_panels_of_tabs_and_accordions_are_walked_other_hidden_boxes_are_not():
     b = blocks_of(
         "<div role='tablist'><a>Python</a><a>Node</a></div><div role='tabpanel'><p>python steps</p></div>"

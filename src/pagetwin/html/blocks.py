@@ -14,8 +14,9 @@ block the walk records
   when its text differs;
 - ``parent``: the enclosing block (blocks are numbered in document order, a parent before its
   children).
-- ``caption``: its class or id names a caption or a gallery (``_CAPTION_NAMES``, parts of
-  words: "wp-caption-text", "newsCaption"), for noise.page_keep's photo captions.
+- ``caption``: its class or id names a caption, a photo credit or a gallery (``_CAPTION_NAMES``,
+  parts of words: "wp-caption-text", "newsCaption", "image-credit"), for noise.page_keep's photo
+  captions.
 
 The walk does not enter elements that are never content (scripts, styles, form controls,
 embedded frames, ``SKIP_TAGS``), hidden elements (``hidden``, ``aria-hidden="true"``,
@@ -121,9 +122,9 @@ _WORDS = re.compile(r"[a-z]+")
 # The class of a page builder's content unit, whatever it holds (Elementor, HubSpot).
 _BUILDER_WIDGET = re.compile(r"elementor-widget|widget-type-")
 # Class or id names of a photo's caption or credit, or of a gallery of photos, as parts of words
-# ("wp-caption-text", "newsCaption", "hst-resgallery"): noise.page_keep drops their text inside
-# an article that has enough text without them.
-_CAPTION_NAMES = re.compile(r"caption|gallery|slideshow")
+# ("wp-caption-text", "newsCaption", "hst-resgallery", "image-credit", "imageEmbedCredit"):
+# noise.page_keep drops their text inside an article that has enough text without them.
+_CAPTION_NAMES = re.compile(r"caption|gallery|slideshow|(?<!ac)credit")
 _DIGITS = re.compile(r"\d+")
 _CJK = re.compile(r"[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\u3000-\u303f\uff00-\uffef]+")
 # The same ranges as a table of the BMP, for counting CJK characters of many texts at once.
@@ -151,7 +152,7 @@ class Blocks:
     content: list[bool] = field(default_factory=list)  # subtree has text or images
     in_article: list[bool] = field(default_factory=list)  # inside <article>/<main>
     hint: list[bool] = field(default_factory=list)  # marked as the article body by the page
-    caption: list[bool] = field(default_factory=list)  # named as a caption or a gallery (CAPTION_NAMES)
+    caption: list[bool] = field(default_factory=list)  # named as a caption, a credit or a gallery (_CAPTION_NAMES)
     images: list[tuple[int, dict]] = field(default_factory=list)  # (block, raw attributes)
 
     def __len__(self) -> int:
