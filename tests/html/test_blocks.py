@@ -363,3 +363,16 @@ def test_comments_on_a_question_or_an_answer_do_not_make_their_box_a_wrapper():
     )
     texts = blocks_of(forum).text
     assert "First reply" in texts and "Second reply" in texts
+
+
+def test_boxes_hidden_by_a_utility_class_are_not_walked():
+    # "d-none" is display: none; "sr-only" / "visually-hidden" / "screen-reader-text" leave the
+    # text to screen readers. A box shown again at some width ("d-none d-lg-block", "hidden
+    # md:flex") is walked, and so is one named "hidden" (scripts toggle it), and the body.
+    b = blocks_of(
+        "<body class='sr-only'><div class='d-none'><p>gone one</p></div><div class='x sr-only'>gone two</div>"
+        "<p class='screen-reader-text'>gone three</p><div class='visually-hidden'>gone four</div>"
+        "<div class='d-none d-lg-block'><p>wide screens</p></div><div class='hidden md:flex'>tailwind</div>"
+        "<div class='hidden'>toggled</div><p>kept</p></body>"
+    )
+    assert [t for t in b.text if t] == ["wide screens", "tailwind", "toggled", "kept"]

@@ -54,7 +54,7 @@ CLASSES = [
     "", "post", "menu", "nav-bar", "sidebar", "comments", "comment-list", "content-sidebar-wrap",
     "share", "entry-content", "article-body", "footer", "cookie-consent", "post-123", "Ad", "wrap ads",
     "disqus", "commentlist", "widget", "x_y-1", "ĸlass", "main", "related posts",
-    "wp-caption-text", "newsCaption", "hst-resgallery", "slideshow", "image-credit", "accreditation", "tab-pane", "accordion-panel menu", "faq answer",
+    "wp-caption-text", "newsCaption", "hst-resgallery", "slideshow", "image-credit", "accreditation", "d-none", "d-none d-lg-block", "sr-only", "x:flex visually-hidden", "tab-pane", "accordion-panel menu", "faq answer",
     "elementor-widget elementor-widget-heading", "elementor-widget-nav-menu", "widget-span widget-type-cell",
 ]
 TAGS = [

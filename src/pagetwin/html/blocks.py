@@ -21,7 +21,8 @@ block the walk records
 The walk does not enter elements that are never content (scripts, styles, form controls,
 embedded frames, ``SKIP_TAGS``), hidden elements (``hidden``, ``aria-hidden="true"``,
 ``display: none`` / ``visibility: hidden`` inline styles; checked on block elements and on
-span/font/label/small; a hidden tab panel or accordion region is walked, ``_disclosed``), or elements that are page chrome by their tag (nav, aside,
+span/font/label/small; block elements hidden by a utility class, "d-none", "sr-only",
+``_class_hidden``; a hidden tab panel or accordion region is walked, ``_disclosed``), or elements that are page chrome by their tag (nav, aside,
 header/footer outside an article) or by the words of their class/id (menu, sidebar, share,
 cookie, ...; unless they wrap the page's h1 or marked article body). Boxes named as comments
 and noscripts with block markup are held back: the walk enters them (walking again) only when
@@ -241,10 +242,11 @@ def _text_sizes(texts: list[str]) -> list[int]:
     return [length + 2 * n for length, n in zip(lengths, counts)]
 
 
-def _class_facts(tag: str, cls: str, ident: str, itemprop: str) -> tuple[int, bool, str, bool]:
+def _class_facts(tag: str, cls: str, ident: str, itemprop: str) -> tuple[int, bool, str, bool, bool]:
     """(chrome by its class/id words: 0, _CHROME or _COMMENTS when only comment words name it;
-    marked as the article body; signature part; named as a caption or gallery) of a block
-    element (the walk memoises them: a site repeats the same few class names on every page)."""
+    marked as the article body; signature part; named as a caption or gallery; hidden by its
+    class, _class_hidden) of a block element (the walk memoises them: a site repeats the same
+    few class names on every page)."""
     words = _WORDS.findall(f"{cls} {ident}".lower())
     named = [w for w in words if w in CHROME_WORDS]
     if named and _BUILDER_WIDGET.search(cls) is not None:
@@ -258,7 +260,20 @@ def _class_facts(tag: str, cls: str, ident: str, itemprop: str) -> tuple[int, bo
     hint = bool(marker) and _BODY_HINT.search(marker) is not None
     part = f"{tag}.{_DIGITS.sub('', cls.strip())}#{_DIGITS.sub('', ident.strip())}" if cls or ident else tag
     caption = _CAPTION_NAMES.search(f"{cls} {ident}".lower()) is not None
-    return chrome, hint, part, caption
+    return chrome, hint, part, caption, _class_hidden(cls)
+
+
+# Utility classes that hide a box: display none (Bootstrap's "d-none") or visually hidden, left
+# to screen readers ("sr-only", "visually-hidden", WordPress's "screen-reader-text",
+# StackExchange's "v-visible-sr"). Not "hidden" or "hide": scripts toggle those to show a box.
+_HIDING_CLASSES = frozenset("d-none sr-only visually-hidden screen-reader-text v-visible-sr".split())
+# A class that shows the box again at some screen width ("d-none d-lg-block", Tailwind's "md:flex").
+_SHOWN_AGAIN = re.compile(r"(?:^|\s)(?:d-\w+-|\w+:)(?:block|flex|inline|inline-block|inline-flex|grid|table|contents)(?:\s|$)")
+
+
+def _class_hidden(cls: str) -> bool:
+    """Whether a class attribute hides its box at every screen width (_HIDING_CLASSES)."""
+    return bool(cls) and not _HIDING_CLASSES.isdisjoint(cls.split()) and _SHOWN_AGAIN.search(cls) is None
 
 
 # A paragraph of content (noise.GOOD_SIZE characters, few links): a page with one outside its
@@ -493,7 +508,7 @@ class BlockWalker:
     def __init__(self, native: bool = True) -> None:
         self.kinds: dict[int, int] = {}
         self.block_names: dict[int, str] = {}  # tag id -> name, for block tags (names are stored)
-        self.class_memo: dict[tuple[str, str, str, str], tuple[int, bool, str, bool]] = {}
+        self.class_memo: dict[tuple[str, str, str, str], tuple[int, bool, str, bool, bool]] = {}
         self.sig_memo: dict[tuple[int, str], int] = {}  # (parent signature, path part) -> signature
         # The native walk (its own memos), unless not asked for or not usable (native_status).
         self.native = _native_walk() if native and native_status() is None else None
@@ -641,7 +656,9 @@ class BlockWalker:
                         if len(class_memo) > _CLASS_MEMO_SIZE:
                             class_memo.clear()
                         class_memo[key] = facts
-                    chrome, is_hint, part, is_caption = facts
+                    chrome, is_hint, part, is_caption, class_hidden = facts
+                    if class_hidden and tag not in ("html", "body", "main"):
+                        continue
                     if chrome and tag not in ("html", "body", "main") and not _holds_the_page(node, root, page_chars, chrome):
                         if chrome != _COMMENTS:
                             continue
