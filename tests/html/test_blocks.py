@@ -298,6 +298,24 @@ def test_boxes_named_as_captions_or_galleries_are_marked():
     assert sum(b.caption) == 4 and not b.caption[by_text(b, "not one")]
 
 
+def test_photo_credits_are_marked_as_captions_are():
+    # A credit under a photo ("Photo: AP", "(Image: GETTY)") is named like one ("image-credit",
+    # CNBC's "InlineImage-imageEmbedCredit"): noise.page_keep drops it inside an article, as a
+    # caption. An "accreditation" box is not a credit.
+    b = blocks_of(
+        "<div class='image-meta'><div class='image-credit'>Al Goldis, AP</div></div>"
+        "<div class='InlineImage-imageEmbedCredit'>Natalie Naccache | Bloomberg</div><div class='credits'>A. Schwartz</div>"
+        "<div class='content-header__accreditation'><p>The standfirst of the story</p></div>"
+    )
+    assert {t for t, c in zip(b.text, b.caption) if c and t} == {"Al Goldis, AP", "Natalie Naccache | Bloomberg", "A. Schwartz"}
+    from pagetwin.html.noise import extract
+
+    story = "".join(f"<p>Paragraph {i} of the story, " + "long enough to be read as content on its own by the rules. " * 3 + "</p>" for i in range(5))
+    page = f"<body><article><h1>Title</h1><img src='/a.jpg'><div class='image-credit'>Photo: Jane Doe, AP</div>{story}</article></body>"
+    text = extract(parse_html(page)).text
+    assert "Paragraph 4" in text and "Jane Doe" not in text
+
+
 def test_hidden_panels_of_tabs_and_accordions_are_walked_other_hidden_boxes_are_not():
     b = blocks_of(
         "<div role='tablist'><a>Python</a><a>Node</a></div><div role='tabpanel'><p>python steps</p></div>"
@@ -318,3 +336,43 @@ def test_a_page_builders_widget_is_named_by_its_other_words():
         "<div class='widget widget_recent_entries'><p>a sidebar widget</p></div>"
     )
     assert [t for t in b.text if t] == ["A heading", "a cell"]
+
+
+def test_comments_on_a_question_or_an_answer_do_not_make_their_box_a_wrapper():
+    # StackExchange: each comment is a schema.org Comment with an itemprop=text, inside the
+    # Question or Answer item; the text marks a comment, not the page's content (CONTENT_INSIDE),
+    # so the box named as comments stays held back.
+    question = "How do I move the keyboard focus to the files pane of the window without the mouse at all?"
+    comment = "<li class='comment' itemscope itemtype='https://schema.org/Comment'><span itemprop='text'>{}</span></li>"
+    qa = (
+        "<body><div itemscope itemtype='https://schema.org/QAPage'><div itemprop='mainEntity' itemscope"
+        f" itemtype='https://schema.org/Question'><h1>Focus</h1><div itemprop='text'><p>{question} {question}</p></div>"
+        f"<ul class='comments-list'>{comment.format('A comment on the question')}</ul><div itemprop='suggestedAnswer'"
+        f" itemscope itemtype='https://schema.org/Answer'><div itemprop='text'><p>Press space.</p></div>"
+        f"<ul class='comments-list'>{comment.format('Works for me')}</ul></div></div></div></body>"
+    )
+    texts = blocks_of(qa).text
+    assert f"{question} {question}" in texts and "Press space." in texts
+    assert "A comment on the question" not in texts and "Works for me" not in texts
+    # A forum's replies are Comment items of the thread (not of a Question): their box still
+    # holds the page's content.
+    reply = "<div class='comment' itemscope itemtype='http://schema.org/Comment'><div itemprop='text'><p>{}</p></div></div>"
+    forum = (
+        f"<body><div itemscope itemtype='https://schema.org/DiscussionForumPosting'><h2>Thread</h2><p>{question}</p>"
+        f"<section id='comments'>{reply.format('First reply')}{reply.format('Second reply')}</section></div></body>"
+    )
+    texts = blocks_of(forum).text
+    assert "First reply" in texts and "Second reply" in texts
+
+
+def test_boxes_hidden_by_a_utility_class_are_not_walked():
+    # "d-none" is display: none; "sr-only" / "visually-hidden" / "screen-reader-text" leave the
+    # text to screen readers. A box shown again at some width ("d-none d-lg-block", "hidden
+    # md:flex") is walked, and so is one named "hidden" (scripts toggle it), and the body.
+    b = blocks_of(
+        "<body class='sr-only'><div class='d-none'><p>gone one</p></div><div class='x sr-only'>gone two</div>"
+        "<p class='screen-reader-text'>gone three</p><div class='visually-hidden'>gone four</div>"
+        "<div class='d-none d-lg-block'><p>wide screens</p></div><div class='hidden md:flex'>tailwind</div>"
+        "<div class='hidden'>toggled</div><p>kept</p></body>"
+    )
+    assert [t for t in b.text if t] == ["wide screens", "tailwind", "toggled", "kept"]

@@ -54,7 +54,7 @@ CLASSES = [
     "", "post", "menu", "nav-bar", "sidebar", "comments", "comment-list", "content-sidebar-wrap",
     "share", "entry-content", "article-body", "footer", "cookie-consent", "post-123", "Ad", "wrap ads",
     "disqus", "commentlist", "widget", "x_y-1", "ĸlass", "main", "related posts",
-    "wp-caption-text", "newsCaption", "hst-resgallery", "slideshow", "tab-pane", "accordion-panel menu", "faq answer",
+    "wp-caption-text", "newsCaption", "hst-resgallery", "slideshow", "image-credit", "accreditation", "d-none", "d-none d-lg-block", "sr-only", "x:flex visually-hidden", "tab-pane", "accordion-panel menu", "faq answer",
     "elementor-widget elementor-widget-heading", "elementor-widget-nav-menu", "widget-span widget-type-cell",
 ]
 TAGS = [
@@ -72,6 +72,7 @@ def attributes(draw) -> str:
     for name, values in (
         ("class", CLASSES), ("id", ["", "main", "comments", "nav", "story-body", "sidebar-2"]),
         ("itemprop", ["articleBody", "headline", "text", "name"]),
+        ("itemscope", [""]), ("itemtype", ["https://schema.org/Comment", "https://schema.org/Answer", "http://schema.org/Question/"]),
         ("style", ["display:none", "DISPLAY : None", "visibility: hidden", "color: red", "display:\u00a0none", "ſ"]),
         ("aria-hidden", ["true", "false"]), ("role", ["tabpanel", "region", "dialog"]), ("type", ["hidden", "text"]), ("hidden", [""]), ("data-x", ["1"]),
     ):  # fmt: skip
@@ -147,6 +148,11 @@ def test_held_back_comments_and_noscripts_and_deep_doms(walkers):
         "<body><div class='comments'>" + long * 5 + "</div><p>short</p></body>",
         "<body><div class='widget-span'><h1>T</h1><div class='widget'><p>in</p><div class='nav widget'>n</div></div></div><div class='widget'>out</div></body>",
         "<body><div class='banner'><script>" + "var x = 1; " * 400 + "</script>" + long * 3 + "</div>" + long * 2 + "</body>",
+        # comments on a question (blocks._qa_comment): their itemprop=text does not make their box a wrapper
+        "<body><div itemscope itemtype='https://schema.org/Question'>" + long + "<ul class='comments'><li itemscope"
+        " itemtype='https://schema.org/Comment'><span itemprop='text'>a comment</span></li></ul></div></body>",
+        "<body><p>t</p><div class='comments'><div itemscope itemtype='http://schema.org/Comment'><div itemprop='text'>"
+        + long + "</div></div></div></body>",
     ]
     for html in pages:
         for depth in (512, 12, 2):

@@ -771,6 +771,8 @@ cdef class NativeWalk:
                     if a.hiding and self._hidden(&a) and not self.disclosed(self._node(node, parser).attributes):
                         continue  # (a hidden tab panel is walked: blocks._disclosed)
                     facts = self._facts(tid, &a)
+                    if facts[4] and not self.flags[tid] & 4:
+                        continue  # hidden by its class (blocks._class_hidden)
                     chrome = facts[0]
                     is_hint = facts[1]
                     part = facts[2]
@@ -894,8 +896,8 @@ cdef class NativeWalk:
         key = PyBytes_FromStringAndSize(<char *>k.data, k.length)
         facts = self.class_memo.get(key)
         if facts is None:
-            chrome, hint, part, caption = self.class_facts(self.names[tid][0], _str(a.cls), _str(a.ident), _str(a.itemprop))
-            facts = (chrome, hint, part.encode("utf-8", "surrogatepass"), caption)
+            chrome, hint, part, caption, hidden = self.class_facts(self.names[tid][0], _str(a.cls), _str(a.ident), _str(a.itemprop))
+            facts = (chrome, hint, part.encode("utf-8", "surrogatepass"), caption, hidden)
             if len(self.class_memo) > self.class_memo_size:
                 self.class_memo.clear()
             self.class_memo[key] = facts

@@ -14,13 +14,15 @@ block the walk records
   when its text differs;
 - ``parent``: the enclosing block (blocks are numbered in document order, a parent before its
   children).
-- ``caption``: its class or id names a caption or a gallery (``_CAPTION_NAMES``, parts of
-  words: "wp-caption-text", "newsCaption"), for noise.page_keep's photo captions.
+- ``caption``: its class or id names a caption, a photo credit or a gallery (``_CAPTION_NAMES``,
+  parts of words: "wp-caption-text", "newsCaption", "image-credit"), for noise.page_keep's photo
+  captions.
 
 The walk does not enter elements that are never content (scripts, styles, form controls,
 embedded frames, ``SKIP_TAGS``), hidden elements (``hidden``, ``aria-hidden="true"``,
 ``display: none`` / ``visibility: hidden`` inline styles; checked on block elements and on
-span/font/label/small; a hidden tab panel or accordion region is walked, ``_disclosed``), or elements that are page chrome by their tag (nav, aside,
+span/font/label/small; block elements hidden by a utility class, "d-none", "sr-only",
+``_class_hidden``; a hidden tab panel or accordion region is walked, ``_disclosed``), or elements that are page chrome by their tag (nav, aside,
 header/footer outside an article) or by the words of their class/id (menu, sidebar, share,
 cookie, ...; unless they wrap the page's h1 or marked article body). Boxes named as comments
 and noscripts with block markup are held back: the walk enters them (walking again) only when
@@ -107,7 +109,8 @@ WRAPPER_WORDS = frozenset(
     container inner outer page layout column columns col row grid hentry blog""".split()
 )
 # A box named like chrome that holds one of these is a page-wide wrapper, not chrome
-# ("m-advertisement-off-canvas--pusher" around the whole page).
+# ("m-advertisement-off-canvas--pusher" around the whole page); the text of a comment on a
+# question or an answer does not count (_content_inside).
 CONTENT_INSIDE = (
     "h1, main, [itemprop=articleBody], [itemprop=headline], [itemprop=text]"
 )
@@ -120,9 +123,9 @@ _WORDS = re.compile(r"[a-z]+")
 # The class of a page builder's content unit, whatever it holds (Elementor, HubSpot).
 _BUILDER_WIDGET = re.compile(r"elementor-widget|widget-type-")
 # Class or id names of a photo's caption or credit, or of a gallery of photos, as parts of words
-# ("wp-caption-text", "newsCaption", "hst-resgallery"): noise.page_keep drops their text inside
-# an article that has enough text without them.
-_CAPTION_NAMES = re.compile(r"caption|gallery|slideshow")
+# ("wp-caption-text", "newsCaption", "hst-resgallery", "image-credit", "imageEmbedCredit"):
+# noise.page_keep drops their text inside an article that has enough text without them.
+_CAPTION_NAMES = re.compile(r"caption|gallery|slideshow|(?<!ac)credit")
 _DIGITS = re.compile(r"\d+")
 _CJK = re.compile(r"[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\u3000-\u303f\uff00-\uffef]+")
 # The same ranges as a table of the BMP, for counting CJK characters of many texts at once.
@@ -150,7 +153,7 @@ class Blocks:
     content: list[bool] = field(default_factory=list)  # subtree has text or images
     in_article: list[bool] = field(default_factory=list)  # inside <article>/<main>
     hint: list[bool] = field(default_factory=list)  # marked as the article body by the page
-    caption: list[bool] = field(default_factory=list)  # named as a caption or a gallery (CAPTION_NAMES)
+    caption: list[bool] = field(default_factory=list)  # named as a caption, a credit or a gallery (_CAPTION_NAMES)
     images: list[tuple[int, dict]] = field(default_factory=list)  # (block, raw attributes)
 
     def __len__(self) -> int:
@@ -239,10 +242,11 @@ def _text_sizes(texts: list[str]) -> list[int]:
     return [length + 2 * n for length, n in zip(lengths, counts)]
 
 
-def _class_facts(tag: str, cls: str, ident: str, itemprop: str) -> tuple[int, bool, str, bool]:
+def _class_facts(tag: str, cls: str, ident: str, itemprop: str) -> tuple[int, bool, str, bool, bool]:
     """(chrome by its class/id words: 0, _CHROME or _COMMENTS when only comment words name it;
-    marked as the article body; signature part; named as a caption or gallery) of a block
-    element (the walk memoises them: a site repeats the same few class names on every page)."""
+    marked as the article body; signature part; named as a caption or gallery; hidden by its
+    class, _class_hidden) of a block element (the walk memoises them: a site repeats the same
+    few class names on every page)."""
     words = _WORDS.findall(f"{cls} {ident}".lower())
     named = [w for w in words if w in CHROME_WORDS]
     if named and _BUILDER_WIDGET.search(cls) is not None:
@@ -256,7 +260,20 @@ def _class_facts(tag: str, cls: str, ident: str, itemprop: str) -> tuple[int, bo
     hint = bool(marker) and _BODY_HINT.search(marker) is not None
     part = f"{tag}.{_DIGITS.sub('', cls.strip())}#{_DIGITS.sub('', ident.strip())}" if cls or ident else tag
     caption = _CAPTION_NAMES.search(f"{cls} {ident}".lower()) is not None
-    return chrome, hint, part, caption
+    return chrome, hint, part, caption, _class_hidden(cls)
+
+
+# Utility classes that hide a box: display none (Bootstrap's "d-none") or visually hidden, left
+# to screen readers ("sr-only", "visually-hidden", WordPress's "screen-reader-text",
+# StackExchange's "v-visible-sr"). Not "hidden" or "hide": scripts toggle those to show a box.
+_HIDING_CLASSES = frozenset("d-none sr-only visually-hidden screen-reader-text v-visible-sr".split())
+# A class that shows the box again at some screen width ("d-none d-lg-block", Tailwind's "md:flex").
+_SHOWN_AGAIN = re.compile(r"(?:^|\s)(?:d-\w+-|\w+:)(?:block|flex|inline|inline-block|inline-flex|grid|table|contents)(?:\s|$)")
+
+
+def _class_hidden(cls: str) -> bool:
+    """Whether a class attribute hides its box at every screen width (_HIDING_CLASSES)."""
+    return bool(cls) and not _HIDING_CLASSES.isdisjoint(cls.split()) and _SHOWN_AGAIN.search(cls) is None
 
 
 # A paragraph of content (noise.GOOD_SIZE characters, few links): a page with one outside its
@@ -304,7 +321,7 @@ def _holds_the_page(node, root, page_chars: list, chrome: int) -> bool:
     first = node.css_first(_MAY_HOLD_CONTENT_OR_P)
     if first is None:  # (menus and link lists, most chrome: one look)
         return False
-    if node.css_first(_MAY_HOLD_CONTENT) is not None and node.css_first(CONTENT_INSIDE) is not None:
+    if node.css_first(_MAY_HOLD_CONTENT) is not None and _content_inside(node):
         return _wrapper(node, page_chars)
     if chrome != _CHROME or (first.tag != "p" and node.css_first("p") is None):
         return False
@@ -325,6 +342,40 @@ def _holds_the_page(node, root, page_chars: list, chrome: int) -> bool:
     if not page_chars or page_chars[0] < 0:
         page_chars[:1] = [_visible_ink(root)]
     return 2 * _visible_ink(node) > page_chars[0] and _wrapper(node, page_chars)
+
+
+def _content_inside(node) -> bool:
+    """Whether a box holds what marks the page's content (CONTENT_INSIDE), the text of the
+    comments on a question or an answer not counted (_qa_comment: StackExchange's, each an
+    ``itemprop=text``, are comments, not a wrapper of the page; a forum's replies, schema.org
+    ``Comment`` items of the thread, still count)."""
+    first = node.css_first(CONTENT_INSIDE)
+    if first is None:
+        return False
+    if first.attributes.get("itemprop") != "text":
+        return True
+    return any(hit.attributes.get("itemprop") != "text" or not _qa_comment(hit) for hit in node.css(CONTENT_INSIDE))
+
+
+_QA_TYPES = ("/Question", "/Answer")
+
+
+def _qa_comment(node) -> bool:
+    """Whether an ``itemprop`` belongs to a schema.org ``Comment`` (its nearest item) inside a
+    ``Question`` or an ``Answer`` item."""
+    up, comment = node.parent, False
+    while up is not None:
+        attrs = up.attributes
+        if "itemscope" in attrs:
+            kind = (attrs.get("itemtype") or "").rstrip("/")
+            if not comment:
+                if not kind.endswith("/Comment"):
+                    return False
+                comment = True
+            elif kind.endswith(_QA_TYPES):
+                return True
+        up = up.parent
+    return False
 
 
 def _chrome_words(node) -> frozenset:
@@ -457,7 +508,7 @@ class BlockWalker:
     def __init__(self, native: bool = True) -> None:
         self.kinds: dict[int, int] = {}
         self.block_names: dict[int, str] = {}  # tag id -> name, for block tags (names are stored)
-        self.class_memo: dict[tuple[str, str, str, str], tuple[int, bool, str, bool]] = {}
+        self.class_memo: dict[tuple[str, str, str, str], tuple[int, bool, str, bool, bool]] = {}
         self.sig_memo: dict[tuple[int, str], int] = {}  # (parent signature, path part) -> signature
         # The native walk (its own memos), unless not asked for or not usable (native_status).
         self.native = _native_walk() if native and native_status() is None else None
@@ -605,7 +656,9 @@ class BlockWalker:
                         if len(class_memo) > _CLASS_MEMO_SIZE:
                             class_memo.clear()
                         class_memo[key] = facts
-                    chrome, is_hint, part, is_caption = facts
+                    chrome, is_hint, part, is_caption, class_hidden = facts
+                    if class_hidden and tag not in ("html", "body", "main"):
+                        continue
                     if chrome and tag not in ("html", "body", "main") and not _holds_the_page(node, root, page_chars, chrome):
                         if chrome != _COMMENTS:
                             continue
