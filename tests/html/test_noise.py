@@ -328,6 +328,29 @@ def test_a_grid_of_product_cards_with_short_names_is_the_content():
     assert "Cat 3" not in out and "Size 3 to 5" not in out
 
 
+def _linked_tiles(names):
+    # A shop's tile: one <a> around the name, the material and the price (all of it link text).
+    return "".join(
+        f"<li class='tile'><a href='/p/{i}'><div class='name'>{n}</div><div class='metal'>Sterling silver</div>"
+        f"<div class='price'>${100 + i}.00</div></a></li>"
+        for i, n in enumerate(names)
+    )
+
+
+def test_a_grid_of_tiles_that_are_links_through_and_through_is_the_content():
+    intro = ("<p>The luminous allure of sterling silver is timeless: sophisticated studs, hoops and drops for every "
+             "day and every evening, designed in our studio and made to be worn for years.</p>")
+    html = f"<html><body><h1>Silver earrings</h1>{intro}<ul class='grid'>{_linked_tiles(PRODUCTS)}</ul></body></html>"
+    out = text(html)
+    assert "luminous allure" in out
+    for i, name in enumerate(PRODUCTS):
+        assert name in out and f"${100 + i}.00" in out
+    # Beside an article body the page marks as one, linked tiles are a rail of other pages.
+    story = f"<html><body><h1>Silver prices</h1><div itemprop='articleBody'>{intro}</div><ul class='grid'>{_linked_tiles(PRODUCTS)}</ul></body></html>"
+    out = text(story)
+    assert "luminous allure" in out and not any(name in out for name in PRODUCTS)
+
+
 def test_an_article_keeps_no_grid_lighter_than_four_times_its_text():
     longer = "".join(f"<p>{p} {p}</p>" for p in ARTICLE)
     out = text(page(extra_body=f"<ul class='grid'>{_product_cards(PRODUCTS)}</ul>", article_extra=longer))

@@ -26,7 +26,8 @@ decision per block:
    four or more sibling blocks of one signature, each of several text blocks, a name and a
    price, a title and a date) outside the region joins it, its cards kept in full, when it
    holds twice the region's content (four times beside an article): product and category
-   grids whose short names are neither teasers nor good text.
+   grids whose short names are neither teasers nor good text (and tiles that are one link
+   each, name, price and all, unless the page marks an article body: there they are a rail).
 3. **Page-level keep** inside the region: good, near and headings (and teasers of a list); short blocks without links
    when the nearest non-short block before or after them is good or near (context, as jusText
    does), and so linked headings (a section or a story and its summary) and teasers in a slot
@@ -382,7 +383,10 @@ def _card_grid(blocks: Blocks, classes: list[int], inside: list[bool]) -> list[i
     has GRID_BLOCKS text blocks (a name and a price, a title and a date; a menu's entry has
     one), with GRID_OWN of their text outside
     links and LIST_RATIO times the content text of the main region (twice that beside an
-    article: its rails of other stories are not its content). A short name or a price is never
+    article: its rails of other stories are not its content). The share of text outside links
+    is asked only of cards around the region's kept teasers (their dates and counts are not
+    items) and on a page that marks its article body (its linked rails): a shop's tiles are
+    often one ``<a>`` each, name, material and price. A short name or a price is never
     content on its own: the repetition of a card with several parts says they are the items."""
     n = len(blocks)
     content = _good_text(blocks, classes, inside)
@@ -393,15 +397,22 @@ def _card_grid(blocks: Blocks, classes: list[int], inside: list[bool]) -> list[i
     if n < GRID_CARDS or rest < need:
         return []
     parent = blocks.parent
-    size, link, texts, holds = _subtree_sums(blocks, classes, inside)
+    size, link, texts, holds, teasers = _subtree_sums(blocks, classes, inside)
     groups: dict[tuple[int, int], list[int]] = {}
     for b in range(1, n):
         if size[b] and not holds[b]:
             groups.setdefault((parent[b], blocks.sig[b]), []).append(b)
     best, best_size = [], 0
+    marked = any(blocks.hint)
     for cards in groups.values():
         total = sum(size[c] for c in cards) if len(cards) >= GRID_CARDS else 0
-        if total <= best_size or total - sum(link[c] for c in cards) < GRID_OWN * total:
+        if total <= best_size:
+            continue
+        # Cards that are links through and through (a product tile or a programme's card
+        # wrapped in one <a>) are a grid all the same, except around the region's kept teasers
+        # (their dates and counts would join the titles) or beside a marked article (a rail).
+        linked = marked or any(teasers[c] for c in cards)
+        if linked and total - sum(link[c] for c in cards) < GRID_OWN * total:
             continue
         if max(size[c] for c in cards) > GRID_SHARE * total:
             continue  # one card holding most of the text: boxes of a layout, not a grid
@@ -415,11 +426,12 @@ def _card_grid(blocks: Blocks, classes: list[int], inside: list[bool]) -> list[i
     return out
 
 
-def _subtree_sums(blocks: Blocks, classes: list[int], inside: list[bool]) -> tuple[list[int], list[int], list[int], list[bool]]:
-    """Per block, over its subtree: text size, link characters, text blocks, and whether it
+def _subtree_sums(blocks: Blocks, classes: list[int], inside: list[bool]) -> tuple[list[int], list[int], list[int], list[bool], list[bool]]:
+    """Per block, over its subtree: text size, link characters, text blocks, whether it
     holds content of the main region (a card holding some is a column of the page's layout, or
-    the post the region found, not a card beside the region). A subtree is a run of blocks
-    in document order (``_subtree_ends``): each sum is a difference of two prefix sums."""
+    the post the region found, not a card beside the region), and whether it holds teasers of
+    the region (a list reading's items). A subtree is a run of blocks in document order
+    (``_subtree_ends``): each sum is a difference of two prefix sums."""
     start = np.arange(len(blocks))
     stop = np.asarray(_subtree_ends(blocks))
 
@@ -431,7 +443,8 @@ def _subtree_sums(blocks: Blocks, classes: list[int], inside: list[bool]) -> tup
     links = np.minimum(np.asarray(blocks.link, dtype=np.int64), sizes)
     texts = np.asarray([1 if t else 0 for t in blocks.text])
     holds = np.asarray([i and c in (GOOD, NEAR) for i, c in zip(inside, classes)], dtype=np.int64)
-    return over(sizes), over(links), over(texts), [h > 0 for h in over(holds)]
+    teasers = np.asarray([i and c == TEASER for i, c in zip(inside, classes)], dtype=np.int64)
+    return over(sizes), over(links), over(texts), [h > 0 for h in over(holds)], [t > 0 for t in over(teasers)]
 
 
 def _subtree_ends(blocks: Blocks) -> list[int]:
