@@ -328,6 +328,17 @@ def test_hidden_panels_of_tabs_and_accordions_are_walked_other_hidden_boxes_are_
     assert texts == ["PythonNode", "python steps", "node steps", "an answer", "another answer"]
 
 
+def test_segments_streamed_hidden_by_react_are_walked():
+    # React 18's streaming renderer sends each Suspense boundary's content as <div hidden
+    # id="S:n"> and a script moves it in place of its <template id="B:n">: it is the page's text.
+    b = blocks_of(
+        "<template id='B:0'></template><p>Loading</p><div hidden id='S:0'><p>the streamed story</p></div>"
+        "<div hidden id='P:1f'><p>a postponed part</p></div><div hidden id='S:zz'><p>not a segment</p></div>"
+        "<div hidden id='xS:0'><p>nor this</p></div>"
+    )
+    assert [t for t in b.text if t] == ["Loading", "the streamed story", "a postponed part"]
+
+
 def test_a_page_builders_widget_is_named_by_its_other_words():
     b = blocks_of(
         "<div class='elementor-element elementor-widget elementor-widget-heading'><h2>A heading</h2></div>"

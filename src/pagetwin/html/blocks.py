@@ -406,14 +406,16 @@ def _held_back_is_the_page(out: Blocks, held: list) -> bool:
 def _disclosed(attrs: dict) -> bool:
     """Whether a hidden block is a panel of a disclosure widget, whose text is the page's even
     while another of its panels is shown: a tab panel, an accordion's region (``role``), a box
-    named as a tab, a panel, an accordion or a FAQ's answer and as no chrome (a modal's panel)."""
-    if attrs.get("role") in _DISCLOSURE_ROLES:
+    named as a tab, a panel, an accordion or a FAQ's answer and as no chrome (a modal's panel),
+    or a segment React's streaming renderer sends hidden and a script moves in place (``S:1f``)."""
+    if attrs.get("role") in _DISCLOSURE_ROLES or _STREAMED_SEGMENT.match(attrs.get("id") or ""):
         return True
     words = _WORDS.findall(f"{attrs.get('class') or ''} {attrs.get('id') or ''}".lower())
     return not _DISCLOSURE_WORDS.isdisjoint(words) and CHROME_WORDS.isdisjoint(words) and attrs.get("role") != "dialog"
 
 
 _DISCLOSURE_ROLES = frozenset(["tabpanel", "region"])
+_STREAMED_SEGMENT = re.compile(r"[SP]:[0-9a-f]+\Z")  # React 18's <div hidden id="S:0">, placed by $RC("B:0", "S:0")
 _DISCLOSURE_WORDS = frozenset("tab tabs tabpanel pane panel accordion faq faqs answer".split())
 
 
