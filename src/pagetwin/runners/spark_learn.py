@@ -73,18 +73,27 @@ def learn_items(index: int, records: Iterable[tuple[Page, LearnRecord]]) -> Iter
 def fold(items: Any, settings: Settings, learning: Learning, partitions: int) -> Learned:
     """The model of an RDD of ``learn_items`` (steps in the module docstring), shuffled into
     ``partitions`` tasks by site."""
+    from pyspark import StorageLevel
+
     learned = Learned.empty(settings, learning)
+    if learning.templates or learning.doc_freq:
+        records = items.filter(_is(_RECORD)).map(_value)
+        firsts = items.flatMap(_digest_of).reduceByKey(min)
+        later = records.flatMap(_copy_of).join(firsts).flatMap(_marker_if_later)
+        keyed = records.map(_keyed).union(later)
+        by_site = keyed.repartitionAndSortWithinPartitions(max(1, partitions), _site_partition)
+        models = by_site.mapPartitions(partial(_fold_sites, settings, learning))
+        models.persist(StorageLevel.MEMORY_AND_DISK)
+        try:
+            models.count()  # every task folds at once (toLocalIterator runs one job a partition)
+            for blob in models.toLocalIterator():
+                learned = Learned.from_bytes(blob, settings).merge(learned)
+        finally:
+            models.unpersist()
+    else:
+        items.count()  # the partitions computed at once (Spark keeps them), then read in order
     for images in items.filter(_is(_IMAGES)).map(_value).toLocalIterator():  # in partition order
         learned.image_hashes.update(images)
-    if not (learning.templates or learning.doc_freq):
-        return learned
-    records = items.filter(_is(_RECORD)).map(_value)
-    firsts = items.flatMap(_digest_of).reduceByKey(min)
-    later = records.flatMap(_copy_of).join(firsts).flatMap(_marker_if_later)
-    keyed = records.map(_keyed).union(later)
-    by_site = keyed.repartitionAndSortWithinPartitions(max(1, partitions), _site_partition)
-    for blob in by_site.mapPartitions(partial(_fold_sites, settings, learning)).toLocalIterator():
-        learned = Learned.from_bytes(blob, settings).merge(learned)
     return learned
 
 
