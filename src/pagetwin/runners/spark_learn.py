@@ -18,8 +18,8 @@ image records. Then (``fold``):
    later copy of a page that has a record;
 2. records and markers shuffled by site (xxhash of the site) and sorted by (site, position,
    marker first): every task folds whole sites, each in input order, a marker just before the
-   record it drops (``_fold_sites``); a task holds one site's ``SiteTemplates`` counts at a
-   time, never its records;
+   record it drops (``_fold_sites``); a task streams its records (Spark's sort spills to
+   disk) and holds only the counts of its sites (``SiteTemplates``, bounded per site);
 3. the tasks' models (their sites are disjoint) merged on the driver, the image hashes merged
    in partition order (a later URL's hash wins, as in input order).
 
