@@ -68,13 +68,15 @@ def test_spark_executors_skip_the_pages_an_index_stores(tmp_path, keep_pages):
         frozenset({pages_a[4].payload_digest}),  # a 5th page's payload stored under another id
     )
     units = [(a, None), (b, None)]
+    from pagetwin.runners.spark_learn import fold_in_process
+
     fn = spark._learn_partition_keeping if keep_pages else spark._learn_partition
     shared = types.SimpleNamespace(value=(f"skip-{keep_pages}", settings, learning, stored))
-    items = [item for unit in units for item in fn(shared, [unit])]
-    blobs = [v for tag, v in items if tag == spark._MODELS] if keep_pages else items
-    learned = Learned.empty(settings, learning)
-    for blob in blobs:
-        learned = Learned.from_bytes(blob, settings).merge(learned)
+    parts = [list(fn(shared, i, [unit])) for i, unit in enumerate(units)]
+    items = [item for part in parts for item in part]
+    learned = fold_in_process(
+        [[v for tag, v in part if tag == spark._LEARNED] if keep_pages else part for part in parts], settings, learning
+    )
     local = LocalEngine()
     try:
         expected = local.learn([a, b], settings, learning, stored=stored)

@@ -292,8 +292,9 @@ cdef class DfaCounter:
         cdef Py_ssize_t n = data.shape[0], i, m = 0, f
         cdef const unsigned char* text = &data[0] if n > 0 else NULL
         lanes = max(1, min(lanes, MAX_LANES, n // MIN_PIECE))
-        with nogil:
-            self._walk(text, n, lanes)
+        # The GIL stays held: the counts are this object's, and threads (the server's readers
+        # and its writer) share one identifier.
+        self._walk(text, n, lanes)
         features = np.empty(self.n_seen, dtype=np.intp)
         counts = np.empty(self.n_seen, dtype=np.float32)
         cdef Py_ssize_t[::1] fv = features
@@ -303,19 +304,18 @@ cdef class DfaCounter:
         cdef Py_ssize_t* slot = <Py_ssize_t*>malloc(max(n, 1) * sizeof(Py_ssize_t))
         if slot == NULL:
             raise MemoryError()
-        with nogil:
-            for i in range(n):
-                slot[i] = -1
-            for i in range(self.n_seen):
-                slot[self.first[self.seen[i]]] = self.seen[i]
-            for i in range(n):
-                f = slot[i]
-                if f >= 0:
-                    fv[m] = f
-                    cv[m] = self.counts[f]
-                    self.counts[f] = 0
-                    m += 1
-            self.n_seen = 0
+        for i in range(n):
+            slot[i] = -1
+        for i in range(self.n_seen):
+            slot[self.first[self.seen[i]]] = self.seen[i]
+        for i in range(n):
+            f = slot[i]
+            if f >= 0:
+                fv[m] = f
+                cv[m] = self.counts[f]
+                self.counts[f] = 0
+                m += 1
+        self.n_seen = 0
         free(slot)
         return features, counts
 
