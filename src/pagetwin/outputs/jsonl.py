@@ -30,8 +30,7 @@ def write_clusters(index: Any, path: Path) -> tuple[int, int, int]:
     clusters: set[str] = set()
     with atomic_open(path) as out:
         for page_id, url, cluster, keep, size, kept_id in index_clusters(index):
-            record = {"id": page_id, "url": url, "cluster": cluster, "keep": bool(keep), "cluster_size": size, "kept_id": kept_id}
-            out.write(json.dumps(record, ensure_ascii=False))
+            out.write(cluster_line(page_id, url, cluster, keep, size, kept_id))
             out.write("\n")
             lines += 1
             clusters.add(cluster)
@@ -86,13 +85,26 @@ def write_pairs(index: Any, path: Path) -> int:
     ``json.loads`` reads of it, so parsing and writing it again (most of this step's time)
     would change nothing."""
     n = 0
-    dumps = json.dumps
     with atomic_open(path) as out:
         for id_a, url_a, id_b, url_b, kind, evidence in index_pairs(index):
-            head = dumps({"a": id_a, "b": id_b, "url_a": url_a, "url_b": url_b, "kind": kind}, ensure_ascii=False)
-            out.write(f'{head[:-1]}, "evidence": {evidence}}}\n')
+            out.write(pair_line(id_a, id_b, url_a, url_b, kind, evidence))
+            out.write("\n")
             n += 1
     return n
+
+
+def cluster_line(page_id: str, url: str, cluster: str, keep: Any, size: int, kept_id: str) -> str:
+    """clusters.jsonl's line for one page (without its newline): both runners write it."""
+    record = {"id": page_id, "url": url, "cluster": cluster, "keep": bool(keep), "cluster_size": size, "kept_id": kept_id}
+    return json.dumps(record, ensure_ascii=False)
+
+
+def pair_line(id_a: str, id_b: str, url_a: str, url_b: str, kind: str, evidence: str) -> str:
+    """pairs.jsonl's line for one edge (without its newline), ``evidence`` being
+    match.evidence_json's text, spliced in as it is (parsing it and writing it again would give
+    the same text: it was written with ``ensure_ascii=False``)."""
+    head = json.dumps({"a": id_a, "b": id_b, "url_a": url_a, "url_b": url_b, "kind": kind}, ensure_ascii=False)
+    return f'{head[:-1]}, "evidence": {evidence}}}'
 
 
 def write_summary(summary: dict[str, Any], path: Path) -> None:

@@ -35,7 +35,6 @@ whose ``pass2_rdd`` gives pass 2's results as an RDD.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -459,18 +458,19 @@ def _clusters(shared: Any, pages: Any, edges: Any, revisits: Any, settings: Any,
 
 def _cluster_line(item: tuple[int, tuple[tuple[str, int, int, str], tuple[str, str]]]) -> tuple:
     """outputs.jsonl.write_clusters' line for one page, and its Parquet row before it."""
+    from pagetwin.outputs.jsonl import cluster_line
+
     pid, ((name, keep, size, kept_id), (page_id, url)) = item
-    record = {"id": page_id, "url": url, "cluster": name, "keep": bool(keep), "cluster_size": size, "kept_id": kept_id}
-    return pid, page_id, url, name, bool(keep), size, kept_id, json.dumps(record, ensure_ascii=False)
+    return pid, page_id, url, name, bool(keep), size, kept_id, cluster_line(page_id, url, name, keep, size, kept_id)
 
 
 def _pair_line(item: Any) -> tuple[str, str, str, str, str, str, str]:
     from pagetwin.match import evidence_json
+    from pagetwin.outputs.jsonl import pair_line
 
     _, ((kind, evidence, (id_a, url_a)), (id_b, url_b)) = item
     text = evidence_json(evidence)
-    record = {"a": id_a, "b": id_b, "url_a": url_a, "url_b": url_b, "kind": kind, "evidence": json.loads(text)}
-    return id_a, id_b, url_a, url_b, kind, text, json.dumps(record, ensure_ascii=False)
+    return id_a, id_b, url_a, url_b, kind, text, pair_line(id_a, id_b, url_a, url_b, kind, text)
 
 
 def _page_row(item: tuple[int, Lean]) -> tuple:
@@ -507,6 +507,7 @@ def _write(sc: Any, pages: Any, edges: Any, rows: Any, out_uri: str, overwrite: 
 
     spark = SparkSession.builder.getOrCreate()
     ident = pages.mapValues(lambda p: (p.id, p.url))
+    ident.persist(StorageLevel.MEMORY_AND_DISK)
     # name -> (size, kept page's id), then pid -> (name, keep, size, kept id)
     kept = rows.filter(lambda r: r[1][1] == 1).join(ident, n).map(lambda kv: (kv[1][0][0], kv[1][1][0]))
     sizes = rows.map(lambda r: (r[1][0], 1)).reduceByKey(lambda a, b: a + b, n)
@@ -519,6 +520,10 @@ def _write(sc: Any, pages: Any, edges: Any, rows: Any, out_uri: str, overwrite: 
     by_b = by_a.map(lambda kv: (kv[1][0][0], (kv[0], kv[1][0][1], kv[1][0][2], kv[1][1]))).join(ident, n)
     pairs = by_b.map(lambda kv: ((kv[1][0][0], kv[0]), ((kv[1][0][1], kv[1][0][2], kv[1][0][3]), kv[1][1])))
     pairs = pairs.sortByKey(True, n).map(_pair_line)
+    # Each is written twice (Parquet and JSONL): kept, so that the second writer does not run
+    # the joins, the sort's sampling and the lines again.
+    clusters.persist(StorageLevel.MEMORY_AND_DISK)
+    pairs.persist(StorageLevel.MEMORY_AND_DISK)
     mode = "overwrite" if overwrite else "errorifexists"
     base = out_uri.rstrip("/")
     frames = {
@@ -543,7 +548,8 @@ def _write(sc: Any, pages: Any, edges: Any, rows: Any, out_uri: str, overwrite: 
     counts.lean_bytes = _size(sc, counts.outputs["pages.parquet"])
     counts.cluster_stats = _cluster_stats(pages, rows, sizes, n)
     counts.cluster_kinds = _cluster_kinds(pages, rows, sizes, n)
-    sizes.unpersist()
+    for kept_rdd in (sizes, ident, clusters, pairs):
+        kept_rdd.unpersist()
 
 
 # -- the summary's clusters and hosts, aggregated on the executors -------------------------
