@@ -14,6 +14,7 @@ Spark run, the task time of its stages grouped by call site (where the time goes
 
 Usage: nice -n 10 python -m bench.spark_scale --pages 5000 20000 [--master local[2]] [--no-local]
        [--sources N: the crawl made from N source pages only, pages/N seeded copies of each]
+       [--copies K: the crawl of fixed duplicate sets of K pages, bench/corpus.py --copies K]
        [--set spark.split_bytes=4194304 ...: settings for both runs, spark.* for Spark's only]
 Each run is a child process (``--child``) so that its memory is its own.
 """
@@ -237,10 +238,16 @@ def lean_report(out: Path) -> dict:
     return {"pages": pages, "bytes_per_page": round(total / max(1, pages), 1), "by_part": per_page}
 
 
-def _corpus(pages: int, sources: int, work: Path) -> Path:
-    """bench/corpus.py's crawl of ``pages`` pages; with ``sources``, made from the first
+def _corpus(pages: int, sources: int, work: Path, copies: int | None = None) -> Path:
+    """bench/corpus.py's crawl of ``pages`` pages; with ``copies``, its fixed duplicate sets of
+    that many pages each (``--copies``: every known cluster has ``copies`` pages whatever the size,
+    so precision and recall mean the same at every size); with ``sources``, made from the first
     ``sources`` source pages only (so that small crawls hold seeded edits: pages/sources copies
     of each), written under ``work``."""
+    if copies:
+        if sources:
+            raise SystemExit("spark_scale: --copies and --sources are two layouts; give one")
+        return ensure_corpus(pages, copies=copies)
     if not sources:
         return ensure_corpus(pages)
     import itertools
@@ -251,8 +258,11 @@ def _corpus(pages: int, sources: int, work: Path) -> Path:
     return out
 
 
-def run_size(pages: int, master: str, with_local: bool, work: Path, sources: int = 0, sets: dict | None = None) -> dict:
-    corpus = _corpus(pages, sources, work)
+def run_size(
+    pages: int, master: str, with_local: bool, work: Path, sources: int = 0, sets: dict | None = None,
+    copies: int | None = None,
+) -> dict:
+    corpus = _corpus(pages, sources, work, copies)
     truth = {}
     with open(f"{corpus}.truth.jsonl") as fh:
         for line in fh:
@@ -305,6 +315,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--master", default="local[2]")
     parser.add_argument("--no-local", action="store_true", help="skip the local runner's run")
     parser.add_argument("--sources", type=int, default=0, help="make the crawl from this many source pages only")
+    parser.add_argument("--copies", type=int, default=None, metavar="K",
+                        help="the crawl of fixed duplicate sets of K pages (bench/corpus.py --copies K)")
     parser.add_argument("--set", action="append", default=[], metavar="SECTION.NAME=VALUE",
                         help="a setting for both runs (spark.* for the Spark run only), value as JSON or a string")
     parser.add_argument("--work", type=Path, default=None, help="where the runs' outputs go (default: a temporary folder)")
@@ -324,7 +336,7 @@ def main(argv: list[str] | None = None) -> int:
         except ValueError:
             sets[key] = value
     for pages in args.pages:
-        print(json.dumps(run_size(pages, args.master, not args.no_local, work, args.sources, sets)), flush=True)
+        print(json.dumps(run_size(pages, args.master, not args.no_local, work, args.sources, sets, args.copies)), flush=True)
     return 0
 
 
