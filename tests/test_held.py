@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -300,3 +302,77 @@ def test_revisit_records_and_their_originals_are_placed_without_a_recluster():
         assert clusters(index) == expected
     followed = {m: kept for m, kept in expected.items() if {"rv0", "rv3", "rv5"} & m}
     assert followed and all({"r0", "r3", "r5"} <= m for m in followed)
+
+
+class _Scored:
+    """A stand-in algorithm over its own feature: the pairs in ``scores`` verify with theirs."""
+
+    keys_are_proof = False
+
+    def __init__(self, name, scores):
+        self.name, self.scores = name, scores
+
+    def decode(self, data):
+        return data[0]
+
+    def verify(self, a, b):
+        score = self.scores.get((min(a, b), max(a, b)))
+        return Evidence(self.name, score or 0.0, score is not None)
+
+    def related(self, a, b, share):
+        return True
+
+
+@pytest.mark.parametrize("other_score, kept", [(1.0, True), (0.8, False)])
+def test_a_retraction_that_leaves_an_edges_score_reclusters_nothing(tmp_path, monkeypatch, other_score, kept):
+    """As above, but a second algorithm verifies (1, 18) too, from a bucket of their own. The
+    retraction takes the first one's evidence off the edge and the edge stays: with the same
+    score (1.0) clustering cannot change, so the stored rounds are kept and the component is
+    not read again (no recluster of it); with a lower one (0.8) the guard's ranking may, so
+    its rounds are dropped and it is split again. Either way: one run's clusters and edges."""
+    import pagetwin.app as app
+
+    monkeypatch.setattr("pagetwin.held.STORED_FROM", 3)
+    config = Settings()
+    config.match.max_bucket = 20
+    group = {(1, 2), (1, 3), (2, 3), (16, 17), (16, 18), (17, 18), (1, 18)}
+    algorithms = [_Scored("near", dict.fromkeys(group, 1.0)), _Scored("pair", {(1, 18): other_score})]
+
+    def build(path, pages):
+        index = Index(path, config.to_dict())
+        index.begin()
+        for n in range(1, pages + 1):
+            row = dict(id=f"p{n}", url=f"http://x.example/{n}", host="x.example", source="s", kind="response", crawl_date=None,
+                       text_len=n, payload_digest=f"sha1:{n}", refers_to_digest=None, lang="en", title="", text=None, error=None)  # fmt: skip
+            pid = index.add_page(row)
+            # "near": one bucket of every page; "pair": 1 and 18 alone share a key.
+            index.add_fingerprints(pid, {"near": bytes([n]), "pair": bytes([n])}, {"near": [0], "pair": [1 if n in (1, 18) else 100 + n]})
+        return index
+
+    inc = build(tmp_path / "inc.sqlite", 18)
+    link_index(inc, algorithms, config)
+    assert set(inc.held_components([1, 18])) == {1}
+    for n in range(19, 22):
+        inc.add_page(dict(id=f"p{n}", url=f"http://x.example/{n}", host="x.example", source="s", kind="response", crawl_date=None,
+                          text_len=n, payload_digest=f"sha1:{n}", refers_to_digest=None, lang="en", title="", text=None, error=None))  # fmt: skip
+        inc.add_fingerprints(n, {"near": bytes([n]), "pair": bytes([n])}, {"near": [0], "pair": [100 + n]})
+    walked: list[int] = []
+    components = app._components
+    monkeypatch.setattr(app, "_components", lambda index, start, *a: walked.extend(start) or components(index, start, *a))
+    held = Held.over(inc, algorithms, config)
+    link_index(inc, algorithms, config, first_new=18, recluster_all=False, held=held)
+    assert [e.algorithm for e in _evidence(inc, 1, 18)] == ["pair"]  # "near"'s retracted, "pair"'s left
+    assert (set(inc.held_components([1, 18])) == {1}) == kept
+    assert (1 in walked or 18 in walked) != kept
+
+    one = build(tmp_path / "one.sqlite", 21)
+    link_index(one, algorithms, config)
+    assert _clusters(inc) == _clusters(one)
+    assert [g for g in _clusters(one)[0] if len(g) > 1] == [[1, 2, 3, 16, 17, 18]]
+    assert sorted(inc.db.execute("SELECT a, b, kind, evidence, score FROM edges")) == sorted(one.db.execute("SELECT a, b, kind, evidence, score FROM edges"))
+
+
+def _evidence(index, a, b):
+    from pagetwin.match import evidence_from_json
+
+    return evidence_from_json(index.edge(a, b)[3])

@@ -595,24 +595,32 @@ def link_index(
 
 def _retract(index: Index, retracted: list[tuple[int, int, str]]) -> set[int]:
     """Drop the retracted evidence from the stored edges (an edge left with none is deleted);
-    the pages of the edges changed."""
+    the pages of the edges whose clustering changed: deleted, or of another kind or guard
+    score. Clustering reads an edge's pages, kind and score only (match.Link), so an edge
+    that keeps its kind and score (another passed item scores as high: near copies pass
+    several algorithms) changes no cluster and no held round, and its component is not read
+    and split again."""
     from pagetwin.match import evidence_from_json, evidence_json, guard_score, retract
     from pagetwin.model import Edge
 
     by_pair: dict[tuple[int, int], set[str]] = {}
     for a, b, algo in retracted:
         by_pair.setdefault((a, b), set()).add(algo)
-    gone, kept = [], []
+    gone, kept, touched = [], [], set()
     for (a, b), algos in sorted(by_pair.items()):
         _, _, kind, ev = index.edge(a, b)
-        left = retract(Edge(a, b, kind, evidence_from_json(ev)), algos)
+        evidence = evidence_from_json(ev)
+        left = retract(Edge(a, b, kind, evidence), algos)
         if left is None:
             gone.append((a, b))
-        else:
-            kept.append((a, b, left.kind, evidence_json(left.evidence), guard_score(left.evidence)))
+            touched |= {a, b}
+            continue
+        score = guard_score(left.evidence)
+        kept.append((a, b, left.kind, evidence_json(left.evidence), score))
+        if (left.kind, score) != (kind, guard_score(evidence)):
+            touched |= {a, b}
     index.delete_edges(gone)
     index.add_edges(kept)
-    touched = {pid for pair in by_pair for pid in pair}
     index.drop_held(touched)  # their stored rounds knew the edges before
     return touched
 
