@@ -531,21 +531,21 @@ class SiteTemplates:
         return self.__dict__
 
     def to_bytes(self) -> bytes:
-        """A compact, pickle-free serialisation (numpy .npz with a JSON header: each site's
-        name, page counts and the number of its arrays; its arrays and sample texts, ``h<i>``
-        ... ``m<i>``, are read only when the site is asked for, ``_Sites``)."""
+        """A compact, pickle-free serialisation (numpy .npz with a JSON header of the sites,
+        their page counts and sample texts; each site's arrays ``h<i>`` ... ``sk<i>``, read only
+        when the site is asked for: ``from_bytes``)."""
         self.compact()
         arrays: dict[str, np.ndarray] = {}
         meta = {"settings": {"template_share": self.settings.template_share}, "sites": []}
         for i, (site, c) in enumerate(sorted(self.sites_.items())):
-            meta["sites"].append({"site": site, "pages": c.pages, "pruned_below": c.pruned_below, "copies": c.copies})
+            meta["sites"].append({"site": site, "pages": c.pages, "pruned_below": c.pruned_below, "copies": c.copies,
+                                  "samples": [[str(k), v] for k, v in c.samples.items()]})  # fmt: skip
             arrays[f"h{i}"] = c.hash_keys
             arrays[f"hp{i}"] = c.hash_pages
             arrays[f"s{i}"] = c.slot_keys
             arrays[f"sp{i}"] = c.slot_pages
             arrays[f"sk{i}"] = c.slot_kept
-            arrays[f"m{i}"] = _json_array([[str(k), v] for k, v in c.samples.items()])
-        arrays["meta"] = _json_array(meta)
+        arrays["meta"] = np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8)
         buf = io.BytesIO()
         np.savez_compressed(buf, **arrays)
         return buf.getvalue()
@@ -560,10 +560,6 @@ class SiteTemplates:
         out = cls(settings or ExtractSettings(**meta.get("settings", {})))
         out.sites_ = _Sites(stored=(npz, meta["sites"]))
         return out
-
-
-def _json_array(value) -> np.ndarray:
-    return np.frombuffer(json.dumps(value).encode("utf-8"), dtype=np.uint8)
 
 
 class _Sites(MutableMapping):
@@ -582,12 +578,10 @@ class _Sites(MutableMapping):
     def _load(self, site: str) -> None:
         i, s = self._stored.pop(site)
         npz = self._npz
-        # Samples: their own array (m<i>); a model written before they were, in the header.
-        samples = s["samples"] if "samples" in s else json.loads(npz[f"m{i}"].tobytes().decode("utf-8"))
         self._sites[site] = _SiteCounts(
             pages=s["pages"], hash_keys=npz[f"h{i}"], hash_pages=npz[f"hp{i}"],
             slot_keys=npz[f"s{i}"], slot_pages=npz[f"sp{i}"], slot_kept=npz[f"sk{i}"],
-            samples={int(k): v for k, v in samples}, pruned_below=s.get("pruned_below", 0),
+            samples={int(k): v for k, v in s["samples"]}, pruned_below=s.get("pruned_below", 0),
             copies=s.get("copies", 0),
         )  # fmt: skip
         if not self._stored:
