@@ -115,6 +115,10 @@ def truncated(source: Path, sizes: list[int], work: Path) -> dict[int, Path]:
         src.backup(dst)
         src.close()
         last = dst.execute("SELECT pid FROM pages ORDER BY pid LIMIT 1 OFFSET ?", (size - 1,)).fetchone()
+        if last is None or dst.execute("SELECT COUNT(*) FROM pages WHERE pid>?", last).fetchone()[0] == 0:
+            dst.close()  # every page: the index as the run left it
+            print(f"index of {size} pages: the whole index", file=sys.stderr, flush=True)
+            continue
         if last is not None:
             for sql in ("DELETE FROM pages WHERE pid>?", "DELETE FROM keys WHERE pid>?", "DELETE FROM features WHERE pid>?",
                         "DELETE FROM edges WHERE b>?", "DELETE FROM clusters WHERE pid>?"):  # fmt: skip
