@@ -16,6 +16,11 @@ change much; the process runs one thread).
     nice -n 10 .venv/bin/python -m bench.add_cost bench/data/corpus-20000.warc.gz \
         --new-from bench/data/corpus-5000.warc.gz --sizes 2000 10000 20000 --new 100 \
         [--from-index out/index.sqlite]
+
+``--made`` (instead of ``--new-from``): the new pages are made from the corpus's first pages,
+half near copies of indexed pages, half new pages (``made_pages``); with a ``--copies K``
+corpus (``bench.corpus``), whose duplicate sets do not grow with it, the cost of an add should
+not either.
 """
 
 from __future__ import annotations
@@ -38,6 +43,35 @@ def _pages(path: str, limit: int | None = None, skip: int = 0):
 
     pages = iter_pages([path], Settings().input, SourceStats())
     return list(islice((p for p in pages if p.kind == "response"), skip, None if limit is None else skip + limit))
+
+
+def made_pages(corpus: str, among: int, count: int, seed: int = 17) -> list:
+    """``count`` new pages made from the corpus's first ``among`` pages (held by every index
+    measured): every other one a near copy of an indexed page (``bench.corpus.edit_page``'s
+    seeded edits, under a mirror URL), the others new pages of the same sites
+    (``bench.corpus.fresh_page``: every word of the text swapped, the template kept). On a
+    ``--copies K`` corpus the near copies join sets of K indexed pages, whatever the index's
+    size, and the new pages join none."""
+    import dataclasses
+
+    from bench.corpus import WordPool, edit_page, fresh_page, mirror_url
+    from bench.warcout import payload_digest
+
+    pages = _pages(corpus, among)
+    pool = WordPool(seed)
+    for page in pages:
+        pool.learn(page.body)
+    step = max(1, len(pages) // count)
+    out = []
+    for n, page in enumerate(pages[::step][:count]):
+        if n % 2 == 0:
+            body, _ = edit_page(page.body, page.url, 9, seed)
+            url = mirror_url(page.url, 9)
+        else:
+            body = fresh_page(page.body, pool, page.url, 99, seed)
+            url = page.url + ("&" if "?" in page.url else "?") + "add-cost=new"
+        out.append(dataclasses.replace(page, id=f"add-cost-{n}", url=url, body=body, payload_digest=payload_digest(body)))
+    return out
 
 
 def build(corpus: str, sizes: list[int], work: Path) -> dict[int, Path]:
@@ -81,6 +115,10 @@ def truncated(source: Path, sizes: list[int], work: Path) -> dict[int, Path]:
         src.backup(dst)
         src.close()
         last = dst.execute("SELECT pid FROM pages ORDER BY pid LIMIT 1 OFFSET ?", (size - 1,)).fetchone()
+        if last is None or dst.execute("SELECT COUNT(*) FROM pages WHERE pid>?", last).fetchone()[0] == 0:
+            dst.close()  # every page: the index as the run left it
+            print(f"index of {size} pages: the whole index", file=sys.stderr, flush=True)
+            continue
         if last is not None:
             for sql in ("DELETE FROM pages WHERE pid>?", "DELETE FROM keys WHERE pid>?", "DELETE FROM features WHERE pid>?",
                         "DELETE FROM edges WHERE b>?", "DELETE FROM clusters WHERE pid>?"):  # fmt: skip
@@ -202,7 +240,9 @@ def measure(
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("corpus")
-    parser.add_argument("--new-from", required=True, help="WARC whose last --new pages are added")
+    parser.add_argument("--new-from", default=None, help="WARC whose last --new pages are added")
+    parser.add_argument("--made", action="store_true",
+                        help="add --new pages made from the corpus's first min(--sizes) pages instead: half seeded near copies of indexed pages, half new pages (made_pages)")  # fmt: skip
     parser.add_argument("--sizes", type=int, nargs="+", default=[2000, 10000, 20000])
     parser.add_argument("--new", type=int, default=100)
     parser.add_argument("--modes", nargs="+", choices=("batch", "single", "reopen"), default=["batch", "single"],
@@ -221,8 +261,12 @@ def main(argv: list[str] | None = None) -> int:
         snaps = truncated(args.from_index, args.sizes, work)
     elif not all(p.exists() for p in snaps.values()):
         snaps = build(args.corpus, args.sizes, work)
-    pool = _pages(args.new_from)
-    new_pages = pool[-args.new :]
+    if args.made:
+        new_pages = made_pages(args.corpus, min(args.sizes), args.new)
+    elif args.new_from is not None:
+        new_pages = _pages(args.new_from)[-args.new :]
+    else:
+        parser.error("give --new-from WARC or --made")
     rows = []
     for size in sorted(snaps):
         row = {"size": size, **measure(snaps[size], new_pages, work, tuple(args.modes), args.skip_full, args.synchronous)}

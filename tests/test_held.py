@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -300,3 +302,136 @@ def test_revisit_records_and_their_originals_are_placed_without_a_recluster():
         assert clusters(index) == expected
     followed = {m: kept for m, kept in expected.items() if {"rv0", "rv3", "rv5"} & m}
     assert followed and all({"r0", "r3", "r5"} <= m for m in followed)
+
+
+class _Scored:
+    """A stand-in algorithm over its own feature: the pairs in ``scores`` verify with theirs."""
+
+    keys_are_proof = False
+
+    def __init__(self, name, scores):
+        self.name, self.scores = name, scores
+
+    def decode(self, data):
+        return data[0]
+
+    def verify(self, a, b):
+        score = self.scores.get((min(a, b), max(a, b)))
+        return Evidence(self.name, score or 0.0, score is not None)
+
+    def related(self, a, b, share):
+        return True
+
+
+@pytest.mark.parametrize("other_score, kept", [(1.0, True), (0.8, False)])
+def test_a_retraction_that_leaves_an_edges_score_reclusters_nothing(tmp_path, monkeypatch, other_score, kept):
+    """As above, but a second algorithm verifies (1, 18) too, from a bucket of their own. The
+    retraction takes the first one's evidence off the edge and the edge stays: with the same
+    score (1.0) clustering cannot change, so the stored rounds are kept; with a lower one
+    (0.8) the guard's ranking may, so the stored rounds are dropped, and the writer follows
+    the change in the rounds it restored before (Held.change). Neither reads and splits the
+    component again (no walk of it). Either way: one run's clusters and edges."""
+    import pagetwin.app as app
+
+    monkeypatch.setattr("pagetwin.held.STORED_FROM", 3)
+    config = Settings()
+    config.match.max_bucket = 20
+    group = {(1, 2), (1, 3), (2, 3), (16, 17), (16, 18), (17, 18), (1, 18)}
+    algorithms = [_Scored("near", dict.fromkeys(group, 1.0)), _Scored("pair", {(1, 18): other_score})]
+
+    def build(path, pages):
+        index = Index(path, config.to_dict())
+        index.begin()
+        for n in range(1, pages + 1):
+            row = dict(id=f"p{n}", url=f"http://x.example/{n}", host="x.example", source="s", kind="response", crawl_date=None,
+                       text_len=n, payload_digest=f"sha1:{n}", refers_to_digest=None, lang="en", title="", text=None, error=None)  # fmt: skip
+            pid = index.add_page(row)
+            # "near": one bucket of every page; "pair": 1 and 18 alone share a key.
+            index.add_fingerprints(pid, {"near": bytes([n]), "pair": bytes([n])}, {"near": [0], "pair": [1 if n in (1, 18) else 100 + n]})
+        return index
+
+    inc = build(tmp_path / "inc.sqlite", 18)
+    link_index(inc, algorithms, config)
+    assert set(inc.held_components([1, 18])) == {1}
+    for n in range(19, 22):
+        inc.add_page(dict(id=f"p{n}", url=f"http://x.example/{n}", host="x.example", source="s", kind="response", crawl_date=None,
+                          text_len=n, payload_digest=f"sha1:{n}", refers_to_digest=None, lang="en", title="", text=None, error=None))  # fmt: skip
+        inc.add_fingerprints(n, {"near": bytes([n]), "pair": bytes([n])}, {"near": [0], "pair": [100 + n]})
+    walked: list[int] = []
+    components = app._components
+    monkeypatch.setattr(app, "_components", lambda index, start, *a: walked.extend(start) or components(index, start, *a))
+    held = Held.over(inc, algorithms, config)
+    link_index(inc, algorithms, config, first_new=18, recluster_all=False, held=held)
+    assert [e.algorithm for e in _evidence(inc, 1, 18)] == ["pair"]  # "near"'s retracted, "pair"'s left
+    assert (set(inc.held_components([1, 18])) == {1}) == kept
+    assert not walked and (kept or held.guard.root_of[1] is held.guard.root_of[18])
+
+    one = build(tmp_path / "one.sqlite", 21)
+    link_index(one, algorithms, config)
+    assert _clusters(inc) == _clusters(one)
+    assert [g for g in _clusters(one)[0] if len(g) > 1] == [[1, 2, 3, 16, 17, 18]]
+    assert sorted(inc.db.execute("SELECT a, b, kind, evidence, score FROM edges")) == sorted(one.db.execute("SELECT a, b, kind, evidence, score FROM edges"))
+
+
+def _evidence(index, a, b):
+    from pagetwin.match import evidence_from_json
+
+    return evidence_from_json(index.edge(a, b)[3])
+
+
+def _add_two(index, first, last, keys):
+    """Pages with the features and keys of two algorithms ("near", "pair": keys[name][n])."""
+    for n in range(first, last + 1):
+        row = dict(id=f"p{n}", url=f"http://x.example/{n}", host="x.example", source="s", kind="response", crawl_date=None,
+                   text_len=n % 7, payload_digest=f"sha1:{n}", refers_to_digest=None, lang="en", title="", text=None, error=None)  # fmt: skip
+        pid = index.add_page(row)
+        index.add_fingerprints(pid, {"near": bytes([n]), "pair": bytes([n])}, {"near": keys["near"][n], "pair": keys["pair"][n]})
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(st.integers(20, 44), st.integers(18, 24), st.integers(0, 2**32),
+       st.lists(st.tuples(st.integers(1, 6), st.sampled_from(["warm", "warm", "saved", "unsaved"])), min_size=1, max_size=8))  # fmt: skip
+def test_retractions_followed_in_held_rounds_give_one_runs_clusters(tmp_path_factory, monkeypatch, n, max_bucket, seed, batches):
+    """Pages of one "near" bucket, added in batches after a first one of 18 or more: the
+    batches push it past max_bucket, and the "near" evidence of its older pairs further apart
+    than the window is retracted. A second algorithm ("pair", its own small buckets) verifies
+    some of those pairs too, with scores of its own, so retracted edges are deleted, keep
+    their score, or change it; the writer follows the changes in the rounds it holds or
+    restores (Held.change), and splits again what a change cuts in two. Whatever the
+    batches and writers: one run's clusters and kept pages."""
+    monkeypatch.setattr("pagetwin.held.STORED_FROM", 3)
+    rng = random.Random(seed)
+    keys = {"near": {p: [0] for p in range(1, n + 1)}, "pair": {p: [rng.randrange(4)] for p in range(1, n + 1)}}
+    # Pages near in crawl order pair often; far apart (the pairs a retraction takes), now and then.
+    local, far = rng.choice([0.3, 0.6, 1.0]), rng.choice([0.03, 0.1, 0.3])
+    near = {(a, b): rng.choice([0.5, 0.8, 1.0]) for a in range(1, n + 1) for b in range(a + 1, n + 1)
+            if rng.random() < (local if b - a <= 2 else far)}  # fmt: skip
+    pair = {e: rng.choice([0.5, 0.8, 1.0]) for e in near if rng.random() < 0.5}
+    alike = {p for p in range(1, n + 1) if rng.random() < rng.choice([0.2, 0.7])}
+    algorithms = [_Pairs(near, alike), _Pairs(pair, alike)]
+    algorithms[1].name = "pair"
+    config = Settings()
+    config.match.max_bucket = max_bucket
+    d = tmp_path_factory.mktemp("follow")
+    one = Index(d / "one.sqlite", config.to_dict())
+    _add_two(one, 1, n, keys)
+    link_index(one, algorithms, config)
+    inc = Index(d / "inc.sqlite", config.to_dict())
+    first = rng.randint(18, min(max_bucket, n - 1))
+    _add_two(inc, 1, first, keys)
+    link_index(inc, algorithms, config)
+    held, done, retracted = Held.over(inc, algorithms, config), first, 0
+    for size, how in batches + [(n, "warm")]:
+        if done >= n:
+            break
+        if how == "saved":
+            held.save(inc)
+        if how != "warm":
+            held = Held.over(inc, algorithms, config)
+        last = min(n, done + size)
+        _add_two(inc, done + 1, last, keys)
+        link_index(inc, algorithms, config, done, recluster_all=False, held=held)
+        done = last
+    assert _clusters(inc) == _clusters(one)
+    assert sorted(inc.db.execute("SELECT a, b, kind, score FROM edges")) == sorted(one.db.execute("SELECT a, b, kind, score FROM edges"))
+    one.close(), inc.close()

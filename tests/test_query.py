@@ -180,3 +180,20 @@ def test_querying_the_indexed_crawl_gives_its_pairs(tmp_path):
             found[frozenset((row["id"], m["id"]))] = m["kind"]
     assert set(found) == set(pairs)
     assert all(kind == pairs[pair] or (kind == "exact" and pairs[pair] == "duplicate") for pair, kind in found.items())
+
+
+def test_the_readme_query_example_runs(built, tmp_path, monkeypatch, capsys):
+    """The README's "Query" Python example, run where its paths are: out/index.sqlite (the
+    index of `built`) and new-pages.jsonl (the pages asked about)."""
+    from tests.test_api import _section_blocks
+
+    (block,) = _section_blocks("Query")
+    d, asked, _ = built
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "index.sqlite").write_bytes((d / "out" / "index.sqlite").read_bytes())
+    (tmp_path / "new-pages.jsonl").write_text(open(asked).read())
+    monkeypatch.chdir(tmp_path)
+    exec(compile(block, "README.md (Query)", "exec"), {})  # noqa: S102
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in lines] == ["https://mirror.example/bridge", "https://repost.example/bridge", "https://news.example/new"]
+    assert "('https://news.example/bridge', 'exact')" in lines[0] and lines[2].endswith("[]")

@@ -249,3 +249,31 @@ def test_the_openapi_document_names_the_limits_and_the_token():
     assert spec["components"]["securitySchemes"]["bearer"]["scheme"] == "bearer"
     assert "1000" in spec["paths"]["/add"]["post"]["responses"]["413"]["description"]
     assert "securitySchemes" not in openapi_document(1000, 7, auth=False)["components"]
+
+
+def test_the_readme_serve_example_runs(server, tmp_path):
+    """The README's "Serve" shell example, its curl lines run against a server of the same
+    index (on a free port: 8765 may be taken), answered 200 with a result and an add."""
+    import re
+    import shutil
+    from pathlib import Path
+
+    if shutil.which("curl") is None:
+        pytest.skip("curl is not installed")
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("\n## Serve\n") :]
+    (block,) = re.findall(r"```sh\n(.*?)```", section[: section.index("\n## ", 1)], flags=re.S)
+    first, *calls = block.strip().splitlines()
+    assert first == "pagetwin serve --index out/index.sqlite &" and len(calls) == 2
+    (tmp_path / "out").mkdir()
+    s = server(index=tmp_path / "out" / "index.sqlite")
+    answers = []
+    for line in calls:
+        line = line.replace("localhost:8765", s.base.removeprefix("http://")) + " -w '\\n%{http_code}'"
+        done = subprocess.run(line, shell=True, capture_output=True, text=True, timeout=60, env={**os.environ, "no_proxy": "*"})
+        body, status = done.stdout.rsplit("\n", 1)
+        assert status == "200", (line, done.stdout, done.stderr)
+        answers.append(json.loads(body))
+    assert answers[0]["matches"] == [] and answers[0]["url"] == "https://b.example/x"
+    assert [a["status"] for a in answers[1]["added"]] == ["added"]
+    assert s.call("GET", "/health") == (200, {"status": "ok", "pages": 1})

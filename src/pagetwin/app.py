@@ -566,7 +566,11 @@ def link_index(
         edges = find_edges(index, algorithms, max_bucket, match_stats, revisits)
         index.replace_edges((e.a, e.b, e.kind, evidence_json(e.evidence), guard_score(e.evidence)) for e in edges)
     else:
-        touched = _retract(index, new.retracted)
+        following = held is not None and settings.match.guard and not recluster_all
+        plan = _retraction(index, new.retracted, _merge_kinds(settings))
+        if following and plan.touched:
+            held.hold_changed(index, {p for pair in plan.changed for p in pair}, first_new + 1)  # as stored, before the change
+        touched = _retract(index, plan)
         index.add_edges((e.a, e.b, e.kind, evidence_json(e.evidence), guard_score(e.evidence)) for e in new.edges)
     timed("match", t)
 
@@ -574,6 +578,7 @@ def link_index(
     if new is not None and not recluster_all:
         pages = set(index.pids_after(first_new))
         if held is not None and settings.match.guard:
+            touched = held.change(index, plan.changed, revisits) if plan.touched else set()
             held.forget(touched)  # their components' edges changed
             pages = held.place(index, pages - touched, revisits) | (pages & touched)
         recluster(index, algorithms, settings, revisits, pages | touched, held=held)
@@ -593,28 +598,57 @@ def link_index(
     return _Links(kinds, match_stats)
 
 
-def _retract(index: Index, retracted: list[tuple[int, int, str]]) -> set[int]:
-    """Drop the retracted evidence from the stored edges (an edge left with none is deleted);
-    the pages of the edges changed."""
+@dataclass
+class _Retraction:
+    """What retracting evidence changes in the stored edges (``_retraction``): the edges
+    deleted (no evidence left), the rows of those kept (their evidence, kind and score now),
+    and, for the guard (``changed``), each edge whose kind or score changed: (a, b) -> its
+    guard score now, None when it no longer merges (``merge_kinds``)."""
+
+    gone: list[tuple[int, int]]
+    kept: list[tuple]
+    changed: dict[tuple[int, int], float | None]
+    touched: set[int]  # the pages of every edge whose kind or score changed
+
+
+def _retraction(index: Index, retracted: list[tuple[int, int, str]], merge_kinds: set[str]) -> _Retraction:
+    """The edges without the retracted evidence. Clustering reads an edge's pages, kind and
+    score only (match.Link), so an edge that keeps its kind and score (another passed item
+    scores as high: near copies pass several algorithms) changes no cluster and no held
+    round."""
     from pagetwin.match import evidence_from_json, evidence_json, guard_score, retract
     from pagetwin.model import Edge
 
     by_pair: dict[tuple[int, int], set[str]] = {}
     for a, b, algo in retracted:
         by_pair.setdefault((a, b), set()).add(algo)
-    gone, kept = [], []
+    plan = _Retraction([], [], {}, set())
     for (a, b), algos in sorted(by_pair.items()):
         _, _, kind, ev = index.edge(a, b)
-        left = retract(Edge(a, b, kind, evidence_from_json(ev)), algos)
+        evidence = evidence_from_json(ev)
+        left = retract(Edge(a, b, kind, evidence), algos)
         if left is None:
-            gone.append((a, b))
+            plan.gone.append((a, b))
+            now: float | None = None
         else:
-            kept.append((a, b, left.kind, evidence_json(left.evidence), guard_score(left.evidence)))
-    index.delete_edges(gone)
-    index.add_edges(kept)
-    touched = {pid for pair in by_pair for pid in pair}
-    index.drop_held(touched)  # their stored rounds knew the edges before
-    return touched
+            now = guard_score(left.evidence)
+            plan.kept.append((a, b, left.kind, evidence_json(left.evidence), now))
+            if (left.kind, now) == (kind, guard_score(evidence)):
+                continue
+            now = now if left.kind in merge_kinds else None
+        plan.touched |= {a, b}
+        if kind in merge_kinds:  # an edge that did not merge cannot start to (its kinds only shrink)
+            plan.changed[(a, b)] = now
+    return plan
+
+
+def _retract(index: Index, plan: _Retraction) -> set[int]:
+    """Store the edges as ``plan`` says (``_retraction``); the pages of the edges whose kind
+    or score changed."""
+    index.delete_edges(plan.gone)
+    index.add_edges(plan.kept)
+    index.drop_held({pid for pair in plan.changed for pid in pair})  # their stored rounds knew the edges before
+    return plan.touched
 
 
 def _merge_kinds(settings: Settings) -> set[str]:

@@ -354,6 +354,73 @@ class IncrementalGuard:
         self.root_of[pid] = top
         return top
 
+    def change(self, top: Round, changed: dict[tuple[int, int], float | None]) -> bool:
+        """Follow edges of one held component that changed (evidence retracted from them):
+        ``changed`` (a, b) -> the edge's score now, None when it is gone. Each round holding
+        both pages is kept when its center, core and part stay what a fresh split gives, and
+        split afresh from its members otherwise; False (nothing to hold: the caller splits
+        the component again) when the change cuts the component in two."""
+        for (a, b), score in changed.items():
+            for x, y in ((a, b), (b, a)):
+                if dict.__contains__(self.adj, x):  # a page not read yet is read as the index is now
+                    if score is None:
+                        self.adj[x].pop(y, None)
+                    else:
+                        self.adj[x][y] = score
+        return self._recheck(top, changed)
+
+    def _recheck(self, r: Round, changed: dict[tuple[int, int], float | None]) -> bool:
+        """``change`` for round ``r`` (whose members were connected): whether they still are,
+        ``r`` updated."""
+        inside = {e: s for e, s in changed.items() if e[0] in r.members and e[1] in r.members}
+        if not inside:
+            return True
+        gone = [e for e, s in inside.items() if s is None]
+        for a, b in gone:
+            r.degree[a] -= 1
+            r.degree[b] -= 1
+        if r.center is None:  # two pages or fewer: one part
+            return self._resplit(r) if gone else True
+        adj, c = self.adj, r.center
+        if _center(r.members, adj, r.degree, r.members) != c:
+            return self._resplit(r)
+        ranked = sorted((n for n in adj[c] if n in r.members), key=lambda n: (-adj[c][n], n))
+        if (ranked[0] if ranked else None) != r.second:  # a neighbour is linked: the core is the closest
+            return self._resplit(r)
+        if gone:
+            core = [c] if r.second is None else [c, r.second]
+            if _members(core, adj, r.members, self.linked) != r.part:
+                return self._resplit(r)
+        cut = {x for e in gone for x in e if x not in r.part}
+        children, unsure = [], []
+        for ch in r.children:
+            if self._recheck(ch, inside):
+                children.append(ch)
+                if cut & ch.members:
+                    unsure.append(ch)
+                continue
+            self.adj.prefetch(ch.members)
+            for piece in induced_components(ch.members, adj):  # the rest's components now
+                (fresh,) = _rounds(piece, adj, self.linked, None, "center", DEFAULT_CORE, trace=True)
+                children.append(fresh)
+                unsure.append(fresh)
+        # The members stay connected while every child of the part is still next to it.
+        if any(not any(n in r.part for m in ch.members for n in adj[m]) for ch in unsure):
+            return False
+        r.children = children
+        return True
+
+    def _resplit(self, r: Round) -> bool:
+        """Split the round's members afresh; False when they are no longer connected."""
+        self.adj.prefetch(r.members)
+        fresh = _rounds(set(r.members), self.adj, self.linked, None, "center", DEFAULT_CORE, trace=True)
+        if len(fresh) != 1:
+            return False
+        self.fallbacks += 1
+        (f,) = fresh
+        r.center, r.second, r.part, r.degree, r.children = f.center, f.second, f.part, f.degree, f.children
+        return True
+
     def _step(self, r: Round, p: int) -> None:
         near = [n for n in self.adj[p] if n in r.members]
         r.members.add(p)

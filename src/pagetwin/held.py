@@ -17,8 +17,11 @@ clustering, for its components of ``STORED_FROM`` pages or more): each component
 with a stamp (``Index.held_stamp``). A writer opened later that reaches a stored component
 still fresh (``Index.held_fresh``: no edge replaced since, none from it to a page stored after
 it) holds it from the stored rounds, each page's edges read only when a round asks for them,
-instead of reading and splitting the whole component again. Evidence retracted from its edges
-drops it (``app._retract``); a component not fresh (rounds older than an add that reached
+instead of reading and splitting the whole component again. Evidence retracted from its
+edges (a bucket the new pages pushed past ``match.max_bucket``) drops its stored rounds, but
+the writer holds them first and follows the change (``change``: the rounds whose center, core
+or part an edge's new score or loss moves are split again; a component cut in two goes to
+``recluster``); a component not fresh (rounds older than an add that reached
 it, left only by a caller of ``link_index`` that did not ``save``; or a run that matched every
 pair again with the guard off) is left to ``recluster`` as before.
 """
@@ -100,6 +103,42 @@ class Held:
             return sorted((sorted(p) for p in self.guard.root_of[group[0]].parts()), key=lambda p: p[0])
 
         return split
+
+    def change(self, index: Any, changed: dict[tuple[int, int], float | None], revisits: list[tuple[int, int]]) -> set[int]:
+        """Follow stored edges between older pages that changed for the guard (evidence
+        retracted: ``changed`` (a, b) -> its guard score now, None when it no longer merges),
+        in the components held (``hold_changed`` first: the stored ones), their changed
+        clusters' rows stored; the pages left to ``recluster`` (a component not held, or cut
+        in two by the change)."""
+        self._leader = {follower: original for original, follower in revisits}
+        left: set[int] = set()
+        tops: dict[int, tuple[Round, dict]] = {}
+        for (a, b), score in changed.items():
+            top = self.guard.root_of.get(a)
+            if top is None or top is not self.guard.root_of.get(b):
+                left |= {a, b}
+                continue
+            tops.setdefault(id(top), (top, {}))[1][(a, b)] = score
+        parts: list[set[int]] = []
+        for key, (top, edges) in tops.items():
+            if left & top.members:
+                left |= top.members
+                continue
+            before = {frozenset(p) for p in top.parts()}
+            if not self.guard.change(top, edges):
+                left |= top.members  # cut in two: recluster's
+                continue
+            self.changed[key] = top
+            parts += [p for p in top.parts() if frozenset(p) not in before]
+        self.forget(left)
+        index.set_clusters(self._rows(index, parts, self._leader))
+        return left
+
+    def hold_changed(self, index: Any, pids: set[int], below: int) -> None:
+        """Hold the stored components of these pages (still fresh: read before their edges
+        change), so that ``change`` can follow the change in them."""
+        if self.index is not None:
+            self._restore(index, {p for p in pids if p not in self.guard.root_of}, below)
 
     def forget(self, pids: Iterable[int]) -> None:
         for pid in pids:

@@ -207,7 +207,7 @@ class _Outgrown:
 
     def __init__(self, index: Index, max_bucket: int) -> None:
         self.index, self.max_bucket = index, max_bucket
-        self._edges: dict[int, dict[int, set[str]]] = {}  # pid -> {later pid: its edge's algorithms}
+        self._edges: dict[tuple[str, int], set[int]] = {}  # (algo, pid) -> later pids of its edges with algo's evidence
         self._keys: dict[tuple[str, int], set[int]] = {}
         self._positions: dict[tuple[str, int], dict[int, int]] = {}
 
@@ -216,19 +216,22 @@ class _Outgrown:
         bucket that outgrew max_bucket (``older``: its members before, compared all-pairs
         then) further apart in it than ``WINDOW``: pairs it no longer makes."""
         position = {pid: i for i, pid in enumerate(older)}
+        self._read_later_edges(algo, older)
         out = set()
         for a in older:
-            for b, algos in self._later_edges(a).items():
-                if b in position and position[b] - position[a] > WINDOW and algo in algos:
+            for b in self._edges[(algo, a)]:
+                if b in position and position[b] - position[a] > WINDOW:
                     out.add((a, b))
         return out
 
-    def _later_edges(self, pid: int) -> dict[int, set[str]]:
-        if pid not in self._edges:
-            self._edges[pid] = {
-                b: {e.algorithm for e in evidence_from_json(ev)} for a, b, _, ev in self.index.edges_touching(pid) if a == pid
-            }
-        return self._edges[pid]
+    def _read_later_edges(self, algo: str, pids: list[int]) -> None:
+        """The later ends of these pages' edges with ``algo``'s evidence, read once per page
+        (the evidence is matched in SQLite, not parsed: Index.later_edges_with)."""
+        todo = [pid for pid in pids if (algo, pid) not in self._edges]
+        for pid in todo:
+            self._edges[(algo, pid)] = set()
+        for a, b in self.index.later_edges_with(algo, todo):
+            self._edges[(algo, a)].add(b)
 
     def paired(self, algo: str, a: int, b: int) -> bool:
         """Whether ``bucket_pairs`` of some bucket of ``algo`` (as stored now) holds a < b."""

@@ -42,3 +42,23 @@ def test_add_cost_measures_each_size(tmp_path, capsys):
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [r["size"] for r in rows] == [10, 25] and [r["pages"] for r in rows] == [10, 25]
     assert all(r["batch_s"] > 0 and r["single_p50_ms"] > 0 and r["match_all_s"] >= 0 for r in rows)
+
+
+def test_add_cost_made_pages_are_near_copies_of_indexed_pages_and_new_pages(tmp_path, capsys):
+    """--made: half seeded near copies of the corpus's first pages (each found by a query, as
+    a duplicate of its source), half new pages of the same site (found by none)."""
+    from bench import add_cost
+    from pagetwin.api import Index
+
+    corpus = _jsonl(tmp_path / "corpus.jsonl", 30)
+    made = add_cost.made_pages(corpus, 12, 4)
+    assert len({p.id for p in made}) == 4 and len({p.url for p in made}) == 4
+    sources = add_cost._pages(corpus, 12)
+    with Index.memory() as index:
+        index.add(sources)
+        found = [[m.url for m in index.query(p)] for p in made]
+    assert [len(f) for f in found[1::2]] == [0, 0]
+    assert all(f and f[0] == sources[3 * n].url for n, f in zip((0, 2), found[::2]))
+    assert add_cost.main([corpus, "--made", "--sizes", "12", "25", "--new", "4", "--modes", "batch", "--skip-full", "--work", str(tmp_path / "w")]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [r["size"] for r in rows] == [12, 25] and all(r["new_edges"] >= 2 for r in rows)

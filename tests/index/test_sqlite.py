@@ -50,6 +50,28 @@ def test_bucket_counts_and_edge_rows(tmp_path):
     assert [e[:2] for e in idx.edges()] == [(pids[1], pids[3])]
 
 
+def test_later_edges_with_an_algorithms_evidence(tmp_path):
+    """The edges from these pages that hold an item of one algorithm, found by the head
+    evidence_json writes for it: not by a name in another item's detail, nor by a prefix."""
+    from pagetwin.match import evidence_json
+    from pagetwin.model import Evidence
+
+    idx = Index(tmp_path / "i.sqlite", Settings().to_dict())
+    idx.begin()
+    pids = [idx.add_page(_row(i)) for i in range(5)]
+    ev = {
+        (pids[0], pids[1]): (Evidence("minhash", 0.9, True), Evidence("con-w", 1.0, True)),
+        (pids[0], pids[2]): (Evidence("con-w", 1.0, True, {"note": '{"algorithm": "minhash", '}),),
+        (pids[0], pids[3]): (Evidence("minhash-x", 0.9, True),),
+        (pids[1], pids[4]): (Evidence("minhash", 0.5, False),),
+        (pids[2], pids[4]): (Evidence("minhash", 0.9, True),),
+    }
+    idx.add_edges([(a, b, "duplicate", evidence_json(e)) for (a, b), e in ev.items()])
+    assert sorted(idx.later_edges_with("minhash", [pids[0], pids[1], pids[3]])) == [(pids[0], pids[1]), (pids[1], pids[4])]
+    assert idx.later_edges_with("con-w", [pids[0]]) == [(pids[0], pids[1]), (pids[0], pids[2])]
+    assert idx.later_edges_with("minhash", []) == []
+
+
 def test_incompatible_settings_refused_with_the_setting_named(tmp_path):
     path = tmp_path / "i.sqlite"
     Index(path, Settings().to_dict()).close()

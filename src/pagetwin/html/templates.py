@@ -47,6 +47,7 @@ from __future__ import annotations
 import io
 import json
 from collections import Counter
+from collections.abc import MutableMapping
 from dataclasses import dataclass, field
 from itertools import compress
 from urllib.parse import unquote, urlsplit
@@ -316,7 +317,7 @@ class SiteTemplates:
 
     def __init__(self, settings: ExtractSettings) -> None:
         self.settings = settings
-        self.sites_: dict[str, _SiteCounts] = {}
+        self.sites_: _Sites = _Sites()
         self._pending_total = 0
 
     # -- learning --------------------------------------------------------------------------
@@ -415,8 +416,9 @@ class SiteTemplates:
             counts.samples = {k: counts.samples[k] for k in kept}
 
     def compact(self) -> SiteTemplates:
-        """Fold every buffered page into the counts (done before pickling and serialising)."""
-        for counts in self.sites_.values():
+        """Fold every buffered page into the counts (done before pickling and serialising;
+        only a site read from the stored model can have none, so those are not read)."""
+        for counts in self.sites_.read():
             if counts.pending:
                 self._compact(counts)
         return self
@@ -529,7 +531,9 @@ class SiteTemplates:
         return self.__dict__
 
     def to_bytes(self) -> bytes:
-        """A compact, pickle-free serialisation (numpy .npz with a JSON header)."""
+        """A compact, pickle-free serialisation (numpy .npz with a JSON header of the sites,
+        their page counts and sample texts; each site's arrays ``h<i>`` ... ``sk<i>``, read only
+        when the site is asked for: ``from_bytes``)."""
         self.compact()
         arrays: dict[str, np.ndarray] = {}
         meta = {"settings": {"template_share": self.settings.template_share}, "sites": []}
@@ -548,17 +552,75 @@ class SiteTemplates:
 
     @classmethod
     def from_bytes(cls, data: bytes, settings: ExtractSettings | None = None) -> SiteTemplates:
-        with np.load(io.BytesIO(data), allow_pickle=False) as npz:
-            meta = json.loads(npz["meta"].tobytes().decode("utf-8"))
-            out = cls(settings or ExtractSettings(**meta.get("settings", {})))
-            for i, s in enumerate(meta["sites"]):
-                out.sites_[s["site"]] = _SiteCounts(
-                    pages=s["pages"], hash_keys=npz[f"h{i}"], hash_pages=npz[f"hp{i}"],
-                    slot_keys=npz[f"s{i}"], slot_pages=npz[f"sp{i}"], slot_kept=npz[f"sk{i}"],
-                    samples={int(k): v for k, v in s["samples"]}, pruned_below=s.get("pruned_below", 0),
-                    copies=s.get("copies", 0),
-                )  # fmt: skip
+        """The model ``to_bytes`` gave; a site's counts are read from ``data`` when it is first
+        asked for (opening an index reads the header only: a crawl's model holds hundreds of
+        sites, a page asks for one)."""
+        npz = np.load(io.BytesIO(data), allow_pickle=False)
+        meta = json.loads(npz["meta"].tobytes().decode("utf-8"))
+        out = cls(settings or ExtractSettings(**meta.get("settings", {})))
+        out.sites_ = _Sites(stored=(npz, meta["sites"]))
         return out
+
+
+class _Sites(MutableMapping):
+    """``SiteTemplates.sites_``: site -> _SiteCounts, whose sites stored in a model's npz
+    (``stored``: the open npz and its header's site entries) are read on first use, each
+    alone: opening an index reads a header, not every site's arrays. ``read()``: the sites
+    read or made so far."""
+
+    def __init__(self, items=(), stored=None) -> None:
+        self._sites: dict[str, _SiteCounts] = dict(items)
+        self._npz, self._stored = None, {}
+        if stored is not None:
+            self._npz, entries = stored
+            self._stored = {entry["site"]: (i, entry) for i, entry in enumerate(entries)}
+
+    def _load(self, site: str) -> None:
+        i, s = self._stored.pop(site)
+        npz = self._npz
+        self._sites[site] = _SiteCounts(
+            pages=s["pages"], hash_keys=npz[f"h{i}"], hash_pages=npz[f"hp{i}"],
+            slot_keys=npz[f"s{i}"], slot_pages=npz[f"sp{i}"], slot_kept=npz[f"sk{i}"],
+            samples={int(k): v for k, v in s["samples"]}, pruned_below=s.get("pruned_below", 0),
+            copies=s.get("copies", 0),
+        )  # fmt: skip
+        if not self._stored:
+            npz.close()
+            self._npz = None
+
+    def read(self) -> list[_SiteCounts]:
+        """The counts of the sites read or made so far (a stored site has no pending pages)."""
+        return list(self._sites.values())
+
+    def __getitem__(self, site: str) -> _SiteCounts:
+        if site in self._stored:
+            self._load(site)
+        return self._sites[site]
+
+    def __setitem__(self, site: str, counts: _SiteCounts) -> None:
+        self._stored.pop(site, None)
+        self._sites[site] = counts
+
+    def __delitem__(self, site: str) -> None:
+        if self._stored.pop(site, None) is None:
+            del self._sites[site]
+
+    def __contains__(self, site: object) -> bool:
+        return site in self._stored or site in self._sites
+
+    def __iter__(self):
+        for site in list(self._stored):
+            self._load(site)
+        return iter(self._sites)
+
+    def __len__(self) -> int:
+        return len(self._sites) + len(self._stored)
+
+    def __repr__(self) -> str:
+        return f"_Sites({dict(self.items())!r})"
+
+    def __reduce__(self):
+        return (_Sites, (list(self.items()),))  # every site read: a pickle holds no open npz
 
 
 def normalize_site(name: str, settings: ExtractSettings) -> str:

@@ -538,6 +538,17 @@ class Index:
             (pid, pid, pid),
         ).fetchall()
 
+    def later_edges_with(self, algo: str, pids: Iterable[int]) -> list[tuple[int, int]]:
+        """(a, b) of the edges from these pages (each the smaller pid, ``a``) whose evidence
+        holds an item of ``algo``: found in SQLite by the head ``match.evidence_json`` writes
+        for it, so no evidence reaches Python (a bucket that outgrew max_bucket asks this of
+        its 200 older members, whose edges are near copies' hundreds each)."""
+        head = '{"algorithm": ' + json.dumps(algo, ensure_ascii=False) + ", "
+        out: list[tuple[int, int]] = []
+        for chunk, marks in _chunks(sorted(set(pids))):
+            out += self.db.execute(f"SELECT a, b FROM edges WHERE a IN ({marks}) AND instr(evidence, ?) > 0", (*chunk, head)).fetchall()
+        return out
+
     def scored_edges(self, pids: Iterable[int], kinds: Iterable[str]) -> tuple[list[tuple[int, int, str, float]], list[tuple[int, int, str, float]]]:
         """(a, b, kind, guard score) of the edges of ``kinds`` of these pages: those where the
         page is ``a`` (the smaller pid), and those where it is ``b``; read from the score
