@@ -316,6 +316,29 @@ def test_photo_credits_are_marked_as_captions_are():
     assert "Paragraph 4" in text and "Jane Doe" not in text
 
 
+def test_a_photo_box_whose_text_is_an_inline_caption_span_is_a_caption():
+    # express.co.uk: <div class="photo"><p><picture>...</p><span class="newsCaption">...</span></div>.
+    # The box is marked when its text is mostly the span's, it holds an image and its child
+    # blocks no text; a card with a credit span beside its title and summary is not.
+    b = blocks_of(
+        "<div class='photo'><p><img src='/a.jpg'></p><span class='newsCaption'>Protesters in the street "
+        "<span class='caption'>(Image: GETTY)</span></span></div>"
+        "<li class='card'><img src='/b.jpg'><h3>A question</h3><p>Its answer</p><span class='card__credit'>Photo: AP</span></li>"
+        "<div class='rating'><span class='rating__caption'>Rated 5.0 out of 5 stars</span></div>"
+        "<div class='figure'><img src='/c.jpg'>A long sentence that says what the photo shows <span class='credit'>AP</span></div>"
+        "<figure><img src='/d.jpg'><small class='img-caption'>A studio</small></figure>"
+    )
+    marked = {t for t, c in zip(b.text, b.caption) if c and t}
+    assert marked == {"Protesters in the street (Image: GETTY)"}
+    from pagetwin.html.noise import extract
+
+    story = "".join(f"<p>Paragraph {i} of the story, " + "long enough to be read as content on its own by the rules. " * 3 + "</p>" for i in range(5))
+    page = (f"<body><article><h1>Title</h1>{story}<div class='photo'><p><img src='/a.jpg'></p><span class='newsCaption'>"
+            f"Police at the campus</span></div>{story}</article></body>")
+    text = extract(parse_html(page)).text
+    assert "Paragraph 4" in text and "Police at the campus" not in text
+
+
 def test_hidden_panels_of_tabs_and_accordions_are_walked_other_hidden_boxes_are_not():
     b = blocks_of(
         "<div role='tablist'><a>Python</a><a>Node</a></div><div role='tabpanel'><p>python steps</p></div>"

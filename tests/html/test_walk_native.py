@@ -153,6 +153,9 @@ def test_held_back_comments_and_noscripts_and_deep_doms(walkers):
         " itemtype='https://schema.org/Comment'><span itemprop='text'>a comment</span></li></ul></div></body>",
         "<body><p>t</p><div class='comments'><div itemscope itemtype='http://schema.org/Comment'><div itemprop='text'>"
         + long + "</div></div></div></body>",
+        # inline caption spans (blocks._span_captions): a photo box's, a card's credit beside its text
+        "<body><div class='photo'><p><img src='/a.jpg'></p><span class='newsCaption'>c <span class='caption'>(AP)</span></span></div>"
+        "<li><img src='/b.jpg'><h3>t</h3><span class='credit'>AP</span></li><p><span class='caption' hidden>x</span>y</p></body>",
     ]
     for html in pages:
         for depth in (512, 12, 2):
@@ -255,4 +258,4 @@ def test_python_walk_runs_with_one_warning_when_the_native_walk_does_not_fit(mon
 def test_native_walk_declines_what_it_does_not_take(walkers):
     native, _ = walkers
     with pytest.raises(_walk.Unsupported):
-        native.native.walk("not a node", 512, False, blocks.Blocks())
+        native.native.walk("not a node", 512, False, blocks.Blocks(), [])

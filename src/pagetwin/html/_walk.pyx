@@ -448,7 +448,7 @@ cdef class NativeWalk:
     cdef void *element_name
     cdef uintptr_t text_id, picture_id
     cdef signed char kinds[KINDS]
-    cdef unsigned char flags[KINDS]  # 1: header/footer, 2: article/main, 4: html/body/main
+    cdef unsigned char flags[KINDS]  # 1: header/footer, 2: article/main, 4: html/body/main, 8: span
     cdef object names  # tag id -> its name (list, for KINDS ids), for block tags
     cdef const char *name_ptr[KINDS]
     cdef Py_ssize_t name_len[KINDS]
@@ -565,13 +565,13 @@ cdef class NativeWalk:
             tag = self._node(node, parser).tag
             kind = self.kind_of(tag)
             self.kinds[tid] = kind
-            if kind == K_BLOCK:
+            if kind == K_BLOCK or kind == K_SPAN:  # (a span's name keys its class facts too)
                 encoded = tag.encode("utf-8", "surrogatepass")
                 self.names[tid] = (tag, encoded)
                 self.name_ptr[tid] = encoded
                 self.name_len[tid] = len(encoded)
                 self.flags[tid] = (1 if tag in self.page_chrome else 0) | (2 if tag in self.content_root else 0) | (
-                    4 if tag in self.own_roots else 0)
+                    4 if tag in self.own_roots else 0) | (8 if tag == "span" else 0)
             return kind
         if tid < STATIC_TAGS:  # (lexbor 3.1 has no static ids this high)
             raise Unsupported(f"tag id {tid}")
@@ -700,10 +700,11 @@ cdef class NativeWalk:
             child = child.prev
         return 0
 
-    def walk(self, root, Py_ssize_t max_depth, bint noscript, out):
+    def walk(self, root, Py_ssize_t max_depth, bint noscript, out, list spans):
         """Fill ``out`` (a blocks.Blocks) with the blocks under ``root`` (a LexborNode), as
         ``BlockWalker.walk_reference`` does; the noscripts and comment boxes held back (unless
-        ``noscript``) are returned as LexborNodes."""
+        ``noscript``) are returned as LexborNodes, and the spans named as captions are added to
+        ``spans`` as (block, LexborNode) (for blocks._span_captions)."""
         cdef object parser
         cdef pt_node *node
         cdef pt_node *child
@@ -843,8 +844,12 @@ cdef class NativeWalk:
                     continue
             elif kind == K_SPAN:
                 self._attrs(node, &a, False)
-                if a.any and a.hiding and self._hidden(&a):
-                    continue
+                if a.any:
+                    if a.hiding and self._hidden(&a):
+                        continue
+                    if block >= 0 and self.flags[tid] & 8 and (a.cls != NULL or a.ident != NULL):
+                        if self._facts(tid, &a)[3]:  # named as a caption (blocks._span_captions)
+                            spans.append((block, self._node(node, parser)))
             elif kind == K_CELL:
                 if block >= 0:  # cells are inline: a table row reads as one line
                     _append(own, b" ", 1)

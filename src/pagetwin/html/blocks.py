@@ -15,8 +15,8 @@ block the walk records
 - ``parent``: the enclosing block (blocks are numbered in document order, a parent before its
   children).
 - ``caption``: its class or id names a caption, a photo credit or a gallery (``_CAPTION_NAMES``,
-  parts of words: "wp-caption-text", "newsCaption", "image-credit"), for noise.page_keep's photo
-  captions.
+  parts of words: "wp-caption-text", "newsCaption", "image-credit"), or it is a photo's box whose
+  text is mostly a ``<span>`` so named (``_span_captions``), for noise.page_keep's photo captions.
 
 The walk does not enter elements that are never content (scripts, styles, form controls,
 embedded frames, ``SKIP_TAGS``), hidden elements (``hidden``, ``aria-hidden="true"``,
@@ -394,6 +394,27 @@ def _wrapper(node, page_chars: list) -> bool:
     return True
 
 
+def _span_captions(out: Blocks, spans: list) -> None:
+    """Mark as a caption a block whose text is mostly (half or more) inside inline boxes named as
+    captions (``spans``: (block, span) pairs, the spans' _class_facts name a caption) and whose
+    child blocks hold no text: a photo box of an image and a ``<span class="newsCaption">``, not
+    a card whose title and summary sit beside a photo's credit span."""
+    chars: dict[int, int] = {}
+    for b, node in spans:
+        chars[b] = chars.get(b, 0) + _ink(node.text(deep=True))
+    parent, text, caption, n = out.parent, out.text, out.caption, len(out.tag)
+    pictured = {b for b, _ in out.images}
+    for b, inside in chars.items():
+        if caption[b] or not inside or 2 * inside < _ink(text[b]):
+            continue
+        end, photo = b + 1, b in pictured  # (its subtree: the blocks after it whose parent is it or after it)
+        while end < n and parent[end] >= b and not text[end]:
+            photo = photo or end in pictured
+            end += 1
+        if photo and (end == n or parent[end] < b):
+            caption[b] = True
+
+
 def _held_back_is_the_page(out: Blocks, held: list) -> bool:
     """Whether the noscripts and comment boxes the walk held back are the page's content: the
     rest of the page has no paragraph of content (PARAGRAPH_CHARS) and fewer words than they
@@ -525,10 +546,13 @@ class BlockWalker:
         root = _walk_root(tree)
         if root is None:
             return out
+        spans: list = []
         try:
-            held = native.walk(root, max_depth, noscript, out)
+            held = native.walk(root, max_depth, noscript, out, spans)
         except (_walk.Unsupported, UnicodeEncodeError):  # (no page seen yet: see _walk's raises)
             return self.walk_reference(tree, max_depth, noscript)
+        if spans:
+            _span_captions(out, spans)
         if held and not noscript and _held_back_is_the_page(out, held):
             return self.walk(tree, max_depth, noscript=True)
         return out
@@ -560,6 +584,7 @@ class BlockWalker:
         maybe_cjk, maybe_cjk_e2 = _MAYBE_CJK, _MAYBE_CJK_E2
         copies: list = []  # noscripts with block markup, and comments, not entered
         page_chars: list = []  # the page's text length, once a chrome box asks (_holds_the_page)
+        spans: list = []  # (block, span) of the inline boxes named as captions (_span_captions)
 
         # The current block's state lives in locals: its number, nesting depth, signature, own
         # text pieces, chars inside links, folded child hashes (Merkle step) and whether its
@@ -704,8 +729,19 @@ class BlockWalker:
                     continue
             elif kind == _SPAN:
                 attrs = node.attributes
-                if attrs and not hiding(attrs) and is_hidden(attrs):
-                    continue
+                if attrs:
+                    if not hiding(attrs) and is_hidden(attrs):
+                        continue
+                    if block >= 0 and ("class" in attrs or "id" in attrs) and node.tag == "span":
+                        key = (node.tag, attrs.get("class") or "", attrs.get("id") or "", attrs.get("itemprop") or "")
+                        facts = class_memo.get(key)
+                        if facts is None:
+                            facts = _class_facts(*key)
+                            if len(class_memo) > _CLASS_MEMO_SIZE:
+                                class_memo.clear()
+                            class_memo[key] = facts
+                        if facts[3]:
+                            spans.append((block, node))
             elif kind == _CELL:
                 # Cells are inline: a table row reads as one line ("1 Kyle Busch 5040").
                 if block >= 0:
@@ -753,6 +789,8 @@ class BlockWalker:
                 sizes = out.size
                 for b, size in zip(wide, _text_sizes([out.text[b] for b in wide])):
                     sizes[b] = size
+            if spans:
+                _span_captions(out, spans)
         if copies and not noscript and _held_back_is_the_page(out, copies):
             return self.walk_reference(tree, max_depth, noscript=True)
         return out
@@ -766,6 +804,7 @@ itemprop="articleBody"><h1>Title 2024</h1><p>Some <a href="/x">linked</a> text, 
 <my-widget data-x="1">custom</my-widget> 中文 ١٢٣ <img src="/a.png" alt="a"></p>
 <div hidden>gone</div><span style="display: none">gone</span><ul class="menu"><li>m</li></ul>
 <table><tr><td>1</td><th>x</th></tr></table><picture><source srcset="/b.webp"></picture>
+<div><img src="/c.png"><span class="newsCaption">a caption</span></div>
 </div></body></html>"""
 
 
