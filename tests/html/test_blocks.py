@@ -339,6 +339,20 @@ def test_a_photo_box_whose_text_is_an_inline_caption_span_is_a_caption():
     assert "Paragraph 4" in text and "Police at the campus" not in text
 
 
+def test_a_post_embedded_in_a_social_named_box_is_walked_the_box_of_share_buttons_is_not():
+    # nj.com quotes tweets in <div class="social-media-embed"><blockquote class="twitter-tweet">:
+    # the gold text keeps them. A "social" box of links, or one that is also a share box, stays chrome.
+    b = blocks_of(
+        "<div class='social-media-embed'><blockquote class='twitter-tweet'><p>the quoted tweet</p>"
+        "&mdash; A Name (@name) <a href='/t'>November 18, 2019</a></blockquote></div>"
+        "<div class='social'><p>Follow us</p><a href='/f'>Facebook</a></div>"
+        "<div class='social share'><blockquote class='twitter-tweet'><p>a share box</p></blockquote></div>"
+    )
+    texts = [t for t in b.text if t]
+    assert "the quoted tweet" in texts and any("@name" in t for t in texts)
+    assert "Follow us" not in texts and "a share box" not in texts
+
+
 def test_hidden_panels_of_tabs_and_accordions_are_walked_other_hidden_boxes_are_not():
     b = blocks_of(
         "<div role='tablist'><a>Python</a><a>Node</a></div><div role='tabpanel'><p>python steps</p></div>"

@@ -153,6 +153,8 @@ def test_held_back_comments_and_noscripts_and_deep_doms(walkers):
         " itemtype='https://schema.org/Comment'><span itemprop='text'>a comment</span></li></ul></div></body>",
         "<body><p>t</p><div class='comments'><div itemscope itemtype='http://schema.org/Comment'><div itemprop='text'>"
         + long + "</div></div></div></body>",
+        "<body><div class='social-media-embed'><blockquote class='twitter-tweet'><p>a tweet</p>&mdash; X</blockquote></div>"
+        "<div class='social'><p>Follow</p></div></body>",
         # inline caption spans (blocks._span_captions): a photo box's, a card's credit beside its text
         "<body><div class='photo'><p><img src='/a.jpg'></p><span class='newsCaption'>c <span class='caption'>(AP)</span></span></div>"
         "<li><img src='/b.jpg'><h3>t</h3><span class='credit'>AP</span></li><p><span class='caption' hidden>x</span>y</p></body>",
