@@ -353,6 +353,29 @@ def test_a_post_embedded_in_a_social_named_box_is_walked_the_box_of_share_button
     assert "Follow us" not in texts and "a share box" not in texts
 
 
+def test_a_hover_card_of_links_inside_a_paragraph_is_left_out():
+    # thehill: <span class="rollover-people"><a>Ilhan Omar</a><span class="rollover-people-block">
+    # (a photo, the name again, three headlines)</span></span> inside the sentence, shown on hover.
+    b = blocks_of(
+        "<p>A man threatened Rep. <span class='rollover-people'><a href='/p'>Ilhan Omar</a><span class='rollover-people-block'>"
+        "<a href='/p'>Ilhan Omar</a><a href='/s1'>Another story</a></span></span> (D-Minn.), prosecutors said.</p>"
+        "<p>We beat the <span class='term'><dfn>competition</dfn><span class='term-tooltip'>Businesses know who "
+        "their competitors are. <a href='/glossary'>More</a></span></span> with insights.</p>"
+        # A tooltip that is an icon's only label, a popover's trigger, a Tailwind group around both,
+        # one without links, one outside a paragraph: text.
+        "<p><img src='/i.png'><span class='icon-tooltip-text'>American made</span></p>"
+        "<p><b>x</b><span class='popover-trigger'><a href='/x'>Fire pits</a></span></p>"
+        "<p><b>y</b><span class='group/tooltip'><a href='/w'>Web Application Firewall</a></span></p>"
+        "<p><b>z</b><span class='tooltip'>a plain note</span></p>"
+        "<div><b>Results</b><span class='tooltip'>Ads are <a href='/l'>ranked</a> by bid</span></div>"
+    )
+    texts = [t for t in b.text if t]
+    assert texts == [
+        "A man threatened Rep. Ilhan Omar (D-Minn.), prosecutors said.", "We beat the competition with insights.",
+        "American made", "xFire pits", "yWeb Application Firewall", "za plain note", "ResultsAds are ranked by bid",
+    ]
+
+
 def test_hidden_panels_of_tabs_and_accordions_are_walked_other_hidden_boxes_are_not():
     b = blocks_of(
         "<div role='tablist'><a>Python</a><a>Node</a></div><div role='tabpanel'><p>python steps</p></div>"

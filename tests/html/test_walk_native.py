@@ -56,6 +56,7 @@ CLASSES = [
     "disqus", "commentlist", "widget", "x_y-1", "ĸlass", "main", "related posts",
     "wp-caption-text", "newsCaption", "hst-resgallery", "slideshow", "image-credit", "accreditation", "d-none", "d-none d-lg-block", "sr-only", "x:flex visually-hidden", "tab-pane", "accordion-panel menu", "faq answer",
     "elementor-widget elementor-widget-heading", "elementor-widget-nav-menu", "widget-span widget-type-cell",
+    "rollover-people-block", "tooltip", "group/tooltip", "popover-trigger",
 ]
 TAGS = [
     "div", "p", "span", "a", "li", "ul", "ol", "section", "article", "main", "header", "footer", "nav",
@@ -155,6 +156,8 @@ def test_held_back_comments_and_noscripts_and_deep_doms(walkers):
         + long + "</div></div></div></body>",
         "<body><div class='social-media-embed'><blockquote class='twitter-tweet'><p>a tweet</p>&mdash; X</blockquote></div>"
         "<div class='social'><p>Follow</p></div></body>",
+        "<body><p>a <span class='rollover'><a href='/p'>b</a><span class='rollover-block'><a href='/q'>c</a></span></span> d</p>"
+        "<div><small class='tooltip'><a href='/r'>e</a></small></div><p><span class='tooltip'>f</span></p></body>",
         # inline caption spans (blocks._span_captions): a photo box's, a card's credit beside its text
         "<body><div class='photo'><p><img src='/a.jpg'></p><span class='newsCaption'>c <span class='caption'>(AP)</span></span></div>"
         "<li><img src='/b.jpg'><h3>t</h3><span class='credit'>AP</span></li><p><span class='caption' hidden>x</span>y</p></body>",

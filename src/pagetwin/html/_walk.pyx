@@ -464,7 +464,7 @@ cdef class NativeWalk:
     cdef readonly dict class_memo
     cdef Py_ssize_t class_memo_size
     cdef object kind_of, class_facts, hidden_style, page_chrome, content_root, own_roots
-    cdef object noscript_content, holds_the_page, disclosed
+    cdef object noscript_content, holds_the_page, disclosed, hover_card
     cdef Buf *own  # per depth: the open block's own text
     cdef Buf *imgs  # per depth: the open block's image sources, joined by " "
     cdef Py_ssize_t *img_count
@@ -487,7 +487,7 @@ cdef class NativeWalk:
 
     def __init__(self, lexbor_node_type, attr_name_address, element_name_address, text_id, picture_id,
                  kind_of, class_facts, hidden_style, image_attrs, page_chrome, content_root,
-                 noscript_content, holds_the_page, disclosed, class_memo_size):
+                 noscript_content, holds_the_page, disclosed, hover_card, class_memo_size):
         self.vtab = PyCapsule_GetPointer(lexbor_node_type.__dict__["__pyx_vtable__"], NULL)
         self.attr_name = <void *><uintptr_t>attr_name_address
         self.element_name = <void *><uintptr_t>element_name_address
@@ -497,6 +497,7 @@ cdef class NativeWalk:
         self.own_roots = frozenset(["html", "body", "main"])
         self.noscript_content, self.holds_the_page = noscript_content, holds_the_page
         self.disclosed = disclosed
+        self.hover_card = hover_card
         if len(image_attrs) > MAX_IMAGE_ATTRS:
             raise ValueError("too many image attributes")
         self.image_keys = tuple(image_attrs)
@@ -847,8 +848,11 @@ cdef class NativeWalk:
                 if a.any:
                     if a.hiding and self._hidden(&a):
                         continue
-                    if block >= 0 and self.flags[tid] & 8 and (a.cls != NULL or a.ident != NULL):
-                        if self._facts(tid, &a)[3]:  # named as a caption (blocks._span_captions)
+                    if block >= 0 and (a.cls != NULL or a.ident != NULL):
+                        facts = self._facts(tid, &a)
+                        if facts[5] and tags[block] == "p" and self.hover_card(self._node(node, parser)):
+                            continue  # a card shown on hover (blocks._hover_card)
+                        if facts[3] and self.flags[tid] & 8:  # a span named as a caption (blocks._span_captions)
                             spans.append((block, self._node(node, parser)))
             elif kind == K_CELL:
                 if block >= 0:  # cells are inline: a table row reads as one line
@@ -901,8 +905,8 @@ cdef class NativeWalk:
         key = PyBytes_FromStringAndSize(<char *>k.data, k.length)
         facts = self.class_memo.get(key)
         if facts is None:
-            chrome, hint, part, caption, hidden = self.class_facts(self.names[tid][0], _str(a.cls), _str(a.ident), _str(a.itemprop))
-            facts = (chrome, hint, part.encode("utf-8", "surrogatepass"), caption, hidden)
+            chrome, hint, part, caption, hidden, popup = self.class_facts(self.names[tid][0], _str(a.cls), _str(a.ident), _str(a.itemprop))
+            facts = (chrome, hint, part.encode("utf-8", "surrogatepass"), caption, hidden, popup)
             if len(self.class_memo) > self.class_memo_size:
                 self.class_memo.clear()
             self.class_memo[key] = facts

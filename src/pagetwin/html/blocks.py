@@ -22,7 +22,8 @@ The walk does not enter elements that are never content (scripts, styles, form c
 embedded frames, ``SKIP_TAGS``), hidden elements (``hidden``, ``aria-hidden="true"``,
 ``display: none`` / ``visibility: hidden`` inline styles; checked on block elements and on
 span/font/label/small; block elements hidden by a utility class, "d-none", "sr-only",
-``_class_hidden``; a hidden tab panel or accordion region is walked, ``_disclosed``), or elements that are page chrome by their tag (nav, aside,
+``_class_hidden``; a hidden tab panel or accordion region is walked, ``_disclosed``; a hover
+card of links inside a paragraph, ``_hover_card``), or elements that are page chrome by their tag (nav, aside,
 header/footer outside an article) or by the words of their class/id (menu, sidebar, share,
 cookie, ...; unless they wrap the page's h1 or marked article body). Boxes named as comments
 and noscripts with block markup are held back: the walk enters them (walking again) only when
@@ -242,7 +243,7 @@ def _text_sizes(texts: list[str]) -> list[int]:
     return [length + 2 * n for length, n in zip(lengths, counts)]
 
 
-def _class_facts(tag: str, cls: str, ident: str, itemprop: str) -> tuple[int, bool, str, bool, bool]:
+def _class_facts(tag: str, cls: str, ident: str, itemprop: str) -> tuple[int, bool, str, bool, bool, bool]:
     """(chrome by its class/id words: 0, _CHROME or _COMMENTS when only comment words name it;
     marked as the article body; signature part; named as a caption or gallery; hidden by its
     class, _class_hidden) of a block element (the walk memoises them: a site repeats the same
@@ -260,7 +261,18 @@ def _class_facts(tag: str, cls: str, ident: str, itemprop: str) -> tuple[int, bo
     hint = bool(marker) and _BODY_HINT.search(marker) is not None
     part = f"{tag}.{_DIGITS.sub('', cls.strip())}#{_DIGITS.sub('', ident.strip())}" if cls or ident else tag
     caption = _CAPTION_NAMES.search(f"{cls} {ident}".lower()) is not None
-    return chrome, hint, part, caption, _class_hidden(cls)
+    # (not Tailwind's group names, "group/tooltip": the box that holds a tooltip and its trigger)
+    named_popup = _WORDS.findall(" ".join(t for t in f"{cls} {ident}".lower().split() if "/" not in t))
+    popup = not _POPUP_WORDS.isdisjoint(named_popup) and _POPUP_TRIGGERS.isdisjoint(named_popup)
+    return chrome, hint, part, caption, _class_hidden(cls), popup
+
+
+# Words of an inline box shown only while the pointer is over a word (a tooltip, a card of a
+# person's stories: thehill's "rollover-people-block"); the word it explains is its "trigger".
+# The walk leaves out such a box when it holds links (a card of other pages), not the label of
+# an icon ("American made" under a badge), which is the only text the icon has.
+_POPUP_WORDS = frozenset("tooltip tooltips popover rollover hovercard".split())
+_POPUP_TRIGGERS = frozenset("trigger toggle link".split())
 
 
 # Utility classes that hide a box: display none (Bootstrap's "d-none") or visually hidden, left
@@ -269,6 +281,16 @@ def _class_facts(tag: str, cls: str, ident: str, itemprop: str) -> tuple[int, bo
 _HIDING_CLASSES = frozenset("d-none sr-only visually-hidden screen-reader-text v-visible-sr".split())
 # A class that shows the box again at some screen width ("d-none d-lg-block", Tailwind's "md:flex").
 _SHOWN_AGAIN = re.compile(r"(?:^|\s)(?:d-\w+-|\w+:)(?:block|flex|inline|inline-block|inline-flex|grid|table|contents)(?:\s|$)")
+
+
+def _hover_card(node) -> bool:
+    """Whether an inline box named as a popup (_POPUP_WORDS), inside a paragraph, is the card
+    shown while the pointer is over the word before it: it comes after an element (its
+    trigger: thehill's linked name, a glossary's <dfn>) and holds links (other pages)."""
+    sibling = node.prev
+    while sibling is not None and not sibling.is_element_node:
+        sibling = sibling.prev
+    return sibling is not None and node.css_first("a") is not None
 
 
 def _class_hidden(cls: str) -> bool:
@@ -540,7 +562,7 @@ class BlockWalker:
     def __init__(self, native: bool = True) -> None:
         self.kinds: dict[int, int] = {}
         self.block_names: dict[int, str] = {}  # tag id -> name, for block tags (names are stored)
-        self.class_memo: dict[tuple[str, str, str, str], tuple[int, bool, str, bool, bool]] = {}
+        self.class_memo: dict[tuple[str, str, str, str], tuple[int, bool, str, bool, bool, bool]] = {}
         self.sig_memo: dict[tuple[int, str], int] = {}  # (parent signature, path part) -> signature
         # The native walk (its own memos), unless not asked for or not usable (native_status).
         self.native = _native_walk() if native and native_status() is None else None
@@ -692,7 +714,7 @@ class BlockWalker:
                         if len(class_memo) > _CLASS_MEMO_SIZE:
                             class_memo.clear()
                         class_memo[key] = facts
-                    chrome, is_hint, part, is_caption, class_hidden = facts
+                    chrome, is_hint, part, is_caption, class_hidden, _ = facts
                     if class_hidden and tag not in ("html", "body", "main"):
                         continue
                     if chrome and tag not in ("html", "body", "main") and not _holds_the_page(node, root, page_chars, chrome):
@@ -741,7 +763,7 @@ class BlockWalker:
                 if attrs:
                     if not hiding(attrs) and is_hidden(attrs):
                         continue
-                    if block >= 0 and ("class" in attrs or "id" in attrs) and node.tag == "span":
+                    if block >= 0 and ("class" in attrs or "id" in attrs):
                         key = (node.tag, attrs.get("class") or "", attrs.get("id") or "", attrs.get("itemprop") or "")
                         facts = class_memo.get(key)
                         if facts is None:
@@ -749,7 +771,9 @@ class BlockWalker:
                             if len(class_memo) > _CLASS_MEMO_SIZE:
                                 class_memo.clear()
                             class_memo[key] = facts
-                        if facts[3]:
+                        if facts[5] and opened[block][0] == "p" and _hover_card(node):
+                            continue  # a card shown on hover (_POPUP_WORDS)
+                        if facts[3] and key[0] == "span":
                             spans.append((block, node))
             elif kind == _CELL:
                 # Cells are inline: a table row reads as one line ("1 Kyle Busch 5040").
@@ -876,5 +900,5 @@ def _native_walk(names: list[int] | None = None):
     return _walk.NativeWalk(
         LexborNode, *names, _TEXT_ID, LexborHTMLParser("").create_node("picture").tag_id,
         _kind_of, _class_facts, lambda style: _HIDDEN_STYLE.search(style) is not None, IMAGE_ATTRS,
-        PAGE_CHROME_TAGS, CONTENT_ROOT_TAGS, _NOSCRIPT_CONTENT, _holds_the_page, _disclosed, _CLASS_MEMO_SIZE,
+        PAGE_CHROME_TAGS, CONTENT_ROOT_TAGS, _NOSCRIPT_CONTENT, _holds_the_page, _disclosed, _hover_card, _CLASS_MEMO_SIZE,
     )  # fmt: skip
