@@ -1,5 +1,6 @@
 from hypothesis import given, settings as hsettings, strategies as st
 
+from pagetwin.html import blocks
 from pagetwin.html.blocks import text_size, walk
 from pagetwin.html.parse import parse_html
 
@@ -374,6 +375,21 @@ def test_a_hover_card_of_links_inside_a_paragraph_is_left_out():
         "A man threatened Rep. Ilhan Omar (D-Minn.), prosecutors said.", "We beat the competition with insights.",
         "American made", "xFire pits", "yWeb Application Firewall", "za plain note", "ResultsAds are ranked by bid",
     ]
+
+
+def test_a_page_that_shows_nothing_is_read_from_its_hidden_boxes_that_hold_it():
+    # eBay hides its sections with display:none until its scripts run; a geeksforgeeks page has
+    # its article in a hidden div. When the walk gives next to nothing (blocks.SHOWN_WORDS), the
+    # hidden boxes of HIDDEN_PAGE_WORDS words and more are walked, not hidden chrome.
+    words = " ".join(f"word{i}" for i in range(blocks.HIDDEN_PAGE_WORDS + 20))
+    page = (f"<body><p>Shop</p><div style='display:none'><h2>Items</h2><ul><li>{words}</li></ul></div>"
+            f"<div hidden class='footer'><p>{words} footer</p></div><div hidden><p>a small box</p></div></body>")
+    texts = [t for t in blocks_of(page).text if t]
+    assert texts == ["Shop", "Items", words]
+    # A page that shows enough of its own keeps its hidden boxes hidden.
+    shown = " ".join(f"seen{i}" for i in range(blocks.SHOWN_WORDS))
+    texts = [t for t in blocks_of(page.replace("<p>Shop</p>", f"<p>{shown}</p>")).text if t]
+    assert texts == [shown]
 
 
 def test_hidden_panels_of_tabs_and_accordions_are_walked_other_hidden_boxes_are_not():

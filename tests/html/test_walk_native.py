@@ -158,6 +158,8 @@ def test_held_back_comments_and_noscripts_and_deep_doms(walkers):
         "<div class='social'><p>Follow</p></div></body>",
         "<body><p>a <span class='rollover'><a href='/p'>b</a><span class='rollover-block'><a href='/q'>c</a></span></span> d</p>"
         "<div><small class='tooltip'><a href='/r'>e</a></small></div><p><span class='tooltip'>f</span></p></body>",
+        "<body><p>Shop</p><div style='display:none'><ul><li>" + "w " * 130 + "</li></ul></div><div hidden class='menu'><p>"
+        + "m " * 300 + "</p></div><div aria-hidden='true'><p>tiny</p></div></body>",
         # inline caption spans (blocks._span_captions): a photo box's, a card's credit beside its text
         "<body><div class='photo'><p><img src='/a.jpg'></p><span class='newsCaption'>c <span class='caption'>(AP)</span></span></div>"
         "<li><img src='/b.jpg'><h3>t</h3><span class='credit'>AP</span></li><p><span class='caption' hidden>x</span>y</p></body>",
@@ -263,4 +265,4 @@ def test_python_walk_runs_with_one_warning_when_the_native_walk_does_not_fit(mon
 def test_native_walk_declines_what_it_does_not_take(walkers):
     native, _ = walkers
     with pytest.raises(_walk.Unsupported):
-        native.native.walk("not a node", 512, False, blocks.Blocks(), [])
+        native.native.walk("not a node", 512, False, blocks.Blocks(), [], [], frozenset())

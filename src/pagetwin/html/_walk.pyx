@@ -701,11 +701,13 @@ cdef class NativeWalk:
             child = child.prev
         return 0
 
-    def walk(self, root, Py_ssize_t max_depth, bint noscript, out, list spans):
+    def walk(self, root, Py_ssize_t max_depth, bint noscript, out, list spans, list hidden, frozenset shown):
         """Fill ``out`` (a blocks.Blocks) with the blocks under ``root`` (a LexborNode), as
         ``BlockWalker.walk_reference`` does; the noscripts and comment boxes held back (unless
-        ``noscript``) are returned as LexborNodes, and the spans named as captions are added to
-        ``spans`` as (block, LexborNode) (for blocks._span_captions)."""
+        ``noscript``) are returned as LexborNodes, the spans named as captions are added to
+        ``spans`` as (block, LexborNode) (for blocks._span_captions), and the hidden blocks not
+        entered to ``hidden`` (for blocks._hidden_pages); the hidden blocks whose node
+        addresses (mem_id) are in ``shown`` are entered."""
         cdef object parser
         cdef pt_node *node
         cdef pt_node *child
@@ -770,8 +772,11 @@ cdef class NativeWalk:
                     continue
                 self._attrs(node, &a, False)
                 if a.any:
-                    if a.hiding and self._hidden(&a) and not self.disclosed(self._node(node, parser).attributes):
-                        continue  # (a hidden tab panel is walked: blocks._disclosed)
+                    if a.hiding and self._hidden(&a):
+                        py = self._node(node, parser)
+                        if not self.disclosed(py.attributes) and not (shown and <uintptr_t>node in shown):
+                            hidden.append(py)  # (a hidden tab panel is walked: blocks._disclosed)
+                            continue
                     facts = self._facts(tid, &a)
                     if facts[4] and not self.flags[tid] & 4:
                         continue  # hidden by its class (blocks._class_hidden)

@@ -28,7 +28,9 @@ header/footer outside an article) or by the words of their class/id (menu, sideb
 cookie, ...; unless they wrap the page's h1 or marked article body). Boxes named as comments
 and noscripts with block markup are held back: the walk enters them (walking again) only when
 the rest of the page has no paragraph of content and fewer words than they hold (a forum thread,
-a crawler copy of the page). The walk is iterative (an
+a crawler copy of the page). Likewise, on a page that shows next to nothing (SHOWN_WORDS), the
+hidden boxes that hold the page (HIDDEN_PAGE_WORDS, not named as chrome: a shop's body hidden
+until its scripts run) are walked, walking again (``_hidden_pages``). The walk is iterative (an
 explicit stack), so a DOM 100,000 levels deep does not reach Python's recursion limit; blocks
 nested deeper than ``max_depth`` are read as flat text of their ancestor. The tree is not
 modified.
@@ -446,6 +448,33 @@ def _span_captions(out: Blocks, spans: list) -> None:
             caption[b] = True
 
 
+# A page whose walk gives fewer words than SHOWN_WORDS shows next to nothing: its hidden boxes
+# of HIDDEN_PAGE_WORDS words or more are its content, hidden until a script shows them.
+HIDDEN_PAGE_WORDS = 100
+SHOWN_WORDS = 25
+
+
+def _hidden_pages(out: Blocks, hidden: list) -> frozenset:
+    """The hidden boxes that hold the page (their mem_ids), when the walk gave no paragraph of
+    content and fewer than SHOWN_WORDS words: the boxes hidden until a script shows them (eBay's
+    sections with display:none, a <main aria-hidden>) that hold HIDDEN_PAGE_WORDS words and
+    twice the words of the rest, and are not named as chrome (a hidden footer)."""
+    if any(size >= PARAGRAPH_CHARS and link <= 0.3 * len(text) for text, size, link in zip(out.text, out.size, out.link)):
+        return frozenset()
+    rest = sum(len(t.split()) for t in out.text)
+    if rest >= SHOWN_WORDS:
+        return frozenset()
+    boxes = []
+    for node in hidden:
+        attrs = node.attributes
+        if _class_facts(node.tag, attrs.get("class") or "", attrs.get("id") or "", attrs.get("itemprop") or "")[0]:
+            continue
+        words = len(node.text(deep=True, separator=" ").split())
+        if words >= HIDDEN_PAGE_WORDS and words >= 2 * rest:
+            boxes.append(node.mem_id)
+    return frozenset(boxes)
+
+
 def _held_back_is_the_page(out: Blocks, held: list) -> bool:
     """Whether the noscripts and comment boxes the walk held back are the page's content: the
     rest of the page has no paragraph of content (PARAGRAPH_CHARS) and fewer words than they
@@ -567,28 +596,34 @@ class BlockWalker:
         # The native walk (its own memos), unless not asked for or not usable (native_status).
         self.native = _native_walk() if native and native_status() is None else None
 
-    def walk(self, tree, max_depth: int = 512, noscript: bool = False) -> Blocks:
+    def walk(self, tree, max_depth: int = 512, noscript: bool = False, shown: frozenset = frozenset()) -> Blocks:
         """The blocks of a parsed page (``walk``): natively when it can, else walk_reference.
-        ``noscript``: enter the noscripts and comment boxes the walk would hold back."""
+        ``noscript``: enter the noscripts and comment boxes the walk would hold back; ``shown``:
+        the hidden boxes to enter (their mem_ids, _hidden_pages)."""
         native = self.native
         if native is None:
-            return self.walk_reference(tree, max_depth, noscript)
+            return self.walk_reference(tree, max_depth, noscript, shown)
         out = Blocks()
         root = _walk_root(tree)
         if root is None:
             return out
         spans: list = []
+        hidden: list = []
         try:
-            held = native.walk(root, max_depth, noscript, out, spans)
+            held = native.walk(root, max_depth, noscript, out, spans, hidden, shown)
         except (_walk.Unsupported, UnicodeEncodeError):  # (no page seen yet: see _walk's raises)
-            return self.walk_reference(tree, max_depth, noscript)
+            return self.walk_reference(tree, max_depth, noscript, shown)
         if spans:
             _span_captions(out, spans)
         if held and not noscript and _held_back_is_the_page(out, held):
-            return self.walk(tree, max_depth, noscript=True)
+            return self.walk(tree, max_depth, noscript=True, shown=shown)
+        if hidden and not shown:
+            boxes = _hidden_pages(out, hidden)
+            if boxes:
+                return self.walk(tree, max_depth, noscript, boxes)
         return out
 
-    def walk_reference(self, tree, max_depth: int = 512, noscript: bool = False) -> Blocks:
+    def walk_reference(self, tree, max_depth: int = 512, noscript: bool = False, shown: frozenset = frozenset()) -> Blocks:
         """The blocks of a parsed page, in Python: the reference of the native walk.
 
         It is one piece on purpose: it was the hottest loop of pass 1 (every node of every
@@ -614,6 +649,7 @@ class BlockWalker:
         text_id, other_digit_lead, fullwidth_digit = _TEXT_ID, _OTHER_DIGIT_LEAD, _FULLWIDTH_DIGIT
         maybe_cjk, maybe_cjk_e2 = _MAYBE_CJK, _MAYBE_CJK_E2
         copies: list = []  # noscripts with block markup, and comments, not entered
+        hidden_held: list = []  # hidden blocks, not entered
         page_chars: list = []  # the page's text length, once a chrome box asks (_holds_the_page)
         spans: list = []  # (block, span) of the inline boxes named as captions (_span_captions)
 
@@ -706,7 +742,9 @@ class BlockWalker:
                 attrs = node.attributes
                 if attrs:
                     if not hiding(attrs) and is_hidden(attrs) and not _disclosed(attrs):
-                        continue
+                        if node.mem_id not in shown:
+                            hidden_held.append(node)
+                            continue
                     key = (tag, attrs.get("class") or "", attrs.get("id") or "", attrs.get("itemprop") or "")
                     facts = class_memo.get(key)
                     if facts is None:
@@ -825,7 +863,11 @@ class BlockWalker:
             if spans:
                 _span_captions(out, spans)
         if copies and not noscript and _held_back_is_the_page(out, copies):
-            return self.walk_reference(tree, max_depth, noscript=True)
+            return self.walk_reference(tree, max_depth, noscript=True, shown=shown)
+        if hidden_held and not shown:
+            boxes = _hidden_pages(out, hidden_held)
+            if boxes:
+                return self.walk_reference(tree, max_depth, noscript, boxes)
         return out
 
 
