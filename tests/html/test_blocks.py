@@ -392,6 +392,16 @@ def test_a_page_that_shows_nothing_is_read_from_its_hidden_boxes_that_hold_it():
     assert texts == [shown]
 
 
+def test_a_section_named_skip_that_holds_paragraphs_is_content_a_skip_link_is_not():
+    # netgear names each topic of its article "skip-item" (the target of its table of contents).
+    b = blocks_of(
+        "<div class='skip-link'><a href='#main'>Skip to content</a></div>"
+        "<div class='skip-item' id='topic1'><h2>What is mesh WiFi?</h2><p>Mesh networks are a type of network.</p></div>"
+    )
+    texts = [t for t in b.text if t]
+    assert texts == ["What is mesh WiFi?", "Mesh networks are a type of network."]
+
+
 def test_hidden_panels_of_tabs_and_accordions_are_walked_other_hidden_boxes_are_not():
     b = blocks_of(
         "<div role='tablist'><a>Python</a><a>Node</a></div><div role='tabpanel'><p>python steps</p></div>"

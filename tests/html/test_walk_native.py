@@ -160,6 +160,7 @@ def test_held_back_comments_and_noscripts_and_deep_doms(walkers):
         "<div><small class='tooltip'><a href='/r'>e</a></small></div><p><span class='tooltip'>f</span></p></body>",
         "<body><p>Shop</p><div style='display:none'><ul><li>" + "w " * 130 + "</li></ul></div><div hidden class='menu'><p>"
         + "m " * 300 + "</p></div><div aria-hidden='true'><p>tiny</p></div></body>",
+        "<body><div class='skip'><a href='#m'>Skip</a></div><div class='skip-item'><h2>T</h2><p>p</p></div></body>",
         # inline caption spans (blocks._span_captions): a photo box's, a card's credit beside its text
         "<body><div class='photo'><p><img src='/a.jpg'></p><span class='newsCaption'>c <span class='caption'>(AP)</span></span></div>"
         "<li><img src='/b.jpg'><h3>t</h3><span class='credit'>AP</span></li><p><span class='caption' hidden>x</span>y</p></body>",

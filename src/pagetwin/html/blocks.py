@@ -317,6 +317,7 @@ _OVERLAY_WORDS = frozenset(["cookie", "cookies", "consent", "popup", "modal"])
 
 # A box named only by these words that holds an embedded post (_EMBEDDED_POST) is the post.
 _SOCIAL_WORDS = frozenset(["social", "socialmedia"])
+_SKIP_WORDS = frozenset(["skip"])
 # The markup of a post embedded from a social network (what its script turns into a card).
 _EMBEDDED_POST = "blockquote.twitter-tweet, blockquote.instagram-media, blockquote.tiktok-embed, blockquote.threads-post"
 
@@ -334,7 +335,8 @@ def _visible_ink(node) -> int:
 def _holds_the_page(node, root, page_chars: list, chrome: int) -> bool:
     """Whether a box named like chrome (``chrome``: its _class_facts verdict) is a wrapper of the
     page's content, not chrome: it holds the h1 or a marked article body (CONTENT_INSIDE), it is
-    named only as social and holds a post embedded from a social network (_EMBEDDED_POST), or,
+    named only as social and holds a post embedded from a social network (_EMBEDDED_POST), it is
+    named only "skip" and holds a paragraph (a section a table of contents skips to), or,
     named as chrome and not as comments (those the walk holds back), WRAPPER_PARAGRAPHS
     paragraphs of content and more text than the rest of the page, unless it is a dialog laid
     over the page (_OVERLAY_WORDS). Both walks ask this of every chrome-named box they meet;
@@ -354,6 +356,8 @@ def _holds_the_page(node, root, page_chars: list, chrome: int) -> bool:
         return False
     if first.tag == "p" and _SOCIAL_WORDS.issuperset(_chrome_words(node)) and node.css_first(_EMBEDDED_POST) is not None:
         return True  # a post embedded in the story ("social-media-embed" around a tweet), quoted as its text
+    if _chrome_words(node) == _SKIP_WORDS and (first.tag == "p" or node.css_first("p") is not None):
+        return True  # a section named "skip-item" (netgear's topics): a skip link holds no paragraph
     if node.css_first(_MAY_HOLD_CONTENT) is not None and _content_inside(node):
         return _wrapper(node, page_chars)
     if chrome != _CHROME or (first.tag != "p" and node.css_first("p") is None):
