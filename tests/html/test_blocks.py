@@ -402,6 +402,16 @@ def test_a_section_named_skip_that_holds_paragraphs_is_content_a_skip_link_is_no
     assert texts == ["What is mesh WiFi?", "Mesh networks are a type of network."]
 
 
+def test_an_aside_that_holds_the_pages_main_wraps_the_page_other_asides_are_chrome():
+    # fermyon puts its whole page in <aside class="announcement-banner">; sidebars title their
+    # widgets with h1s, which does not make them the page.
+    b = blocks_of(
+        "<aside class='announcement-banner'><main><h1>Startup lessons</h1><p>The story.</p></main></aside>"
+        "<aside class='sidebar'><h1>Archives</h1><p>November</p></aside><nav><p>Home</p></nav>"
+    )
+    assert [t for t in b.text if t] == ["Startup lessons", "The story."]
+
+
 def test_hidden_panels_of_tabs_and_accordions_are_walked_other_hidden_boxes_are_not():
     b = blocks_of(
         "<div role='tablist'><a>Python</a><a>Node</a></div><div role='tabpanel'><p>python steps</p></div>"

@@ -161,6 +161,8 @@ def test_held_back_comments_and_noscripts_and_deep_doms(walkers):
         "<body><p>Shop</p><div style='display:none'><ul><li>" + "w " * 130 + "</li></ul></div><div hidden class='menu'><p>"
         + "m " * 300 + "</p></div><div aria-hidden='true'><p>tiny</p></div></body>",
         "<body><div class='skip'><a href='#m'>Skip</a></div><div class='skip-item'><h2>T</h2><p>p</p></div></body>",
+        "<body><aside><main><h1>T</h1><p>p</p><aside><p>in</p></aside></main></aside><aside><h1>A</h1></aside>"
+        "<nav itemprop='articleBody'><p>n</p></nav></body>",
         # inline caption spans (blocks._span_captions): a photo box's, a card's credit beside its text
         "<body><div class='photo'><p><img src='/a.jpg'></p><span class='newsCaption'>c <span class='caption'>(AP)</span></span></div>"
         "<li><img src='/b.jpg'><h3>t</h3><span class='credit'>AP</span></li><p><span class='caption' hidden>x</span>y</p></body>",

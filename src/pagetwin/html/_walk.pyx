@@ -448,7 +448,7 @@ cdef class NativeWalk:
     cdef void *element_name
     cdef uintptr_t text_id, picture_id
     cdef signed char kinds[KINDS]
-    cdef unsigned char flags[KINDS]  # 1: header/footer, 2: article/main, 4: html/body/main, 8: span
+    cdef unsigned char flags[KINDS]  # 1: header/footer, 2: article/main, 4: html/body/main, 8: span, 16: nav/aside
     cdef object names  # tag id -> its name (list, for KINDS ids), for block tags
     cdef const char *name_ptr[KINDS]
     cdef Py_ssize_t name_len[KINDS]
@@ -464,7 +464,7 @@ cdef class NativeWalk:
     cdef readonly dict class_memo
     cdef Py_ssize_t class_memo_size
     cdef object kind_of, class_facts, hidden_style, page_chrome, content_root, own_roots
-    cdef object noscript_content, holds_the_page, disclosed, hover_card
+    cdef object noscript_content, holds_the_page, disclosed, hover_card, chrome_tags, chrome_tag_wraps
     cdef Buf *own  # per depth: the open block's own text
     cdef Buf *imgs  # per depth: the open block's image sources, joined by " "
     cdef Py_ssize_t *img_count
@@ -487,7 +487,7 @@ cdef class NativeWalk:
 
     def __init__(self, lexbor_node_type, attr_name_address, element_name_address, text_id, picture_id,
                  kind_of, class_facts, hidden_style, image_attrs, page_chrome, content_root,
-                 noscript_content, holds_the_page, disclosed, hover_card, class_memo_size):
+                 noscript_content, holds_the_page, disclosed, hover_card, chrome_tags, chrome_tag_wraps, class_memo_size):
         self.vtab = PyCapsule_GetPointer(lexbor_node_type.__dict__["__pyx_vtable__"], NULL)
         self.attr_name = <void *><uintptr_t>attr_name_address
         self.element_name = <void *><uintptr_t>element_name_address
@@ -498,6 +498,7 @@ cdef class NativeWalk:
         self.noscript_content, self.holds_the_page = noscript_content, holds_the_page
         self.disclosed = disclosed
         self.hover_card = hover_card
+        self.chrome_tags, self.chrome_tag_wraps = chrome_tags, chrome_tag_wraps
         if len(image_attrs) > MAX_IMAGE_ATTRS:
             raise ValueError("too many image attributes")
         self.image_keys = tuple(image_attrs)
@@ -572,7 +573,7 @@ cdef class NativeWalk:
                 self.name_ptr[tid] = encoded
                 self.name_len[tid] = len(encoded)
                 self.flags[tid] = (1 if tag in self.page_chrome else 0) | (2 if tag in self.content_root else 0) | (
-                    4 if tag in self.own_roots else 0) | (8 if tag == "span" else 0)
+                    4 if tag in self.own_roots else 0) | (8 if tag == "span" else 0) | (16 if tag in self.chrome_tags else 0)
             return kind
         if tid < STATIC_TAGS:  # (lexbor 3.1 has no static ids this high)
             raise Unsupported(f"tag id {tid}")
@@ -770,6 +771,8 @@ cdef class NativeWalk:
             elif kind == K_BLOCK:
                 if not article and self.flags[tid] & 1:
                     continue
+                if self.flags[tid] & 16 and not self.chrome_tag_wraps(self._node(node, parser)):
+                    continue  # nav, aside: chrome by their tag (blocks._chrome_tag_wraps)
                 self._attrs(node, &a, False)
                 if a.any:
                     if a.hiding and self._hidden(&a):

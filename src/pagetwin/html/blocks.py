@@ -24,7 +24,7 @@ embedded frames, ``SKIP_TAGS``), hidden elements (``hidden``, ``aria-hidden="tru
 span/font/label/small; block elements hidden by a utility class, "d-none", "sr-only",
 ``_class_hidden``; a hidden tab panel or accordion region is walked, ``_disclosed``; a hover
 card of links inside a paragraph, ``_hover_card``), or elements that are page chrome by their tag (nav, aside,
-header/footer outside an article) or by the words of their class/id (menu, sidebar, share,
+unless they hold the page's <main>, ``_chrome_tag_wraps``; header/footer outside an article) or by the words of their class/id (menu, sidebar, share,
 cookie, ...; unless they wrap the page's h1 or marked article body). Boxes named as comments
 and noscripts with block markup are held back: the walk enters them (walking again) only when
 the rest of the page has no paragraph of content and fewer words than they hold (a forum thread,
@@ -381,6 +381,16 @@ def _holds_the_page(node, root, page_chars: list, chrome: int) -> bool:
     return 2 * _visible_ink(node) > page_chars[0] and _wrapper(node, page_chars)
 
 
+_WRAPS_THE_PAGE = "main, [itemprop=articleBody]"
+
+
+def _chrome_tag_wraps(node) -> bool:
+    """Whether a <nav> or an <aside> wraps the page's content: it holds its <main> or its marked
+    article body (fermyon's <aside class="announcement-banner"> around the whole page; an h1 is
+    not enough: sidebars title their widgets with h1s). Else it is chrome."""
+    return node.css_first(_WRAPS_THE_PAGE) is not None
+
+
 def _content_inside(node) -> bool:
     """Whether a box holds what marks the page's content (CONTENT_INSIDE), the text of the
     comments on a question or an answer not counted (_qa_comment: StackExchange's, each an
@@ -536,7 +546,7 @@ def _kind_of(tag: str | None) -> int:
     if tag is None or tag[0] == "-" or tag in SKIP_TAGS:
         return _SKIP  # comments, doctype; scripts, styles, controls, frames
     if tag in BLOCK_TAGS:
-        return _SKIP if tag in CHROME_TAGS else _BLOCK  # nav, aside: chrome by their tag
+        return _BLOCK  # (nav, aside: chrome by their tag, unless they hold the page, _chrome_tag_wraps)
     if tag == "img":
         return _IMG
     if tag == "source":
@@ -743,6 +753,8 @@ class BlockWalker:
                 tag = block_names.get(tid) or node.tag
                 if not article and tag in PAGE_CHROME_TAGS:
                     continue
+                if tag in CHROME_TAGS and not _chrome_tag_wraps(node):
+                    continue
                 attrs = node.attributes
                 if attrs:
                     if not hiding(attrs) and is_hidden(attrs) and not _disclosed(attrs):
@@ -946,5 +958,6 @@ def _native_walk(names: list[int] | None = None):
     return _walk.NativeWalk(
         LexborNode, *names, _TEXT_ID, LexborHTMLParser("").create_node("picture").tag_id,
         _kind_of, _class_facts, lambda style: _HIDDEN_STYLE.search(style) is not None, IMAGE_ATTRS,
-        PAGE_CHROME_TAGS, CONTENT_ROOT_TAGS, _NOSCRIPT_CONTENT, _holds_the_page, _disclosed, _hover_card, _CLASS_MEMO_SIZE,
+        PAGE_CHROME_TAGS, CONTENT_ROOT_TAGS, _NOSCRIPT_CONTENT, _holds_the_page, _disclosed, _hover_card, CHROME_TAGS,
+        _chrome_tag_wraps, _CLASS_MEMO_SIZE,
     )  # fmt: skip
