@@ -1,5 +1,6 @@
 from hypothesis import given, settings as hsettings, strategies as st
 
+from pagetwin.html import blocks
 from pagetwin.html.blocks import text_size, walk
 from pagetwin.html.parse import parse_html
 
@@ -314,6 +315,101 @@ def test_photo_credits_are_marked_as_captions_are():
     page = f"<body><article><h1>Title</h1><img src='/a.jpg'><div class='image-credit'>Photo: Jane Doe, AP</div>{story}</article></body>"
     text = extract(parse_html(page)).text
     assert "Paragraph 4" in text and "Jane Doe" not in text
+
+
+def test_a_photo_box_whose_text_is_an_inline_caption_span_is_a_caption():
+    # express.co.uk: <div class="photo"><p><picture>...</p><span class="newsCaption">...</span></div>.
+    # The box is marked when its text is mostly the span's, it holds an image and its child
+    # blocks no text; a card with a credit span beside its title and summary is not.
+    b = blocks_of(
+        "<div class='photo'><p><img src='/a.jpg'></p><span class='newsCaption'>Protesters in the street "
+        "<span class='caption'>(Image: GETTY)</span></span></div>"
+        "<li class='card'><img src='/b.jpg'><h3>A question</h3><p>Its answer</p><span class='card__credit'>Photo: AP</span></li>"
+        "<div class='rating'><span class='rating__caption'>Rated 5.0 out of 5 stars</span></div>"
+        "<div class='figure'><img src='/c.jpg'>A long sentence that says what the photo shows <span class='credit'>AP</span></div>"
+        "<figure><img src='/d.jpg'><small class='img-caption'>A studio</small></figure>"
+    )
+    marked = {t for t, c in zip(b.text, b.caption) if c and t}
+    assert marked == {"Protesters in the street (Image: GETTY)"}
+    from pagetwin.html.noise import extract
+
+    story = "".join(f"<p>Paragraph {i} of the story, " + "long enough to be read as content on its own by the rules. " * 3 + "</p>" for i in range(5))
+    page = (f"<body><article><h1>Title</h1>{story}<div class='photo'><p><img src='/a.jpg'></p><span class='newsCaption'>"
+            f"Police at the campus</span></div>{story}</article></body>")
+    text = extract(parse_html(page)).text
+    assert "Paragraph 4" in text and "Police at the campus" not in text
+
+
+def test_a_post_embedded_in_a_social_named_box_is_walked_the_box_of_share_buttons_is_not():
+    # nj.com quotes tweets in <div class="social-media-embed"><blockquote class="twitter-tweet">:
+    # the gold text keeps them. A "social" box of links, or one that is also a share box, stays chrome.
+    b = blocks_of(
+        "<div class='social-media-embed'><blockquote class='twitter-tweet'><p>the quoted tweet</p>"
+        "&mdash; A Name (@name) <a href='/t'>November 18, 2019</a></blockquote></div>"
+        "<div class='social'><p>Follow us</p><a href='/f'>Facebook</a></div>"
+        "<div class='social share'><blockquote class='twitter-tweet'><p>a share box</p></blockquote></div>"
+    )
+    texts = [t for t in b.text if t]
+    assert "the quoted tweet" in texts and any("@name" in t for t in texts)
+    assert "Follow us" not in texts and "a share box" not in texts
+
+
+def test_a_hover_card_of_links_inside_a_paragraph_is_left_out():
+    # thehill: <span class="rollover-people"><a>Ilhan Omar</a><span class="rollover-people-block">
+    # (a photo, the name again, three headlines)</span></span> inside the sentence, shown on hover.
+    b = blocks_of(
+        "<p>A man threatened Rep. <span class='rollover-people'><a href='/p'>Ilhan Omar</a><span class='rollover-people-block'>"
+        "<a href='/p'>Ilhan Omar</a><a href='/s1'>Another story</a></span></span> (D-Minn.), prosecutors said.</p>"
+        "<p>We beat the <span class='term'><dfn>competition</dfn><span class='term-tooltip'>Businesses know who "
+        "their competitors are. <a href='/glossary'>More</a></span></span> with insights.</p>"
+        # A tooltip that is an icon's only label, a popover's trigger, a Tailwind group around both,
+        # one without links, one outside a paragraph: text.
+        "<p><img src='/i.png'><span class='icon-tooltip-text'>American made</span></p>"
+        "<p><b>x</b><span class='popover-trigger'><a href='/x'>Fire pits</a></span></p>"
+        "<p><b>y</b><span class='group/tooltip'><a href='/w'>Web Application Firewall</a></span></p>"
+        "<p><b>z</b><span class='tooltip'>a plain note</span></p>"
+        "<div><b>Results</b><span class='tooltip'>Ads are <a href='/l'>ranked</a> by bid</span></div>"
+    )
+    texts = [t for t in b.text if t]
+    assert texts == [
+        "A man threatened Rep. Ilhan Omar (D-Minn.), prosecutors said.", "We beat the competition with insights.",
+        "American made", "xFire pits", "yWeb Application Firewall", "za plain note", "ResultsAds are ranked by bid",
+    ]
+
+
+def test_a_page_that_shows_nothing_is_read_from_its_hidden_boxes_that_hold_it():
+    # eBay hides its sections with display:none until its scripts run; a geeksforgeeks page has
+    # its article in a hidden div. When the walk gives next to nothing (blocks.SHOWN_WORDS), the
+    # hidden boxes of HIDDEN_PAGE_WORDS words and more are walked, not hidden chrome.
+    words = " ".join(f"word{i}" for i in range(blocks.HIDDEN_PAGE_WORDS + 20))
+    page = (f"<body><p>Shop</p><div style='display:none'><h2>Items</h2><ul><li>{words}</li></ul></div>"
+            f"<div hidden class='footer'><p>{words} footer</p></div><div hidden><p>a small box</p></div></body>")
+    texts = [t for t in blocks_of(page).text if t]
+    assert texts == ["Shop", "Items", words]
+    # A page that shows enough of its own keeps its hidden boxes hidden.
+    shown = " ".join(f"seen{i}" for i in range(blocks.SHOWN_WORDS))
+    texts = [t for t in blocks_of(page.replace("<p>Shop</p>", f"<p>{shown}</p>")).text if t]
+    assert texts == [shown]
+
+
+def test_a_section_named_skip_that_holds_paragraphs_is_content_a_skip_link_is_not():
+    # netgear names each topic of its article "skip-item" (the target of its table of contents).
+    b = blocks_of(
+        "<div class='skip-link'><a href='#main'>Skip to content</a></div>"
+        "<div class='skip-item' id='topic1'><h2>What is mesh WiFi?</h2><p>Mesh networks are a type of network.</p></div>"
+    )
+    texts = [t for t in b.text if t]
+    assert texts == ["What is mesh WiFi?", "Mesh networks are a type of network."]
+
+
+def test_an_aside_that_holds_the_pages_main_wraps_the_page_other_asides_are_chrome():
+    # fermyon puts its whole page in <aside class="announcement-banner">; sidebars title their
+    # widgets with h1s, which does not make them the page.
+    b = blocks_of(
+        "<aside class='announcement-banner'><main><h1>Startup lessons</h1><p>The story.</p></main></aside>"
+        "<aside class='sidebar'><h1>Archives</h1><p>November</p></aside><nav><p>Home</p></nav>"
+    )
+    assert [t for t in b.text if t] == ["Startup lessons", "The story."]
 
 
 def test_hidden_panels_of_tabs_and_accordions_are_walked_other_hidden_boxes_are_not():

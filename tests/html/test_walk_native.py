@@ -56,6 +56,7 @@ CLASSES = [
     "disqus", "commentlist", "widget", "x_y-1", "ĸlass", "main", "related posts",
     "wp-caption-text", "newsCaption", "hst-resgallery", "slideshow", "image-credit", "accreditation", "d-none", "d-none d-lg-block", "sr-only", "x:flex visually-hidden", "tab-pane", "accordion-panel menu", "faq answer",
     "elementor-widget elementor-widget-heading", "elementor-widget-nav-menu", "widget-span widget-type-cell",
+    "rollover-people-block", "tooltip", "group/tooltip", "popover-trigger",
 ]
 TAGS = [
     "div", "p", "span", "a", "li", "ul", "ol", "section", "article", "main", "header", "footer", "nav",
@@ -153,6 +154,18 @@ def test_held_back_comments_and_noscripts_and_deep_doms(walkers):
         " itemtype='https://schema.org/Comment'><span itemprop='text'>a comment</span></li></ul></div></body>",
         "<body><p>t</p><div class='comments'><div itemscope itemtype='http://schema.org/Comment'><div itemprop='text'>"
         + long + "</div></div></div></body>",
+        "<body><div class='social-media-embed'><blockquote class='twitter-tweet'><p>a tweet</p>&mdash; X</blockquote></div>"
+        "<div class='social'><p>Follow</p></div></body>",
+        "<body><p>a <span class='rollover'><a href='/p'>b</a><span class='rollover-block'><a href='/q'>c</a></span></span> d</p>"
+        "<div><small class='tooltip'><a href='/r'>e</a></small></div><p><span class='tooltip'>f</span></p></body>",
+        "<body><p>Shop</p><div style='display:none'><ul><li>" + "w " * 130 + "</li></ul></div><div hidden class='menu'><p>"
+        + "m " * 300 + "</p></div><div aria-hidden='true'><p>tiny</p></div></body>",
+        "<body><div class='skip'><a href='#m'>Skip</a></div><div class='skip-item'><h2>T</h2><p>p</p></div></body>",
+        "<body><aside><main><h1>T</h1><p>p</p><aside><p>in</p></aside></main></aside><aside><h1>A</h1></aside>"
+        "<nav itemprop='articleBody'><p>n</p></nav></body>",
+        # inline caption spans (blocks._span_captions): a photo box's, a card's credit beside its text
+        "<body><div class='photo'><p><img src='/a.jpg'></p><span class='newsCaption'>c <span class='caption'>(AP)</span></span></div>"
+        "<li><img src='/b.jpg'><h3>t</h3><span class='credit'>AP</span></li><p><span class='caption' hidden>x</span>y</p></body>",
     ]
     for html in pages:
         for depth in (512, 12, 2):
@@ -255,4 +268,4 @@ def test_python_walk_runs_with_one_warning_when_the_native_walk_does_not_fit(mon
 def test_native_walk_declines_what_it_does_not_take(walkers):
     native, _ = walkers
     with pytest.raises(_walk.Unsupported):
-        native.native.walk("not a node", 512, False, blocks.Blocks())
+        native.native.walk("not a node", 512, False, blocks.Blocks(), [], [], frozenset())

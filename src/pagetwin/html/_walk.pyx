@@ -448,7 +448,7 @@ cdef class NativeWalk:
     cdef void *element_name
     cdef uintptr_t text_id, picture_id
     cdef signed char kinds[KINDS]
-    cdef unsigned char flags[KINDS]  # 1: header/footer, 2: article/main, 4: html/body/main
+    cdef unsigned char flags[KINDS]  # 1: header/footer, 2: article/main, 4: html/body/main, 8: span, 16: nav/aside
     cdef object names  # tag id -> its name (list, for KINDS ids), for block tags
     cdef const char *name_ptr[KINDS]
     cdef Py_ssize_t name_len[KINDS]
@@ -464,7 +464,7 @@ cdef class NativeWalk:
     cdef readonly dict class_memo
     cdef Py_ssize_t class_memo_size
     cdef object kind_of, class_facts, hidden_style, page_chrome, content_root, own_roots
-    cdef object noscript_content, holds_the_page, disclosed
+    cdef object noscript_content, holds_the_page, disclosed, hover_card, chrome_tags, chrome_tag_wraps
     cdef Buf *own  # per depth: the open block's own text
     cdef Buf *imgs  # per depth: the open block's image sources, joined by " "
     cdef Py_ssize_t *img_count
@@ -487,7 +487,7 @@ cdef class NativeWalk:
 
     def __init__(self, lexbor_node_type, attr_name_address, element_name_address, text_id, picture_id,
                  kind_of, class_facts, hidden_style, image_attrs, page_chrome, content_root,
-                 noscript_content, holds_the_page, disclosed, class_memo_size):
+                 noscript_content, holds_the_page, disclosed, hover_card, chrome_tags, chrome_tag_wraps, class_memo_size):
         self.vtab = PyCapsule_GetPointer(lexbor_node_type.__dict__["__pyx_vtable__"], NULL)
         self.attr_name = <void *><uintptr_t>attr_name_address
         self.element_name = <void *><uintptr_t>element_name_address
@@ -497,6 +497,8 @@ cdef class NativeWalk:
         self.own_roots = frozenset(["html", "body", "main"])
         self.noscript_content, self.holds_the_page = noscript_content, holds_the_page
         self.disclosed = disclosed
+        self.hover_card = hover_card
+        self.chrome_tags, self.chrome_tag_wraps = chrome_tags, chrome_tag_wraps
         if len(image_attrs) > MAX_IMAGE_ATTRS:
             raise ValueError("too many image attributes")
         self.image_keys = tuple(image_attrs)
@@ -565,13 +567,13 @@ cdef class NativeWalk:
             tag = self._node(node, parser).tag
             kind = self.kind_of(tag)
             self.kinds[tid] = kind
-            if kind == K_BLOCK:
+            if kind == K_BLOCK or kind == K_SPAN:  # (a span's name keys its class facts too)
                 encoded = tag.encode("utf-8", "surrogatepass")
                 self.names[tid] = (tag, encoded)
                 self.name_ptr[tid] = encoded
                 self.name_len[tid] = len(encoded)
                 self.flags[tid] = (1 if tag in self.page_chrome else 0) | (2 if tag in self.content_root else 0) | (
-                    4 if tag in self.own_roots else 0)
+                    4 if tag in self.own_roots else 0) | (8 if tag == "span" else 0) | (16 if tag in self.chrome_tags else 0)
             return kind
         if tid < STATIC_TAGS:  # (lexbor 3.1 has no static ids this high)
             raise Unsupported(f"tag id {tid}")
@@ -700,10 +702,13 @@ cdef class NativeWalk:
             child = child.prev
         return 0
 
-    def walk(self, root, Py_ssize_t max_depth, bint noscript, out):
+    def walk(self, root, Py_ssize_t max_depth, bint noscript, out, list spans, list hidden, frozenset shown):
         """Fill ``out`` (a blocks.Blocks) with the blocks under ``root`` (a LexborNode), as
         ``BlockWalker.walk_reference`` does; the noscripts and comment boxes held back (unless
-        ``noscript``) are returned as LexborNodes."""
+        ``noscript``) are returned as LexborNodes, the spans named as captions are added to
+        ``spans`` as (block, LexborNode) (for blocks._span_captions), and the hidden blocks not
+        entered to ``hidden`` (for blocks._hidden_pages); the hidden blocks whose node
+        addresses (mem_id) are in ``shown`` are entered."""
         cdef object parser
         cdef pt_node *node
         cdef pt_node *child
@@ -766,10 +771,15 @@ cdef class NativeWalk:
             elif kind == K_BLOCK:
                 if not article and self.flags[tid] & 1:
                     continue
+                if self.flags[tid] & 16 and not self.chrome_tag_wraps(self._node(node, parser)):
+                    continue  # nav, aside: chrome by their tag (blocks._chrome_tag_wraps)
                 self._attrs(node, &a, False)
                 if a.any:
-                    if a.hiding and self._hidden(&a) and not self.disclosed(self._node(node, parser).attributes):
-                        continue  # (a hidden tab panel is walked: blocks._disclosed)
+                    if a.hiding and self._hidden(&a):
+                        py = self._node(node, parser)
+                        if not self.disclosed(py.attributes) and not (shown and <uintptr_t>node in shown):
+                            hidden.append(py)  # (a hidden tab panel is walked: blocks._disclosed)
+                            continue
                     facts = self._facts(tid, &a)
                     if facts[4] and not self.flags[tid] & 4:
                         continue  # hidden by its class (blocks._class_hidden)
@@ -843,8 +853,15 @@ cdef class NativeWalk:
                     continue
             elif kind == K_SPAN:
                 self._attrs(node, &a, False)
-                if a.any and a.hiding and self._hidden(&a):
-                    continue
+                if a.any:
+                    if a.hiding and self._hidden(&a):
+                        continue
+                    if block >= 0 and (a.cls != NULL or a.ident != NULL):
+                        facts = self._facts(tid, &a)
+                        if facts[5] and tags[block] == "p" and self.hover_card(self._node(node, parser)):
+                            continue  # a card shown on hover (blocks._hover_card)
+                        if facts[3] and self.flags[tid] & 8:  # a span named as a caption (blocks._span_captions)
+                            spans.append((block, self._node(node, parser)))
             elif kind == K_CELL:
                 if block >= 0:  # cells are inline: a table row reads as one line
                     _append(own, b" ", 1)
@@ -896,8 +913,8 @@ cdef class NativeWalk:
         key = PyBytes_FromStringAndSize(<char *>k.data, k.length)
         facts = self.class_memo.get(key)
         if facts is None:
-            chrome, hint, part, caption, hidden = self.class_facts(self.names[tid][0], _str(a.cls), _str(a.ident), _str(a.itemprop))
-            facts = (chrome, hint, part.encode("utf-8", "surrogatepass"), caption, hidden)
+            chrome, hint, part, caption, hidden, popup = self.class_facts(self.names[tid][0], _str(a.cls), _str(a.ident), _str(a.itemprop))
+            facts = (chrome, hint, part.encode("utf-8", "surrogatepass"), caption, hidden, popup)
             if len(self.class_memo) > self.class_memo_size:
                 self.class_memo.clear()
             self.class_memo[key] = facts

@@ -15,19 +15,22 @@ block the walk records
 - ``parent``: the enclosing block (blocks are numbered in document order, a parent before its
   children).
 - ``caption``: its class or id names a caption, a photo credit or a gallery (``_CAPTION_NAMES``,
-  parts of words: "wp-caption-text", "newsCaption", "image-credit"), for noise.page_keep's photo
-  captions.
+  parts of words: "wp-caption-text", "newsCaption", "image-credit"), or it is a photo's box whose
+  text is mostly a ``<span>`` so named (``_span_captions``), for noise.page_keep's photo captions.
 
 The walk does not enter elements that are never content (scripts, styles, form controls,
 embedded frames, ``SKIP_TAGS``), hidden elements (``hidden``, ``aria-hidden="true"``,
 ``display: none`` / ``visibility: hidden`` inline styles; checked on block elements and on
 span/font/label/small; block elements hidden by a utility class, "d-none", "sr-only",
-``_class_hidden``; a hidden tab panel or accordion region is walked, ``_disclosed``), or elements that are page chrome by their tag (nav, aside,
-header/footer outside an article) or by the words of their class/id (menu, sidebar, share,
+``_class_hidden``; a hidden tab panel or accordion region is walked, ``_disclosed``; a hover
+card of links inside a paragraph, ``_hover_card``), or elements that are page chrome by their tag (nav, aside,
+unless they hold the page's <main>, ``_chrome_tag_wraps``; header/footer outside an article) or by the words of their class/id (menu, sidebar, share,
 cookie, ...; unless they wrap the page's h1 or marked article body). Boxes named as comments
 and noscripts with block markup are held back: the walk enters them (walking again) only when
 the rest of the page has no paragraph of content and fewer words than they hold (a forum thread,
-a crawler copy of the page). The walk is iterative (an
+a crawler copy of the page). Likewise, on a page that shows next to nothing (SHOWN_WORDS), the
+hidden boxes that hold the page (HIDDEN_PAGE_WORDS, not named as chrome: a shop's body hidden
+until its scripts run) are walked, walking again (``_hidden_pages``). The walk is iterative (an
 explicit stack), so a DOM 100,000 levels deep does not reach Python's recursion limit; blocks
 nested deeper than ``max_depth`` are read as flat text of their ancestor. The tree is not
 modified.
@@ -242,7 +245,7 @@ def _text_sizes(texts: list[str]) -> list[int]:
     return [length + 2 * n for length, n in zip(lengths, counts)]
 
 
-def _class_facts(tag: str, cls: str, ident: str, itemprop: str) -> tuple[int, bool, str, bool, bool]:
+def _class_facts(tag: str, cls: str, ident: str, itemprop: str) -> tuple[int, bool, str, bool, bool, bool]:
     """(chrome by its class/id words: 0, _CHROME or _COMMENTS when only comment words name it;
     marked as the article body; signature part; named as a caption or gallery; hidden by its
     class, _class_hidden) of a block element (the walk memoises them: a site repeats the same
@@ -260,7 +263,18 @@ def _class_facts(tag: str, cls: str, ident: str, itemprop: str) -> tuple[int, bo
     hint = bool(marker) and _BODY_HINT.search(marker) is not None
     part = f"{tag}.{_DIGITS.sub('', cls.strip())}#{_DIGITS.sub('', ident.strip())}" if cls or ident else tag
     caption = _CAPTION_NAMES.search(f"{cls} {ident}".lower()) is not None
-    return chrome, hint, part, caption, _class_hidden(cls)
+    # (not Tailwind's group names, "group/tooltip": the box that holds a tooltip and its trigger)
+    named_popup = _WORDS.findall(" ".join(t for t in f"{cls} {ident}".lower().split() if "/" not in t))
+    popup = not _POPUP_WORDS.isdisjoint(named_popup) and _POPUP_TRIGGERS.isdisjoint(named_popup)
+    return chrome, hint, part, caption, _class_hidden(cls), popup
+
+
+# Words of an inline box shown only while the pointer is over a word (a tooltip, a card of a
+# person's stories: thehill's "rollover-people-block"); the word it explains is its "trigger".
+# The walk leaves out such a box when it holds links (a card of other pages), not the label of
+# an icon ("American made" under a badge), which is the only text the icon has.
+_POPUP_WORDS = frozenset("tooltip tooltips popover rollover hovercard".split())
+_POPUP_TRIGGERS = frozenset("trigger toggle link".split())
 
 
 # Utility classes that hide a box: display none (Bootstrap's "d-none") or visually hidden, left
@@ -269,6 +283,16 @@ def _class_facts(tag: str, cls: str, ident: str, itemprop: str) -> tuple[int, bo
 _HIDING_CLASSES = frozenset("d-none sr-only visually-hidden screen-reader-text v-visible-sr".split())
 # A class that shows the box again at some screen width ("d-none d-lg-block", Tailwind's "md:flex").
 _SHOWN_AGAIN = re.compile(r"(?:^|\s)(?:d-\w+-|\w+:)(?:block|flex|inline|inline-block|inline-flex|grid|table|contents)(?:\s|$)")
+
+
+def _hover_card(node) -> bool:
+    """Whether an inline box named as a popup (_POPUP_WORDS), inside a paragraph, is the card
+    shown while the pointer is over the word before it: it comes after an element (its
+    trigger: thehill's linked name, a glossary's <dfn>) and holds links (other pages)."""
+    sibling = node.prev
+    while sibling is not None and not sibling.is_element_node:
+        sibling = sibling.prev
+    return sibling is not None and node.css_first("a") is not None
 
 
 def _class_hidden(cls: str) -> bool:
@@ -291,6 +315,13 @@ _CODE_TAGS = "script, style, template"
 _OVERLAY_WORDS = frozenset(["cookie", "cookies", "consent", "popup", "modal"])
 
 
+# A box named only by these words that holds an embedded post (_EMBEDDED_POST) is the post.
+_SOCIAL_WORDS = frozenset(["social", "socialmedia"])
+_SKIP_WORDS = frozenset(["skip"])
+# The markup of a post embedded from a social network (what its script turns into a card).
+_EMBEDDED_POST = "blockquote.twitter-tweet, blockquote.instagram-media, blockquote.tiktok-embed, blockquote.threads-post"
+
+
 def _ink(text: str) -> int:
     """Characters of a text that are not blanks (markup indentation is most of a menu's)."""
     return len(text) - text.count(" ") - text.count("\n") - text.count("\t") - text.count("\r")
@@ -303,7 +334,9 @@ def _visible_ink(node) -> int:
 
 def _holds_the_page(node, root, page_chars: list, chrome: int) -> bool:
     """Whether a box named like chrome (``chrome``: its _class_facts verdict) is a wrapper of the
-    page's content, not chrome: it holds the h1 or a marked article body (CONTENT_INSIDE), or,
+    page's content, not chrome: it holds the h1 or a marked article body (CONTENT_INSIDE), it is
+    named only as social and holds a post embedded from a social network (_EMBEDDED_POST), it is
+    named only "skip" and holds a paragraph (a section a table of contents skips to), or,
     named as chrome and not as comments (those the walk holds back), WRAPPER_PARAGRAPHS
     paragraphs of content and more text than the rest of the page, unless it is a dialog laid
     over the page (_OVERLAY_WORDS). Both walks ask this of every chrome-named box they meet;
@@ -321,6 +354,10 @@ def _holds_the_page(node, root, page_chars: list, chrome: int) -> bool:
     first = node.css_first(_MAY_HOLD_CONTENT_OR_P)
     if first is None:  # (menus and link lists, most chrome: one look)
         return False
+    if first.tag == "p" and _SOCIAL_WORDS.issuperset(_chrome_words(node)) and node.css_first(_EMBEDDED_POST) is not None:
+        return True  # a post embedded in the story ("social-media-embed" around a tweet), quoted as its text
+    if _chrome_words(node) == _SKIP_WORDS and (first.tag == "p" or node.css_first("p") is not None):
+        return True  # a section named "skip-item" (netgear's topics): a skip link holds no paragraph
     if node.css_first(_MAY_HOLD_CONTENT) is not None and _content_inside(node):
         return _wrapper(node, page_chars)
     if chrome != _CHROME or (first.tag != "p" and node.css_first("p") is None):
@@ -342,6 +379,16 @@ def _holds_the_page(node, root, page_chars: list, chrome: int) -> bool:
     if not page_chars or page_chars[0] < 0:
         page_chars[:1] = [_visible_ink(root)]
     return 2 * _visible_ink(node) > page_chars[0] and _wrapper(node, page_chars)
+
+
+_WRAPS_THE_PAGE = "main, [itemprop=articleBody]"
+
+
+def _chrome_tag_wraps(node) -> bool:
+    """Whether a <nav> or an <aside> wraps the page's content: it holds its <main> or its marked
+    article body (fermyon's <aside class="announcement-banner"> around the whole page; an h1 is
+    not enough: sidebars title their widgets with h1s). Else it is chrome."""
+    return node.css_first(_WRAPS_THE_PAGE) is not None
 
 
 def _content_inside(node) -> bool:
@@ -392,6 +439,54 @@ def _wrapper(node, page_chars: list) -> bool:
         page_chars.append({})
     page_chars[1][node.mem_id] = _chrome_words(node)
     return True
+
+
+def _span_captions(out: Blocks, spans: list) -> None:
+    """Mark as a caption a block whose text is mostly (half or more) inside inline boxes named as
+    captions (``spans``: (block, span) pairs, the spans' _class_facts name a caption) and whose
+    child blocks hold no text: a photo box of an image and a ``<span class="newsCaption">``, not
+    a card whose title and summary sit beside a photo's credit span."""
+    chars: dict[int, int] = {}
+    for b, node in spans:
+        chars[b] = chars.get(b, 0) + _ink(node.text(deep=True))
+    parent, text, caption, n = out.parent, out.text, out.caption, len(out.tag)
+    pictured = {b for b, _ in out.images}
+    for b, inside in chars.items():
+        if caption[b] or not inside or 2 * inside < _ink(text[b]):
+            continue
+        end, photo = b + 1, b in pictured  # (its subtree: the blocks after it whose parent is it or after it)
+        while end < n and parent[end] >= b and not text[end]:
+            photo = photo or end in pictured
+            end += 1
+        if photo and (end == n or parent[end] < b):
+            caption[b] = True
+
+
+# A page whose walk gives fewer words than SHOWN_WORDS shows next to nothing: its hidden boxes
+# of HIDDEN_PAGE_WORDS words or more are its content, hidden until a script shows them.
+HIDDEN_PAGE_WORDS = 100
+SHOWN_WORDS = 25
+
+
+def _hidden_pages(out: Blocks, hidden: list) -> frozenset:
+    """The hidden boxes that hold the page (their mem_ids), when the walk gave no paragraph of
+    content and fewer than SHOWN_WORDS words: the boxes hidden until a script shows them (eBay's
+    sections with display:none, a <main aria-hidden>) that hold HIDDEN_PAGE_WORDS words and
+    twice the words of the rest, and are not named as chrome (a hidden footer)."""
+    if any(size >= PARAGRAPH_CHARS and link <= 0.3 * len(text) for text, size, link in zip(out.text, out.size, out.link)):
+        return frozenset()
+    rest = sum(len(t.split()) for t in out.text)
+    if rest >= SHOWN_WORDS:
+        return frozenset()
+    boxes = []
+    for node in hidden:
+        attrs = node.attributes
+        if _class_facts(node.tag, attrs.get("class") or "", attrs.get("id") or "", attrs.get("itemprop") or "")[0]:
+            continue
+        words = len(node.text(deep=True, separator=" ").split())
+        if words >= HIDDEN_PAGE_WORDS and words >= 2 * rest:
+            boxes.append(node.mem_id)
+    return frozenset(boxes)
 
 
 def _held_back_is_the_page(out: Blocks, held: list) -> bool:
@@ -451,7 +546,7 @@ def _kind_of(tag: str | None) -> int:
     if tag is None or tag[0] == "-" or tag in SKIP_TAGS:
         return _SKIP  # comments, doctype; scripts, styles, controls, frames
     if tag in BLOCK_TAGS:
-        return _SKIP if tag in CHROME_TAGS else _BLOCK  # nav, aside: chrome by their tag
+        return _BLOCK  # (nav, aside: chrome by their tag, unless they hold the page, _chrome_tag_wraps)
     if tag == "img":
         return _IMG
     if tag == "source":
@@ -510,30 +605,39 @@ class BlockWalker:
     def __init__(self, native: bool = True) -> None:
         self.kinds: dict[int, int] = {}
         self.block_names: dict[int, str] = {}  # tag id -> name, for block tags (names are stored)
-        self.class_memo: dict[tuple[str, str, str, str], tuple[int, bool, str, bool, bool]] = {}
+        self.class_memo: dict[tuple[str, str, str, str], tuple[int, bool, str, bool, bool, bool]] = {}
         self.sig_memo: dict[tuple[int, str], int] = {}  # (parent signature, path part) -> signature
         # The native walk (its own memos), unless not asked for or not usable (native_status).
         self.native = _native_walk() if native and native_status() is None else None
 
-    def walk(self, tree, max_depth: int = 512, noscript: bool = False) -> Blocks:
+    def walk(self, tree, max_depth: int = 512, noscript: bool = False, shown: frozenset = frozenset()) -> Blocks:
         """The blocks of a parsed page (``walk``): natively when it can, else walk_reference.
-        ``noscript``: enter the noscripts and comment boxes the walk would hold back."""
+        ``noscript``: enter the noscripts and comment boxes the walk would hold back; ``shown``:
+        the hidden boxes to enter (their mem_ids, _hidden_pages)."""
         native = self.native
         if native is None:
-            return self.walk_reference(tree, max_depth, noscript)
+            return self.walk_reference(tree, max_depth, noscript, shown)
         out = Blocks()
         root = _walk_root(tree)
         if root is None:
             return out
+        spans: list = []
+        hidden: list = []
         try:
-            held = native.walk(root, max_depth, noscript, out)
+            held = native.walk(root, max_depth, noscript, out, spans, hidden, shown)
         except (_walk.Unsupported, UnicodeEncodeError):  # (no page seen yet: see _walk's raises)
-            return self.walk_reference(tree, max_depth, noscript)
+            return self.walk_reference(tree, max_depth, noscript, shown)
+        if spans:
+            _span_captions(out, spans)
         if held and not noscript and _held_back_is_the_page(out, held):
-            return self.walk(tree, max_depth, noscript=True)
+            return self.walk(tree, max_depth, noscript=True, shown=shown)
+        if hidden and not shown:
+            boxes = _hidden_pages(out, hidden)
+            if boxes:
+                return self.walk(tree, max_depth, noscript, boxes)
         return out
 
-    def walk_reference(self, tree, max_depth: int = 512, noscript: bool = False) -> Blocks:
+    def walk_reference(self, tree, max_depth: int = 512, noscript: bool = False, shown: frozenset = frozenset()) -> Blocks:
         """The blocks of a parsed page, in Python: the reference of the native walk.
 
         It is one piece on purpose: it was the hottest loop of pass 1 (every node of every
@@ -559,7 +663,9 @@ class BlockWalker:
         text_id, other_digit_lead, fullwidth_digit = _TEXT_ID, _OTHER_DIGIT_LEAD, _FULLWIDTH_DIGIT
         maybe_cjk, maybe_cjk_e2 = _MAYBE_CJK, _MAYBE_CJK_E2
         copies: list = []  # noscripts with block markup, and comments, not entered
+        hidden_held: list = []  # hidden blocks, not entered
         page_chars: list = []  # the page's text length, once a chrome box asks (_holds_the_page)
+        spans: list = []  # (block, span) of the inline boxes named as captions (_span_captions)
 
         # The current block's state lives in locals: its number, nesting depth, signature, own
         # text pieces, chars inside links, folded child hashes (Merkle step) and whether its
@@ -647,10 +753,14 @@ class BlockWalker:
                 tag = block_names.get(tid) or node.tag
                 if not article and tag in PAGE_CHROME_TAGS:
                     continue
+                if tag in CHROME_TAGS and not _chrome_tag_wraps(node):
+                    continue
                 attrs = node.attributes
                 if attrs:
                     if not hiding(attrs) and is_hidden(attrs) and not _disclosed(attrs):
-                        continue
+                        if node.mem_id not in shown:
+                            hidden_held.append(node)
+                            continue
                     key = (tag, attrs.get("class") or "", attrs.get("id") or "", attrs.get("itemprop") or "")
                     facts = class_memo.get(key)
                     if facts is None:
@@ -658,7 +768,7 @@ class BlockWalker:
                         if len(class_memo) > _CLASS_MEMO_SIZE:
                             class_memo.clear()
                         class_memo[key] = facts
-                    chrome, is_hint, part, is_caption, class_hidden = facts
+                    chrome, is_hint, part, is_caption, class_hidden, _ = facts
                     if class_hidden and tag not in ("html", "body", "main"):
                         continue
                     if chrome and tag not in ("html", "body", "main") and not _holds_the_page(node, root, page_chars, chrome):
@@ -704,8 +814,21 @@ class BlockWalker:
                     continue
             elif kind == _SPAN:
                 attrs = node.attributes
-                if attrs and not hiding(attrs) and is_hidden(attrs):
-                    continue
+                if attrs:
+                    if not hiding(attrs) and is_hidden(attrs):
+                        continue
+                    if block >= 0 and ("class" in attrs or "id" in attrs):
+                        key = (node.tag, attrs.get("class") or "", attrs.get("id") or "", attrs.get("itemprop") or "")
+                        facts = class_memo.get(key)
+                        if facts is None:
+                            facts = _class_facts(*key)
+                            if len(class_memo) > _CLASS_MEMO_SIZE:
+                                class_memo.clear()
+                            class_memo[key] = facts
+                        if facts[5] and opened[block][0] == "p" and _hover_card(node):
+                            continue  # a card shown on hover (_POPUP_WORDS)
+                        if facts[3] and key[0] == "span":
+                            spans.append((block, node))
             elif kind == _CELL:
                 # Cells are inline: a table row reads as one line ("1 Kyle Busch 5040").
                 if block >= 0:
@@ -753,8 +876,14 @@ class BlockWalker:
                 sizes = out.size
                 for b, size in zip(wide, _text_sizes([out.text[b] for b in wide])):
                     sizes[b] = size
+            if spans:
+                _span_captions(out, spans)
         if copies and not noscript and _held_back_is_the_page(out, copies):
-            return self.walk_reference(tree, max_depth, noscript=True)
+            return self.walk_reference(tree, max_depth, noscript=True, shown=shown)
+        if hidden_held and not shown:
+            boxes = _hidden_pages(out, hidden_held)
+            if boxes:
+                return self.walk_reference(tree, max_depth, noscript, boxes)
         return out
 
 
@@ -766,6 +895,7 @@ itemprop="articleBody"><h1>Title 2024</h1><p>Some <a href="/x">linked</a> text, 
 <my-widget data-x="1">custom</my-widget> 中文 ١٢٣ <img src="/a.png" alt="a"></p>
 <div hidden>gone</div><span style="display: none">gone</span><ul class="menu"><li>m</li></ul>
 <table><tr><td>1</td><th>x</th></tr></table><picture><source srcset="/b.webp"></picture>
+<div><img src="/c.png"><span class="newsCaption">a caption</span></div>
 </div></body></html>"""
 
 
@@ -828,5 +958,6 @@ def _native_walk(names: list[int] | None = None):
     return _walk.NativeWalk(
         LexborNode, *names, _TEXT_ID, LexborHTMLParser("").create_node("picture").tag_id,
         _kind_of, _class_facts, lambda style: _HIDDEN_STYLE.search(style) is not None, IMAGE_ATTRS,
-        PAGE_CHROME_TAGS, CONTENT_ROOT_TAGS, _NOSCRIPT_CONTENT, _holds_the_page, _disclosed, _CLASS_MEMO_SIZE,
+        PAGE_CHROME_TAGS, CONTENT_ROOT_TAGS, _NOSCRIPT_CONTENT, _holds_the_page, _disclosed, _hover_card, CHROME_TAGS,
+        _chrome_tag_wraps, _CLASS_MEMO_SIZE,
     )  # fmt: skip
