@@ -50,3 +50,24 @@ def test_a_caption_named_box_stays_when_it_is_the_page_or_too_long_for_a_caption
     assert long in out
     # Code on the page: figures are diagrams the text walks through.
     assert CAPTION in lines(article(f"<pre>x = 1</pre><div class='caption'>{CAPTION}</div>"))
+
+
+LINKED = (
+    "The plan follows a <a href='/a'>report by the national harbour office</a> and a "
+    "<a href='/b'>study of the northern villages' traffic</a>, both published in March, which the "
+    "engineers of the council read before they wrote their own review of the budget."
+)
+
+
+def test_a_paragraph_of_the_article_that_links_its_sources_is_kept():
+    # 40-50 % of its text in links: a link box by density alone, but a paragraph of the
+    # article's own slot (a <p> among the story's <p>s) all the same.
+    text = lines(article(f"<p>{LINKED}</p>"))
+    linked = " ".join(parse_html(f"<p>{LINKED}</p>").body.text().split())
+    assert linked in text
+    assert text[1:] == [STORY[0], linked, *STORY[1:]]
+    # The same text as a list item beside the story: a headline and its summary, not prose.
+    assert linked not in lines(article(f"<ul><li>{LINKED}</li><li>{LINKED} Again.</li></ul>"))
+    # More than half of it linked: a link box, not a paragraph.
+    dense = f"<a href='/d'>The harbour office's report on the northern villages and their traffic</a>: {LINKED}"
+    assert not any("harbour office's report" in x for x in lines(article(f"<p>{dense}</p>")))

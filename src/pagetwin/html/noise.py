@@ -32,7 +32,9 @@ decision per block:
    when the nearest non-short block before or after them is good or near (context, as jusText
    does), and so linked headings (a section or a story and its summary) and teasers in a slot
    of repeated items that only teasers fill (``_linked_parts``: the authors of each paper of a
-   listing, between its title and its subjects); other link-dense blocks never. On a product page (a schema.org ``Product``) the section its reviews or
+   listing, between its title and its subjects), and a paragraph that links up to half of what it
+   says when it fills the slot (signature) of two good paragraphs of the region or more (not a
+   list item or a table cell: those are a headline and its summary); other link-dense blocks never. On a product page (a schema.org ``Product``) the section its reviews or
    customers' questions open is dropped (``_drop_reviews``). Photo captions (``<figcaption>`` of a ``<figure>`` with an
    image) are dropped when the region holds an article without them and the page has no code
    (numbered figures, listings, quotes, short labels and galleries keep theirs), and so is the
@@ -228,6 +230,7 @@ def page_keep(blocks: Blocks, classes: list[int] | None = None, table_rows: froz
         if classes[text_blocks[i]] != SHORT:
             last = classes[text_blocks[i]]
     parts = _linked_parts(blocks, teasers, inside)
+    prose = _prose_slots(blocks, classes, inside)
     for i, b in enumerate(text_blocks):
         c = classes[b]
         if not inside[b]:
@@ -243,6 +246,10 @@ def page_keep(blocks: Blocks, classes: list[int] | None = None, table_rows: froz
             # A part of a repeated item (the authors of a paper between its title and its
             # subjects) between two parts of content, not a link box.
             keep[b] = before[i] in (GOOD, NEAR) and after[i] in (GOOD, NEAR)
+        elif c == BAD and blocks.tag[b] not in ("li", "tr", "td", "dd", "dt") and blocks.sig[b] in prose and blocks.size[b] >= GOOD_SIZE and blocks.link[b] <= BAD_LINK_DENSITY * len(blocks.text[b]):
+            # A paragraph of the article's own slot that links much of what it says (sources,
+            # names): prose all the same, not a link box.
+            keep[b] = True
     _drop_captions(blocks, classes, inside, keep)
     for b in _card_grid(blocks, classes, inside):  # a grid's cards are its items, in full
         inside[b] = True
@@ -321,6 +328,16 @@ def _linked_parts(blocks: Blocks, classes: list[int], inside: list[bool]) -> set
             seen[sig] += 1
             linked[sig] += c in (TEASER, BAD)
     return {sig for sig, count in seen.items() if count >= GRID_CARDS and linked[sig] == count}
+
+
+PROSE_SLOT = 2  # good paragraphs of one signature in the region that make it the article's slot
+
+
+def _prose_slots(blocks: Blocks, classes: list[int], inside: list[bool]) -> set[int]:
+    """Signatures of PROSE_SLOT good paragraphs or more in the region (the slot of the
+    article's own paragraphs: a ``<p>`` of the body container)."""
+    seen: Counter = Counter(sig for sig, c, i in zip(blocks.sig, classes, inside) if i and c == GOOD)
+    return {sig for sig, count in seen.items() if count >= PROSE_SLOT}
 
 
 REPEAT_SIZE = 100  # characters of a paragraph kept once however often the page says it
