@@ -71,3 +71,27 @@ def test_a_paragraph_of_the_article_that_links_its_sources_is_kept():
     # More than half of it linked: a link box, not a paragraph.
     dense = f"<a href='/d'>The harbour office's report on the northern villages and their traffic</a>: {LINKED}"
     assert not any("harbour office's report" in x for x in lines(article(f"<p>{dense}</p>")))
+
+
+def split_body(between: str) -> str:
+    """An article whose body the page marks in two boxes, a figure between them."""
+    first = "".join(f"<p>{p}</p>" for p in STORY[:2])
+    second = "".join(f"<p>{p}</p>" for p in STORY[2:])
+    return (
+        "<html><body><article><h1>Harbour budget approved</h1>"
+        f"<div class='wrap'><div itemprop='articleBody'>{first}</div></div>{between}"
+        f"<div class='wrap2'><div class='inner'><div itemprop='articleBody'>{second}</div></div></div>"
+        "</article></body></html>"
+    )
+
+
+def test_a_marked_body_split_around_a_figure_is_read_whole():
+    figure = "<figure><img src='/a.jpg'><figcaption>The harbour</figcaption></figure>"
+    assert lines(split_body(figure))[1:] == STORY
+    # A linked title between two marked boxes: the second is another story's excerpt.
+    other = "<h3><a href='/other'>Library project delayed again by the council</a></h3>"
+    out = lines(split_body(other))
+    assert not (set(STORY[:2]) & set(out) and set(STORY[2:]) & set(out))
+    # So is a heading of its own (another post's, a reply's).
+    out = lines(split_body("<h3>Re: Harbour budget approved</h3>"))
+    assert not (set(STORY[:2]) & set(out) and set(STORY[2:]) & set(out))

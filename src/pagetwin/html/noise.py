@@ -17,7 +17,8 @@ decision per block:
    full, near blocks at half) and its link-dense text B: ``G * G / (G + 2 B)`` (much content,
    little chrome); the highest-scoring block (the deepest on ties) is the page's main region,
    unless the page marks its article body (``itemprop=articleBody``, ``entry-content``, ...)
-   and that block scores at least half as much. Text blocks outside the region are dropped,
+   and that block scores at least half as much (a body marked in several boxes, split by figures
+   and videos with no heading or links between them, is read whole: ``_hinted_parts``). Text blocks outside the region are dropped,
    except the h1/h2 right before it (the article title). Teasers are link-dense text (as bad)
    unless the page reads as a list: when this article reading finds no article (under three
    good paragraphs) and the region found with teasers counted as near text holds twice as much
@@ -80,6 +81,7 @@ BAD_LINK_DENSITY = 0.5
 NEAR_WEIGHT = 0.5
 BAD_WEIGHT = 2.0
 HINT_SHARE = 0.5
+HINT_CLEAN = 0.8  # balance over good text of a part of a marked body split in boxes
 # A teaser: a link-dense block that reads like a headline or a summary (a card of a listing),
 # not like a menu entry: at least TEASER_WORDS words and TEASER_SIZE characters.
 TEASER_SIZE = 20
@@ -166,6 +168,13 @@ def main_region(blocks: Blocks, classes: list[int]) -> list[bool]:
     if hinted:
         top = max(hinted, key=balance.__getitem__)
         if balance[top] >= HINT_SHARE * balance[best]:
+            parts = _hinted_parts(blocks, classes, hinted, top, good, balance)
+            if len(parts) > 1:
+                inside = [False] * n
+                for part in parts:
+                    for b in _subtree_parent(parent, part):
+                        inside[b] = True
+                return inside
             best = top
     inside = [False] * n
     for b in range(best, n):
@@ -175,6 +184,38 @@ def main_region(blocks: Blocks, classes: list[int]) -> list[bool]:
         elif b > best and p < best:
             break
     return inside
+
+
+def _hinted_parts(blocks: Blocks, classes: list[int], hinted: list[int], top: int, good: list[float], balance: list[float]) -> list[int]:
+    """The parts of a marked article body split in several boxes (its text between figures,
+    quotes and videos, each part in a box the page marks as the body), in document order:
+    ``top`` (the best marked box) and the outermost marked boxes next to it that hold GOOD_SIZE
+    of good text or more, at least HINT_CLEAN of it clean of links, with at most SHORT_SIZE of
+    link-dense text and no heading between one part and the next (a card's linked title between
+    two marked excerpts makes them teasers of other stories, a reply's heading another post)."""
+    parent = blocks.parent
+    marked = set(hinted)
+    parts = []
+    for b in hinted:
+        up = parent[b]
+        while up >= 0 and up not in marked:
+            up = parent[up]
+        if up < 0 and (b == top or (good[b] >= GOOD_SIZE and balance[b] >= HINT_CLEAN * good[b])):
+            parts.append(b)
+    if len(parts) < 2 or top not in parts:  # (top inside a marked box: that box is the body)
+        return [top]
+    ends = [_subtree_parent(parent, b).stop for b in parts]
+    linked = [0] * (len(blocks) + 1)  # prefix sums of link-dense text
+    for b, (c, size) in enumerate(zip(classes, blocks.size)):
+        # (A heading between two parts opens another post: it counts as a link does.)
+        linked[b + 1] = linked[b] + (size if c in (BAD, TEASER) else SHORT_SIZE + 1 if c == HEADING else 0)
+    at = parts.index(top)
+    lo = hi = at
+    while lo > 0 and linked[parts[lo]] - linked[ends[lo - 1]] <= SHORT_SIZE:
+        lo -= 1
+    while hi + 1 < len(parts) and linked[parts[hi + 1]] - linked[ends[hi]] <= SHORT_SIZE:
+        hi += 1
+    return parts[lo : hi + 1]
 
 
 def _good_text(blocks: Blocks, classes: list[int], inside: list[bool]) -> float:
@@ -475,13 +516,17 @@ def _subtree_ends(blocks: Blocks) -> list[int]:
     return end
 
 
-def _subtree(blocks: Blocks, b: int) -> range:
-    """A block and its descendants: the blocks after it whose parent is it or after it."""
+def _subtree_parent(parent: list[int], b: int) -> range:
+    """A block and its descendants, from the parent list."""
     end = b + 1
-    parent = blocks.parent
-    while end < len(blocks) and parent[end] >= b:
+    while end < len(parent) and parent[end] >= b:
         end += 1
     return range(b, end)
+
+
+def _subtree(blocks: Blocks, b: int) -> range:
+    """A block and its descendants: the blocks after it whose parent is it or after it."""
+    return _subtree_parent(blocks.parent, b)
 
 
 def _photo_captions(blocks: Blocks) -> list[bool]:
