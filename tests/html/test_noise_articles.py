@@ -95,3 +95,26 @@ def test_a_marked_body_split_around_a_figure_is_read_whole():
     # So is a heading of its own (another post's, a reply's).
     out = lines(split_body("<h3>Re: Harbour budget approved</h3>"))
     assert not (set(STORY[:2]) & set(out) and set(STORY[2:]) & set(out))
+
+
+TICKER = [
+    f"Ferry timetable changes for the winter season announced by the port authority {i} NORTH: The port authority said on Monday that the ferries would sail less often from December until March."
+    for i in range(3)
+]
+
+
+def ticker_page(inner_parts: int) -> str:
+    """A marked column (``entry-content``) holding a ticker of other stories, then the article in
+    ``inner_parts`` marked boxes (``itemprop=articleBody``). The ticker's items link only their
+    titles: text, by their share of links, so that the column scores above the article."""
+    ticker = "".join(f"<li><a href='/s{i}'>{t[:40]}</a>{t[40:]}</li>" for i, t in enumerate(TICKER))
+    per = len(STORY) // inner_parts
+    bodies = "<figure><img src='/a.jpg'></figure>".join(
+        "<div itemprop='articleBody'>" + "".join(f"<p>{p}</p>" for p in STORY[k * per : (k + 1) * per]) + "</div>" for k in range(inner_parts)
+    )
+    return f"<html><body><div class='entry-content'><div class='ticker'><ul>{ticker}</ul></div><h2>Harbour budget approved</h2>{bodies}</div></body></html>"
+
+
+def test_the_marked_body_inside_a_marked_column_is_the_article():
+    out = lines(ticker_page(1))
+    assert out == ["Harbour budget approved", *STORY]  # the ticker above it is not the article

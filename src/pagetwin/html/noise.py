@@ -18,7 +18,8 @@ decision per block:
    little chrome); the highest-scoring block (the deepest on ties) is the page's main region,
    unless the page marks its article body (``itemprop=articleBody``, ``entry-content``, ...)
    and that block scores at least half as much (a body marked in several boxes, split by figures
-   and videos with no heading or links between them, is read whole: ``_hinted_parts``). Text blocks outside the region are dropped,
+   and videos with no heading or links between them, is read whole: ``_hinted_parts``; a marked
+   box inside the marked one that holds most of it is the body: ``_inner_body``). Text blocks outside the region are dropped,
    except the h1/h2 right before it (the article title). Teasers are link-dense text (as bad)
    unless the page reads as a list: when this article reading finds no article (under three
    good paragraphs) and the region found with teasers counted as near text holds twice as much
@@ -175,7 +176,7 @@ def main_region(blocks: Blocks, classes: list[int]) -> list[bool]:
                     for b in _subtree_parent(parent, part):
                         inside[b] = True
                 return inside
-            best = top
+            best = _inner_body(parent, hinted, top, good, balance)
     inside = [False] * n
     for b in range(best, n):
         p = parent[b]
@@ -184,6 +185,25 @@ def main_region(blocks: Blocks, classes: list[int]) -> list[bool]:
         elif b > best and p < best:
             break
     return inside
+
+
+def _inner_body(parent: list[int], hinted: list[int], top: int, good: list[float], balance: list[float]) -> int:
+    """The marked box inside the marked box ``top`` that is its body: of the outermost marked
+    boxes inside it, the only one scoring HINT_SHARE of ``top`` or more, when the others hold
+    less than HINT_SHARE of its good text (the outer box is a column holding the article and
+    something else: a ticker of other stories above it, a product's buy box beside its
+    description tab). Else ``top`` (the boxes inside it are the parts of its text)."""
+    end = _subtree_parent(parent, top).stop
+    outer: list[int] = []
+    inner_end = 0
+    for b in hinted:  # (in document order: a box before the end of the last one is inside it)
+        if top < b < end and b >= inner_end:
+            outer.append(b)
+            inner_end = _subtree_parent(parent, b).stop
+    strong = [b for b in outer if balance[b] >= HINT_SHARE * balance[top]]
+    if len(strong) != 1 or sum(good[b] for b in outer if b != strong[0]) > HINT_SHARE * good[strong[0]]:
+        return top
+    return strong[0]
 
 
 def _hinted_parts(blocks: Blocks, classes: list[int], hinted: list[int], top: int, good: list[float], balance: list[float]) -> list[int]:
