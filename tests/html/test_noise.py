@@ -471,3 +471,28 @@ def test_a_paragraph_said_again_is_kept_once():
               f"<div class='post'><p>{ARTICLE[2]}</p><p>Agreed.</p></div></div></body></html>")  # fmt: skip
     out = text(thread)
     assert out.count(post) == 1 and ARTICLE[1] in out and ARTICLE[2] in out
+
+
+NAMES = ["Ada", "ALGOL 60", "APL", "Basic", "BCPL", "C++", "COBOL", "Clojure", "Dart", "Eiffel", "Elixir", "Erlang", "Forth", "Fortran", "F#"]
+
+
+def index_page(sections: int) -> str:
+    """A list page: an intro, ``sections`` lists of linked names, each under its own heading, and
+    a closing note (the region is the box around them all)."""
+    groups = [NAMES[k * 5 : (k + 1) * 5] for k in range(sections)]
+    body = "".join(
+        f"<h2>{g[0][0]}</h2><ul>" + "".join(f"<li><a href='/wiki/{n}'>{n}</a></li>" for n in g) + "</ul>" for g in groups
+    )
+    return (
+        "<html><body><nav><ul>" + "".join(f"<li><a href='/{n}'>{n} page</a></li>" for n in NAMES) + "</ul></nav>"
+        f"<main><h1>List of programming languages</h1><p>{ARTICLE[0]} {ARTICLE[1]}</p>{body}<p>{ARTICLE[2]} {ARTICLE[0]}</p></main></body></html>"
+    )
+
+
+def test_an_index_of_linked_names_under_headings_is_the_pages_content():
+    out = text(index_page(3)).split("\n")
+    assert set(NAMES) <= set(out)
+    assert "Ada page" not in out  # (the menu is outside the region)
+    # Two lists are a "see also" box and a menu, not an index.
+    out = text(index_page(2)).split("\n")
+    assert not set(NAMES[:10]) & set(out)

@@ -36,7 +36,9 @@ decision per block:
    of repeated items that only teasers fill (``_linked_parts``: the authors of each paper of a
    listing, between its title and its subjects), and a paragraph that links up to half of what it
    says when it fills the slot (signature) of two good paragraphs of the region or more (not a
-   list item or a table cell: those are a headline and its summary); other link-dense blocks never. On a product page (a schema.org ``Product``) the section its reviews or
+   list item or a table cell: those are a headline and its summary), and the linked items of an
+   index (``_index_lists``: lists of one slot under three headings or more, a list of programming
+   languages); other link-dense blocks never. On a product page (a schema.org ``Product``) the section its reviews or
    customers' questions open is dropped (``_drop_reviews``). Photo captions (``<figcaption>`` of a ``<figure>`` with an
    image) are dropped when the region holds an article without them and the page has no code
    (numbered figures, listings, quotes, short labels and galleries keep theirs), and so is the
@@ -292,6 +294,7 @@ def page_keep(blocks: Blocks, classes: list[int] | None = None, table_rows: froz
             last = classes[text_blocks[i]]
     parts = _linked_parts(blocks, teasers, inside)
     prose = _prose_slots(blocks, classes, inside)
+    index = _index_lists(blocks, classes, inside)
     for i, b in enumerate(text_blocks):
         c = classes[b]
         if not inside[b]:
@@ -310,6 +313,8 @@ def page_keep(blocks: Blocks, classes: list[int] | None = None, table_rows: froz
         elif c == BAD and blocks.tag[b] not in ("li", "tr", "td", "dd", "dt") and blocks.sig[b] in prose and blocks.size[b] >= GOOD_SIZE and blocks.link[b] <= BAD_LINK_DENSITY * len(blocks.text[b]):
             # A paragraph of the article's own slot that links much of what it says (sources,
             # names): prose all the same, not a link box.
+            keep[b] = True
+        elif b in index:
             keep[b] = True
     _drop_captions(blocks, classes, inside, keep)
     for b in _card_grid(blocks, classes, inside):  # a grid's cards are its items, in full
@@ -399,6 +404,37 @@ def _prose_slots(blocks: Blocks, classes: list[int], inside: list[bool]) -> set[
     article's own paragraphs: a ``<p>`` of the body container)."""
     seen: Counter = Counter(sig for sig, c, i in zip(blocks.sig, classes, inside) if i and c == GOOD)
     return {sig for sig, count in seen.items() if count >= PROSE_SLOT}
+
+
+INDEX_SECTIONS = 3  # lists of one slot, each under its own heading, that make an index
+INDEX_ITEMS = 5  # linked items of each of those lists, at least
+
+
+def _index_lists(blocks: Blocks, classes: list[int], inside: list[bool]) -> set[int]:
+    """The items of the region's index lists (a list of programming languages, of a
+    category's pages): lists of linked ``<li>`` items of one signature, INDEX_ITEMS or more
+    each, in INDEX_SECTIONS lists or more that each follow a heading of their own (A, B, C...).
+    A menu is one list, a "see also" box one or two."""
+    lists: dict[int, dict[int, list[int]]] = {}
+    for b, (c, tag, i) in enumerate(zip(classes, blocks.tag, inside)):
+        if i and tag == "li" and c in (BAD, TEASER):
+            lists.setdefault(blocks.sig[b], {}).setdefault(blocks.parent[b], []).append(b)
+    out: set[int] = set()
+    if not lists:
+        return out
+    heading_before: dict[int, bool] = {}
+    last_heading = -1
+    for b, tag in enumerate(blocks.tag):
+        if tag in HEADING_TAGS and blocks.text[b]:
+            last_heading = b
+        heading_before[b] = last_heading
+    for by_parent in lists.values():
+        sections = [items for p, items in by_parent.items() if len(items) >= INDEX_ITEMS]
+        heads = {heading_before[items[0]] for items in sections if heading_before[items[0]] >= 0}
+        if len(sections) >= INDEX_SECTIONS and len(heads) >= INDEX_SECTIONS:
+            for items in sections:
+                out.update(items)
+    return out
 
 
 REPEAT_SIZE = 100  # characters of a paragraph kept once however often the page says it
