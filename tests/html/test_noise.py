@@ -496,3 +496,27 @@ def test_an_index_of_linked_names_under_headings_is_the_pages_content():
     # Two lists are a "see also" box and a menu, not an index.
     out = text(index_page(2)).split("\n")
     assert not set(NAMES[:10]) & set(out)
+
+
+SPECS = ["Volume: 25 litres", "Weight: 1.2 kg", "Main fabric: 210D nylon", "Frame: aluminium stay"]
+
+
+def _spec_page(head: str, specs: list[str]) -> str:
+    """A shop's page: the description in its column, the specifications in a sidebar box among
+    links (outside the main region)."""
+    paras = "".join(f"<p>{p}</p>" for p in ARTICLE)
+    links = "".join(f"<li><a href='/c{i}'>More trail packs in size {i}</a></li>" for i in range(8))
+    spec = "".join(f"<li>{s}</li>" for s in specs)
+    return (f"<html><head>{head}</head><body><div id='page'><div class='col'><h1>Trail pack</h1>{paras}</div>"
+            f"<div class='side'><ul>{links}</ul><h3>Specifications</h3><ul class='specs'>{spec}</ul></div></div></body></html>")  # fmt: skip
+
+
+def test_the_specifications_of_a_product_page_are_kept():
+    out = text(_spec_page(_PRODUCT_LD, SPECS)).split("\n")
+    assert set(ARTICLE) <= set(out) and set(SPECS) <= set(out) and "Specifications" in out
+    assert not any("More trail packs" in x for x in out)
+    # Not a product's page: the box beside the region stays out.
+    assert not set(SPECS) & set(text(_spec_page("", SPECS)).split("\n"))
+    # A menu of currencies ("GBP: $50.42") is not a specification.
+    prices = ["GBP: $50.42", "USD: $68.07", "AUD: $105.81", "CAD: $94.05"]
+    assert not set(prices) & set(text(_spec_page(_PRODUCT_LD, prices)).split("\n"))

@@ -39,7 +39,8 @@ decision per block:
    list item or a table cell: those are a headline and its summary), and the linked items of an
    index (``_index_lists``: lists of one slot under three headings or more, a list of programming
    languages); other link-dense blocks never. On a product page (a schema.org ``Product``) the section its reviews or
-   customers' questions open is dropped (``_drop_reviews``). Photo captions (``<figcaption>`` of a ``<figure>`` with an
+   customers' questions open is dropped (``_drop_reviews``), and its specifications are kept
+   wherever they are (``_keep_specs``: three or more sibling "label: value" lines and their heading). Photo captions (``<figcaption>`` of a ``<figure>`` with an
    image) are dropped when the region holds an article without them and the page has no code
    (numbered figures, listings, quotes, short labels and galleries keep theirs), and so is the
    text of small boxes named as captions or galleries ("wp-caption-text"). A box the
@@ -697,6 +698,7 @@ def parse_page(
     is_product, product = product_facts(tree)
     if is_product:
         _drop_reviews(blocks, keep)
+        _keep_specs(blocks, keep)
     if product and _uncovered(product, blocks, keep):
         _append_block(blocks, product, _PRODUCT_SLOT)
         keep.append(True)
@@ -794,6 +796,33 @@ def _drop_reviews(blocks: Blocks, keep: list[bool]) -> None:
         for x in range(b, stop):
             keep[x] = False
         b = stop
+
+
+_SPEC = re.compile(r"^[^:\n]{1,40}:\s*\S")  # "Processor: 2.0 GHz", "Weight: 523 g"
+_PRICE = re.compile(r"^[A-Z]{3}:|[$€£¥₹]")  # "GBP: 50.42", "USD: $68.07": a currency menu, not a spec
+SPEC_LINES = 3  # label: value lines of one list, at least
+
+
+def _keep_specs(blocks: Blocks, keep: list[bool]) -> None:
+    """Keep a product's specifications wherever they are: SPEC_LINES or more sibling blocks
+    of one signature, each a short "label: value" line without links or prices (the processor,
+    the weight, the fabric; not a menu of currencies), and the heading right before them ("System requirements",
+    "Specifications"). The description the region found is only part of what a shop says
+    about the product; its specifications are the rest."""
+    groups: dict[tuple[int, int], list[int]] = {}
+    for b, (text, size, link) in enumerate(zip(blocks.text, blocks.size, blocks.link)):
+        if text and not link and size <= GOOD_SIZE and _SPEC.match(text) and not _PRICE.search(text):
+            groups.setdefault((blocks.parent[b], blocks.sig[b]), []).append(b)
+    for items in groups.values():
+        if len(items) < SPEC_LINES:
+            continue
+        for b in items:
+            keep[b] = True
+        for b in range(items[0] - 1, max(-1, items[0] - 6), -1):
+            if blocks.text[b]:
+                if blocks.tag[b] in HEADING_TAGS and not blocks.link[b]:
+                    keep[b] = True
+                break
 
 
 def _uncovered(text: str, blocks: Blocks, keep: list[bool]) -> bool:
