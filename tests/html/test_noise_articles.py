@@ -118,3 +118,20 @@ def ticker_page(inner_parts: int) -> str:
 def test_the_marked_body_inside_a_marked_column_is_the_article():
     out = lines(ticker_page(1))
     assert out == ["Harbour budget approved", *STORY]  # the ticker above it is not the article
+
+
+def test_a_list_of_linked_summaries_is_the_article_when_one_of_them_wins():
+    # A newsletter's "10 things": each item a sentence or two linking what it names (a third of
+    # it in links: link-dense by itself); the one item with fewer links would be the region alone.
+    items = [
+        f"<li><a href='/s{i}'>The river council approved the harbour budget {i}</a> after a long meeting "
+        f"with residents, and <a href='/t{i}'>the engineers</a> said they would start in spring. The work will take two years.</li>"
+        for i in range(5)
+    ]
+    items[2] = items[2].replace("after a long meeting", "after a long and loud meeting in the old town hall that lasted well into the night")
+    html = (
+        "<html><body><div class='story'><h1>Five things to know today</h1><p>Good morning!</p>"
+        f"<ul>{''.join(items)}</ul></div></body></html>"
+    )
+    out = lines(html)
+    assert sum("river council approved the harbour budget" in x for x in out) == 5

@@ -277,6 +277,7 @@ def page_keep(blocks: Blocks, classes: list[int] | None = None, table_rows: froz
     classes = _data_tables(blocks, classes, table_rows)
     teasers = classes
     classes, inside = _article_or_list(blocks, classes)
+    classes, inside = _prose_list(blocks, classes, inside)
     n = len(blocks)
     keep = [False] * n
     text_blocks = [b for b in range(n) if classes[b] != EMPTY]
@@ -380,6 +381,39 @@ def _data_tables(blocks: Blocks, classes: list[int], rows: frozenset[str]) -> li
                 if out[b] in (BAD, TEASER):
                     out[b] = NEAR if blocks.size[b] >= SHORT_SIZE else SHORT
     return out
+
+
+PROSE_ITEMS = 3  # sibling items of one signature that make a list of summaries
+PROSE_LINKS = 0.7  # the most of an item's text in links (its summary's own links) in such a list
+
+
+def _prose_list(blocks: Blocks, classes: list[int], inside: list[bool]) -> tuple[list[int], list[bool]]:
+    """(classes, region) when the region is one item of a list of summaries: PROSE_ITEMS sibling
+    blocks or more of its signature, GOOD_SIZE or more and at most BAD_LINK_DENSITY of their
+    text in links at the median (each a sentence or two that links what it names: a
+    newsletter's "10 things"). The list is the region then, its items with up to PROSE_LINKS
+    of their text in links good text. (Otherwise unchanged: such lists beside an article, a
+    ticker of headlines and their first lines, are not its text.)"""
+    root = inside.index(True) if True in inside else -1
+    if root <= 0 or not blocks.text[root]:
+        return classes, inside
+    parent, sig = blocks.parent[root], blocks.sig[root]
+    items = [b for b in _subtree_parent(blocks.parent, parent) if blocks.parent[b] == parent and blocks.sig[b] == sig and blocks.text[b]]
+    if len(items) < PROSE_ITEMS:
+        return classes, inside
+    half = len(items) // 2
+    if sorted(blocks.size[b] for b in items)[half] < GOOD_SIZE:
+        return classes, inside
+    if sorted(blocks.link[b] / len(blocks.text[b]) for b in items)[half] > BAD_LINK_DENSITY:
+        return classes, inside
+    classes = list(classes)
+    for b in items:
+        if classes[b] in (BAD, TEASER) and blocks.link[b] <= PROSE_LINKS * len(blocks.text[b]):
+            classes[b] = GOOD
+    inside = [False] * len(blocks)
+    for b in _subtree_parent(blocks.parent, parent):
+        inside[b] = True
+    return classes, inside
 
 
 def _linked_parts(blocks: Blocks, classes: list[int], inside: list[bool]) -> set[int]:
