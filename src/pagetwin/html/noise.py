@@ -20,7 +20,9 @@ decision per block:
    and that block scores at least half as much (a body marked in several boxes, split by figures
    and videos with no heading or links between them, is read whole: ``_hinted_parts``; a marked
    box inside the marked one that holds most of it is the body: ``_inner_body``). Text blocks outside the region are dropped,
-   except the h1/h2 right before it (the article title). Teasers are link-dense text (as bad)
+   except the h1/h2 right before it (the article title). A region that is one item of a list of
+   summaries (each linking a third to a half of its text: a newsletter's "10 things") is the list
+   (``_prose_list``). Teasers are link-dense text (as bad)
    unless the page reads as a list: when this article reading finds no article (under three
    good paragraphs) and the region found with teasers counted as near text holds twice as much
    teaser text as content, that region is the main region and its teasers are kept (listings,
