@@ -135,3 +135,21 @@ def test_a_list_of_linked_summaries_is_the_article_when_one_of_them_wins():
     )
     out = lines(html)
     assert sum("river council approved the harbour budget" in x for x in out) == 5
+
+
+def test_other_posts_as_sibling_articles_under_the_story_are_not_its_text():
+    others = [
+        "Hope asks us for courage and patience, and for the strength to wait for the best while we make the best happen every single day of the year.",
+        "What unites a family is love, care and the wish that each of them does well, and a united family is a strength that carries everyone through.",
+    ]
+    related = "".join(f"<article><div class='share'><a href='/w{i}'>Whatsapp Facebook Pin</a></div><p>{p} {p}</p></article>" for i, p in enumerate(others))
+    story = "".join(f"<p>{p}</p>" for p in STORY)
+    html = (
+        f"<html><body><div class='posts'><article><h1>Harbour budget approved</h1>{story}</article>"
+        f"<article><h3>You may also like...</h3>{related}</article></div></body></html>"
+    )
+    out = lines(html)
+    assert out == ["Harbour budget approved", *STORY]
+    # Without a title of its own the page is a thread of posts (or a list): all of them stay.
+    untitled = html.replace("<h1>Harbour budget approved</h1>", "")
+    assert all(f"{p} {p}" in lines(untitled) for p in others)

@@ -22,7 +22,8 @@ decision per block:
    box inside the marked one that holds most of it is the body: ``_inner_body``). Text blocks outside the region are dropped,
    except the h1/h2 right before it (the article title). A region that is one item of a list of
    summaries (each linking a third to a half of its text: a newsletter's "10 things") is the list
-   (``_prose_list``). Teasers are link-dense text (as bad)
+   (``_prose_list``); a region holding sibling ``<article>``s, one with the page's only ``<h1>``, is
+   that article (``_titled_article``: the others are other posts). Teasers are link-dense text (as bad)
    unless the page reads as a list: when this article reading finds no article (under three
    good paragraphs) and the region found with teasers counted as near text holds twice as much
    teaser text as content, that region is the main region and its teasers are kept (listings,
@@ -280,6 +281,7 @@ def page_keep(blocks: Blocks, classes: list[int] | None = None, table_rows: froz
     teasers = classes
     classes, inside = _article_or_list(blocks, classes)
     classes, inside = _prose_list(blocks, classes, inside)
+    inside = _titled_article(blocks, inside)
     n = len(blocks)
     keep = [False] * n
     text_blocks = [b for b in range(n) if classes[b] != EMPTY]
@@ -387,6 +389,32 @@ def _data_tables(blocks: Blocks, classes: list[int], rows: frozenset[str]) -> li
 
 PROSE_ITEMS = 3  # sibling items of one signature that make a list of summaries
 PROSE_LINKS = 0.7  # the most of an item's text in links (its summary's own links) in such a list
+
+
+def _titled_article(blocks: Blocks, inside: list[bool]) -> list[bool]:
+    """The region narrowed to the one ``<article>`` holding the page's ``<h1>`` when it holds
+    that article and sibling ``<article>``s without one (other posts: "you may also like" under
+    the story, the next stories of an endless scroll)."""
+    root = inside.index(True) if True in inside else -1
+    if root < 0:
+        return inside
+    tags, parent = blocks.tag, blocks.parent
+    end = _subtree_parent(parent, root).stop
+    h1 = [b for b in range(root, end) if tags[b] == "h1" and blocks.text[b]]
+    if len(h1) != 1:
+        return inside
+    arts = [b for b in range(root + 1, end) if tags[b] == "article"]
+    if len(arts) < 2:
+        return inside
+    up = h1[0]
+    while up > root and tags[up] != "article":
+        up = parent[up]
+    if up <= root or not any(parent[b] == parent[up] and b != up for b in arts):
+        return inside
+    out = [False] * len(blocks)
+    for b in _subtree_parent(parent, up):
+        out[b] = True
+    return out
 
 
 def _prose_list(blocks: Blocks, classes: list[int], inside: list[bool]) -> tuple[list[int], list[bool]]:
