@@ -520,3 +520,13 @@ def test_the_specifications_of_a_product_page_are_kept():
     # A menu of currencies ("GBP: $50.42") is not a specification.
     prices = ["GBP: $50.42", "USD: $68.07", "AUD: $105.81", "CAD: $94.05"]
     assert not set(prices) & set(text(_spec_page(_PRODUCT_LD, prices)).split("\n"))
+
+
+def test_one_word_said_over_and_over_is_filler_not_content():
+    # A script's font probe at the end of a list page: "word word word ..." outweighs the headlines.
+    heads = "".join(f"<h3><a href='/s{i}'>The river council approved the harbour budget number {i}</a></h3>" for i in range(8))
+    html = f"<html><body><main><h1>Latest</h1>{heads}</main><div>{'word ' * 60}</div></body></html>"
+    out = text(html)
+    assert "word word" not in out and "harbour budget number 3" in out
+    # A long paragraph of real words, and a CJK paragraph (no spaces to count words by), are content.
+    assert "石油" in text(f"<html><body><p>{'石油价格上涨影响了全国的运输行业和居民生活。' * 8}</p></body></html>")

@@ -8,7 +8,8 @@ decision per block:
 1. **Page-level class** of each block with text, from its own evidence: link density (share of
    its characters inside ``<a>``), size (characters; a CJK character counts 3), block tag.
    ``good`` (long, few links), ``near`` (medium, few links), ``short`` (under 30), ``bad``
-   (link-dense, or a bare URL), ``teaser`` (link-dense, but four words or more: a headline or
+   (link-dense, a bare URL, or one word said over and over: a
+   script's font probe), ``teaser`` (link-dense, but four words or more: a headline or
    summary on a card), ``heading`` (a short linked heading too: the name of a card or of a
    service, read as a link when the page holds an article). The rows of a **data table**
    (``data_table_rows``: a ``<th>`` header, five rows or more of three cells or more) are
@@ -107,6 +108,8 @@ GRID_OWN = 0.2
 GRID_SIZE = 300
 GRID_SHARE = 0.5  # no card of a grid holds more than this share of its text
 CAPTION_SIZE = 2 * GOOD_SIZE  # text of a box named as a caption (more: not a caption)
+FILLER_WORDS = 2  # distinct words, at most, among the first FILLER_SAID or more of a filler block
+FILLER_SAID = 20
 ARTICLE_SIZE = 3 * GOOD_SIZE  # content (three good paragraphs) that makes an article reading stand  # a marked article body needs this share of the best region's balance
 
 
@@ -130,7 +133,9 @@ def classify(blocks: Blocks) -> list[int]:
         elif density > MAX_LINK_DENSITY:
             out.append(BAD)
         elif size >= GOOD_SIZE:
-            out.append(GOOD)
+            # One word said over and over ("word word word ...": a script's font probe) is filler.
+            words = text[:GOOD_SIZE].split()
+            out.append(BAD if len(words) >= FILLER_SAID and len(set(words)) <= FILLER_WORDS else GOOD)
         elif size < SHORT_SIZE:
             out.append(SHORT if link == 0 else BAD)
         else:
