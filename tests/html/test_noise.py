@@ -530,3 +530,15 @@ def test_one_word_said_over_and_over_is_filler_not_content():
     assert "word word" not in out and "harbour budget number 3" in out
     # A long paragraph of real words, and a CJK paragraph (no spaces to count words by), are content.
     assert "石油" in text(f"<html><body><p>{'石油价格上涨影响了全国的运输行业和居民生活。' * 8}</p></body></html>")
+
+
+def test_a_long_text_that_links_a_third_of_it_is_prose():
+    # A category page's SEO text: 900+ characters, a third of them links to subcategories.
+    sentence = "Refresh every room in your home for less with <a href='/c/sofas'>sofas and sectionals that are on trend</a> and affordable too. "
+    seo = sentence * 10
+    html = f"<html><body><nav><a href='/a'>Home</a> <a href='/b'>Deals</a></nav><h1>Furniture</h1><p>{seo}</p></body></html>"
+    out = text(html)
+    assert "Refresh every room in your home" in out
+    # Shorter, the same share of links is a link box's (in a list item: not the article's own slot).
+    short = "<ul><li>" + sentence * 2 + "</li></ul>"
+    assert "Refresh every room" not in text(f"<html><body><h1>Furniture</h1><p>{ARTICLE[0]} {ARTICLE[1]}</p><p>{ARTICLE[2]} {ARTICLE[0]}</p>{short}</body></html>")

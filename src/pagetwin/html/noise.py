@@ -7,7 +7,8 @@ decision per block:
 
 1. **Page-level class** of each block with text, from its own evidence: link density (share of
    its characters inside ``<a>``), size (characters; a CJK character counts 3), block tag.
-   ``good`` (long, few links), ``near`` (medium, few links), ``short`` (under 30), ``bad``
+   ``good`` (long, few links; or LONG_SIZE characters and more with up to half of them in links:
+   a category page's SEO text), ``near`` (medium, few links), ``short`` (under 30), ``bad``
    (link-dense, a bare URL, or one word said over and over: a
    script's font probe), ``teaser`` (link-dense, but four words or more: a headline or
    summary on a card), ``heading`` (a short linked heading too: the name of a card or of a
@@ -108,6 +109,7 @@ GRID_OWN = 0.2
 GRID_SIZE = 300
 GRID_SHARE = 0.5  # no card of a grid holds more than this share of its text
 CAPTION_SIZE = 2 * GOOD_SIZE  # text of a box named as a caption (more: not a caption)
+LONG_SIZE = 6 * GOOD_SIZE  # a block this long that links at most half of it is prose (an SEO text, not a menu)
 FILLER_WORDS = 2  # distinct words, at most, among the first FILLER_SAID or more of a filler block
 FILLER_SAID = 20
 ARTICLE_SIZE = 3 * GOOD_SIZE  # content (three good paragraphs) that makes an article reading stand  # a marked article body needs this share of the best region's balance
@@ -130,7 +132,7 @@ def classify(blocks: Blocks) -> list[int]:
                 out.append(HEADING if tag in HEADING_TAGS else BAD)
         elif tag in HEADING_TAGS:
             out.append(HEADING)
-        elif density > MAX_LINK_DENSITY:
+        elif density > MAX_LINK_DENSITY and len(text) < LONG_SIZE:
             out.append(BAD)
         elif size >= GOOD_SIZE:
             # One word said over and over ("word word word ...": a script's font probe) is filler.
