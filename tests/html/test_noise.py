@@ -471,3 +471,74 @@ def test_a_paragraph_said_again_is_kept_once():
               f"<div class='post'><p>{ARTICLE[2]}</p><p>Agreed.</p></div></div></body></html>")  # fmt: skip
     out = text(thread)
     assert out.count(post) == 1 and ARTICLE[1] in out and ARTICLE[2] in out
+
+
+NAMES = ["Ada", "ALGOL 60", "APL", "Basic", "BCPL", "C++", "COBOL", "Clojure", "Dart", "Eiffel", "Elixir", "Erlang", "Forth", "Fortran", "F#"]
+
+
+def index_page(sections: int) -> str:
+    """A list page: an intro, ``sections`` lists of linked names, each under its own heading, and
+    a closing note (the region is the box around them all)."""
+    groups = [NAMES[k * 5 : (k + 1) * 5] for k in range(sections)]
+    body = "".join(
+        f"<h2>{g[0][0]}</h2><ul>" + "".join(f"<li><a href='/wiki/{n}'>{n}</a></li>" for n in g) + "</ul>" for g in groups
+    )
+    return (
+        "<html><body><nav><ul>" + "".join(f"<li><a href='/{n}'>{n} page</a></li>" for n in NAMES) + "</ul></nav>"
+        f"<main><h1>List of programming languages</h1><p>{ARTICLE[0]} {ARTICLE[1]}</p>{body}<p>{ARTICLE[2]} {ARTICLE[0]}</p></main></body></html>"
+    )
+
+
+def test_an_index_of_linked_names_under_headings_is_the_pages_content():
+    out = text(index_page(3)).split("\n")
+    assert set(NAMES) <= set(out)
+    assert "Ada page" not in out  # (the menu is outside the region)
+    # Two lists are a "see also" box and a menu, not an index.
+    out = text(index_page(2)).split("\n")
+    assert not set(NAMES[:10]) & set(out)
+
+
+SPECS = ["Volume: 25 litres", "Weight: 1.2 kg", "Main fabric: 210D nylon", "Frame: aluminium stay"]
+
+
+def _spec_page(head: str, specs: list[str]) -> str:
+    """A shop's page: the description in its column, the specifications in a sidebar box among
+    links (outside the main region)."""
+    paras = "".join(f"<p>{p}</p>" for p in ARTICLE)
+    links = "".join(f"<li><a href='/c{i}'>More trail packs in size {i}</a></li>" for i in range(8))
+    spec = "".join(f"<li>{s}</li>" for s in specs)
+    return (f"<html><head>{head}</head><body><div id='page'><div class='col'><h1>Trail pack</h1>{paras}</div>"
+            f"<div class='side'><ul>{links}</ul><h3>Specifications</h3><ul class='specs'>{spec}</ul></div></div></body></html>")  # fmt: skip
+
+
+def test_the_specifications_of_a_product_page_are_kept():
+    out = text(_spec_page(_PRODUCT_LD, SPECS)).split("\n")
+    assert set(ARTICLE) <= set(out) and set(SPECS) <= set(out) and "Specifications" in out
+    assert not any("More trail packs" in x for x in out)
+    # Not a product's page: the box beside the region stays out.
+    assert not set(SPECS) & set(text(_spec_page("", SPECS)).split("\n"))
+    # A menu of currencies ("GBP: $50.42") is not a specification.
+    prices = ["GBP: $50.42", "USD: $68.07", "AUD: $105.81", "CAD: $94.05"]
+    assert not set(prices) & set(text(_spec_page(_PRODUCT_LD, prices)).split("\n"))
+
+
+def test_one_word_said_over_and_over_is_filler_not_content():
+    # A script's font probe at the end of a list page: "word word word ..." outweighs the headlines.
+    heads = "".join(f"<h3><a href='/s{i}'>The river council approved the harbour budget number {i}</a></h3>" for i in range(8))
+    html = f"<html><body><main><h1>Latest</h1>{heads}</main><div>{'word ' * 60}</div></body></html>"
+    out = text(html)
+    assert "word word" not in out and "harbour budget number 3" in out
+    # A long paragraph of real words, and a CJK paragraph (no spaces to count words by), are content.
+    assert "石油" in text(f"<html><body><p>{'石油价格上涨影响了全国的运输行业和居民生活。' * 8}</p></body></html>")
+
+
+def test_a_long_text_that_links_a_third_of_it_is_prose():
+    # A category page's SEO text: 900+ characters, a third of them links to subcategories.
+    sentence = "Refresh every room in your home for less with <a href='/c/sofas'>sofas and sectionals that are on trend</a> and affordable too. "
+    seo = sentence * 10
+    html = f"<html><body><nav><a href='/a'>Home</a> <a href='/b'>Deals</a></nav><h1>Furniture</h1><p>{seo}</p></body></html>"
+    out = text(html)
+    assert "Refresh every room in your home" in out
+    # Shorter, the same share of links is a link box's (in a list item: not the article's own slot).
+    short = "<ul><li>" + sentence * 2 + "</li></ul>"
+    assert "Refresh every room" not in text(f"<html><body><h1>Furniture</h1><p>{ARTICLE[0]} {ARTICLE[1]}</p><p>{ARTICLE[2]} {ARTICLE[0]}</p>{short}</body></html>")

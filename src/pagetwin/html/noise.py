@@ -7,8 +7,10 @@ decision per block:
 
 1. **Page-level class** of each block with text, from its own evidence: link density (share of
    its characters inside ``<a>``), size (characters; a CJK character counts 3), block tag.
-   ``good`` (long, few links), ``near`` (medium, few links), ``short`` (under 30), ``bad``
-   (link-dense, or a bare URL), ``teaser`` (link-dense, but four words or more: a headline or
+   ``good`` (long, few links; or LONG_SIZE characters and more with up to half of them in links:
+   a category page's SEO text), ``near`` (medium, few links), ``short`` (under 30), ``bad``
+   (link-dense, a bare URL, or one word said over and over: a
+   script's font probe), ``teaser`` (link-dense, but four words or more: a headline or
    summary on a card), ``heading`` (a short linked heading too: the name of a card or of a
    service, read as a link when the page holds an article). The rows of a **data table**
    (``data_table_rows``: a ``<th>`` header, five rows or more of three cells or more) are
@@ -17,8 +19,13 @@ decision per block:
    full, near blocks at half) and its link-dense text B: ``G * G / (G + 2 B)`` (much content,
    little chrome); the highest-scoring block (the deepest on ties) is the page's main region,
    unless the page marks its article body (``itemprop=articleBody``, ``entry-content``, ...)
-   and that block scores at least half as much. Text blocks outside the region are dropped,
-   except the h1/h2 right before it (the article title). Teasers are link-dense text (as bad)
+   and that block scores at least half as much (a body marked in several boxes, split by figures
+   and videos with no heading or links between them, is read whole: ``_hinted_parts``; a marked
+   box inside the marked one that holds most of it is the body: ``_inner_body``). Text blocks outside the region are dropped,
+   except the h1/h2 right before it (the article title). A region that is one item of a list of
+   summaries (each linking a third to a half of its text: a newsletter's "10 things") is the list
+   (``_prose_list``); a region holding sibling ``<article>``s, one with the page's only ``<h1>``, is
+   that article (``_titled_article``: the others are other posts). Teasers are link-dense text (as bad)
    unless the page reads as a list: when this article reading finds no article (under three
    good paragraphs) and the region found with teasers counted as near text holds twice as much
    teaser text as content, that region is the main region and its teasers are kept (listings,
@@ -32,8 +39,13 @@ decision per block:
    when the nearest non-short block before or after them is good or near (context, as jusText
    does), and so linked headings (a section or a story and its summary) and teasers in a slot
    of repeated items that only teasers fill (``_linked_parts``: the authors of each paper of a
-   listing, between its title and its subjects); other link-dense blocks never. On a product page (a schema.org ``Product``) the section its reviews or
-   customers' questions open is dropped (``_drop_reviews``). Photo captions (``<figcaption>`` of a ``<figure>`` with an
+   listing, between its title and its subjects), and a paragraph that links up to half of what it
+   says when it fills the slot (signature) of two good paragraphs of the region or more (not a
+   list item or a table cell: those are a headline and its summary), and the linked items of an
+   index (``_index_lists``: lists of one slot under three headings or more, a list of programming
+   languages); other link-dense blocks never. On a product page (a schema.org ``Product``) the section its reviews or
+   customers' questions open is dropped (``_drop_reviews``), and its specifications are kept
+   wherever they are (``_keep_specs``: three or more sibling "label: value" lines and their heading). Photo captions (``<figcaption>`` of a ``<figure>`` with an
    image) are dropped when the region holds an article without them and the page has no code
    (numbered figures, listings, quotes, short labels and galleries keep theirs), and so is the
    text of small boxes named as captions or galleries ("wp-caption-text"). A box the
@@ -78,6 +90,7 @@ BAD_LINK_DENSITY = 0.5
 NEAR_WEIGHT = 0.5
 BAD_WEIGHT = 2.0
 HINT_SHARE = 0.5
+HINT_CLEAN = 0.8  # balance over good text of a part of a marked body split in boxes
 # A teaser: a link-dense block that reads like a headline or a summary (a card of a listing),
 # not like a menu entry: at least TEASER_WORDS words and TEASER_SIZE characters.
 TEASER_SIZE = 20
@@ -96,6 +109,9 @@ GRID_OWN = 0.2
 GRID_SIZE = 300
 GRID_SHARE = 0.5  # no card of a grid holds more than this share of its text
 CAPTION_SIZE = 2 * GOOD_SIZE  # text of a box named as a caption (more: not a caption)
+LONG_SIZE = 6 * GOOD_SIZE  # a block this long that links at most half of it is prose (an SEO text, not a menu)
+FILLER_WORDS = 2  # distinct words, at most, among the first FILLER_SAID or more of a filler block
+FILLER_SAID = 20
 ARTICLE_SIZE = 3 * GOOD_SIZE  # content (three good paragraphs) that makes an article reading stand  # a marked article body needs this share of the best region's balance
 
 
@@ -116,10 +132,12 @@ def classify(blocks: Blocks) -> list[int]:
                 out.append(HEADING if tag in HEADING_TAGS else BAD)
         elif tag in HEADING_TAGS:
             out.append(HEADING)
-        elif density > MAX_LINK_DENSITY:
+        elif density > MAX_LINK_DENSITY and len(text) < LONG_SIZE:
             out.append(BAD)
         elif size >= GOOD_SIZE:
-            out.append(GOOD)
+            # One word said over and over ("word word word ...": a script's font probe) is filler.
+            words = text[:GOOD_SIZE].split()
+            out.append(BAD if len(words) >= FILLER_SAID and len(set(words)) <= FILLER_WORDS else GOOD)
         elif size < SHORT_SIZE:
             out.append(SHORT if link == 0 else BAD)
         else:
@@ -164,7 +182,14 @@ def main_region(blocks: Blocks, classes: list[int]) -> list[bool]:
     if hinted:
         top = max(hinted, key=balance.__getitem__)
         if balance[top] >= HINT_SHARE * balance[best]:
-            best = top
+            parts = _hinted_parts(blocks, classes, hinted, top, good, balance)
+            if len(parts) > 1:
+                inside = [False] * n
+                for part in parts:
+                    for b in _subtree_parent(parent, part):
+                        inside[b] = True
+                return inside
+            best = _inner_body(parent, hinted, top, good, balance)
     inside = [False] * n
     for b in range(best, n):
         p = parent[b]
@@ -173,6 +198,57 @@ def main_region(blocks: Blocks, classes: list[int]) -> list[bool]:
         elif b > best and p < best:
             break
     return inside
+
+
+def _inner_body(parent: list[int], hinted: list[int], top: int, good: list[float], balance: list[float]) -> int:
+    """The marked box inside the marked box ``top`` that is its body: of the outermost marked
+    boxes inside it, the only one scoring HINT_SHARE of ``top`` or more, when the others hold
+    less than HINT_SHARE of its good text (the outer box is a column holding the article and
+    something else: a ticker of other stories above it, a product's buy box beside its
+    description tab). Else ``top`` (the boxes inside it are the parts of its text)."""
+    end = _subtree_parent(parent, top).stop
+    outer: list[int] = []
+    inner_end = 0
+    for b in hinted:  # (in document order: a box before the end of the last one is inside it)
+        if top < b < end and b >= inner_end:
+            outer.append(b)
+            inner_end = _subtree_parent(parent, b).stop
+    strong = [b for b in outer if balance[b] >= HINT_SHARE * balance[top]]
+    if len(strong) != 1 or sum(good[b] for b in outer if b != strong[0]) > HINT_SHARE * good[strong[0]]:
+        return top
+    return strong[0]
+
+
+def _hinted_parts(blocks: Blocks, classes: list[int], hinted: list[int], top: int, good: list[float], balance: list[float]) -> list[int]:
+    """The parts of a marked article body split in several boxes (its text between figures,
+    quotes and videos, each part in a box the page marks as the body), in document order:
+    ``top`` (the best marked box) and the outermost marked boxes next to it that hold GOOD_SIZE
+    of good text or more, at least HINT_CLEAN of it clean of links, with at most SHORT_SIZE of
+    link-dense text and no heading between one part and the next (a card's linked title between
+    two marked excerpts makes them teasers of other stories, a reply's heading another post)."""
+    parent = blocks.parent
+    marked = set(hinted)
+    parts = []
+    for b in hinted:
+        up = parent[b]
+        while up >= 0 and up not in marked:
+            up = parent[up]
+        if up < 0 and (b == top or (good[b] >= GOOD_SIZE and balance[b] >= HINT_CLEAN * good[b])):
+            parts.append(b)
+    if len(parts) < 2 or top not in parts:  # (top inside a marked box: that box is the body)
+        return [top]
+    ends = [_subtree_parent(parent, b).stop for b in parts]
+    linked = [0] * (len(blocks) + 1)  # prefix sums of link-dense text
+    for b, (c, size) in enumerate(zip(classes, blocks.size)):
+        # (A heading between two parts opens another post: it counts as a link does.)
+        linked[b + 1] = linked[b] + (size if c in (BAD, TEASER) else SHORT_SIZE + 1 if c == HEADING else 0)
+    at = parts.index(top)
+    lo = hi = at
+    while lo > 0 and linked[parts[lo]] - linked[ends[lo - 1]] <= SHORT_SIZE:
+        lo -= 1
+    while hi + 1 < len(parts) and linked[parts[hi + 1]] - linked[ends[hi]] <= SHORT_SIZE:
+        hi += 1
+    return parts[lo : hi + 1]
 
 
 def _good_text(blocks: Blocks, classes: list[int], inside: list[bool]) -> float:
@@ -211,6 +287,8 @@ def page_keep(blocks: Blocks, classes: list[int] | None = None, table_rows: froz
     classes = _data_tables(blocks, classes, table_rows)
     teasers = classes
     classes, inside = _article_or_list(blocks, classes)
+    classes, inside = _prose_list(blocks, classes, inside)
+    inside = _titled_article(blocks, inside)
     n = len(blocks)
     keep = [False] * n
     text_blocks = [b for b in range(n) if classes[b] != EMPTY]
@@ -228,6 +306,8 @@ def page_keep(blocks: Blocks, classes: list[int] | None = None, table_rows: froz
         if classes[text_blocks[i]] != SHORT:
             last = classes[text_blocks[i]]
     parts = _linked_parts(blocks, teasers, inside)
+    prose = _prose_slots(blocks, classes, inside)
+    index = _index_lists(blocks, classes, inside)
     for i, b in enumerate(text_blocks):
         c = classes[b]
         if not inside[b]:
@@ -243,6 +323,12 @@ def page_keep(blocks: Blocks, classes: list[int] | None = None, table_rows: froz
             # A part of a repeated item (the authors of a paper between its title and its
             # subjects) between two parts of content, not a link box.
             keep[b] = before[i] in (GOOD, NEAR) and after[i] in (GOOD, NEAR)
+        elif c == BAD and blocks.tag[b] not in ("li", "tr", "td", "dd", "dt") and blocks.sig[b] in prose and blocks.size[b] >= GOOD_SIZE and blocks.link[b] <= BAD_LINK_DENSITY * len(blocks.text[b]):
+            # A paragraph of the article's own slot that links much of what it says (sources,
+            # names): prose all the same, not a link box.
+            keep[b] = True
+        elif b in index:
+            keep[b] = True
     _drop_captions(blocks, classes, inside, keep)
     for b in _card_grid(blocks, classes, inside):  # a grid's cards are its items, in full
         inside[b] = True
@@ -308,6 +394,65 @@ def _data_tables(blocks: Blocks, classes: list[int], rows: frozenset[str]) -> li
     return out
 
 
+PROSE_ITEMS = 3  # sibling items of one signature that make a list of summaries
+PROSE_LINKS = 0.7  # the most of an item's text in links (its summary's own links) in such a list
+
+
+def _titled_article(blocks: Blocks, inside: list[bool]) -> list[bool]:
+    """The region narrowed to the one ``<article>`` holding the page's ``<h1>`` when it holds
+    that article and sibling ``<article>``s without one (other posts: "you may also like" under
+    the story, the next stories of an endless scroll)."""
+    root = inside.index(True) if True in inside else -1
+    if root < 0:
+        return inside
+    tags, parent = blocks.tag, blocks.parent
+    end = _subtree_parent(parent, root).stop
+    h1 = [b for b in range(root, end) if tags[b] == "h1" and blocks.text[b]]
+    if len(h1) != 1:
+        return inside
+    arts = [b for b in range(root + 1, end) if tags[b] == "article"]
+    if len(arts) < 2:
+        return inside
+    up = h1[0]
+    while up > root and tags[up] != "article":
+        up = parent[up]
+    if up <= root or not any(parent[b] == parent[up] and b != up for b in arts):
+        return inside
+    out = [False] * len(blocks)
+    for b in _subtree_parent(parent, up):
+        out[b] = True
+    return out
+
+
+def _prose_list(blocks: Blocks, classes: list[int], inside: list[bool]) -> tuple[list[int], list[bool]]:
+    """(classes, region) when the region is one item of a list of summaries: PROSE_ITEMS sibling
+    blocks or more of its signature, GOOD_SIZE or more and at most BAD_LINK_DENSITY of their
+    text in links at the median (each a sentence or two that links what it names: a
+    newsletter's "10 things"). The list is the region then, its items with up to PROSE_LINKS
+    of their text in links good text. (Otherwise unchanged: such lists beside an article, a
+    ticker of headlines and their first lines, are not its text.)"""
+    root = inside.index(True) if True in inside else -1
+    if root <= 0 or not blocks.text[root]:
+        return classes, inside
+    parent, sig = blocks.parent[root], blocks.sig[root]
+    items = [b for b in _subtree_parent(blocks.parent, parent) if blocks.parent[b] == parent and blocks.sig[b] == sig and blocks.text[b]]
+    if len(items) < PROSE_ITEMS:
+        return classes, inside
+    half = len(items) // 2
+    if sorted(blocks.size[b] for b in items)[half] < GOOD_SIZE:
+        return classes, inside
+    if sorted(blocks.link[b] / len(blocks.text[b]) for b in items)[half] > BAD_LINK_DENSITY:
+        return classes, inside
+    classes = list(classes)
+    for b in items:
+        if classes[b] in (BAD, TEASER) and blocks.link[b] <= PROSE_LINKS * len(blocks.text[b]):
+            classes[b] = GOOD
+    inside = [False] * len(blocks)
+    for b in _subtree_parent(blocks.parent, parent):
+        inside[b] = True
+    return classes, inside
+
+
 def _linked_parts(blocks: Blocks, classes: list[int], inside: list[bool]) -> set[int]:
     """Signatures of the region's linked parts of items: a slot (``sig``) of GRID_CARDS text
     blocks or more in the region, all of them link-dense (TEASER or BAD), so not a slot the
@@ -321,6 +466,47 @@ def _linked_parts(blocks: Blocks, classes: list[int], inside: list[bool]) -> set
             seen[sig] += 1
             linked[sig] += c in (TEASER, BAD)
     return {sig for sig, count in seen.items() if count >= GRID_CARDS and linked[sig] == count}
+
+
+PROSE_SLOT = 2  # good paragraphs of one signature in the region that make it the article's slot
+
+
+def _prose_slots(blocks: Blocks, classes: list[int], inside: list[bool]) -> set[int]:
+    """Signatures of PROSE_SLOT good paragraphs or more in the region (the slot of the
+    article's own paragraphs: a ``<p>`` of the body container)."""
+    seen: Counter = Counter(sig for sig, c, i in zip(blocks.sig, classes, inside) if i and c == GOOD)
+    return {sig for sig, count in seen.items() if count >= PROSE_SLOT}
+
+
+INDEX_SECTIONS = 3  # lists of one slot, each under its own heading, that make an index
+INDEX_ITEMS = 5  # linked items of each of those lists, at least
+
+
+def _index_lists(blocks: Blocks, classes: list[int], inside: list[bool]) -> set[int]:
+    """The items of the region's index lists (a list of programming languages, of a
+    category's pages): lists of linked ``<li>`` items of one signature, INDEX_ITEMS or more
+    each, in INDEX_SECTIONS lists or more that each follow a heading of their own (A, B, C...).
+    A menu is one list, a "see also" box one or two."""
+    lists: dict[int, dict[int, list[int]]] = {}
+    for b, (c, tag, i) in enumerate(zip(classes, blocks.tag, inside)):
+        if i and tag == "li" and c in (BAD, TEASER):
+            lists.setdefault(blocks.sig[b], {}).setdefault(blocks.parent[b], []).append(b)
+    out: set[int] = set()
+    if not lists:
+        return out
+    heading_before: dict[int, bool] = {}
+    last_heading = -1
+    for b, tag in enumerate(blocks.tag):
+        if tag in HEADING_TAGS and blocks.text[b]:
+            last_heading = b
+        heading_before[b] = last_heading
+    for by_parent in lists.values():
+        sections = [items for p, items in by_parent.items() if len(items) >= INDEX_ITEMS]
+        heads = {heading_before[items[0]] for items in sections if heading_before[items[0]] >= 0}
+        if len(sections) >= INDEX_SECTIONS and len(heads) >= INDEX_SECTIONS:
+            for items in sections:
+                out.update(items)
+    return out
 
 
 REPEAT_SIZE = 100  # characters of a paragraph kept once however often the page says it
@@ -458,13 +644,17 @@ def _subtree_ends(blocks: Blocks) -> list[int]:
     return end
 
 
-def _subtree(blocks: Blocks, b: int) -> range:
-    """A block and its descendants: the blocks after it whose parent is it or after it."""
+def _subtree_parent(parent: list[int], b: int) -> range:
+    """A block and its descendants, from the parent list."""
     end = b + 1
-    parent = blocks.parent
-    while end < len(blocks) and parent[end] >= b:
+    while end < len(parent) and parent[end] >= b:
         end += 1
     return range(b, end)
+
+
+def _subtree(blocks: Blocks, b: int) -> range:
+    """A block and its descendants: the blocks after it whose parent is it or after it."""
+    return _subtree_parent(blocks.parent, b)
 
 
 def _photo_captions(blocks: Blocks) -> list[bool]:
@@ -579,6 +769,7 @@ def parse_page(
     is_product, product = product_facts(tree)
     if is_product:
         _drop_reviews(blocks, keep)
+        _keep_specs(blocks, keep)
     if product and _uncovered(product, blocks, keep):
         _append_block(blocks, product, _PRODUCT_SLOT)
         keep.append(True)
@@ -676,6 +867,33 @@ def _drop_reviews(blocks: Blocks, keep: list[bool]) -> None:
         for x in range(b, stop):
             keep[x] = False
         b = stop
+
+
+_SPEC = re.compile(r"^[^:\n]{1,40}:\s*\S")  # "Processor: 2.0 GHz", "Weight: 523 g"
+_PRICE = re.compile(r"^[A-Z]{3}:|[$€£¥₹]")  # "GBP: 50.42", "USD: $68.07": a currency menu, not a spec
+SPEC_LINES = 3  # label: value lines of one list, at least
+
+
+def _keep_specs(blocks: Blocks, keep: list[bool]) -> None:
+    """Keep a product's specifications wherever they are: SPEC_LINES or more sibling blocks
+    of one signature, each a short "label: value" line without links or prices (the processor,
+    the weight, the fabric; not a menu of currencies), and the heading right before them ("System requirements",
+    "Specifications"). The description the region found is only part of what a shop says
+    about the product; its specifications are the rest."""
+    groups: dict[tuple[int, int], list[int]] = {}
+    for b, (text, size, link) in enumerate(zip(blocks.text, blocks.size, blocks.link)):
+        if text and not link and size <= GOOD_SIZE and _SPEC.match(text) and not _PRICE.search(text):
+            groups.setdefault((blocks.parent[b], blocks.sig[b]), []).append(b)
+    for items in groups.values():
+        if len(items) < SPEC_LINES:
+            continue
+        for b in items:
+            keep[b] = True
+        for b in range(items[0] - 1, max(-1, items[0] - 6), -1):
+            if blocks.text[b]:
+                if blocks.tag[b] in HEADING_TAGS and not blocks.link[b]:
+                    keep[b] = True
+                break
 
 
 def _uncovered(text: str, blocks: Blocks, keep: list[bool]) -> bool:
