@@ -19,14 +19,12 @@ folding of ``_decide``), so the labels are the same as ``classify`` gives
 
 from __future__ import annotations
 
-import json
-import os
 import threading
-from array import array
 from pathlib import Path
 
 import numpy as np
-import xxhash
+
+from pagetwin.text import cache
 
 UNDETERMINED = "und"
 SAMPLE_CHARS = 4000
@@ -57,26 +55,11 @@ def _get_identifier():
     return _identifier
 
 
-def cache_dir() -> Path | None:
-    """Where the unpacked model is kept between runs: $PAGETWIN_CACHE_DIR, else
-    $XDG_CACHE_HOME/pagetwin, else ~/.cache/pagetwin; None without a home folder."""
-    if os.environ.get("PAGETWIN_CACHE_DIR"):
-        return Path(os.environ["PAGETWIN_CACHE_DIR"])
-    if os.environ.get("XDG_CACHE_HOME"):
-        return Path(os.environ["XDG_CACHE_HOME"]) / "pagetwin"
-    try:
-        return Path.home() / ".cache" / "pagetwin"
-    except RuntimeError:
-        return None
-
-
 def _load_identifier():
     """py3langid's identifier as ``LanguageIdentifier.from_model_file`` makes it, from the
-    model's arrays kept unpacked in ``cache_dir()``: un-xz-ing the 4.6 MB model into its 68 MB
-    of arrays costs ~1 CPU-s a process (5 % of a 2,000-page run), reading them back ~0.05 s.
-    The cache file is named by a digest of the model file and holds a digest of its own
-    bytes: a changed model gets a new file, a damaged one is unpacked and written again. A
-    folder that cannot be written costs only the unpacking."""
+    model's arrays kept unpacked between runs (``text.cache``, named by a digest of the model
+    file): un-xz-ing the 4.6 MB model into its 68 MB of arrays costs ~1.2 CPU-s a process (5 %
+    of a 2,000-page run), reading them back ~0.07 s."""
     from py3langid.langid import MODEL_DIR, MODEL_FILE, LanguageIdentifier
 
     path = Path(MODEL_FILE) if Path(MODEL_FILE).is_absolute() else Path(MODEL_DIR) / MODEL_FILE
@@ -87,45 +70,25 @@ def _load_identifier():
     return LanguageIdentifier(ptc, pc, classes, nextmove, output, norm_probs=False, tk_row=row)
 
 
-_CACHE_FORMAT = 1
-# The arrays of py3langid's model npz, in the order its load_model returns them.
+# The arrays of py3langid's model npz, in the order its load_model returns them; those it
+# returns as stdlib arrays, and those as lists.
 _MODEL_ARRAYS = ("ptc", "pc", "classes", "nextmove", "nextmove_row", "out_feat")
-# Those it returns as stdlib arrays (typecode by item size), and those as lists.
-_STDLIB = {"nextmove", "nextmove_row"}
-_LISTS = {"classes", "out_feat"}
-_TYPECODES = {2: "H", 4: "I", 8: "L"}
+_STDLIB = frozenset({"nextmove", "nextmove_row"})
+_LISTS = frozenset({"classes", "out_feat"})
 
 
 def _cached_model(model_path: Path) -> tuple | None:
     """The model as py3langid's ``load_model`` returns it (numpy arrays, stdlib arrays and lists
-    alike), from the cache, unpacking and storing it first if it is not there or not whole;
-    None when the model cannot be read or unpacked here (the caller then lets py3langid load
-    it, and say what is wrong)."""
-    folder = cache_dir()
+    alike), through the cache; None when the model cannot be read or unpacked here (the caller
+    then lets py3langid load it, and say what is wrong)."""
     try:
-        packed = model_path.read_bytes() if folder is not None else None
+        packed = model_path.read_bytes()
     except OSError:
-        packed = None
-    if packed is None:
         return None
-    target = folder / f"langid-{_CACHE_FORMAT}-{xxhash.xxh3_64_hexdigest(packed)}.bin"
-    parts = _read_cache(target)
-    if parts is None:
-        arrays = _unpack(packed)
-        if arrays is None:
-            return None
-        _write_cache(target, arrays)
-        parts = _read_cache(target) or _as_loaded(arrays)
-    return tuple(parts[name] for name in _MODEL_ARRAYS)
-
-
-def _as_loaded(arrays: dict[str, np.ndarray]) -> dict:
-    def stdlib(a: np.ndarray) -> array:
-        out = array(_TYPECODES[a.dtype.itemsize])
-        out.frombytes(np.ascontiguousarray(a).tobytes())
-        return out
-
-    return {name: stdlib(a) if name in _STDLIB else a.tolist() if name in _LISTS else a for name, a in arrays.items()}
+    arrays = cache.cached_arrays("langid", packed, lambda: _unpack(packed), _STDLIB)
+    if arrays is None or set(arrays) != set(_MODEL_ARRAYS):
+        return None
+    return tuple(arrays[name].tolist() if name in _LISTS else arrays[name] for name in _MODEL_ARRAYS)
 
 
 def _unpack(packed: bytes) -> dict[str, np.ndarray] | None:
@@ -147,69 +110,6 @@ def _unpack(packed: bytes) -> dict[str, np.ndarray] | None:
                 return {name: data[name] for name in _MODEL_ARRAYS}
     except (lzma.LZMAError, ValueError, OSError, EOFError):
         return None
-
-
-def _write_cache(target: Path, arrays: dict[str, np.ndarray]) -> None:
-    """One file: a JSON line (each array's dtype and shape, the payload's size and digest),
-    then the arrays' bytes in order. Written beside the target and renamed, so that a reader
-    finds all of it or none; a folder that cannot be written is left as it is."""
-    parts = [np.ascontiguousarray(arrays[name]) for name in _MODEL_ARRAYS]
-    digest = xxhash.xxh3_64()
-    for part in parts:
-        digest.update(_raw(part))
-    layout = [[name, part.dtype.str, list(part.shape)] for name, part in zip(_MODEL_ARRAYS, parts)]
-    head = {"arrays": layout, "size": sum(part.nbytes for part in parts), "xxh3": digest.hexdigest()}
-    temp = target.with_name(f"{target.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        with open(temp, "wb") as out:
-            out.write(json.dumps(head).encode() + b"\n")
-            for part in parts:
-                out.write(_raw(part))
-        os.replace(temp, target)
-    except OSError:
-        try:
-            temp.unlink(missing_ok=True)
-        except OSError:
-            pass
-
-
-def _raw(data: np.ndarray | array) -> memoryview:
-    """The bytes of a contiguous array, writable where it is (memoryview.cast refuses empty
-    arrays, and numpy's unicode arrays)."""
-    if isinstance(data, np.ndarray):
-        return memoryview(data.reshape(-1).view(np.uint8))
-    return memoryview(data).cast("B")
-
-
-def _read_cache(target: Path) -> dict | None:
-    """The model from a cache file, each array read straight into the object py3langid's
-    loader gives (no copy of the whole file is held: the process's peak stays that of the
-    model); None when the file is absent, cut short, longer, or its digest differs."""
-    try:
-        with open(target, "rb") as f:
-            head = json.loads(f.readline())
-            digest = xxhash.xxh3_64()
-            parts = {}
-            for name, dtype, shape in head["arrays"]:
-                dt = np.dtype(dtype)
-                count = int(np.prod(shape, dtype=np.int64))
-                if name in _STDLIB:
-                    into = array(_TYPECODES[dt.itemsize], [0]) * count
-                    if into.itemsize != dt.itemsize or dt.kind != "u":
-                        return None
-                else:
-                    into = np.empty(shape, dtype=dt)
-                view = _raw(into)
-                if f.readinto(view) != len(view):
-                    return None
-                digest.update(view)
-                parts[name] = into.tolist() if name in _LISTS else into
-            if f.read(1) or digest.hexdigest() != head["xxh3"] or list(parts) != list(_MODEL_ARRAYS):
-                return None
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-    return parts
 
 
 def load_model() -> None:
