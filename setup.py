@@ -1,6 +1,7 @@
 """Build the native kernels with Cython: the text path (src/pagetwin/text/_fast.pyx), the
-block walk over lexbor's DOM (src/pagetwin/html/_walk.pyx) and the text fingerprints' hashing
-and MinHash (src/pagetwin/fingerprints/_sketch.pyx).
+block walk over lexbor's DOM (src/pagetwin/html/_walk.pyx), pass 1's per-page template
+statistics (src/pagetwin/html/_stats.pyx) and the text fingerprints' hashing and MinHash
+(src/pagetwin/fingerprints/_sketch.pyx).
 
 Everything else is in pyproject.toml. The package still runs without the compiled modules (it
 falls back to the pure-Python references and says so once), but `pip install` builds them.
@@ -15,6 +16,7 @@ extensions = [
     Extension("pagetwin.text._fast", ["src/pagetwin/text/_fast.pyx"], extra_compile_args=["-O2"]),
     Extension("pagetwin.html._walk", ["src/pagetwin/html/_walk.pyx"], extra_compile_args=["-O2"]),
     Extension("pagetwin.fingerprints._sketch", ["src/pagetwin/fingerprints/_sketch.pyx"], extra_compile_args=["-O2"]),
+    Extension("pagetwin.html._stats", ["src/pagetwin/html/_stats.pyx"], extra_compile_args=["-O2"]),
 ]
 
 setup(

@@ -542,3 +542,76 @@ def test_a_long_text_that_links_a_third_of_it_is_prose():
     # Shorter, the same share of links is a link box's (in a list item: not the article's own slot).
     short = "<ul><li>" + sentence * 2 + "</li></ul>"
     assert "Refresh every room" not in text(f"<html><body><h1>Furniture</h1><p>{ARTICLE[0]} {ARTICLE[1]}</p><p>{ARTICLE[2]} {ARTICLE[0]}</p>{short}</body></html>")
+
+
+# page_meta and product_facts find their elements in one pass over the DOM each; these are the
+# functions as they were (one css query per selector), kept as their reference.
+
+
+def _page_meta_reference(tree) -> tuple[str, str]:
+    title = ""
+    node = tree.css_first("title")
+    if node is not None:
+        title = " ".join(node.text().split())
+    description = ""
+    for selector in ('meta[name="description"]', 'meta[name="Description"]', 'meta[property="og:description"]'):
+        node = tree.css_first(selector)
+        if node is not None:
+            description = " ".join((node.attributes.get("content") or "").split())
+            if description:
+                break
+    if not title:
+        node = tree.css_first('meta[property="og:title"]')
+        if node is not None:
+            title = " ".join((node.attributes.get("content") or "").split())
+    return title, description
+
+
+def _product_facts_reference(tree) -> tuple[bool, str]:
+    from pagetwin.html.noise import _PRODUCT_MICRODATA, _product_ld
+
+    text, found = _product_ld(tree)
+    return found or tree.css_first(_PRODUCT_MICRODATA) is not None, text
+
+
+_META_PIECES = st.sampled_from([
+    "<title>{w}</title>", "<title></title>", "<title>  {w}\n {w} </title>", "<svg><title>{w}</title></svg>",
+    '<meta name="description" content="{w}">', '<meta name="description" content="">', '<meta name="description">',
+    '<meta name="Description" content="{w} {w}">', '<meta name="DESCRIPTION" content="{w}">',
+    '<meta NAME="description" content="{w}">', '<meta name="description " content="{w}">',
+    '<meta property="og:description" content="{w}">', '<meta property="og:title" content="{w}">',
+    '<meta property="OG:title" content="{w}">', '<meta property="og:title" name="description" content="{w}">',
+    '<meta name="x" name="description" content="{w}">', '<svg><meta name="description" content="{w}"></svg>',
+    '<script type="application/ld+json">{{"@type": "Product", "description": "<b>{w}</b> &amp; {w}"}}</script>',
+    '<script type="Application/LD+JSON">{{"@type": "Product", "description": "{w}"}}</script>',
+    '<script type="application/ld+json">{{"@type": "Organization", "name": "{w}"}}</script>',
+    '<script type="application/ld+json">{{"@type": "Product", broken</script>',
+    '<script type="application/ld+json" itemtype="http://schema.org/Product">{{}}</script>',
+    '<div itemtype="http://schema.org/Product">{w}</div>', '<div itemtype="https://SCHEMA.org/Product">{w}</div>',
+    '<div itemscope itemtype="https://schema.org/ProductGroup"><p>{w}</p></div>',
+    "<p>{w}</p>", "<div><p>{w}</p></div>", "</head><body>", "<script>var a = '<title>{w}</title>';</script>",
+])  # fmt: skip
+
+
+@hsettings(max_examples=300, deadline=None)
+@given(pieces=st.lists(st.tuples(_META_PIECES, st.sampled_from(["Shop", "Ünïcode", "a  b", "x"])), max_size=12))
+def test_property_page_meta_and_product_facts_as_one_query_per_selector(pieces):
+    html = "<html><head>" + "".join(piece.format(w=word) for piece, word in pieces) + "</body></html>"
+    tree = parse_html(html)
+    from pagetwin.html.noise import page_meta, product_facts
+
+    assert page_meta(tree) == _page_meta_reference(tree)
+    assert product_facts(tree) == _product_facts_reference(tree)
+
+
+def test_page_meta_takes_the_first_of_each_kind_in_page_order():
+    from pagetwin.html.noise import page_meta, product_facts
+
+    tree = parse_html(
+        '<html><head><meta property="og:title" content="OG"><meta name="Description" content="Second">'
+        '<meta name="description" content=""><meta name="description" content="Later"></head>'
+        '<body><svg><title>Icon</title></svg><div itemtype="http://schema.org/Product"></div></body></html>'
+    )
+    # The first name="description" is empty: the next selector's (name="Description") is taken.
+    assert page_meta(tree) == ("Icon", "Second")
+    assert product_facts(tree) == (True, "")

@@ -205,3 +205,41 @@ def test_revisits_of_non_html_are_not_pages(tmp_path):
     assert [p.refers_to_digest for p in pages] == ["sha1:HTML", "sha1:NONE"]
     assert pages[0].http_charset == "utf-8"
     assert stats.skipped == {"not-html": 1}
+
+
+# _parse_head reads the usual header (CRLF lines "name: value" up to a blank line) in one
+# split (warc._plain_head); every other header goes through its line loop. Both must give the
+# same head, or the same offset to look on from, for any bytes.
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_HEAD_LINES = st.sampled_from([
+    b"WARC-Type: response", b"WARC-Type:response", b"warc-type: request", b"Content-Length: 12", b"Content-Length:  7 ",
+    b"WARC-Target-URI: http://a.example/\xc3\xa9", b"X: \xff\xfe", b"X:", b": no name", b"\x0b: space name", b"no colon",
+    b" continued", b"\tcontinued", b" folded: value", b"A: b\rc", b"WARC-Date: 2020-01-01T00:00:00Z",
+])  # fmt: skip
+_ENDS = st.sampled_from([b"\r\n", b"\r\n", b"\r\n", b"\n", b"\r"])
+
+
+@settings(max_examples=500, deadline=None)
+@given(version=st.sampled_from([b"WARC/1.0\r\n", b"WARC/1.1\n"]), lines=st.lists(st.tuples(_HEAD_LINES, _ENDS), max_size=8),
+       last=st.sampled_from([b"\r\n", b"\n", b"", b"\r\n\r\n"]), body=st.sampled_from([b"", b"payload", b"\r\n\r\nmore"]))  # fmt: skip
+def test_property_plain_header_reads_as_the_line_loop_does(version, lines, last, body):
+    import io
+
+    from pagetwin.sources import warc
+
+    data = version + b"".join(line + end for line, end in lines) + last + body
+    fast = warc._parse_head(warc._Source(io.BytesIO(data), len(data)), 0)
+    plain = warc._plain_head
+    warc._plain_head = lambda *args: False
+    try:
+        loop = warc._parse_head(warc._Source(io.BytesIO(data), len(data)), 0)
+    finally:
+        warc._plain_head = plain
+    if isinstance(loop, warc._Head):
+        assert isinstance(fast, warc._Head)
+        assert (fast.start, fast.end, fast.cut, list(fast.fields.items())) == (loop.start, loop.end, loop.cut, list(loop.fields.items()))
+    else:
+        assert fast == loop

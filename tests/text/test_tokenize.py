@@ -80,3 +80,22 @@ def test_japanese_without_dictionary_falls_back_to_bigrams_with_a_message(monkey
     assert "pagetwin[ja]" in caplog.text
     segment("もう一度", "ja")
     assert caplog.text.count("pagetwin[ja]") == 1  # said once
+
+
+def test_char_classes_kept_between_runs_are_the_table_built_now(tmp_path, monkeypatch):
+    import numpy as np
+
+    from pagetwin.text import tokenize
+
+    monkeypatch.setenv("PAGETWIN_CACHE_DIR", str(tmp_path))
+    built = tokenize.char_classes_reference()
+    tokenize.char_classes.cache_clear()
+    try:
+        first = tokenize.char_classes()  # built and written
+        tokenize.char_classes.cache_clear()
+        second = tokenize.char_classes()  # read back
+        assert len(list(tmp_path.iterdir())) == 1
+        assert np.array_equal(first, built) and np.array_equal(second, built)
+        assert not second.flags.writeable
+    finally:
+        tokenize.char_classes.cache_clear()

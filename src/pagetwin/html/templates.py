@@ -58,6 +58,11 @@ from pagetwin.config import ExtractSettings
 from pagetwin.html.blocks import Blocks, Extracted, ParsedPage
 from pagetwin.text.normalize import url_host
 
+try:  # pass 1's per-page statistics in C (html/_stats.pyx); blocks_stats_reference without it
+    from pagetwin.html._stats import page_stats as _native_page_stats
+except ImportError:
+    _native_page_stats = None
+
 _PENDING_PAGES = 32  # pages buffered per site before their counts are folded in
 _PENDING_TOTAL = 1000  # pages buffered over all sites: above it every site is folded in
 _SNIPPETS_PER_PAGE = 200
@@ -120,7 +125,21 @@ def page_stats(page: ParsedPage, settings: ExtractSettings) -> PageStats:
 
 def blocks_stats(blocks: Blocks, settings: ExtractSettings, page_level: tuple[list[bool], list[bool]]) -> PageStats:
     """Pass 1 for the blocks of one page (``html.blocks.walk``) and their page-level decision
-    (``ParsedPage.page_level()``)."""
+    (``ParsedPage.page_level()``): natively when the kernel is built (``html._stats``, the
+    same PageStats; 0.13 -> 0.03 ms a page), else ``blocks_stats_reference``."""
+    if _native_page_stats is not None:
+        keep = page_level[0]
+        try:
+            return PageStats(*_native_page_stats(
+                blocks.hash, blocks.sig, blocks.size, blocks.content, keep, blocks.text, blocks.parent, _SNIPPETS_PER_PAGE
+            ))  # fmt: skip
+        except (OverflowError, TypeError, ValueError):
+            pass  # columns the kernel does not take (no uint64 hash, lists of other lengths)
+    return blocks_stats_reference(blocks, settings, page_level)
+
+
+def blocks_stats_reference(blocks: Blocks, settings: ExtractSettings, page_level: tuple[list[bool], list[bool]]) -> PageStats:
+    """blocks_stats in Python and numpy (the reference of the native kernel)."""
     keep, _ = page_level
     hashes = [h for h, c in zip(blocks.hash, blocks.content) if c]
     slot_total: dict[int, int] = {}

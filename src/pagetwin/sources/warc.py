@@ -238,8 +238,11 @@ def _parse_head(src: _Source, at: int) -> _Head | int:
     if m is None:
         return at + 1
     head = _Head(at, at)
-    name, parts = "", []
     pos = m.end()
+    if _plain_head(buf, pos, lim, head):
+        head.end = src.buf_at + head.end
+        return head
+    name, parts = "", []
     while True:
         nl = buf.find(b"\n", pos, lim)
         if nl < 0:
@@ -264,6 +267,31 @@ def _parse_head(src: _Source, at: int) -> _Head | int:
             _put(head.fields, name, parts)
             name, parts = line[:colon].strip().decode("latin-1").lower(), [line[colon + 1 :].strip()]
         pos = nl + 1
+
+
+# The usual header after its version line: lines "name: value" (a name that starts with no
+# blank, a colon), each ended by CRLF, then a blank CRLF line. The match stops at the first
+# line that is not such a line, where _parse_head's loop stops too (never reading further).
+_PLAIN_HEAD = re.compile(rb"(?:[^ \t:\r\n][^:\n]*:[^\n]*\r\n)*\r\n")
+
+
+def _plain_head(buf: bytes, pos: int, lim: int, head: _Head) -> bool:
+    """The header's fields as ``_parse_head``'s loop reads them, for the usual header
+    (_PLAIN_HEAD, up to ``lim``). Fills ``head`` (its ``end`` relative to ``buf``) and says
+    True; False, touching nothing, for any other header (the loop reads it)."""
+    m = _PLAIN_HEAD.match(buf, pos, lim)
+    if m is None:
+        return False
+    end = m.end()
+    fields = head.fields
+    if end - pos > 2:
+        for line in buf[pos : end - 4].split(b"\r\n"):
+            colon = line.find(b":")
+            name = line[:colon].strip().decode("latin-1").lower()
+            if name and name not in fields:
+                fields[name] = line[colon + 1 :].strip().decode("utf-8", "replace")
+    head.end = end
+    return True
 
 
 def _put(fields: _Fields, name: str, parts: list[bytes]) -> None:

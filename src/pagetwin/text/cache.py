@@ -1,0 +1,126 @@
+"""Arrays that cost a process long to build, kept on disk between runs (py3langid's model
+unpacked, ``lang``; the code point classes of the word scan, ``tokenize.char_classes``).
+
+A cache file is named by a digest of what its arrays are made from (so a changed input gets a
+new file) and holds a digest of its own bytes (so a damaged one is refused, built again and
+written again). Written beside and renamed: a reader finds all of a file or none. A folder
+that cannot be written, or no home folder, costs only the building.
+
+Where: $PAGETWIN_CACHE_DIR, else $XDG_CACHE_HOME/pagetwin, else ~/.cache/pagetwin.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from array import array
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import xxhash
+
+FORMAT = 1  # bumped when the file layout below changes
+TYPECODES = {2: "H", 4: "I", 8: "L"}  # stdlib array typecode by item size (unsigned)
+
+
+def cache_dir() -> Path | None:
+    """The cache folder; None without a home folder (and no variable naming one)."""
+    if os.environ.get("PAGETWIN_CACHE_DIR"):
+        return Path(os.environ["PAGETWIN_CACHE_DIR"])
+    if os.environ.get("XDG_CACHE_HOME"):
+        return Path(os.environ["XDG_CACHE_HOME"]) / "pagetwin"
+    try:
+        return Path.home() / ".cache" / "pagetwin"
+    except RuntimeError:
+        return None
+
+
+def cached_arrays(
+    name: str, source: bytes, build: Callable[[], dict[str, np.ndarray] | None], stdlib: frozenset[str] = frozenset()
+) -> dict[str, np.ndarray | array] | None:
+    """The arrays ``build`` makes from ``source`` (the bytes they depend on: a model file, the
+    versions and patterns of a table), from the cache when it holds them whole, else built and
+    stored; those named in ``stdlib`` as stdlib arrays (unsigned). None when ``build`` gives
+    None."""
+    folder = cache_dir()
+    target = folder / f"{name}-{FORMAT}-{xxhash.xxh3_64_hexdigest(source)}.bin" if folder is not None else None
+    found = read_arrays(target, stdlib) if target is not None else None
+    if found is not None:
+        return found
+    arrays = build()
+    if arrays is None:
+        return None
+    if target is not None:
+        write_arrays(target, arrays)
+    return {key: _stdlib(a) if key in stdlib else a for key, a in arrays.items()}
+
+
+def _stdlib(a: np.ndarray) -> array:
+    out = array(TYPECODES[a.dtype.itemsize])
+    out.frombytes(np.ascontiguousarray(a).tobytes())
+    return out
+
+
+def _raw(data: np.ndarray | array) -> memoryview:
+    """The bytes of a contiguous array, writable where it is (memoryview.cast refuses empty
+    arrays, and numpy's unicode arrays)."""
+    if isinstance(data, np.ndarray):
+        return memoryview(data.reshape(-1).view(np.uint8))
+    return memoryview(data).cast("B")
+
+
+def write_arrays(target: Path, arrays: dict[str, np.ndarray]) -> None:
+    """One file: a JSON line (each array's name, dtype and shape, the payload's size and
+    digest), then the arrays' bytes in order. A folder that cannot be written is left as it
+    is."""
+    parts = {key: np.ascontiguousarray(a) for key, a in arrays.items()}
+    digest = xxhash.xxh3_64()
+    for part in parts.values():
+        digest.update(_raw(part))
+    layout = [[key, part.dtype.str, list(part.shape)] for key, part in parts.items()]
+    head = {"arrays": layout, "size": sum(part.nbytes for part in parts.values()), "xxh3": digest.hexdigest()}
+    temp = target.with_name(f"{target.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with open(temp, "wb") as out:
+            out.write(json.dumps(head).encode() + b"\n")
+            for part in parts.values():
+                out.write(_raw(part))
+        os.replace(temp, target)
+    except OSError:
+        try:
+            temp.unlink(missing_ok=True)
+        except OSError:
+            pass
+
+
+def read_arrays(target: Path, stdlib: frozenset[str] = frozenset()) -> dict[str, np.ndarray | array] | None:
+    """The arrays of a cache file, each read straight into the object it is given as (no copy
+    of the whole file is held: a process's peak memory stays that of the arrays); None when
+    the file is absent, cut short, longer, or its digest differs."""
+    try:
+        with open(target, "rb") as f:
+            head = json.loads(f.readline())
+            digest = xxhash.xxh3_64()
+            arrays: dict[str, np.ndarray | array] = {}
+            for key, dtype, shape in head["arrays"]:
+                dt = np.dtype(dtype)
+                count = int(np.prod(shape, dtype=np.int64))
+                if key in stdlib:
+                    if dt.kind != "u" or dt.itemsize not in TYPECODES:
+                        return None
+                    into: np.ndarray | array = array(TYPECODES[dt.itemsize], [0]) * count
+                else:
+                    into = np.empty(shape, dtype=dt)
+                view = _raw(into)
+                if f.readinto(view) != len(view):
+                    return None
+                digest.update(view)
+                arrays[key] = into
+            if f.read(1) or digest.hexdigest() != head["xxh3"]:
+                return None
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return arrays
