@@ -186,8 +186,10 @@ class ExtractSettings:
     site_key: str = _setting(
         "host", "what makes a site, whose template is learned: the URL's host, or its registered domain",
         allowed=Choice(("host", "domain")), tier=USER, commands=READ)  # fmt: skip
+    # 2: a crawl's small sites are where pages lose most to a template learned from nothing
+    # (bench/RESULTS.md, session 7: every WCXB page type rises from 2 pages a site, none from 5).
     min_site_pages: int = _setting(
-        5, "a site with fewer pages falls back to page-level noise removal",
+        2, "a site with fewer pages falls back to page-level noise removal",
         allowed=AT_LEAST_1, commands=READ)  # fmt: skip
     template_share: float = _setting(
         0.25, "a block on more than this share of a site's pages is template", allowed=SHARE, commands=READ)
