@@ -615,3 +615,31 @@ def test_page_meta_takes_the_first_of_each_kind_in_page_order():
     # The first name="description" is empty: the next selector's (name="Description") is taken.
     assert page_meta(tree) == ("Icon", "Second")
     assert product_facts(tree) == (True, "")
+
+
+def _video_story(player: str) -> str:
+    paras = "".join(f"<p>{p}</p>" for p in ARTICLE)
+    return (
+        "<html><body><div id='wrap'><h1>Harbour budget approved</h1>"
+        "<div class='byline'>By the harbour desk, 10:04 AM</div>"
+        f"<div class='video-wrap'>{player}</div><div class='entry-content'>{paras}</div></div></body></html>"
+    )
+
+
+_DESCRIPTION = ("The council explains in this video why the harbour budget moves money from the library "
+                "to the railway bridge, and what the northern villages asked of the engineers.")  # fmt: skip
+
+
+def test_a_video_description_in_a_flash_players_fallback_is_kept_with_the_story():
+    # What an <object> holds is what a browser shows without the plugin: the video's poster,
+    # a player message, and its description, between the title and the story.
+    player = (
+        "<object data='/player.swf' type='application/x-shockwave-flash'><param name='movie' value='/player.swf'>"
+        "<div class='player'><img src='/poster.jpg'><p class='status'>This video is unavailable on your device.</p>"
+        f"<div class='video-caption-box'><p class='video-caption'>{_DESCRIPTION}</p></div></div></object>"
+    )
+    out = text(_video_story(player)).splitlines()
+    assert out[:2] == ["Harbour budget approved", _DESCRIPTION] and out[2:] == ARTICLE
+    # The same text as a photo's caption in the same place stays out: the golds leave those out.
+    photo = f"<figure><img src='/photo.jpg'><figcaption>{_DESCRIPTION}</figcaption></figure>"
+    assert text(_video_story(photo)).splitlines() == ["Harbour budget approved", *ARTICLE]

@@ -338,11 +338,33 @@ def page_keep(blocks: Blocks, classes: list[int] | None = None, table_rows: froz
     # The title right before the region (an h1/h2 outside the article container).
     first = next((i for i, b in enumerate(text_blocks) if inside[b]), None)
     if first is not None:
-        for b in reversed(text_blocks[max(0, first - 6) : first]):
+        for i in range(first - 1, max(0, first - 6) - 1, -1):
+            b = text_blocks[i]
             if classes[b] == HEADING and blocks.tag[b] in ("h1", "h2"):
                 keep[b] = True
+                _keep_lead(blocks, text_blocks[i + 1 : first], classes, keep)
                 break
     return keep, inside
+
+
+def _keep_lead(blocks: Blocks, between: list[int], classes: list[int], keep: list[bool]) -> None:
+    """The description of the story's video between the article's title and its region: good
+    text inside an <object> (a Flash player's fallback, which is what a browser shows today).
+    Other good text there (photo captions, teasers, standfirsts) the golds keep or not page by
+    page: it stays out."""
+    for b in between:
+        if classes[b] == GOOD and _inside_object(blocks, b):
+            keep[b] = True
+
+
+def _inside_object(blocks: Blocks, b: int) -> bool:
+    parent, tag = blocks.parent, blocks.tag
+    b = parent[b]
+    while b >= 0:
+        if tag[b] == "object":
+            return True
+        b = parent[b]
+    return False
 
 
 TABLE_ROWS = 5  # rows of a data table, at least
