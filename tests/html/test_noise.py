@@ -643,3 +643,23 @@ def test_a_video_description_in_a_flash_players_fallback_is_kept_with_the_story(
     # The same text as a photo's caption in the same place stays out: the golds leave those out.
     photo = f"<figure><img src='/photo.jpg'><figcaption>{_DESCRIPTION}</figcaption></figure>"
     assert text(_video_story(photo)).splitlines() == ["Harbour budget approved", *ARTICLE]
+
+
+_CN_STORY = [
+    "二〇二二年春天，河谷里的十七家工厂完成了节能改造，园区的用电量比去年同期下降了三成，附近村庄的空气也明显变好了。",
+    "负责改造的工程师说，新的生产线把余热送回车间和宿舍，冬天不再需要烧煤取暖，工人们每个月能省下一笔不小的开支。",
+    "当地政府表示，明年还将为另外二十家企业提供低息贷款，帮助它们更换老旧设备，并在河边修建一条新的步行道。",
+]
+
+
+def test_a_chinese_dateline_and_the_sites_legal_line_are_dropped():
+    story = "".join(f"<p>{p}</p>" for p in _CN_STORY)
+    html = (
+        "<html><body><div class='article'><h1>十七家工厂完成节能改造</h1>"
+        "<p>发布时间：2022-02-13 04:22:18 来源：云南日报</p>" + story
+        + "<p>云南日报网 滇ICP备11000491号-1 云南日报报业集团 版权所有，未经许可不得转载</p></div></body></html>"
+    )
+    assert text(html).splitlines() == ["十七家工厂完成节能改造", *_CN_STORY]
+    # A paragraph of the story that names a date and a source is not a dateline.
+    said = "记者在2022年2月13日的发布会上了解到，来源于园区的数据显示，" + _CN_STORY[0] + _CN_STORY[1]
+    assert said in text(html.replace("<p>" + _CN_STORY[0], "<p>" + said + "</p><p>" + _CN_STORY[0]))

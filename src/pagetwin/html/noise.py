@@ -335,6 +335,7 @@ def page_keep(blocks: Blocks, classes: list[int] | None = None, table_rows: froz
         keep[b] = classes[b] != EMPTY
     _drop_repeats(blocks, keep)
     _drop_said_again(blocks, keep)
+    _drop_datelines(blocks, keep)
     # The title right before the region (an h1/h2 outside the article container).
     first = next((i for i, b in enumerate(text_blocks) if inside[b]), None)
     if first is not None:
@@ -365,6 +366,25 @@ def _inside_object(blocks: Blocks, b: int) -> bool:
             return True
         b = parent[b]
     return False
+
+
+# A Chinese article's dateline: a date and "来源" (source), "发布时间" (published), "更新" (updated)
+# or "编辑" (editor): "2020-11-26 08:04 来源:中国新闻网", "发布时间：2022-02-13 来源：云南日报 分享到".
+# Like a byline, not the story (wcxb's and chinese_wce's golds leave them out).
+_CN_DATE = re.compile(r"\d{4}\s*[-年/.]\s*\d{1,2}\s*[-月/.]\s*\d{1,2}")
+_CN_DATELINE = re.compile(r"来源|來源|发布时间|發布時間|发布日期|更新|责任编辑|編輯|编辑")
+# A site's legal line: a Chinese ICP licence number ("滇ICP备11000491号") or "版权所有" (all
+# rights reserved).
+_CN_LEGAL = re.compile(r"ICP\s*[备備证證]|版权所有|版權所有")
+DATELINE_SIZE = 2 * GOOD_SIZE  # longer: a paragraph that names a date and a source
+
+
+def _drop_datelines(blocks: Blocks, keep: list[bool]) -> None:
+    """Drop the datelines and legal lines of Chinese pages (above) from what is kept."""
+    text, size = blocks.text, blocks.size
+    for b, k in enumerate(keep):
+        if k and size[b] < DATELINE_SIZE and (_CN_LEGAL.search(text[b]) or (_CN_DATE.search(text[b]) and _CN_DATELINE.search(text[b]))):
+            keep[b] = False
 
 
 TABLE_ROWS = 5  # rows of a data table, at least
