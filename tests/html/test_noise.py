@@ -4,8 +4,8 @@ import time
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
 from pagetwin.config import ExtractSettings
-from pagetwin.html.blocks import walk
-from pagetwin.html.noise import ParsedPage, extract, extract_parsed, parse_page
+from pagetwin.html.blocks import text_size, walk
+from pagetwin.html.noise import DATELINE_SIZE, ParsedPage, extract, extract_parsed, parse_page
 from pagetwin.html.parse import parse_html
 from pagetwin.html.templates import SiteTemplates, page_stats
 from tests.fixtures.sites import paragraph
@@ -657,8 +657,12 @@ def test_a_chinese_dateline_and_the_sites_legal_line_are_dropped():
     html = (
         "<html><body><div class='article'><h1>十七家工厂完成节能改造</h1>"
         "<p>发布时间：2022-02-13 04:22:18 来源：云南日报</p>" + story
-        + "<p>云南日报网 滇ICP备11000491号-1 云南日报报业集团 版权所有，未经许可不得转载</p></div></body></html>"
+        + "<p>云南日报网 滇ICP备11000491号-1 云南日报报业集团 版权所有，未经许可不得转载</p>"
+        + "<p>经营许可证编号：滇B-2-4-20030004 互联网新闻信息服务许可证编号：53120170001 滇ICP备11000491号-1"
+        + " 云南省互联网违法和不良信息举报电话：0871-64166935；举报邮箱：jubao@yunnan.cn 未经书面许可不得转载本网站的任何内容，违者必究；本网站所刊登的新闻、信息和各种专题专栏资料均为本网站版权所有</p>"
+        + "</div></body></html>"
     )
+    assert text_size(html.split("<p>")[-1]) > DATELINE_SIZE  # a licence line of any length goes
     assert text(html).splitlines() == ["十七家工厂完成节能改造", *_CN_STORY]
     # A paragraph of the story that names a date and a source is not a dateline.
     said = "记者在2022年2月13日的发布会上了解到，来源于园区的数据显示，" + _CN_STORY[0] + _CN_STORY[1]

@@ -373,9 +373,10 @@ def _inside_object(blocks: Blocks, b: int) -> bool:
 # Like a byline, not the story (wcxb's and chinese_wce's golds leave them out).
 _CN_DATE = re.compile(r"\d{4}\s*[-年/.]\s*\d{1,2}\s*[-月/.]\s*\d{1,2}")
 _CN_DATELINE = re.compile(r"来源|來源|发布时间|發布時間|发布日期|更新|责任编辑|編輯|编辑")
-# A site's legal line: a Chinese ICP licence number ("滇ICP备11000491号") or "版权所有" (all
-# rights reserved).
-_CN_LEGAL = re.compile(r"ICP\s*[备備证證]|版权所有|版權所有")
+# A site's legal line: "版权所有" (all rights reserved), or a Chinese ICP licence number
+# ("滇ICP备11000491号"), which only a site's footer states, however long it is (LONG_SIZE).
+_CN_LEGAL = re.compile(r"版权所有|版權所有")
+_CN_LICENCE = re.compile(r"ICP\s*[备備证證]")
 DATELINE_SIZE = 2 * GOOD_SIZE  # longer: a paragraph that names a date and a source
 
 
@@ -383,7 +384,10 @@ def _drop_datelines(blocks: Blocks, keep: list[bool]) -> None:
     """Drop the datelines and legal lines of Chinese pages (above) from what is kept."""
     text, size = blocks.text, blocks.size
     for b, k in enumerate(keep):
-        if k and size[b] < DATELINE_SIZE and (_CN_LEGAL.search(text[b]) or (_CN_DATE.search(text[b]) and _CN_DATELINE.search(text[b]))):
+        if not k or size[b] >= LONG_SIZE:
+            continue
+        t = text[b]
+        if _CN_LICENCE.search(t) or (size[b] < DATELINE_SIZE and (_CN_LEGAL.search(t) or (_CN_DATE.search(t) and _CN_DATELINE.search(t)))):
             keep[b] = False
 
 
