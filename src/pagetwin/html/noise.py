@@ -387,6 +387,8 @@ def _drop_datelines(blocks: Blocks, keep: list[bool]) -> None:
         if not k or size[b] >= LONG_SIZE:
             continue
         t = text[b]
+        if t.isascii():  # every word the rules look for is Chinese (quick to rule out)
+            continue
         if _CN_LICENCE.search(t) or (size[b] < DATELINE_SIZE and (_CN_LEGAL.search(t) or (_CN_DATE.search(t) and _CN_DATELINE.search(t)))):
             keep[b] = False
 
