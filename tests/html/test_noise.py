@@ -4,8 +4,8 @@ import time
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
 from pagetwin.config import ExtractSettings
-from pagetwin.html.blocks import walk
-from pagetwin.html.noise import ParsedPage, extract, extract_parsed, parse_page
+from pagetwin.html.blocks import text_size, walk
+from pagetwin.html.noise import DATELINE_SIZE, ParsedPage, extract, extract_parsed, parse_page
 from pagetwin.html.parse import parse_html
 from pagetwin.html.templates import SiteTemplates, page_stats
 from tests.fixtures.sites import paragraph
@@ -615,3 +615,55 @@ def test_page_meta_takes_the_first_of_each_kind_in_page_order():
     # The first name="description" is empty: the next selector's (name="Description") is taken.
     assert page_meta(tree) == ("Icon", "Second")
     assert product_facts(tree) == (True, "")
+
+
+def _video_story(player: str) -> str:
+    paras = "".join(f"<p>{p}</p>" for p in ARTICLE)
+    return (
+        "<html><body><div id='wrap'><h1>Harbour budget approved</h1>"
+        "<div class='byline'>By the harbour desk, 10:04 AM</div>"
+        f"<div class='video-wrap'>{player}</div><div class='entry-content'>{paras}</div></div></body></html>"
+    )
+
+
+_DESCRIPTION = ("The council explains in this video why the harbour budget moves money from the library "
+                "to the railway bridge, and what the northern villages asked of the engineers.")  # fmt: skip
+
+
+def test_a_video_description_in_a_flash_players_fallback_is_kept_with_the_story():
+    # What an <object> holds is what a browser shows without the plugin: the video's poster,
+    # a player message, and its description, between the title and the story.
+    player = (
+        "<object data='/player.swf' type='application/x-shockwave-flash'><param name='movie' value='/player.swf'>"
+        "<div class='player'><img src='/poster.jpg'><p class='status'>This video is unavailable on your device.</p>"
+        f"<div class='video-caption-box'><p class='video-caption'>{_DESCRIPTION}</p></div></div></object>"
+    )
+    out = text(_video_story(player)).splitlines()
+    assert out[:2] == ["Harbour budget approved", _DESCRIPTION] and out[2:] == ARTICLE
+    # The same text as a photo's caption in the same place stays out: the golds leave those out.
+    photo = f"<figure><img src='/photo.jpg'><figcaption>{_DESCRIPTION}</figcaption></figure>"
+    assert text(_video_story(photo)).splitlines() == ["Harbour budget approved", *ARTICLE]
+
+
+_CN_STORY = [
+    "二〇二二年春天，河谷里的十七家工厂完成了节能改造，园区的用电量比去年同期下降了三成，附近村庄的空气也明显变好了。",
+    "负责改造的工程师说，新的生产线把余热送回车间和宿舍，冬天不再需要烧煤取暖，工人们每个月能省下一笔不小的开支。",
+    "当地政府表示，明年还将为另外二十家企业提供低息贷款，帮助它们更换老旧设备，并在河边修建一条新的步行道。",
+]
+
+
+def test_a_chinese_dateline_and_the_sites_legal_line_are_dropped():
+    story = "".join(f"<p>{p}</p>" for p in _CN_STORY)
+    html = (
+        "<html><body><div class='article'><h1>十七家工厂完成节能改造</h1>"
+        "<p>发布时间：2022-02-13 04:22:18 来源：云南日报</p>" + story
+        + "<p>云南日报网 滇ICP备11000491号-1 云南日报报业集团 版权所有，未经许可不得转载</p>"
+        + "<p>经营许可证编号：滇B-2-4-20030004 互联网新闻信息服务许可证编号：53120170001 滇ICP备11000491号-1"
+        + " 云南省互联网违法和不良信息举报电话：0871-64166935；举报邮箱：jubao@yunnan.cn 未经书面许可不得转载本网站的任何内容，违者必究；本网站所刊登的新闻、信息和各种专题专栏资料均为本网站版权所有</p>"
+        + "</div></body></html>"
+    )
+    assert text_size(html.split("<p>")[-1]) > DATELINE_SIZE  # a licence line of any length goes
+    assert text(html).splitlines() == ["十七家工厂完成节能改造", *_CN_STORY]
+    # A paragraph of the story that names a date and a source is not a dateline.
+    said = "记者在2022年2月13日的发布会上了解到，来源于园区的数据显示，" + _CN_STORY[0] + _CN_STORY[1]
+    assert said in text(html.replace("<p>" + _CN_STORY[0], "<p>" + said + "</p><p>" + _CN_STORY[0]))

@@ -64,9 +64,11 @@ except ImportError as exc:  # not compiled (a source checkout without `pip insta
 
 log = logging.getLogger(__name__)
 
-# Never visible content: the walk does not enter these (nor anything inside them).
+# Never visible content: the walk does not enter these (nor anything inside them). An <object>
+# is entered: what it holds is the fallback a browser shows when the plugin is missing (an old
+# Flash player's poster and the video's description), a block (noise._keep_lead).
 SKIP_TAGS = frozenset(
-    """script style noscript template svg math iframe frame frameset object embed applet canvas
+    """script style noscript template svg math iframe frame frameset embed applet canvas
     audio video map head title meta link input select option optgroup textarea button datalist
     output dialog menu""".split()
 )
@@ -81,7 +83,7 @@ _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGN
 BLOCK_TAGS = frozenset(
     """address article aside blockquote body center dd details dir div dl dt fieldset figcaption
     figure footer form h1 h2 h3 h4 h5 h6 header hgroup hr li main nav ol p pre section summary
-    table tbody thead tfoot tr caption ul legend html""".split()
+    table tbody thead tfoot tr caption ul legend html object""".split()
 )
 HEADING_TAGS = frozenset("h1 h2 h3 h4 h5 h6".split())
 # Chrome by tag. header/footer inside an <article> or <main> hold the article's own title and

@@ -335,14 +335,62 @@ def page_keep(blocks: Blocks, classes: list[int] | None = None, table_rows: froz
         keep[b] = classes[b] != EMPTY
     _drop_repeats(blocks, keep)
     _drop_said_again(blocks, keep)
+    _drop_datelines(blocks, keep)
     # The title right before the region (an h1/h2 outside the article container).
     first = next((i for i, b in enumerate(text_blocks) if inside[b]), None)
     if first is not None:
-        for b in reversed(text_blocks[max(0, first - 6) : first]):
+        for i in range(first - 1, max(0, first - 6) - 1, -1):
+            b = text_blocks[i]
             if classes[b] == HEADING and blocks.tag[b] in ("h1", "h2"):
                 keep[b] = True
+                _keep_lead(blocks, text_blocks[i + 1 : first], classes, keep)
                 break
     return keep, inside
+
+
+def _keep_lead(blocks: Blocks, between: list[int], classes: list[int], keep: list[bool]) -> None:
+    """The description of the story's video between the article's title and its region: good
+    text inside an <object> (a Flash player's fallback, which is what a browser shows today).
+    Other good text there (photo captions, teasers, standfirsts) the golds keep or not page by
+    page: it stays out."""
+    for b in between:
+        if classes[b] == GOOD and _inside_object(blocks, b):
+            keep[b] = True
+
+
+def _inside_object(blocks: Blocks, b: int) -> bool:
+    parent, tag = blocks.parent, blocks.tag
+    b = parent[b]
+    while b >= 0:
+        if tag[b] == "object":
+            return True
+        b = parent[b]
+    return False
+
+
+# A Chinese article's dateline: a date and "来源" (source), "发布时间" (published), "更新" (updated)
+# or "编辑" (editor): "2020-11-26 08:04 来源:中国新闻网", "发布时间：2022-02-13 来源：云南日报 分享到".
+# Like a byline, not the story (wcxb's and chinese_wce's golds leave them out).
+_CN_DATE = re.compile(r"\d{4}\s*[-年/.]\s*\d{1,2}\s*[-月/.]\s*\d{1,2}")
+_CN_DATELINE = re.compile(r"来源|來源|发布时间|發布時間|发布日期|更新|责任编辑|編輯|编辑")
+# A site's legal line: "版权所有" (all rights reserved), or a Chinese ICP licence number
+# ("滇ICP备11000491号"), which only a site's footer states, however long it is (LONG_SIZE).
+_CN_LEGAL = re.compile(r"版权所有|版權所有")
+_CN_LICENCE = re.compile(r"ICP\s*[备備证證]")
+DATELINE_SIZE = 2 * GOOD_SIZE  # longer: a paragraph that names a date and a source
+
+
+def _drop_datelines(blocks: Blocks, keep: list[bool]) -> None:
+    """Drop the datelines and legal lines of Chinese pages (above) from what is kept."""
+    text, size = blocks.text, blocks.size
+    for b, k in enumerate(keep):
+        if not k or size[b] >= LONG_SIZE:
+            continue
+        t = text[b]
+        if t.isascii():  # every word the rules look for is Chinese (quick to rule out)
+            continue
+        if _CN_LICENCE.search(t) or (size[b] < DATELINE_SIZE and (_CN_LEGAL.search(t) or (_CN_DATE.search(t) and _CN_DATELINE.search(t)))):
+            keep[b] = False
 
 
 TABLE_ROWS = 5  # rows of a data table, at least
