@@ -615,3 +615,37 @@ def test_page_meta_takes_the_first_of_each_kind_in_page_order():
     # The first name="description" is empty: the next selector's (name="Description") is taken.
     assert page_meta(tree) == ("Icon", "Second")
     assert product_facts(tree) == (True, "")
+
+
+OTHER_STORIES = [
+    "The fishing cooperative elected a new board at its yearly meeting, where members argued about the quotas set for the next two seasons.",
+    "A choir from the northern villages won the regional contest with a programme of old sea songs arranged by their young conductor.",
+    "Roadworks on the coastal highway will close two lanes for a month while engineers replace the drainage under the old stone bridge.",
+]
+
+
+def _other_stories(heading: str) -> str:
+    cards = "".join(
+        f"<div class='card'><h3><a href='/s/{i}'>Story {i} of the valley</a></h3><div class='by'><a href='/a'>Webmaster</a></div>"
+        f"<div class='excerpt'><p>{s}</p></div></div>"
+        for i, s in enumerate(OTHER_STORIES)
+    )
+    return f"<div class='also'><h2>{heading}</h2>{cards}</div>"
+
+
+def test_a_box_of_other_stories_named_by_its_heading_is_dropped_from_the_story():
+    # The teasers' excerpts are paragraphs of their own: only the heading says what they are.
+    out = text(page(article_extra=_other_stories("Also in the news") + "".join(f"<p>{p}</p>" for p in ARTICLE[:1]).replace("The river", "The lake")))
+    assert all(p in out for p in ARTICLE)
+    for gone in OTHER_STORIES + ["Also in the news", "Webmaster"]:
+        assert gone not in out, gone
+
+
+def test_a_heading_naming_other_pages_keeps_what_is_the_story_or_not_a_box_of_pages():
+    # The story goes on below the box in its own paragraphs' slot: nothing after the heading goes.
+    after = "".join(f"<p>{p.replace('The', 'Later, the', 1)}</p>" for p in ARTICLE)
+    out = text(page(article_extra=f"<h2>Related</h2>{after}"))
+    assert "Related" in out and all(p.replace("The", "Later, the", 1) in out for p in ARTICLE)
+    # "See also" is a reference's own links.
+    out = text(page(article_extra=_other_stories("See also")))
+    assert all(s in out for s in OTHER_STORIES)

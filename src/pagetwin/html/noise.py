@@ -789,11 +789,62 @@ def parse_page(
     if is_product:
         _drop_reviews(blocks, keep)
         _keep_specs(blocks, keep)
+    _drop_other_pages(blocks, keep)
     if product and _uncovered(product, blocks, keep):
         _append_block(blocks, product, _PRODUCT_SLOT)
         keep.append(True)
         inside.append(True)
     return ParsedPage(blocks, title, description, replaced, flattened, (keep, inside), refused_charsets)
+
+
+# A heading that names a box of other pages: "Related articles", "Also in the news", "You may
+# also like", "Recommended posts", "Read next"... (not "See also": a reference's own links; not
+# "Read more": a link's label, inside a story as often as below it; not "Recommended:" alone: a
+# game's system requirements).
+_OTHER_PAGES = re.compile(
+    r"(?:also in the news|related(?: (?:posts?|articles?|stories|news|content|reading|resources|guides|topics))?"
+    r"|more (?:news|stories|articles|posts|from .{1,40}|like this|to read|in .{1,30})"
+    r"|you (?:may|might) (?:also )?(?:like|enjoy|be interested in)"
+    r"|recommended (?:for you|reading|articles|posts|stories)|read (?:next|also)"
+    r"|latest (?:news|posts|articles|stories)|popular (?:posts|articles|stories)|most (?:read|popular|viewed)"
+    r"|trending(?: now| stories)?|what to read next|further reading|keep reading|similar (?:posts|articles)"
+    r"|other (?:posts|articles|stories|news)|editor's picks|top stories)[:.!]?",
+    re.IGNORECASE,
+)
+OTHER_PAGES_SHARE = 0.5  # of the kept text, at most, that such a box may hold to be dropped
+
+
+def _drop_other_pages(blocks: Blocks, keep: list[bool]) -> None:
+    """A kept heading that names a box of other pages (``_OTHER_PAGES``), after kept text, and
+    what follows it in its box (the smallest box around it holding kept text after it; to the
+    end of the page when there is none) are dropped when they hold less than OTHER_PAGES_SHARE
+    of the kept text and none of it is in a slot of the kept text before the heading: the
+    teasers a region took in below the story."""
+    parent = blocks.parent
+    kept = [b for b in range(len(keep)) if keep[b]]
+    if len(kept) < 2:
+        return
+    total = sum(blocks.size[b] for b in kept)
+    for h in kept[1:]:
+        if len(blocks.text[h]) > 60 or not _OTHER_PAGES.fullmatch(blocks.text[h].strip()):
+            continue
+        end = len(keep)
+        a = parent[h]
+        while a >= 0:
+            stop = _subtree_parent(parent, a).stop
+            if any(keep[b] for b in range(h + 1, stop)):
+                end = stop
+                break
+            a = parent[a]
+        before = {blocks.sig[b] for b in kept if b < h}
+        after = [b for b in range(h + 1, end) if keep[b]]
+        # (Text of the story's own slots after it: the story goes on below a box of links.)
+        if any(blocks.sig[b] in before for b in after):
+            return
+        if sum(blocks.size[b] for b in after) + blocks.size[h] < OTHER_PAGES_SHARE * total:
+            for b in range(h, end):
+                keep[b] = False
+        return
 
 
 _LD_JSON = 'script[type="application/ld+json"]'
