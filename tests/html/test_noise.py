@@ -649,3 +649,29 @@ def test_a_heading_naming_other_pages_keeps_what_is_the_story_or_not_a_box_of_pa
     # "See also" is a reference's own links.
     out = text(page(article_extra=_other_stories("See also")))
     assert all(s in out for s in OTHER_STORIES)
+
+
+SERVICES = [
+    "We repair roofs and gutters across the valley, in every season.",
+    "Our engineers inspect chimneys and insulation within a week of your call.",
+]
+
+
+def _service_page(wrap: str = "{}") -> str:
+    first = "".join(f"<p>{p}</p>" for p in ARTICLE[:2])
+    rest = "".join(f"<section><h2>Service {i}</h2><p>{p}</p></section>" for i, p in enumerate(SERVICES))
+    partners = "".join(f"<a href='/p{i}'>Partner company number {i}</a> " for i in range(4))
+    return (
+        "<html><body><nav><a href='/'>Home</a></nav><main>"
+        + wrap.format(f"<section><h2>What we do</h2>{first}</section>")
+        + f"{rest}<div class='partners'>{partners}</div></main></body></html>"
+    )
+
+
+def test_a_main_of_several_sections_is_the_region_unless_the_region_is_a_story():
+    out = text(_service_page())
+    assert all(p in out for p in ARTICLE[:2] + SERVICES)
+    assert "Partner company" not in out
+    # The same sections beside an <article>: the article is the region, as it was.
+    out = text(_service_page("<article>{}</article>"))
+    assert all(p in out for p in ARTICLE[:2]) and not any(p in out for p in SERVICES)

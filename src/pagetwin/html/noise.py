@@ -289,6 +289,7 @@ def page_keep(blocks: Blocks, classes: list[int] | None = None, table_rows: froz
     classes, inside = _article_or_list(blocks, classes)
     classes, inside = _prose_list(blocks, classes, inside)
     inside = _titled_article(blocks, inside)
+    inside = _whole_main(blocks, classes, inside)
     n = len(blocks)
     keep = [False] * n
     text_blocks = [b for b in range(n) if classes[b] != EMPTY]
@@ -343,6 +344,46 @@ def page_keep(blocks: Blocks, classes: list[int] | None = None, table_rows: froz
                 keep[b] = True
                 break
     return keep, inside
+
+
+MAIN_GAIN = 1.1  # content of the page's <main> over the region's for the <main> to be the region
+MAIN_BAD = 0.6  # link-dense text of that <main>, at most, over its content
+
+
+def _whole_main(blocks: Blocks, classes: list[int], inside: list[bool]) -> list[bool]:
+    """The page's ``<main>`` around the region is the region when it holds MAIN_GAIN times the
+    region's content, link-dense text of at most MAIN_BAD of its content, and no story (no
+    marked body or ``<article>`` in the region, no ``<article>`` between it and the ``<main>``):
+    a service page says what it offers in several sections, of which the region is one."""
+    parent = blocks.parent
+    top = next((b for b, i in enumerate(inside) if i), -1)
+    m = top
+    while m >= 0 and blocks.tag[m] != "main":
+        m = parent[m]
+    # (A region the page marks as an article body, or with an <article>, is a story: kept as it is.)
+    if m < 0 or m == top or any(i and (h or t == "article") for i, h, t in zip(inside, blocks.hint, blocks.tag)):
+        return inside
+    up = parent[top]
+    while up > m and blocks.tag[up] != "article":
+        up = parent[up]
+    if up != m:
+        return inside
+    good = bad = 0.0
+    span = _subtree_parent(parent, m)
+    for b in span:
+        c = classes[b]
+        if c == GOOD:
+            good += blocks.size[b]
+        elif c == NEAR:
+            good += NEAR_WEIGHT * blocks.size[b]
+        elif c in (BAD, TEASER):
+            bad += blocks.size[b]
+    if good < MAIN_GAIN * _good_text(blocks, classes, inside) or bad > MAIN_BAD * good:
+        return inside
+    out = list(inside)
+    for b in span:
+        out[b] = True
+    return out
 
 
 TABLE_ROWS = 5  # rows of a data table, at least
