@@ -635,10 +635,11 @@ def _other_stories(heading: str) -> str:
 
 def test_a_box_of_other_stories_named_by_its_heading_is_dropped_from_the_story():
     # The teasers' excerpts are paragraphs of their own: only the heading says what they are.
-    out = text(page(article_extra=_other_stories("Also in the news") + "".join(f"<p>{p}</p>" for p in ARTICLE[:1]).replace("The river", "The lake")))
-    assert all(p in out for p in ARTICLE)
-    for gone in OTHER_STORIES + ["Also in the news", "Webmaster"]:
-        assert gone not in out, gone
+    for heading in ("Also in the news", "Similar threads", "RELATED ARTICLES:"):
+        out = text(page(article_extra=_other_stories(heading) + "".join(f"<p>{p}</p>" for p in ARTICLE[:1]).replace("The river", "The lake")))
+        assert all(p in out for p in ARTICLE)
+        for gone in OTHER_STORIES + [heading, "Webmaster"]:
+            assert gone not in out, gone
 
 
 def test_a_heading_naming_other_pages_keeps_what_is_the_story_or_not_a_box_of_pages():

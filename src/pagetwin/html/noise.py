@@ -839,9 +839,10 @@ def parse_page(
 
 
 # A heading that names a box of other pages: "Related articles", "Also in the news", "You may
-# also like", "Recommended posts", "Read next"... (not "See also": a reference's own links; not
-# "Read more": a link's label, inside a story as often as below it; not "Recommended:" alone: a
-# game's system requirements).
+# also like", "Recommended posts", "Read next", a forum's "Similar threads", a shop's "Frequently
+# bought together"... (not "See also": a reference's own links; not "Read more": a link's
+# label, inside a story as often as below it; not "Recommended:" alone: a game's system
+# requirements).
 _OTHER_PAGES = re.compile(
     r"(?:also in the news|related(?: (?:posts?|articles?|stories|news|content|reading|resources|guides|topics))?"
     r"|more (?:news|stories|articles|posts|from .{1,40}|like this|to read|in .{1,30})"
@@ -849,7 +850,9 @@ _OTHER_PAGES = re.compile(
     r"|recommended (?:for you|reading|articles|posts|stories)|read (?:next|also)"
     r"|latest (?:news|posts|articles|stories)|popular (?:posts|articles|stories)|most (?:read|popular|viewed)"
     r"|trending(?: now| stories)?|what to read next|further reading|keep reading|similar (?:posts|articles)"
-    r"|other (?:posts|articles|stories|news)|editor's picks|top stories)[:.!]?",
+    r"|other (?:posts|articles|stories|news)|editor's picks|top stories"
+    r"|(?:suggested|similar|related) (?:topics|threads|questions|discussions)"
+    r"|frequently bought together|(?:customers|people) (?:also|who viewed this (?:item )?also) (?:viewed|bought))[:.!]?",
     re.IGNORECASE,
 )
 OTHER_PAGES_SHARE = 0.5  # of the kept text, at most, that such a box may hold to be dropped
