@@ -865,13 +865,13 @@ def _drop_other_pages(blocks: Blocks, keep: list[bool]) -> None:
     of the kept text and none of it is in a slot of the kept text before the heading: the
     teasers a region took in below the story."""
     parent = blocks.parent
-    kept = [b for b in range(len(keep)) if keep[b]]
-    if len(kept) < 2:
-        return
-    total = sum(blocks.size[b] for b in kept)
-    for h in kept[1:]:
-        if len(blocks.text[h]) > 60 or not _OTHER_PAGES.fullmatch(blocks.text[h].strip()):
+    text = blocks.text
+    first = next((b for b, k in enumerate(keep) if k), len(keep))
+    for h in range(first + 1, len(keep)):
+        if not keep[h] or len(text[h]) > 60 or not _OTHER_PAGES.fullmatch(text[h].strip()):
             continue
+        kept = [b for b, k in enumerate(keep) if k]
+        total = sum(blocks.size[b] for b in kept)
         end = len(keep)
         a = parent[h]
         while a >= 0:
