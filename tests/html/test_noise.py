@@ -269,7 +269,6 @@ def test_the_json_ld_block_survives_serialisation():
     assert extract_parsed(again).text == extract_parsed(parsed).text and "Warm socks for winter" in extract_parsed(again).text
 
 
-
 CAPTION = "The mayor and two engineers walk along the old harbour wall on Monday morning."
 
 
@@ -667,3 +666,64 @@ def test_a_chinese_dateline_and_the_sites_legal_line_are_dropped():
     # A paragraph of the story that names a date and a source is not a dateline.
     said = "记者在2022年2月13日的发布会上了解到，来源于园区的数据显示，" + _CN_STORY[0] + _CN_STORY[1]
     assert said in text(html.replace("<p>" + _CN_STORY[0], "<p>" + said + "</p><p>" + _CN_STORY[0]))
+
+
+OTHER_STORIES = [
+    "The fishing cooperative elected a new board at its yearly meeting, where members argued about the quotas set for the next two seasons.",
+    "A choir from the northern villages won the regional contest with a programme of old sea songs arranged by their young conductor.",
+    "Roadworks on the coastal highway will close two lanes for a month while engineers replace the drainage under the old stone bridge.",
+]
+
+
+def _other_stories(heading: str) -> str:
+    cards = "".join(
+        f"<div class='card'><h3><a href='/s/{i}'>Story {i} of the valley</a></h3><div class='by'><a href='/a'>Webmaster</a></div>"
+        f"<div class='excerpt'><p>{s}</p></div></div>"
+        for i, s in enumerate(OTHER_STORIES)
+    )
+    return f"<div class='also'><h2>{heading}</h2>{cards}</div>"
+
+
+def test_a_box_of_other_stories_named_by_its_heading_is_dropped_from_the_story():
+    # The teasers' excerpts are paragraphs of their own: only the heading says what they are.
+    for heading in ("Also in the news", "Similar threads", "RELATED ARTICLES:"):
+        out = text(page(article_extra=_other_stories(heading) + "".join(f"<p>{p}</p>" for p in ARTICLE[:1]).replace("The river", "The lake")))
+        assert all(p in out for p in ARTICLE)
+        for gone in OTHER_STORIES + [heading, "Webmaster"]:
+            assert gone not in out, gone
+
+
+def test_a_heading_naming_other_pages_keeps_what_is_the_story_or_not_a_box_of_pages():
+    # The story goes on below the box in its own paragraphs' slot: nothing after the heading goes.
+    after = "".join(f"<p>{p.replace('The', 'Later, the', 1)}</p>" for p in ARTICLE)
+    out = text(page(article_extra=f"<h2>Related</h2>{after}"))
+    assert "Related" in out and all(p.replace("The", "Later, the", 1) in out for p in ARTICLE)
+    # "See also" is a reference's own links.
+    out = text(page(article_extra=_other_stories("See also")))
+    assert all(s in out for s in OTHER_STORIES)
+
+
+SERVICES = [
+    "We repair roofs and gutters across the valley, in every season.",
+    "Our engineers inspect chimneys and insulation within a week of your call.",
+]
+
+
+def _service_page(wrap: str = "{}") -> str:
+    first = "".join(f"<p>{p}</p>" for p in ARTICLE[:2])
+    rest = "".join(f"<section><h2>Service {i}</h2><p>{p}</p></section>" for i, p in enumerate(SERVICES))
+    partners = "".join(f"<a href='/p{i}'>Partner company number {i}</a> " for i in range(4))
+    return (
+        "<html><body><nav><a href='/'>Home</a></nav><main>"
+        + wrap.format(f"<section><h2>What we do</h2>{first}</section>")
+        + f"{rest}<div class='partners'>{partners}</div></main></body></html>"
+    )
+
+
+def test_a_main_of_several_sections_is_the_region_unless_the_region_is_a_story():
+    out = text(_service_page())
+    assert all(p in out for p in ARTICLE[:2] + SERVICES)
+    assert "Partner company" not in out
+    # The same sections beside an <article>: the article is the region, as it was.
+    out = text(_service_page("<article>{}</article>"))
+    assert all(p in out for p in ARTICLE[:2]) and not any(p in out for p in SERVICES)

@@ -289,6 +289,7 @@ def page_keep(blocks: Blocks, classes: list[int] | None = None, table_rows: froz
     classes, inside = _article_or_list(blocks, classes)
     classes, inside = _prose_list(blocks, classes, inside)
     inside = _titled_article(blocks, inside)
+    inside = _whole_main(blocks, classes, inside)
     n = len(blocks)
     keep = [False] * n
     text_blocks = [b for b in range(n) if classes[b] != EMPTY]
@@ -391,6 +392,46 @@ def _drop_datelines(blocks: Blocks, keep: list[bool]) -> None:
             continue
         if _CN_LICENCE.search(t) or (size[b] < DATELINE_SIZE and (_CN_LEGAL.search(t) or (_CN_DATE.search(t) and _CN_DATELINE.search(t)))):
             keep[b] = False
+
+
+MAIN_GAIN = 1.1  # content of the page's <main> over the region's for the <main> to be the region
+MAIN_BAD = 0.6  # link-dense text of that <main>, at most, over its content
+
+
+def _whole_main(blocks: Blocks, classes: list[int], inside: list[bool]) -> list[bool]:
+    """The page's ``<main>`` around the region is the region when it holds MAIN_GAIN times the
+    region's content, link-dense text of at most MAIN_BAD of its content, and no story (no
+    marked body or ``<article>`` in the region, no ``<article>`` between it and the ``<main>``):
+    a service page says what it offers in several sections, of which the region is one."""
+    parent = blocks.parent
+    top = next((b for b, i in enumerate(inside) if i), -1)
+    m = top
+    while m >= 0 and blocks.tag[m] != "main":
+        m = parent[m]
+    # (A region the page marks as an article body, or with an <article>, is a story: kept as it is.)
+    if m < 0 or m == top or any(i and (h or t == "article") for i, h, t in zip(inside, blocks.hint, blocks.tag)):
+        return inside
+    up = parent[top]
+    while up > m and blocks.tag[up] != "article":
+        up = parent[up]
+    if up != m:
+        return inside
+    good = bad = 0.0
+    span = _subtree_parent(parent, m)
+    for b in span:
+        c = classes[b]
+        if c == GOOD:
+            good += blocks.size[b]
+        elif c == NEAR:
+            good += NEAR_WEIGHT * blocks.size[b]
+        elif c in (BAD, TEASER):
+            bad += blocks.size[b]
+    if good < MAIN_GAIN * _good_text(blocks, classes, inside) or bad > MAIN_BAD * good:
+        return inside
+    out = list(inside)
+    for b in span:
+        out[b] = True
+    return out
 
 
 TABLE_ROWS = 5  # rows of a data table, at least
@@ -837,11 +878,65 @@ def parse_page(
     if is_product:
         _drop_reviews(blocks, keep)
         _keep_specs(blocks, keep)
+    _drop_other_pages(blocks, keep)
     if product and _uncovered(product, blocks, keep):
         _append_block(blocks, product, _PRODUCT_SLOT)
         keep.append(True)
         inside.append(True)
     return ParsedPage(blocks, title, description, replaced, flattened, (keep, inside), refused_charsets)
+
+
+# A heading that names a box of other pages: "Related articles", "Also in the news", "You may
+# also like", "Recommended posts", "Read next", a forum's "Similar threads", a shop's "Frequently
+# bought together"... (not "See also": a reference's own links; not "Read more": a link's
+# label, inside a story as often as below it; not "Recommended:" alone: a game's system
+# requirements).
+_OTHER_PAGES = re.compile(
+    r"(?:also in the news|related(?: (?:posts?|articles?|stories|news|content|reading|resources|guides|topics))?"
+    r"|more (?:news|stories|articles|posts|from .{1,40}|like this|to read|in .{1,30})"
+    r"|you (?:may|might) (?:also )?(?:like|enjoy|be interested in)"
+    r"|recommended (?:for you|reading|articles|posts|stories)|read (?:next|also)"
+    r"|latest (?:news|posts|articles|stories)|popular (?:posts|articles|stories)|most (?:read|popular|viewed)"
+    r"|trending(?: now| stories)?|what to read next|further reading|keep reading|similar (?:posts|articles)"
+    r"|other (?:posts|articles|stories|news)|editor's picks|top stories"
+    r"|(?:suggested|similar|related) (?:topics|threads|questions|discussions)"
+    r"|frequently bought together|(?:customers|people) (?:also|who viewed this (?:item )?also) (?:viewed|bought))[:.!]?",
+    re.IGNORECASE,
+)
+OTHER_PAGES_SHARE = 0.5  # of the kept text, at most, that such a box may hold to be dropped
+
+
+def _drop_other_pages(blocks: Blocks, keep: list[bool]) -> None:
+    """A kept heading that names a box of other pages (``_OTHER_PAGES``), after kept text, and
+    what follows it in its box (the smallest box around it holding kept text after it; to the
+    end of the page when there is none) are dropped when they hold less than OTHER_PAGES_SHARE
+    of the kept text and none of it is in a slot of the kept text before the heading: the
+    teasers a region took in below the story."""
+    parent = blocks.parent
+    text = blocks.text
+    first = next((b for b, k in enumerate(keep) if k), len(keep))
+    for h in range(first + 1, len(keep)):
+        if not keep[h] or len(text[h]) > 60 or not _OTHER_PAGES.fullmatch(text[h].strip()):
+            continue
+        kept = [b for b, k in enumerate(keep) if k]
+        total = sum(blocks.size[b] for b in kept)
+        end = len(keep)
+        a = parent[h]
+        while a >= 0:
+            stop = _subtree_parent(parent, a).stop
+            if any(keep[b] for b in range(h + 1, stop)):
+                end = stop
+                break
+            a = parent[a]
+        before = {blocks.sig[b] for b in kept if b < h}
+        after = [b for b in range(h + 1, end) if keep[b]]
+        # (Text of the story's own slots after it: the story goes on below a box of links.)
+        if any(blocks.sig[b] in before for b in after):
+            return
+        if sum(blocks.size[b] for b in after) + blocks.size[h] < OTHER_PAGES_SHARE * total:
+            for b in range(h, end):
+                keep[b] = False
+        return
 
 
 _LD_JSON = 'script[type="application/ld+json"]'
