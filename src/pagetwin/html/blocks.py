@@ -612,6 +612,17 @@ class BlockWalker:
         # The native walk (its own memos), unless not asked for or not usable (native_status).
         self.native = _native_walk() if native and native_status() is None else None
 
+    def class_facts(self, key: tuple[str, str, str, str]) -> tuple[int, bool, str, bool, bool, bool]:
+        """_class_facts of (tag, class, id, itemprop), memoised (emptied past _CLASS_MEMO_SIZE)."""
+        memo = self.class_memo
+        facts = memo.get(key)
+        if facts is None:
+            facts = _class_facts(*key)
+            if len(memo) > _CLASS_MEMO_SIZE:
+                memo.clear()
+            memo[key] = facts
+        return facts
+
     def walk(self, tree, max_depth: int = 512, noscript: bool = False, shown: frozenset = frozenset()) -> Blocks:
         """The blocks of a parsed page (``walk``): natively when it can, else walk_reference.
         ``noscript``: enter the noscripts and comment boxes the walk would hold back; ``shown``:
@@ -661,6 +672,7 @@ class BlockWalker:
         xxh = xxhash.xxh64_intdigest
         digits = _DIGITS.sub
         kinds, block_names, sig_memo, class_memo = self.kinds, self.block_names, self.sig_memo, self.class_memo
+        facts_of = self.class_facts
         hiding = _HIDING_ATTRS.isdisjoint
         text_id, other_digit_lead, fullwidth_digit = _TEXT_ID, _OTHER_DIGIT_LEAD, _FULLWIDTH_DIGIT
         maybe_cjk, maybe_cjk_e2 = _MAYBE_CJK, _MAYBE_CJK_E2
@@ -764,12 +776,7 @@ class BlockWalker:
                             hidden_held.append(node)
                             continue
                     key = (tag, attrs.get("class") or "", attrs.get("id") or "", attrs.get("itemprop") or "")
-                    facts = class_memo.get(key)
-                    if facts is None:
-                        facts = _class_facts(*key)
-                        if len(class_memo) > _CLASS_MEMO_SIZE:
-                            class_memo.clear()
-                        class_memo[key] = facts
+                    facts = class_memo.get(key) or facts_of(key)
                     chrome, is_hint, part, is_caption, class_hidden, _ = facts
                     if class_hidden and tag not in ("html", "body", "main"):
                         continue
@@ -821,12 +828,7 @@ class BlockWalker:
                         continue
                     if block >= 0 and ("class" in attrs or "id" in attrs):
                         key = (node.tag, attrs.get("class") or "", attrs.get("id") or "", attrs.get("itemprop") or "")
-                        facts = class_memo.get(key)
-                        if facts is None:
-                            facts = _class_facts(*key)
-                            if len(class_memo) > _CLASS_MEMO_SIZE:
-                                class_memo.clear()
-                            class_memo[key] = facts
+                        facts = class_memo.get(key) or facts_of(key)
                         if facts[5] and opened[block][0] == "p" and _hover_card(node):
                             continue  # a card shown on hover (_POPUP_WORDS)
                         if facts[3] and key[0] == "span":
