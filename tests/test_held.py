@@ -76,8 +76,14 @@ def _linked_in_batches(d, n: int, keys: dict, algorithms: list, config: Settings
     starts from what the last one saved, ("unsaved") from an older save (stale stamps),
     ("dedup") the batch linked by a dedup run (every cluster made again, the rounds of its
     larger components stored), then a new writer starts from them."""
-    inc = Index(d / "inc.sqlite", config.to_dict())
-    held, done = Held.over(inc, algorithms, config), 0
+    return _link_batches(Index(d / "inc.sqlite", config.to_dict()), n, keys, algorithms, config, batches)
+
+
+def _link_batches(inc: Index, n: int, keys: dict, algorithms: list, config: Settings, batches: list, add=None, done: int = 0) -> Index:
+    """_linked_in_batches' batches, from page ``done`` + 1 of ``inc`` on, each added by ``add``
+    (``_add`` unless given)."""
+    add = add or _add
+    held = Held.over(inc, algorithms, config)
     for size, how in batches + [(n, "warm")]:
         if done >= n:
             break
@@ -86,7 +92,7 @@ def _linked_in_batches(d, n: int, keys: dict, algorithms: list, config: Settings
         if how != "warm":
             held = Held.over(inc, algorithms, config)
         last = min(n, done + size)
-        _add(inc, done + 1, last, keys)
+        add(inc, done + 1, last, keys)
         if how == "dedup":
             link_index(inc, algorithms, config, done or None)
         else:
@@ -420,18 +426,7 @@ def test_retractions_followed_in_held_rounds_give_one_runs_clusters(tmp_path_fac
     first = rng.randint(18, min(max_bucket, n - 1))
     _add_two(inc, 1, first, keys)
     link_index(inc, algorithms, config)
-    held, done, retracted = Held.over(inc, algorithms, config), first, 0
-    for size, how in batches + [(n, "warm")]:
-        if done >= n:
-            break
-        if how == "saved":
-            held.save(inc)
-        if how != "warm":
-            held = Held.over(inc, algorithms, config)
-        last = min(n, done + size)
-        _add_two(inc, done + 1, last, keys)
-        link_index(inc, algorithms, config, done, recluster_all=False, held=held)
-        done = last
+    _link_batches(inc, n, keys, algorithms, config, batches, add=_add_two, done=first)
     assert _clusters(inc) == _clusters(one)
     assert sorted(inc.db.execute("SELECT a, b, kind, score FROM edges")) == sorted(one.db.execute("SELECT a, b, kind, score FROM edges"))
     one.close(), inc.close()
