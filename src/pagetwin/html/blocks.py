@@ -356,9 +356,10 @@ def _holds_the_page(node, root, page_chars: list, chrome: int) -> bool:
     first = node.css_first(_MAY_HOLD_CONTENT_OR_P)
     if first is None:  # (menus and link lists, most chrome: one look)
         return False
-    if first.tag == "p" and _SOCIAL_WORDS.issuperset(_chrome_words(node)) and node.css_first(_EMBEDDED_POST) is not None:
+    words = _chrome_words(node)
+    if first.tag == "p" and _SOCIAL_WORDS.issuperset(words) and node.css_first(_EMBEDDED_POST) is not None:
         return True  # a post embedded in the story ("social-media-embed" around a tweet), quoted as its text
-    if _chrome_words(node) == _SKIP_WORDS and (first.tag == "p" or node.css_first("p") is not None):
+    if words == _SKIP_WORDS and (first.tag == "p" or node.css_first("p") is not None):
         return True  # a section named "skip-item" (netgear's topics): a skip link holds no paragraph
     if node.css_first(_MAY_HOLD_CONTENT) is not None and _content_inside(node):
         return _wrapper(node, page_chars)

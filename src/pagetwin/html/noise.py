@@ -251,6 +251,11 @@ def _hinted_parts(blocks: Blocks, classes: list[int], hinted: list[int], top: in
     return parts[lo : hi + 1]
 
 
+def _region_root(inside: list[bool]) -> int:
+    """The first block of the main region (the box that holds it), -1 when it is empty."""
+    return inside.index(True) if True in inside else -1
+
+
 def _good_text(blocks: Blocks, classes: list[int], inside: list[bool]) -> float:
     return sum(size if c == GOOD else NEAR_WEIGHT * size for c, size, i in zip(classes, blocks.size, inside) if i and c in (GOOD, NEAR))
 
@@ -404,7 +409,7 @@ def _whole_main(blocks: Blocks, classes: list[int], inside: list[bool]) -> list[
     marked body or ``<article>`` in the region, no ``<article>`` between it and the ``<main>``):
     a service page says what it offers in several sections, of which the region is one."""
     parent = blocks.parent
-    top = next((b for b, i in enumerate(inside) if i), -1)
+    top = _region_root(inside)
     m = top
     while m >= 0 and blocks.tag[m] != "main":
         m = parent[m]
@@ -491,7 +496,7 @@ def _titled_article(blocks: Blocks, inside: list[bool]) -> list[bool]:
     """The region narrowed to the one ``<article>`` holding the page's ``<h1>`` when it holds
     that article and sibling ``<article>``s without one (other posts: "you may also like" under
     the story, the next stories of an endless scroll)."""
-    root = inside.index(True) if True in inside else -1
+    root = _region_root(inside)
     if root < 0:
         return inside
     tags, parent = blocks.tag, blocks.parent
@@ -520,7 +525,7 @@ def _prose_list(blocks: Blocks, classes: list[int], inside: list[bool]) -> tuple
     newsletter's "10 things"). The list is the region then, its items with up to PROSE_LINKS
     of their text in links good text. (Otherwise unchanged: such lists beside an article, a
     ticker of headlines and their first lines, are not its text.)"""
-    root = inside.index(True) if True in inside else -1
+    root = _region_root(inside)
     if root <= 0 or not blocks.text[root]:
         return classes, inside
     parent, sig = blocks.parent[root], blocks.sig[root]
