@@ -119,11 +119,10 @@ def truncated(source: Path, sizes: list[int], work: Path) -> dict[int, Path]:
             dst.close()  # every page: the index as the run left it
             print(f"index of {size} pages: the whole index", file=sys.stderr, flush=True)
             continue
-        if last is not None:
-            for sql in ("DELETE FROM pages WHERE pid>?", "DELETE FROM keys WHERE pid>?", "DELETE FROM features WHERE pid>?",
-                        "DELETE FROM edges WHERE b>?", "DELETE FROM clusters WHERE pid>?"):  # fmt: skip
-                dst.execute(sql, last)
-            dst.commit()
+        for sql in ("DELETE FROM pages WHERE pid>?", "DELETE FROM keys WHERE pid>?", "DELETE FROM features WHERE pid>?",
+                    "DELETE FROM edges WHERE b>?", "DELETE FROM clusters WHERE pid>?"):  # fmt: skip
+            dst.execute(sql, last)
+        dst.commit()
         dst.close()
         t = time.monotonic()
         with Index.open(snaps[size]) as index:
