@@ -239,14 +239,12 @@ def lean_report(out: Path) -> dict:
 
 
 def _corpus(pages: int, sources: int, work: Path, copies: int | None = None) -> Path:
-    """bench/corpus.py's crawl of ``pages`` pages; with ``copies``, its fixed duplicate sets of
+    """bench/corpus.py's crawl of ``pages`` pages; with ``copies`` (not with ``sources``), its fixed duplicate sets of
     that many pages each (``--copies``: every known cluster has ``copies`` pages whatever the size,
     so precision and recall mean the same at every size); with ``sources``, made from the first
     ``sources`` source pages only (so that small crawls hold seeded edits: pages/sources copies
     of each), written under ``work``."""
     if copies:
-        if sources:
-            raise SystemExit("spark_scale: --copies and --sources are two layouts; give one")
         return ensure_corpus(pages, copies=copies)
     if not sources:
         return ensure_corpus(pages)
@@ -323,6 +321,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lean-report", type=Path, nargs="+", metavar="OUT",
                         help="only print the lean index's bytes a page, by column or table, of these output folders")
     args = parser.parse_args(argv)
+    if args.copies and args.sources:
+        parser.error("--copies and --sources are two layouts of the crawl: give one")
     if args.lean_report:
         for out in args.lean_report:
             print(json.dumps({"out": str(out), **lean_report(out)}), flush=True)
