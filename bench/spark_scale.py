@@ -82,7 +82,8 @@ def _measured(cmd: list[str]) -> dict:
     workers) and CPU seconds of its whole process tree (each process's last sample, by the same
     three parts; a process that ends between two samples loses at most 0.2 s)."""
     started = time.monotonic()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    errors = tempfile.TemporaryFile("w+")  # the child's stderr, shown if it fails
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=errors, text=True)
     peak = {"driver": 0, "jvm": 0, "workers": 0}
     cpu: dict[int, tuple[str, float]] = {}
     while proc.poll() is None:
@@ -95,7 +96,10 @@ def _measured(cmd: list[str]) -> dict:
         time.sleep(0.2)
     out = proc.stdout.read()
     if proc.returncode != 0:
-        raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode})")
+        errors.seek(0)
+        tail = "".join(errors.readlines()[-30:])
+        raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode}); its stderr ends:\n{tail}")
+    errors.close()
     by_part = {part: round(sum(s for q, s in cpu.values() if q == part), 1) for part in ("driver", "jvm", "workers")}
     return {"seconds": time.monotonic() - started, "peak_bytes": peak, "child": json.loads(out.splitlines()[-1]),
             "cpu_seconds": {"total": round(sum(by_part.values()), 1), **by_part}}  # fmt: skip

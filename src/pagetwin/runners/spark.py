@@ -244,7 +244,10 @@ class SparkEngine:
         sc = self._context(settings)
         shared = sc.broadcast((uuid.uuid4().hex, *shared))
         rdd = _units_rdd(sc, units).mapPartitionsWithIndex(partial(_learn_partition_keeping, shared))
-        rdd.persist(StorageLevel.MEMORY_AND_DISK)
+        # On disk only: a 128 MiB split's parsed pages are hundreds of MB, and unrolling them into
+        # the JVM's heap first (MEMORY_AND_DISK) ran a 1-2 GB heap out of memory at 100k pages;
+        # pass 2 reads them once, in order, so memory would buy nothing.
+        rdd.persist(StorageLevel.DISK_ONLY)
         self._kept = _KeptPages(list(inputs), unit_stats, rdd, shared)
         # Folding the items computes (and keeps) the pages: one pass over the inputs.
         return rdd.filter(_is_learned).map(_value)
