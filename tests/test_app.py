@@ -146,3 +146,23 @@ def test_text_rows_carry_the_inputs_metadata(tmp_path):
     assert rows["a"]["metadata"] == {"dump": "cc-2024"}
     assert "Rivers and their bridges" in rows["a"]["text"]
     assert "metadata" not in rows["b"]
+
+
+def test_the_link_step_gives_the_collector_back_as_it_found_it():
+    """app._collector_paused: off inside, then as it was (on or off), after an error too."""
+    import gc
+
+    from pagetwin.app import _collector_paused
+
+    was = gc.isenabled()
+    try:
+        for before in (True, False):
+            gc.enable() if before else gc.disable()
+            with _collector_paused():
+                assert not gc.isenabled()
+            assert gc.isenabled() is before
+            with pytest.raises(KeyError), _collector_paused():
+                raise KeyError("x")
+            assert gc.isenabled() is before
+    finally:
+        gc.enable() if was else gc.disable()

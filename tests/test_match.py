@@ -1,6 +1,8 @@
 import tempfile
 from pathlib import Path
 
+import numpy as np
+
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -157,3 +159,44 @@ def test_distinct_pairs_are_the_bucket_pairs_each_once_in_order(buckets, max_buc
     assert got == narrow + sorted(p for p in expected if p[1] >= 1 << 32)
     assert all(type(a) is int and type(b) is int for a, b in got)
     assert stats.oversized_buckets["minhash"] == (0 if chain else sum(len(b) > max_bucket for b in buckets))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(st.tuples(st.lists(st.integers(0, 2), min_size=8, max_size=8), st.integers(0, 30), st.lists(st.integers(0, 4), max_size=3)),
+             min_size=2, max_size=30),
+    st.integers(1, 7), st.integers(2, 30),
+)  # fmt: skip
+def test_find_edges_verifies_many_pairs_at_once_as_one_at_a_time(pages, chunk, max_bucket):
+    """find_edges hands an algorithm's pairs to Algorithm.passing a chunk at a time (MinHash
+    counts them in numpy): the edges, their evidence and the counts are those of _verify a
+    pair, pages without features included (a size -1 marks one: no features stored)."""
+    import pagetwin.match as match_module
+    from pagetwin.config import MinHashSettings
+    from pagetwin.fingerprints.minhash import MinHash
+
+    algorithm = MinHash(MinHashSettings(num_perm=8, threshold=0.6, containment=0.5))
+    with tempfile.TemporaryDirectory() as d:
+        idx = Index(Path(d) / "i.sqlite", Settings().to_dict())
+        idx.begin()
+        for i, (signature, size, keys) in enumerate(pages):
+            pid = idx.add_page(_row(i))
+            features = {} if size == 0 else {"minhash": algorithm.encode(np.array(signature + [size], dtype=np.uint32))}
+            idx.add_fingerprints(pid, features, {"minhash": keys})
+        idx.commit()
+        old_chunk = match_module._VERIFY_CHUNK
+        match_module._VERIFY_CHUNK = chunk
+        try:
+            stats = MatchStats()
+            got = find_edges(idx, [algorithm], max_bucket, stats)
+        finally:
+            match_module._VERIFY_CHUNK = old_chunk
+        expected_stats, evidence = MatchStats(), {}
+        cache = match_module.FeatureCache(idx, algorithm)
+        for pair in match_module.distinct_pairs(idx.buckets("minhash"), max_bucket, algorithm, expected_stats):
+            match_module._verify(algorithm, cache, pair, expected_stats, evidence)
+        idx.close()
+    expected = [Edge(a, b, edge_kind(ev), tuple(ev)) for (a, b), ev in sorted(evidence.items())]
+    assert got == expected
+    assert [evidence_json(e.evidence) for e in got] == [evidence_json(e.evidence) for e in expected]
+    assert stats.to_dict() == expected_stats.to_dict()

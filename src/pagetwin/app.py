@@ -16,6 +16,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -519,10 +520,29 @@ def _link_step(run: _Run) -> _Links:
     # Edges, clusters and the end of the run's checkpoint in one commit: a run killed before it
     # leaves the earlier run's edges, which undoing the checkpoint keeps.
     index.begin()
-    links = link_index(index, run.algorithms, run.settings, first_new, run.timed)
+    with _collector_paused():
+        links = link_index(index, run.algorithms, run.settings, first_new, run.timed)
     index.clear_checkpoint()
     index.commit()
     return links
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector off for the block, on again after it if it was on.
+    The link step makes a few objects a candidate pair and an edge (evidence, Link rows) and
+    frees them by reference count (no cycles); meanwhile each full collection walked every
+    object the run holds: 0.19-0.22 of the step's 0.8 CPU-s on corpus-2000, more as the run
+    grows. What the block leaves in cycles is collected after it."""
+    import gc
+
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 def incremental_from(checkpoint: Any, settings: Settings) -> int | None:

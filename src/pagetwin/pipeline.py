@@ -87,6 +87,7 @@ class Worker:
         self.wants_keywords = needs_keywords(settings)
         self.keep_parsed = keep_parsed  # learn() returns each page's ParsedPage bytes for pass 2
         self.walker = BlockWalker()  # the block walk's memos, kept from page to page
+        self.keyword_tokens: dict[str, bool] = {}  # top_keywords' memo of which tokens may be keywords
         self.learning = learning if learning is not None else Learning.for_dedup(settings)  # what learn() computes
 
     # -- pass 1 ---------------------------------------------------------------------------
@@ -168,7 +169,7 @@ class Worker:
         try:
             text = self.extract(page)[0].text if page.kind == "response" else ""
             analysis = self.analyzer.analyze(text)
-            top_words = top_keywords(analysis, top, weighting, self.learned.doc_freq)
+            top_words = top_keywords(analysis, top, weighting, self.learned.doc_freq, self.keyword_tokens)
         except Exception:  # noqa: BLE001 - bad data must not stop the run
             return {"lang": "und", "keywords": []}
         return {"lang": analysis.lang, "keywords": [[t, w] for t, w in top_words]}
@@ -197,7 +198,7 @@ class Worker:
         if self.wants_keywords:
             # The keyword algorithms' N (keywords.n), weights normalised over those N.
             doc.keywords = top_keywords(
-                analysis, self.settings.keywords.n, self.settings.keywords.weighting, self.learned.doc_freq
+                analysis, self.settings.keywords.n, self.settings.keywords.weighting, self.learned.doc_freq, self.keyword_tokens
             )
         if extracted.images:
             doc.images = self._images(extracted.images, page.url)

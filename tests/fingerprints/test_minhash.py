@@ -138,3 +138,44 @@ def test_containment_makes_a_partial_edge_below_the_threshold():
     assert not off.verify(off.features(article), off.features(teaser)).passed
     # Overlapping halves are not a containment.
     assert not algo.verify(algo.features(doc(words[:200])), algo.features(doc(words[100:]))).passed
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.integers(1, 24),  # num_perm
+    st.sampled_from([0.5, 0.75, 0.8, 0.9]),  # threshold
+    st.sampled_from([0.0, 0.5, 0.8, 1.0]),  # containment
+    st.data(),
+)
+def test_passing_all_pairs_at_once_is_verify_pair_by_pair(num_perm, threshold, containment, data):
+    """MinHash.passing (numpy, then _verdict on the pairs that may pass) gives the pairs and
+    the evidence of Algorithm.passing (one verify a pair), field for field; mixed lengths
+    and features without their shingle count take the reference's way."""
+    from pagetwin.fingerprints.base import Algorithm
+
+    algo = MinHash(MinHashSettings(num_perm=num_perm, threshold=threshold, containment=containment))
+    pages = data.draw(st.integers(1, 12))
+    width = num_perm + data.draw(st.sampled_from([1, 1, 1, 0]))  # 0: no count (short features)
+    values = st.integers(0, 3)  # few values: many rows agree, all shares near the thresholds
+    features = [
+        np.array(data.draw(st.lists(values, min_size=width, max_size=width)) + [], dtype=np.uint32) for _ in range(pages)
+    ]
+    if width > num_perm:  # shingle counts, 0 included (no containment then)
+        for f in features:
+            f[num_perm] = data.draw(st.integers(0, 40))
+    if data.draw(st.booleans()) and pages > 1:
+        features[0] = np.append(features[0], np.uint32(7))  # one of another length
+    n_pairs = data.draw(st.integers(0, 30))
+    first = np.array([data.draw(st.integers(0, pages - 1)) for _ in range(n_pairs)], dtype=np.intp)
+    second = np.array([data.draw(st.integers(0, pages - 1)) for _ in range(n_pairs)], dtype=np.intp)
+    try:
+        expected = Algorithm.passing(algo, features, first.tolist(), second.tolist())
+    except (IndexError, ValueError) as exc:  # short or mismatched features: verify raises too
+        with pytest.raises(type(exc)):
+            algo.passing(features, first, second)
+        return
+    got = algo.passing(features, first, second)
+    assert [(i, e.algorithm, e.score, e.passed, e.detail) for i, e in got] == [
+        (i, e.algorithm, e.score, e.passed, e.detail) for i, e in expected
+    ]
+    assert all(type(e.score) is float for _, e in got)

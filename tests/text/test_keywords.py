@@ -151,4 +151,27 @@ def _top_keywords_by_definition(a, n, weighting, doc_freq):
 def test_top_keywords_equal_their_definition(tokens, n, weighting, stop):
     df = DocFreq().fit(["cat", "the", "tree"]).fit(["cat"]).fit(["bird", "кот"])
     a = analysis(tokens, stop=stop)
-    assert top_keywords(a, n, weighting, df) == _top_keywords_by_definition(a, n, weighting, df)
+    expected = _top_keywords_by_definition(a, n, weighting, df)
+    assert top_keywords(a, n, weighting, df) == expected
+    known = {}  # the memo a Worker keeps, asked twice
+    assert top_keywords(a, n, weighting, df, known) == expected == top_keywords(a, n, weighting, df, known)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from("cat dog the a 7 猫 bird 3.5 x 1-2 кот é".split() + [""]), st.booleans()), max_size=80))
+def test_native_keyword_counts_are_the_references_in_order(words):
+    """_fast.keyword_counts (top_keywords' counts) == keyword_counts_reference: the same
+    counts in the same first-seen order; lists of unequal lengths refused."""
+    from pagetwin.text import _fast
+    from pagetwin.text.keywords import keyword_counts, keyword_counts_reference
+
+    tokens, stop = [t for t, _ in words], [s for _, s in words]
+    expected = keyword_counts_reference(tokens, stop)
+    known = {"cat": True}  # a memo from an earlier page
+    got = _fast.keyword_counts(tokens, stop, is_keyword_candidate, known)
+    assert all(known[t] == is_keyword_candidate(t) for t in known)
+    assert list(got.items()) == list(expected.items())
+    assert list(keyword_counts(tokens, stop).items()) == list(expected.items())
+    assert list(keyword_counts(tokens, stop, known).items()) == list(expected.items())
+    with pytest.raises(ValueError):
+        _fast.keyword_counts(tokens + ["cat"], stop, is_keyword_candidate, {})

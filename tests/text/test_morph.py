@@ -90,3 +90,25 @@ _MORPHS = {lang: Morphology(lang, cache_size=0) for lang in ("en", "ru", "zh", "
 def test_the_normal_form_of_a_folded_word_is_the_words(word, lang):
     morph = _MORPHS[lang]
     assert morph.normal_folded(fold(word)) == morph.normal(word)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    lang=st.sampled_from(["en", "de", "fr", "ru", "es", "fi", "tr"]),
+    words=st.lists(
+        st.text(alphabet=st.sampled_from("abcdefghijklmnopqrstuvwxyzäöüéèçñışабвгдеёжзиклмнопрстуфхцчшщыьэюя'-"), min_size=1, max_size=14),
+        min_size=1,
+        max_size=40,
+    ),
+)
+def test_stemmer_without_its_own_cache_gives_pystemmers_stems(lang, words):
+    # morph._stemmer turns PyStemmer's cache off (its callers keep the words they stem): the
+    # stems are those of a default Stemmer, whose cache is on, for words asked once or again.
+    import Stemmer
+
+    from pagetwin.text.morph import SNOWBALL, _stemmer
+
+    ours, default = _stemmer(lang), Stemmer.Stemmer(SNOWBALL[lang])
+    assert ours.maxCacheSize == 0
+    asked = words + words[::-1]
+    assert [ours.stemWord(w) for w in asked] == [default.stemWord(w) for w in asked]

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, ClassVar
 
 import xxhash
@@ -79,6 +79,17 @@ class Algorithm(ABC):
         """Decide a candidate pair. The default suits digests: equal features pass."""
         same = a == b
         return Evidence(self.name, 1.0 if same else 0.0, same)
+
+    def passing(self, features: list, first: Sequence[int], second: Sequence[int]) -> list[tuple[int, Evidence]]:
+        """(i, evidence) of the candidate pairs (features[first[i]], features[second[i]]) that
+        ``verify`` passes, in order of i: many pairs asked at once (match.find_edges). Here one
+        ``verify`` a pair, the reference of an algorithm that decides them together (MinHash)."""
+        out = []
+        for i, (x, y) in enumerate(zip(first, second)):
+            result = self.verify(features[x], features[y])
+            if result.passed:
+                out.append((i, result))
+        return out
 
     def related(self, a: Any, b: Any, share: float) -> bool:
         """Whether two pages have enough in common to stay in one cluster (the anti-chaining

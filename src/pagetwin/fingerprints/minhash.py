@@ -142,7 +142,40 @@ class MinHash(Algorithm):
 
     def verify(self, a: np.ndarray, b: np.ndarray) -> Evidence:
         s = self.settings
-        est = estimate_jaccard(a[: s.num_perm], b[: s.num_perm])
+        return self._verdict(estimate_jaccard(a[: s.num_perm], b[: s.num_perm]), a, b)
+
+    def passing(self, features: list, first: np.ndarray, second: np.ndarray) -> list[tuple[int, Evidence]]:
+        """``Algorithm.passing`` with the agreeing rows of every pair counted in numpy at once;
+        the pairs that cannot pass (below the threshold, and below the containment share with
+        a margin of 1e-9) are dropped there, each other pair gets ``verify``'s own verdict from
+        its count (``_verdict``). Features of mixed or short lengths: one ``verify`` a pair."""
+        s = self.settings
+        n = int(s.num_perm)
+        if not features or n <= 0 or len({len(f) for f in features}) != 1 or len(features[0]) <= n:
+            return super().passing(features, first, second)
+        rows = np.stack(features)
+        first, second = np.asarray(first, dtype=np.intp), np.asarray(second, dtype=np.intp)
+        agree = np.count_nonzero(rows[first, :n] == rows[second, :n], axis=1)
+        est = agree / n
+        maybe = est >= s.threshold
+        if s.containment > 0:
+            n_a, n_b = rows[first, n].astype(np.float64), rows[second, n].astype(np.float64)
+            small = np.minimum(n_a, n_b)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                contained = np.minimum(1.0, est / (1 + est) * (n_a + n_b) / small)
+            maybe |= (small > 0) & (contained >= s.containment - 1e-9)
+        out = []
+        counts = agree.tolist()
+        for i in np.flatnonzero(maybe).tolist():
+            # estimate_jaccard's value: the count of agreeing rows over num_perm, in Python floats
+            result = self._verdict(float(counts[i]) / n, rows[first[i]], rows[second[i]])
+            if result.passed:
+                out.append((i, result))
+        return out
+
+    def _verdict(self, est: float, a: np.ndarray, b: np.ndarray) -> Evidence:
+        """``verify``'s evidence of a pair whose estimated Jaccard is ``est``."""
+        s = self.settings
         detail: dict = {"jaccard": round(est, 4), "bands": self.bands, "rows": self.rows}
         if est >= s.threshold:
             return Evidence(self.name, est, True, detail)

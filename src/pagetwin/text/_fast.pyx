@@ -9,6 +9,8 @@ and lang.py give the same output (tests/text/test_fast.py checks it, property by
   (``tokenize.char_classes``), so the scan classifies every code point as the regex does.
 * ``DfaCounter``: py3langid's byte DFA walk (``visit_counts``) over its own model, giving the
   same feature counts in the same order, so the same scores.
+* ``keyword_counts``: the counts of a page's keyword candidates (``keywords.top_keywords``),
+  one pass over its tokens and stop flags.
 * ``gather_rows``: the rows of py3langid's float16 table for a page's features, as float32
   (exact; a table of the 65,536 half-precision values does the conversion): the matrix numpy
   would cast before the same product, made without numpy's per-element half conversion.
@@ -176,6 +178,47 @@ def analyze_words(str text, const unsigned char[::1] table, bint bigram_kana, bi
             for piece in pieces:
                 _emit(piece[0], piece[2], piece[1], cache, compute, tokens, surfaces, starts, stops)
         i = j
+
+
+def keyword_counts(list tokens, list stop, object is_candidate, dict known):
+    """{token: count} of the tokens whose stop flag is false and ``is_candidate(token)`` true,
+    in order of first sight (``keywords.keyword_counts_reference``): one pass over the two
+    lists, one dict lookup a token (its slot), the counts kept in a C array until the end.
+    ``known`` holds is_candidate's answers (asked once a token, then kept there: the caller's
+    memo, from page to page)."""
+    cdef Py_ssize_t i, slot, n = len(tokens), distinct = 0
+    cdef dict slots = {}  # token -> its slot in counts, or -1 when it is no candidate
+    cdef list order = []
+    cdef Py_ssize_t* counts
+    if len(stop) != n:
+        raise ValueError(f"{n} tokens but {len(stop)} stop flags")
+    counts = <Py_ssize_t*>malloc(max(n, 1) * sizeof(Py_ssize_t))
+    if counts == NULL:
+        raise MemoryError()
+    try:
+        for i in range(n):
+            if stop[i]:
+                continue
+            token = tokens[i]
+            found = slots.get(token)
+            if found is not None:
+                slot = <Py_ssize_t>found
+                if slot >= 0:
+                    counts[slot] += 1
+            else:
+                flag = known.get(token)
+                if flag is None:
+                    flag = known[token] = bool(is_candidate(token))
+                if not flag:
+                    slots[token] = -1
+                    continue
+                slots[token] = distinct
+                order.append(token)
+                counts[distinct] = 1
+                distinct += 1
+        return {order[i]: counts[i] for i in range(distinct)}
+    finally:
+        free(counts)
 
 
 cdef class DfaCounter:

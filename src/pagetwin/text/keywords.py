@@ -22,6 +22,11 @@ import regex
 if TYPE_CHECKING:
     from pagetwin.text.analyze import Analysis
 
+try:
+    from pagetwin.text import _fast
+except ImportError:  # not compiled: analyze.py says so once; the reference counts
+    _fast = None
+
 _MAGIC = b"PTDF1"
 # Scripts whose single characters are words (a lone Latin or Cyrillic letter is not a keyword).
 _IDEOGRAPHIC = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}]")
@@ -120,8 +125,38 @@ def content_terms(analysis: Analysis) -> list[str]:
     return [t for t, s in zip(analysis.tokens, analysis.stop) if not s and is_keyword_candidate(t)]
 
 
+# Tokens whose keyword_candidate answer a caller's memo keeps (top_keywords' ``known``), at
+# most; then it starts again. ~100 B a token.
+KNOWN_TOKENS = 1 << 17
+
+
+def keyword_counts(tokens: list[str], stop: list[bool], known: dict[str, bool] | None = None) -> dict[str, int]:
+    """{token: count} of ``content_terms`` (not stop words, keyword candidates), in order of
+    first sight: natively when the kernels are built (``_fast.keyword_counts``; ``known``, the
+    caller's memo of ``is_keyword_candidate`` from page to page, bounded by KNOWN_TOKENS),
+    else ``keyword_counts_reference``."""
+    if _fast is None:
+        return keyword_counts_reference(tokens, stop)
+    if known is None:
+        known = {}
+    elif len(known) > KNOWN_TOKENS:
+        known.clear()
+    return _fast.keyword_counts(
+        tokens if type(tokens) is list else list(tokens), stop if type(stop) is list else list(stop), is_keyword_candidate, known
+    )
+
+
+def keyword_counts_reference(tokens: list[str], stop: list[bool]) -> dict[str, int]:
+    """``keyword_counts`` in Python: the words that are not stop words counted in C, then the
+    few distinct ones that cannot be keywords dropped."""
+    counts = Counter(compress(tokens, map(not_, stop)))
+    for t in [t for t in counts if not is_keyword_candidate(t)]:
+        del counts[t]
+    return dict(counts)
+
+
 def top_keywords(
-    analysis: Analysis, n: int, weighting: str = "tfidf", doc_freq: DocFreq | None = None
+    analysis: Analysis, n: int, weighting: str = "tfidf", doc_freq: DocFreq | None = None, known: dict[str, bool] | None = None
 ) -> list[tuple[str, float]]:
     """The ``n`` highest-weighted keywords of a page, highest first, as (token, weight).
 
@@ -137,24 +172,27 @@ def top_keywords(
     come out in the same order. Weights are then normalised to unit L2 norm over the returned
     top N (sum of w^2 = 1) and rounded to 8 decimals: pages of any length are comparable, and
     the keyword-fingerprint distance sum((wi-wj)^2) / sum(wi^2 + wj^2) of issue 6 becomes
-    sum((wi-wj)^2) / 2 on these weights.
+    sum((wi-wj)^2) / 2 on these weights. ``known``: a memo the caller keeps from page to page
+    (``keyword_counts``), which only makes it faster.
     """
     if n <= 0:
         return []
     if weighting not in ("tfidf", "density"):
         raise ValueError(f"unknown keyword weighting {weighting!r} (use 'tfidf' or 'density')")
-    # The counts of content_terms(analysis), found faster: the words that are not stop words
-    # counted in C, then the few distinct ones that cannot be keywords dropped.
-    counts = Counter(compress(analysis.tokens, map(not_, analysis.stop)))
-    for t in [t for t in counts if not is_keyword_candidate(t)]:
-        del counts[t]
+    counts = keyword_counts(analysis.tokens, analysis.stop, known)
     total = sum(counts.values())
     if not total:
         return []
     if weighting == "tfidf" and doc_freq is not None:
         weights = [(-(c / total) * doc_freq.idf(t), t) for t, c in counts.items()]
     else:
-        weights = [(-(c / total), t) for t, c in counts.items()]
+        items = counts.items()
+        if len(counts) > n:
+            # Density orders by count: a token counted less than the n-th highest count cannot
+            # be among the n (those tied with it stay, and their tokens decide).
+            cutoff = sorted(counts.values(), reverse=True)[n - 1]
+            items = [(t, c) for t, c in items if c >= cutoff]
+        weights = [(-(c / total), t) for t, c in items]
     top = heapq.nsmallest(n, weights)  # weight descending, then token ascending
     norm = math.sqrt(sum(w * w for w, _ in top)) or 1.0
     return [(t, round(-w / norm, 8)) for w, t in top]
