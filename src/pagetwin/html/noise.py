@@ -883,6 +883,7 @@ def parse_page(
     if is_product:
         _drop_reviews(blocks, keep)
         _keep_specs(blocks, keep)
+        _other_items(blocks, keep)
     _drop_other_pages(blocks, keep)
     if product and _uncovered(product, blocks, keep):
         _append_block(blocks, product, _PRODUCT_SLOT)
@@ -1010,12 +1011,13 @@ _REVIEWS = re.compile(r"\b(?:reviews?|ratings?|testimonials?|questions?\s*(?:&|a
 REVIEW_HEADING = 60  # characters at most of such a heading (a sentence is not a heading)
 
 
-def _drop_reviews(blocks: Blocks, keep: list[bool]) -> None:
+def _drop_reviews(blocks: Blocks, keep: list[bool], heading: re.Pattern = _REVIEWS, by_rank: bool = False) -> None:
     """Drop the reviews and questions of a product page: the section a heading naming them
-    opens ("Customer reviews", "Ratings & Reviews", "Questions & Answers"). Its extent is the
-    largest container the heading opens (no text before it there) or, when the heading sits
-    among the description's own blocks, the blocks up to the next heading of its rank or
-    higher. A shop's customers talk about the product; what they say is not its description."""
+    opens ("Customer reviews", "Ratings & Reviews", "Questions & Answers"; ``heading``). Its
+    extent is the largest container the heading opens (no text before it there) or, when the
+    heading sits among the description's own blocks (or ``by_rank``: always), the blocks up to
+    the next heading of its rank or higher. A shop's customers talk about the product; what
+    they say is not its description."""
     n = len(blocks)
     end = _subtree_ends(blocks)
     parent = blocks.parent
@@ -1028,17 +1030,17 @@ def _drop_reviews(blocks: Blocks, keep: list[bool]) -> None:
             b += 1
             continue
         label = " ".join(blocks.text[x] for x in range(b, end[b]) if blocks.text[x])
-        if not label or len(label) > REVIEW_HEADING or not _REVIEWS.search(label):
+        if not label or len(label) > REVIEW_HEADING or not heading.search(label):
             b = end[b]
             continue
         top = b
         while parent[top] > 0 and first_text[parent[top]] >= b:
             top = parent[top]
         stop = end[top]
-        if top == b:
+        if top == b or by_rank:
             rank = blocks.tag[b]
-            stop = next((x for x in range(end[b], n) if blocks.tag[x] in HEADING_TAGS and blocks.tag[x] <= rank), n)
-            stop = min(stop, end[parent[b]] if parent[b] >= 0 else n)
+            after = next((x for x in range(end[b], n) if blocks.tag[x] in HEADING_TAGS and blocks.tag[x] <= rank), n)
+            stop = min(stop, after) if top != b else min(after, end[parent[b]] if parent[b] >= 0 else n)
         for x in range(b, stop):
             keep[x] = False
         b = stop
@@ -1069,6 +1071,52 @@ def _keep_specs(blocks: Blocks, keep: list[bool]) -> None:
                 if blocks.tag[b] in HEADING_TAGS and not blocks.link[b]:
                     keep[b] = True
                 break
+
+
+# A heading that opens a box of other items on a product page: eBay's "Similar items",
+# "Sponsored items", "Related products", "Customers who viewed this item also viewed".
+_OTHER_ITEMS = re.compile(
+    r"^(?:similar|sponsored|related|recommended|more) (?:items|products)\b|^(?:customers|people) (?:who|also)\b"
+    r"|^you (?:may|might) also like\b|^more from this seller\b|^explore (?:related|similar)\b",
+    re.IGNORECASE,
+)
+TITLE_SECTION_LINKS = 0.5  # of its text, at most, that a block of the title's section may hold in links
+
+
+def _other_items(blocks: Blocks, keep: list[bool]) -> None:
+    """On a product page whose kept text opens with a box of other items (an ``_OTHER_ITEMS``
+    heading: the region is the carousel of similar items, not the item: eBay), drop the boxes
+    (with the extent of ``_drop_reviews``). When they were all the page kept, keep the item's
+    own block instead: the largest container of the page's only ``<h1>`` (the item's title)
+    holding none of the dropped boxes, its text blocks that are not mostly links (the title,
+    price, condition, shipping). (A box of other items below the item's text is left to
+    ``_drop_other_pages``.)"""
+    before = [b for b, k in enumerate(keep) if k and blocks.text[b]]
+    if not before or blocks.tag[before[0]] not in HEADING_TAGS or not _OTHER_ITEMS.search(blocks.text[before[0]]):
+        return
+    # (To the next heading of its rank: a shop's "Related products" box can open a container
+    # that also holds the item's own sections.)
+    _drop_reviews(blocks, keep, _OTHER_ITEMS, by_rank=True)
+    if any(keep[b] for b in before):
+        return
+    titles = [b for b, tag in enumerate(blocks.tag) if tag == "h1" and blocks.text[b]]
+    if len(titles) != 1:
+        return
+    parent, end = blocks.parent, _subtree_ends(blocks)
+
+    def holds_box(a: int) -> bool:  # whether a's subtree holds a block of the dropped box
+        i = bisect_left(before, a)
+        return i < len(before) and before[i] < end[a]
+
+    top = titles[0]
+    if holds_box(top):
+        return
+    while parent[top] >= 0 and not holds_box(parent[top]):
+        top = parent[top]
+    for b in range(top, end[top]):
+        text = blocks.text[b]
+        if text and blocks.link[b] <= TITLE_SECTION_LINKS * len(text):
+            keep[b] = True
 
 
 def _uncovered(text: str, blocks: Blocks, keep: list[bool]) -> bool:
