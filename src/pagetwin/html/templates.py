@@ -37,7 +37,7 @@ their shared paragraphs pass the share and would be removed from both: the edge 
 would go. So ``fit`` also sums per subtree hash the share of its page's kept text the block made
 (``hash_content``), and pass 2 spares text (``SiteModel._spared``) that near copies share: kept
 blocks on the same number of pages that make, on average, half or more of those pages' kept
-text, and that sit at slots where the page keeps text of its own (the shared paragraphs sit in
+text (or of the page's own), and that sit at slots where the page keeps text of its own (the shared paragraphs sit in
 the body beside the edited ones; a large boilerplate box under every article is a slot of its
 own). A footer paragraph is a small share of pages whose articles differ: it stays template.
 
@@ -316,27 +316,33 @@ class SiteModel:
         """``over`` without the kept text that near copies share. The candidates the page-level
         rules keep are grouped by the number of pages they are on (blocks shared by the same
         pages are on as many). A group is what near copies share, not template, when both
-        (1) its blocks make, on the pages they are on, at least NEAR_COPY_SHARE of those pages'
-        content text on average (a footer paragraph is a small share of pages whose articles
-        differ), and (2) most of its text on this page sits at structural slots where the page
+        (1) its blocks make at least NEAR_COPY_SHARE of the content text of the pages they are
+        on, on average, or of this page's (a footer paragraph is a small share of pages whose
+        articles differ; a trimmed repost shares fewer paragraphs, but they are most of it), and (2) most of its text on this page sits at structural slots where the page
         also keeps text of its own (not over the share): the shared paragraphs of an article
         and its near copy are in the body beside the edited or added ones, while a large
-        "about us" box repeated under every article is a slot of its own. Then no candidate
-        on as many pages is template (the wrapper of the shared text is alike on the copies).
+        "about us" box repeated under every article is a slot of its own. Then the group's
+        kept text is not template, nor are the candidates that hold it (the wrapper of the
+        shared text is alike on the copies); other candidates (a logo beside it) still are.
         A page that is nothing but the shared text keeps it by ``decide``'s step 3."""
         candidates = candidates.tolist()
         kept = [b for b in candidates if keep[b] and blocks.size[b]]
         if not kept:
             return over
         # Each hash once: a block said twice on the page is one block of the pages it is on.
-        groups: dict[int, dict[int, float]] = {}
-        hashes = blocks.hash
+        groups: dict[int, dict[int, tuple[float, int]]] = {}
+        hashes, sig, size = blocks.hash, blocks.sig, blocks.size
         for b in kept:
-            groups.setdefault(int(on_pages[b]), {})[hashes[b]] = float(content[b]) / float(on_pages[b])
-        near = {n for n, shares in groups.items() if sum(shares.values()) >= NEAR_COPY_SHARE}
+            groups.setdefault(int(on_pages[b]), {})[hashes[b]] = (float(content[b]) / float(on_pages[b]), size[b])
+        # The share of the pages' kept text, or of this page's (a trimmed copy shares fewer of
+        # the story's paragraphs with the others, but they are still most of its own text).
+        page_total = max(1, sum(compress(size, keep)))
+        near = {
+            n for n, shares in groups.items()
+            if max(sum(v[0] for v in shares.values()), sum(v[1] for v in shares.values()) / page_total) >= NEAR_COPY_SHARE
+        }  # fmt: skip
         if not near:
             return over
-        sig, size = blocks.sig, blocks.size
         own = {sig[b] for b in range(len(blocks)) if keep[b] and size[b] and not over[b]}
         beside, total = Counter(), Counter()
         for b in kept:
@@ -349,9 +355,14 @@ class SiteModel:
         if not near:
             return over
         over = over.copy()
-        for b in candidates:
+        parent = blocks.parent
+        for b in kept:
             if int(on_pages[b]) in near:
                 over[b] = False
+                p = parent[b]
+                while p >= 0 and over[p]:  # (a parent comes before its children)
+                    over[p] = False
+                    p = parent[p]
         return over
 
     def _with_slot_priors(
