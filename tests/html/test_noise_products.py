@@ -9,6 +9,9 @@ import random
 
 _PRODUCT_LD = '<script type="application/ld+json">{"@type": "Product", "name": "Trail pack 25"}</script>'
 ITEM = ["Trail pack 25 litres, forest green", "EUR 63.12", "Condition: new with tags", "Delivery: Varies"]
+# The facts of an item's block, each too short to be content on its own for the page-level rules.
+FACTS = ["EUR 63.12", "New with tags", "Free delivery", "Ships from Hamburg", "Returns within 30 days",
+         "Seller rated 99.8 % positive", "Only 3 left in stock", "Expected in 2 to 4 weeks", "Gift wrapping available"]  # fmt: skip
 
 
 def _card_texts(seed: int = 5, n: int = 8) -> list[str]:
@@ -16,8 +19,8 @@ def _card_texts(seed: int = 5, n: int = 8) -> list[str]:
     return [paragraph(rng) for _ in range(n)]
 
 
-def _shop(head: str, heading: str, cards: list[str]) -> str:
-    item = "".join(f"<div class='line'>{t}</div>" for t in ITEM[1:])
+def _shop(head: str, heading: str, cards: list[str], item_lines: list[str] = ITEM[1:]) -> str:
+    item = "".join(f"<div class='line'>{t}</div>" for t in item_lines)
     box = "".join(f"<div class='card'><div class='card-text'>{c}</div><span>EUR {i}.99</span></div>" for i, c in enumerate(cards))
     return (f"<html><head>{head}</head><body><div id='page'>"
             f"<div class='item'><div class='title'><h1>{ITEM[0]}</h1></div><div class='facts'>{item}</div></div>"
@@ -43,3 +46,31 @@ def test_a_box_not_of_other_items_stays():
     # A product page whose long text sits under another heading keeps it.
     out = text(_shop(_PRODUCT_LD, "Product details", cards))
     assert all(c in out for c in cards)
+
+
+COOKIES = [
+    "Cookies are small data files that allow a website to collect and store data on your computer or phone, "
+    "and they help us provide important features and functionality on our websites and apps.",
+    "Essential technologies are strictly necessary to provide you with the services of our websites, such as "
+    "form submissions and media playback; to disable all of them please use the settings of your browser.",
+    "Performance technologies collect information about how you use a website, such as which pages you visited "
+    "and which links you clicked on, and their sole purpose is to improve the website for everyone.",
+]
+
+
+def _shop_with_dialog(head: str, item_lines: list[str]) -> str:
+    dialog = "".join(f"<p>{c}</p>" for c in COOKIES)
+    item = "".join(f"<div class='line'>{t}</div>" for t in item_lines)
+    return (f"<html><head>{head}</head><body><div id='page'><div class='item'><div class='title'><h1>{ITEM[0]}</h1></div>"
+            f"<div class='facts'>{item}</div></div></div><div class='panel'>{dialog}</div></body></html>")  # fmt: skip
+
+
+def test_a_region_that_does_not_name_the_item_gives_way_to_the_item():
+    # The page-level rules take the cookie dialog (the most prose); it says nothing of the item.
+    assert all(c in text(_shop_with_dialog("", FACTS)) for c in COOKIES)
+    out = text(_shop_with_dialog(_PRODUCT_LD, FACTS))
+    assert not any(c in out for c in COOKIES) and all(t in out for t in [ITEM[0]] + FACTS)
+    # A title with little under it (a listing's heading and its count) is no item's block:
+    # under GOOD_SIZE of facts, the region stays.
+    out = text(_shop_with_dialog(_PRODUCT_LD, FACTS[:6]))
+    assert all(c in out for c in COOKIES) and ITEM[0] not in out

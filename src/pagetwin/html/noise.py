@@ -1084,39 +1084,63 @@ TITLE_SECTION_LINKS = 0.5  # of its text, at most, that a block of the title's s
 
 
 def _other_items(blocks: Blocks, keep: list[bool]) -> None:
-    """On a product page whose kept text opens with a box of other items (an ``_OTHER_ITEMS``
-    heading: the region is the carousel of similar items, not the item: eBay), drop the boxes
-    (with the extent of ``_drop_reviews``). When they were all the page kept, keep the item's
-    own block instead: the largest container of the page's only ``<h1>`` (the item's title)
-    holding none of the dropped boxes, its text blocks that are not mostly links (the title,
-    price, condition, shipping). (A box of other items below the item's text is left to
-    ``_drop_other_pages``.)"""
-    before = [b for b, k in enumerate(keep) if k and blocks.text[b]]
-    if not before or blocks.tag[before[0]] not in HEADING_TAGS or not _OTHER_ITEMS.search(blocks.text[before[0]]):
-        return
-    # (To the next heading of its rank: a shop's "Related products" box can open a container
-    # that also holds the item's own sections.)
-    _drop_reviews(blocks, keep, _OTHER_ITEMS, by_rank=True)
-    if any(keep[b] for b in before):
+    """The item's own block on a product page whose region is about other things:
+
+    - kept text that opens with a box of other items (an ``_OTHER_ITEMS`` heading: eBay's
+      carousel of similar items) loses the boxes (with the extent of ``_drop_reviews``);
+      when they were all it kept, the item's block is kept instead;
+    - kept text that says next to nothing of the item (``_names_other``: a cookie dialog) is
+      replaced by the item's block when that block says more than a title (GOOD_SIZE).
+
+    The item's block: the largest container of the page's only ``<h1>`` (the item's title)
+    holding none of the region, its text blocks that are not mostly links (the title, the
+    price, the condition, the shipping). (A box of other items below the item's own text is
+    left to ``_drop_other_pages``.)"""
+    region = [b for b, k in enumerate(keep) if k and blocks.text[b]]
+    if not region:
         return
     titles = [b for b, tag in enumerate(blocks.tag) if tag == "h1" and blocks.text[b]]
-    if len(titles) != 1:
+    carousel = blocks.tag[region[0]] in HEADING_TAGS and _OTHER_ITEMS.search(blocks.text[region[0]])
+    if carousel:
+        # (To the next heading of its rank: a shop's "Related products" box can open a
+        # container that also holds the item's own sections.)
+        _drop_reviews(blocks, keep, _OTHER_ITEMS, by_rank=True)
+        if any(keep[b] for b in region):
+            return
+    if len(titles) != 1 or keep[titles[0]] or not (carousel or _names_other(blocks, keep, titles[0])):
         return
     parent, end = blocks.parent, _subtree_ends(blocks)
 
-    def holds_box(a: int) -> bool:  # whether a's subtree holds a block of the dropped box
-        i = bisect_left(before, a)
-        return i < len(before) and before[i] < end[a]
+    def holds_region(a: int) -> bool:
+        i = bisect_left(region, a)
+        return i < len(region) and region[i] < end[a]
 
     top = titles[0]
-    if holds_box(top):
+    if holds_region(top):
         return
-    while parent[top] >= 0 and not holds_box(parent[top]):
+    while parent[top] >= 0 and not holds_region(parent[top]):
         top = parent[top]
-    for b in range(top, end[top]):
-        text = blocks.text[b]
-        if text and blocks.link[b] <= TITLE_SECTION_LINKS * len(text):
-            keep[b] = True
+    item = [b for b in range(top, end[top]) if blocks.text[b] and blocks.link[b] <= TITLE_SECTION_LINKS * len(blocks.text[b])]
+    if not carousel and sum(blocks.size[b] for b in item if b != titles[0]) < GOOD_SIZE:
+        return  # no more than a title and a count: a list's heading (a listing page's region stays)
+    for b in region:
+        keep[b] = False
+    for b in item:
+        keep[b] = True
+
+
+_WORD4 = re.compile(r"\w{4,}")
+ITEM_NAMED = 0.5  # of the title's words (4 letters or more), at least, the item's region says
+
+
+def _names_other(blocks: Blocks, keep: list[bool], title: int) -> bool:
+    """Whether the kept text says fewer than ITEM_NAMED of the words of the item's title: the
+    region is about something else (a cookie dialog, a seller's other listings)."""
+    words = set(_WORD4.findall(blocks.text[title].lower()))
+    if not words:
+        return False
+    kept = set(_WORD4.findall(" ".join(t for t, k in zip(blocks.text, keep) if k).lower()))
+    return len(words & kept) < ITEM_NAMED * len(words)
 
 
 def _uncovered(text: str, blocks: Blocks, keep: list[bool]) -> bool:
