@@ -477,3 +477,13 @@ def test_a_model_stored_without_content_shares_still_decides():
     out = text_of(pages[-1][1], site)
     assert ABOUT_A not in out and pages[-1][2][1] in out  # the edited paragraph is the copy's own
     assert pages[-1][2][0] not in out  # a shared paragraph: template for a model without shares
+    # Pages added to it (`pagetwin add` on an old index) fold in with the old pages' shares
+    # taken as 0, and the model is whole again: serialised, merged, read back.
+    more = site_pages(7, seed=12)[5:]
+    for url, html, _ in more:
+        old.fit(SITE, page_stats(parse_page(parse_html(html)), ExtractSettings()))
+    counts = old.compact().sites_[SITE]
+    assert counts.pages == 7 and len(counts.hash_content) == len(counts.hash_keys)
+    again = SiteTemplates.from_bytes(old.merge(fitted(more)).to_bytes())
+    assert len(again.sites_[SITE].hash_content) == len(again.sites_[SITE].hash_keys)
+    assert ABOUT_A not in text_of(more[0][1], again.for_site(SITE))
