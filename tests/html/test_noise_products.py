@@ -74,3 +74,29 @@ def test_a_region_that_does_not_name_the_item_gives_way_to_the_item():
     # under GOOD_SIZE of facts, the region stays.
     out = text(_shop_with_dialog(_PRODUCT_LD, FACTS[:6]))
     assert all(c in out for c in COOKIES) and ITEM[0] not in out
+
+
+REVIEWS = [
+    "I liked this bag a lot and used it on multiple short day hikes without a single complaint about it.",
+    "The straps are a game changer, so comfortable on long climbs, and the pockets hold everything I need.",
+    "Took this pack out for the first time last weekend and loved it, there is a lot of room for the food.",
+]
+DESCRIPTION = [
+    "Keep the gear of your day within easy reach in the trail pack, designed to fit a wide range of bodies.",
+    "Ripstop nylon main body fabric has a durable water repellent finish that helps moisture bead up on it.",
+    "A U-shaped panel with two zipper sliders offers quick access to gear and total access when fully open.",
+]
+
+
+def _reviewed(head: str) -> str:
+    desc = "".join(f"<p>{p}</p>" for p in DESCRIPTION)
+    reviews = "".join(f"<div class='review'><p>{r} {r}</p></div>" for r in REVIEWS)
+    summary = "<div class='summary'><div>Reviews</div><div>159 reviews with an average rating of 4.4 out of 5 stars</div></div>"
+    return (f"<html><head>{head}</head><body><div id='page'><h1>Trail pack 25</h1>{desc}"
+            f"<div class='reviews'><h2>{summary}</h2><div class='list'>{reviews}</div></div></div></body></html>")  # fmt: skip
+
+
+def test_a_reviews_heading_that_holds_its_rating_summary_is_still_the_reviews_heading():
+    assert all(r in text(_reviewed("")) for r in REVIEWS)  # not a product page: kept
+    out = text(_reviewed(_PRODUCT_LD))
+    assert all(p in out for p in DESCRIPTION) and not any(r in out for r in REVIEWS)

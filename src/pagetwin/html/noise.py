@@ -1030,6 +1030,10 @@ def _drop_reviews(blocks: Blocks, keep: list[bool], heading: re.Pattern = _REVIE
             b += 1
             continue
         label = " ".join(blocks.text[x] for x in range(b, end[b]) if blocks.text[x])
+        if len(label) > REVIEW_HEADING and first_text[b] < end[b]:
+            # A heading that also holds the rating's summary (REI: "Reviews" and "159 reviews
+            # with an average rating of 4.4 ..." in one <h2>): its first line names it.
+            label = blocks.text[first_text[b]]
         if not label or len(label) > REVIEW_HEADING or not heading.search(label):
             b = end[b]
             continue
