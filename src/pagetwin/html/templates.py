@@ -318,8 +318,9 @@ class SiteModel:
         pages are on as many). A group is what near copies share, not template, when both
         (1) its blocks make at least NEAR_COPY_SHARE of the content text of the pages they are
         on, on average, or of this page's (a footer paragraph is a small share of pages whose
-        articles differ; a trimmed repost shares fewer paragraphs, but they are most of it), and (2) most of its text on this page sits at structural slots where the page
-        also keeps text of its own (not over the share): the shared paragraphs of an article
+        articles differ; a trimmed repost shares fewer paragraphs, but they are most of it),
+        and (2) most of its text on this page sits at structural slots where the page also
+        keeps text of its own (not over the share): the shared paragraphs of an article
         and its near copy are in the body beside the edited or added ones, while a large
         "about us" box repeated under every article is a slot of its own. Then the group's
         kept text is not template, nor are the candidates that hold it (the wrapper of the
