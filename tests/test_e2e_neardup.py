@@ -75,3 +75,37 @@ def test_without_the_guard_the_chain_merges(tmp_path):
     chain_corpus(tmp_path / "in")
     got = dedup(tmp_path / "in", tmp_path / "out", *CHAIN, "--match-guard", "false")
     assert got["a.html"]["cluster"] == got["b.html"]["cluster"] == got["c.html"]["cluster"]
+
+
+BOILERPLATE = ("The Daily Courier is an independent newspaper owned by its readers since 1901; "
+               "support our journalism with a subscription and read every story without limits.")  # fmt: skip
+
+
+def small_site_corpus(root: Path) -> tuple[list[str], list[str]]:
+    """A site of three pages (the smallest sites of a crawl): an article, its near copy (three
+    of its eight paragraphs edited: too little copied for the site pass to drop it as a copy),
+    and another article; each page carries the site's boilerplate paragraph inside the article,
+    where the page-level rules keep it."""
+    story, other = article_paragraphs(20), article_paragraphs(21)
+    edited = list(story)
+    for i in (1, 4, 6):
+        edited[i] = edited[i].replace(".", ", the editors added after the meeting.", 1)
+    write(root / "site/story.html", template_a("Bridge reopens", "2 June 2024", story + [BOILERPLATE], AD_1))
+    write(root / "site/story-2.html", template_a("Bridge reopens (updated)", "3 June 2024", edited + [BOILERPLATE], AD_1))
+    write(root / "site/other.html", template_a("Market day", "2 June 2024", other + [BOILERPLATE], AD_1))
+    return story, edited
+
+
+def test_a_near_copy_on_a_small_site_is_found_and_its_template_still_removed(tmp_path, capsys):
+    story, edited = small_site_corpus(tmp_path / "in")
+    # A site of three pages has a site model (extract.min_site_pages 2): the boilerplate, on
+    # every page, is its template; the article's paragraphs, on two pages that are near copies
+    # of each other, are not.
+    assert main(["text", str(tmp_path / "in"), "--workers", "1"]) == 0
+    texts = {Path(r["url"]).name: r["text"] for r in map(json.loads, capsys.readouterr().out.splitlines())}
+    assert set(texts) == {"story.html", "story-2.html", "other.html"}
+    assert all(BOILERPLATE not in t for t in texts.values())
+    assert all(p in texts["story.html"] for p in story) and all(p in texts["story-2.html"] for p in edited)
+    got = dedup(tmp_path / "in", tmp_path / "out")
+    assert got["site/story.html"]["cluster"] == got["site/story-2.html"]["cluster"]
+    assert got["site/other.html"]["cluster"] != got["site/story.html"]["cluster"]

@@ -191,7 +191,7 @@ class ExtractSettings:
     # site repeats, so the template pass removes it and the pair is lost
     # (tests/test_e2e_neardup.py's chain of three pages).
     min_site_pages: int = _setting(
-        5, "a site with fewer pages falls back to page-level noise removal",
+        2, "a site with fewer pages falls back to page-level noise removal",
         allowed=AT_LEAST_1, commands=READ)  # fmt: skip
     template_share: float = _setting(
         0.25, "a block on more than this share of a site's pages is template", allowed=SHARE, commands=READ)

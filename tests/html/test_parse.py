@@ -2,7 +2,7 @@ import codecs
 
 from hypothesis import given, strategies as st
 
-from pagetwin.html.parse import decode_html, detect_charset, limit_depth, looks_like_html, parse_html
+from pagetwin.html.parse import _cjk_reading, decode_html, detect_charset, limit_depth, looks_like_html, parse_html
 
 
 def test_http_header_wins_over_meta():
@@ -224,3 +224,61 @@ def test_limit_depth_is_linear_on_a_tail_of_unclosed_tags():
     clean_time, _ = best(clean)
     assert limited.endswith("<a" * 40_000)  # the text after the last tag is kept as it was
     assert hostile_time < 20 * clean_time + 0.02
+
+
+# -- CJK pages without a label, with a broken character pair (chinese_wce 6dc2d508) ----------
+
+_HANZI = "的一是在不了有和人这中大为上个国我以要他时来用们生到作地于出就分对成会可主发年动同工也能下过子说产种面而方后多定行学法所民得经"
+_KANA = "のはをにがでとしたてるいうかもなこれそあまりすおよ日本語文章東京会社時間"
+_CYRILLIC = "абвгдеёжзийклмнопрстуфхцчшщъыьэюяАБВГДЕЖЗИЙКЛМНОПРСТУФХЦЧШЩЭЮЯ"
+
+
+def _cjk_page(chars: str, codec: str, seed: int = 1) -> bytes:
+    """An unlabelled page of CJK text in ``codec`` with one lead byte cut off its pair halfway
+    through (a truncated character, as in crawled GBK pages), so that no CJK codec decodes it
+    strictly."""
+    import random
+
+    rng = random.Random(seed)
+    text = "".join(rng.choice(chars) + ("，" if rng.random() < 0.1 else "") + ("。" if rng.random() < 0.05 else "") for _ in range(2000))
+    half = len(text) // 2
+    head, tail = f"<html><head><title>t</title></head><body><p>{text[:half]}", f"{text[half:]}</p></body></html>"
+    return head.encode(codec) + b"\xeb/" + tail.encode(codec)
+
+
+def test_an_unlabelled_cjk_page_with_a_broken_pair_is_read_as_cjk():
+    for chars, codec, want in ((_HANZI, "gbk", "gb18030"), (_KANA, "cp932", "cp932"), (_HANZI, "utf-8", "utf-8"), (_KANA, "utf-8", "utf-8")):
+        body = _cjk_page(chars, codec)
+        for strict in ("utf-8", "gb18030", "big5hkscs", "cp932", "euc_jp"):
+            try:
+                body.decode(strict)
+                raise AssertionError(f"{strict} decodes the planted page strictly")
+            except UnicodeDecodeError:
+                pass
+        got = decode_html(body)
+        assert got.charset == want, (codec, got.charset)
+        assert got.replaced <= 2 and got.text == body.decode(want, errors="replace")
+        assert sum(c in chars for c in got.text) >= 1900  # the text, not a code page's letters
+
+
+@given(st.lists(st.text(alphabet=_CYRILLIC, min_size=1, max_size=12), min_size=200, max_size=600),
+       st.sampled_from(["cp1251", "koi8_r", "iso8859_5"]))  # fmt: skip
+def test_cyrillic_text_is_never_read_as_cjk(words, codec):
+    # (What charset_normalizer itself makes of degenerate text, "А А А", is its own affair:
+    # the CJK reading must never be what turns a Cyrillic page into CJK.)
+    assert _cjk_reading(f"<html><body><p>{' '.join(words)}</p></body></html>".encode(codec)) is None
+
+
+def test_single_byte_pages_are_not_read_as_cjk():
+    import random
+
+    rng = random.Random(3)
+    samples = {
+        "cp1253": "ξεσκεπάζω την ψυχοφθόρα βδελυγμία και η αλεπού πήδηξε πάνω από το σκυλί",
+        "cp1252": "élan café déjà où être à côté français garçon leçon noël naïve très époque le la de et",
+        "cp1251": "съешь же ещё этих мягких французских булок да выпей чаю",
+    }
+    for codec, words in samples.items():
+        text = " ".join(rng.choice(words.split()) for _ in range(3000))
+        got = decode_html(f"<html><body><p>{text}</p></body></html>".encode(codec))
+        assert got.charset not in ("gb18030", "big5hkscs", "cp932", "euc_jp"), (codec, got.charset)

@@ -1,3 +1,4 @@
+import io
 import pickle
 
 import numpy as np
@@ -121,6 +122,7 @@ def test_merge_equals_fitting_everything():
         assert m.pages == c.pages
         assert np.array_equal(m.hash_keys, c.hash_keys) and np.array_equal(m.hash_pages, c.hash_pages)
         assert np.array_equal(m.slot_keys, c.slot_keys) and np.allclose(m.slot_kept, c.slot_kept)
+        assert np.allclose(m.hash_content, c.hash_content)
     for url, html, _ in pages:
         site = site_key(url, s)
         assert text_of(html, merged.for_site(site)) == text_of(html, whole.for_site(site))
@@ -432,3 +434,56 @@ def test_the_fields_of_a_grid_s_cards_are_not_the_site_s_template():
     out = text_of(pages[3][1], model)
     assert "Pack model D0" in out and "$13.99" in out and "2 reviews, 4.5 out of 5" in out
     assert "Prices include sales tax" not in out  # said once per page on every page: template
+
+
+def _near_copy(page, edited=(1, 3)):
+    """Page ``page`` of a site again, under another URL, with a sentence added to the paragraphs
+    ``edited``: a near copy that shares too little to be dropped as a copy (COPY_SHARE)."""
+    url, html, article = page
+    new = list(article)
+    for i in edited:
+        new[i] = article[i] + " The editors added this sentence after the meeting."
+        html = html.replace(article[i], new[i])
+    return url + "?updated", html, new
+
+
+def test_text_near_copies_share_is_not_template():
+    """A site of five pages of which two are an article and its near copy: the article's
+    paragraphs are on more than the template share of the pages, but what those two pages are
+    about is not the site's template; the site's boilerplate still is."""
+    pages = site_pages(4, seed=11)
+    pages.append(_near_copy(pages[0]))
+    model = fitted(pages)
+    assert model.sites_[SITE].pages == 5  # the near copy is counted: it is not a copy
+    site = model.for_site(SITE)
+    for _, html, article in (pages[0], pages[-1]):
+        out = text_of(html, site)
+        assert all(p in out for p in article)
+        assert ABOUT_A not in out and "Valley Gazette Media Limited" not in out
+
+
+def test_a_model_stored_without_content_shares_still_decides():
+    """A model written before the content shares were stored (no ``hc<i>`` arrays) is read and
+    decides by the subtree shares alone, as it did."""
+    pages = site_pages(4, seed=11)
+    pages.append(_near_copy(pages[0]))
+    data = fitted(pages).to_bytes()
+    npz = np.load(io.BytesIO(data))
+    buf = io.BytesIO()
+    np.savez_compressed(buf, **{k: npz[k] for k in npz.files if not k.startswith("hc")})
+    old = SiteTemplates.from_bytes(buf.getvalue())
+    site = old.for_site(SITE)
+    assert site.hash_content_ is None
+    out = text_of(pages[-1][1], site)
+    assert ABOUT_A not in out and pages[-1][2][1] in out  # the edited paragraph is the copy's own
+    assert pages[-1][2][0] not in out  # a shared paragraph: template for a model without shares
+    # Pages added to it (`pagetwin add` on an old index) fold in with the old pages' shares
+    # taken as 0, and the model is whole again: serialised, merged, read back.
+    more = site_pages(7, seed=12)[5:]
+    for url, html, _ in more:
+        old.fit(SITE, page_stats(parse_page(parse_html(html)), ExtractSettings()))
+    counts = old.compact().sites_[SITE]
+    assert counts.pages == 7 and len(counts.hash_content) == len(counts.hash_keys)
+    again = SiteTemplates.from_bytes(old.merge(fitted(more)).to_bytes())
+    assert len(again.sites_[SITE].hash_content) == len(again.sites_[SITE].hash_keys)
+    assert ABOUT_A not in text_of(more[0][1], again.for_site(SITE))

@@ -883,6 +883,7 @@ def parse_page(
     if is_product:
         _drop_reviews(blocks, keep)
         _keep_specs(blocks, keep)
+        _other_items(blocks, keep)
     _drop_other_pages(blocks, keep)
     if product and _uncovered(product, blocks, keep):
         _append_block(blocks, product, _PRODUCT_SLOT)
@@ -1010,12 +1011,13 @@ _REVIEWS = re.compile(r"\b(?:reviews?|ratings?|testimonials?|questions?\s*(?:&|a
 REVIEW_HEADING = 60  # characters at most of such a heading (a sentence is not a heading)
 
 
-def _drop_reviews(blocks: Blocks, keep: list[bool]) -> None:
+def _drop_reviews(blocks: Blocks, keep: list[bool], heading: re.Pattern = _REVIEWS, by_rank: bool = False) -> None:
     """Drop the reviews and questions of a product page: the section a heading naming them
-    opens ("Customer reviews", "Ratings & Reviews", "Questions & Answers"). Its extent is the
-    largest container the heading opens (no text before it there) or, when the heading sits
-    among the description's own blocks, the blocks up to the next heading of its rank or
-    higher. A shop's customers talk about the product; what they say is not its description."""
+    opens ("Customer reviews", "Ratings & Reviews", "Questions & Answers"; ``heading``). Its
+    extent is the largest container the heading opens (no text before it there) or, when the
+    heading sits among the description's own blocks (or ``by_rank``: always), the blocks up to
+    the next heading of its rank or higher. A shop's customers talk about the product; what
+    they say is not its description."""
     n = len(blocks)
     end = _subtree_ends(blocks)
     parent = blocks.parent
@@ -1028,17 +1030,21 @@ def _drop_reviews(blocks: Blocks, keep: list[bool]) -> None:
             b += 1
             continue
         label = " ".join(blocks.text[x] for x in range(b, end[b]) if blocks.text[x])
-        if not label or len(label) > REVIEW_HEADING or not _REVIEWS.search(label):
+        if len(label) > REVIEW_HEADING and first_text[b] < end[b]:
+            # A heading that also holds the rating's summary (REI: "Reviews" and "159 reviews
+            # with an average rating of 4.4 ..." in one <h2>): its first line names it.
+            label = blocks.text[first_text[b]]
+        if not label or len(label) > REVIEW_HEADING or not heading.search(label):
             b = end[b]
             continue
         top = b
         while parent[top] > 0 and first_text[parent[top]] >= b:
             top = parent[top]
         stop = end[top]
-        if top == b:
+        if top == b or by_rank:
             rank = blocks.tag[b]
-            stop = next((x for x in range(end[b], n) if blocks.tag[x] in HEADING_TAGS and blocks.tag[x] <= rank), n)
-            stop = min(stop, end[parent[b]] if parent[b] >= 0 else n)
+            after = next((x for x in range(end[b], n) if blocks.tag[x] in HEADING_TAGS and blocks.tag[x] <= rank), n)
+            stop = min(stop, after) if top != b else min(after, end[parent[b]] if parent[b] >= 0 else n)
         for x in range(b, stop):
             keep[x] = False
         b = stop
@@ -1069,6 +1075,76 @@ def _keep_specs(blocks: Blocks, keep: list[bool]) -> None:
                 if blocks.tag[b] in HEADING_TAGS and not blocks.link[b]:
                     keep[b] = True
                 break
+
+
+# A heading that opens a box of other items on a product page: eBay's "Similar items",
+# "Sponsored items", "Related products", "Customers who viewed this item also viewed".
+_OTHER_ITEMS = re.compile(
+    r"^(?:similar|sponsored|related|recommended|more) (?:items|products)\b|^(?:customers|people) (?:who|also)\b"
+    r"|^you (?:may|might) also like\b|^more from this seller\b|^explore (?:related|similar)\b",
+    re.IGNORECASE,
+)
+TITLE_SECTION_LINKS = 0.5  # of its text, at most, that a block of the title's section may hold in links
+
+
+def _other_items(blocks: Blocks, keep: list[bool]) -> None:
+    """The item's own block on a product page whose region is about other things:
+
+    - kept text that opens with a box of other items (an ``_OTHER_ITEMS`` heading: eBay's
+      carousel of similar items) loses the boxes (with the extent of ``_drop_reviews``);
+      when they were all it kept, the item's block is kept instead;
+    - kept text that says next to nothing of the item (``_names_other``: a cookie dialog) is
+      replaced by the item's block when that block says more than a title (GOOD_SIZE).
+
+    The item's block: the largest container of the page's only ``<h1>`` (the item's title)
+    holding none of the region, its text blocks that are not mostly links (the title, the
+    price, the condition, the shipping). (A box of other items below the item's own text is
+    left to ``_drop_other_pages``.)"""
+    region = [b for b, k in enumerate(keep) if k and blocks.text[b]]
+    if not region:
+        return
+    titles = [b for b, tag in enumerate(blocks.tag) if tag == "h1" and blocks.text[b]]
+    carousel = blocks.tag[region[0]] in HEADING_TAGS and _OTHER_ITEMS.search(blocks.text[region[0]])
+    if carousel:
+        # (To the next heading of its rank: a shop's "Related products" box can open a
+        # container that also holds the item's own sections.)
+        _drop_reviews(blocks, keep, _OTHER_ITEMS, by_rank=True)
+        if any(keep[b] for b in region):
+            return
+    if len(titles) != 1 or keep[titles[0]] or not (carousel or _names_other(blocks, keep, titles[0])):
+        return
+    parent, end = blocks.parent, _subtree_ends(blocks)
+
+    def holds_region(a: int) -> bool:
+        i = bisect_left(region, a)
+        return i < len(region) and region[i] < end[a]
+
+    top = titles[0]
+    if holds_region(top):
+        return
+    while parent[top] >= 0 and not holds_region(parent[top]):
+        top = parent[top]
+    item = [b for b in range(top, end[top]) if blocks.text[b] and blocks.link[b] <= TITLE_SECTION_LINKS * len(blocks.text[b])]
+    if not carousel and sum(blocks.size[b] for b in item if b != titles[0]) < GOOD_SIZE:
+        return  # no more than a title and a count: a list's heading (a listing page's region stays)
+    for b in region:
+        keep[b] = False
+    for b in item:
+        keep[b] = True
+
+
+_WORD4 = re.compile(r"\w{4,}")
+ITEM_NAMED = 0.5  # of the title's words (4 letters or more), at least, the item's region says
+
+
+def _names_other(blocks: Blocks, keep: list[bool], title: int) -> bool:
+    """Whether the kept text says fewer than ITEM_NAMED of the words of the item's title: the
+    region is about something else (a cookie dialog, a seller's other listings)."""
+    words = set(_WORD4.findall(blocks.text[title].lower()))
+    if not words:
+        return False
+    kept = set(_WORD4.findall(" ".join(t for t, k in zip(blocks.text, keep) if k).lower()))
+    return len(words & kept) < ITEM_NAMED * len(words)
 
 
 def _uncovered(text: str, blocks: Blocks, keep: list[bool]) -> bool:

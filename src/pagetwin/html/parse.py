@@ -146,8 +146,57 @@ def _detect_charset(body: bytes, http_charset: str | None) -> tuple[str, str | N
         pass
     from charset_normalizer import from_bytes
 
-    best = from_bytes(body[:65536]).best()
-    return _codec(best.encoding if best else None)[0] or "cp1252", None, refused
+    sample = body[:65536]
+    best = from_bytes(sample).best()
+    codec = _codec(best.encoding if best else None)[0]
+    if codec not in _CJK_CODECS:
+        codec = _cjk_reading(sample) or codec
+    return codec or "cp1252", None, refused
+
+
+# The multi-byte CJK encodings detection may give (Python codec names), and those tried when it
+# gives another (_cjk_reading), supersets first (WHATWG: GBK and GB2312 are read as GB18030).
+# UTF-8 first: CJK text in UTF-8 with one broken sequence fails detection the same way.
+_CJK_CODECS = frozenset(["utf-8", "gb18030", "gbk", "gb2312", "hz", "big5", "big5hkscs", "cp950", "cp932",
+                         "shift_jis", "euc_jp", "iso2022_jp", "cp949", "euc_kr", "johab"])  # fmt: skip
+_CJK_TRIED = ("utf-8", "gb18030", "big5hkscs", "cp932", "euc_jp")
+_CJK_CHARS = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]")  # kana, ideographs
+_CJK_PUNCT = re.compile(r"[\u3000-\u303f\uff01-\uff60]")  # ideographic punctuation, full-width forms
+# A CJK reading is taken when it leaves at most this share of its CJK characters undecodable ...
+CJK_MAX_BAD = 0.01
+# ... and the text it gives is punctuated as CJK text is (language evidence: "，", "。", "、").
+CJK_MIN_PUNCT = 0.01
+_HIGH_BYTES = bytes(range(0x80, 0x100))
+
+
+def _cjk_reading(sample: bytes) -> str | None:
+    """The CJK encoding that reads ``sample`` as CJK text, when detection gave another.
+
+    charset_normalizer drops an encoding the bytes do not decode in strictly, so one broken
+    character pair in a GBK page (a truncated lead byte) leaves only the single-byte code pages,
+    which decode any bytes, and a Cyrillic one wins (chinese_wce 6dc2d508 read as ptcp154: F 0;
+    a UTF-8 page with one broken sequence became cp1252 mojibake the same way). Here UTF-8 and
+    each CJK encoding are tried with replacement: the reading with the fewest undecodable
+    characters is taken when they are at most CJK_MAX_BAD of the CJK characters it gives and
+    CJK punctuation makes at least CJK_MIN_PUNCT of them. A single-byte page read as a CJK
+    encoding fails both: its letters fall apart into undecodable pairs wherever an odd-length
+    word meets a space (Russian in cp1251 as GB18030: 37 % of the characters), and what pairs
+    up is not punctuated (0 ideographic commas or full stops in 7,000 characters). Korean text
+    (ASCII punctuation) gives no such evidence and is left to detection."""
+    if len(sample) - len(sample.translate(None, _HIGH_BYTES)) < 64:
+        return None  # next to no text outside ASCII: nothing to read as CJK
+    best, best_bad = None, 1.0
+    for codec in _CJK_TRIED:
+        if sample[:8192].decode(codec, errors="replace").count("\ufffd") > 3:
+            continue  # (most wrong readings fail at once: spare decoding the whole sample)
+        text = sample.decode(codec, errors="replace")
+        chars = len(_CJK_CHARS.findall(text))
+        if chars < 32:
+            continue
+        bad = text.count("\ufffd") / chars
+        if bad <= CJK_MAX_BAD and bad < best_bad and len(_CJK_PUNCT.findall(text)) >= CJK_MIN_PUNCT * chars:
+            best, best_bad = codec, bad
+    return best
 
 
 def decode_html(body: bytes, http_charset: str | None = None) -> Decoded:

@@ -30,6 +30,17 @@ reposts of one story, each with its own edits, still counts the reposts that are
 0.8 copied, so the story's paragraphs can reach the template share there. Byte-identical
 payloads are dropped before (``runners.local``).
 
+**Nor are near copies.** A page that copies less than ``COPY_SHARE`` is counted, so an article
+and its edited or extended copy (B holds A's paragraphs and more) both count, and on a small site
+(two or three pages) or a site where near copies are more than ``template_share`` of its pages,
+their shared paragraphs pass the share and would be removed from both: the edge dedup looks for
+would go. So ``fit`` also sums per subtree hash the share of its page's kept text the block made
+(``hash_content``), and pass 2 spares text (``SiteModel._spared``) that near copies share: kept
+blocks on the same number of pages that make, on average, half or more of those pages' kept
+text (or of the page's own), and that sit at slots where the page keeps text of its own (the shared paragraphs sit in
+the body beside the edited ones; a large boilerplate box under every article is a slot of its
+own). A footer paragraph is a small share of pages whose articles differ: it stays template.
+
 Pass 2 (``SiteTemplates.apply(site, parsed_page)``, the one place template removal happens:
 ``SiteModel.decide``) drops blocks whose hash is on more than ``template_share`` of the site's
 pages and combines the slot prior with the page's own evidence. A site with fewer than
@@ -72,6 +83,9 @@ COPY_SHARE = 0.8
 MIN_KEPT_SHARE = 0.1  # slot priors leaving less of the page-level text than this are overruled
 ITEM_REPEATS = 3  # a block's subtree hash this often on its own page: an item's field (_template)
 PAGE_WEIGHT = 0.4  # weight of the page-level decision against the site prior of the slot
+# Kept text on the same pages that makes this share of their content, on average, is what near
+# copies share, not template (SiteModel._spared).
+NEAR_COPY_SHARE = 0.5
 
 
 def site_key(url: str, settings: ExtractSettings) -> str:
@@ -179,6 +193,13 @@ def blocks_stats_reference(blocks: Blocks, settings: ExtractSettings, page_level
     )
 
 
+def _content_column(counts: _SiteCounts) -> np.ndarray:
+    """counts.hash_content as float64, zeros for a model stored without it (before session 8)."""
+    if len(counts.hash_content) == len(counts.hash_keys):
+        return counts.hash_content.astype(np.float64)
+    return np.zeros(len(counts.hash_keys))
+
+
 def _fold(keys: np.ndarray, values: list[np.ndarray]) -> tuple[np.ndarray, list[np.ndarray]]:
     """Unique keys with their value columns summed."""
     uniq, inverse = np.unique(keys, return_inverse=True)
@@ -199,6 +220,10 @@ class _SiteCounts:
     copies: int = 0  # pages not counted: copies of what was counted (module docstring)
     # The subtree hashes of the pending pages, one set: _is_copy asks it of every page, once.
     pending_hashes: set[int] = field(default_factory=set)
+    # Per hash (aligned with hash_keys): the shares of their page's content text the block made,
+    # summed over the pages it is on (0 where the page-level rules did not keep it); with
+    # hash_pages, the mean share: what tells text shared by near copies from a template (_spared).
+    hash_content: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))
 
 
 class SiteModel:
@@ -208,6 +233,7 @@ class SiteModel:
         self.pages_ = counts.pages
         self.hash_keys_ = counts.hash_keys
         self.hash_pages_ = counts.hash_pages
+        self.hash_content_ = counts.hash_content if len(counts.hash_content) == len(counts.hash_keys) else None
         self.slot_keys_ = counts.slot_keys
         self.slot_pages_ = counts.slot_pages
         self.slot_kept_ = counts.slot_kept
@@ -242,7 +268,7 @@ class SiteModel:
         keep, inside = page_level
         if len(blocks) == 0:
             return keep, inside
-        template = self._template(blocks, settings)
+        template = self._template(blocks, settings, keep)
         final, images_ok = self._with_slot_priors(blocks, keep, inside, template, settings)
         # Overruling (step 3): (a) if the exact template blocks alone leave more, the slot priors
         # misjudged a page type of its own (a forum post on a site of catalogue pages with one
@@ -256,16 +282,23 @@ class SiteModel:
             return keep, inside
         return final, images_ok
 
-    def _template(self, blocks: Blocks, settings: ExtractSettings) -> list[bool]:
-        """Blocks that are template: their subtree, or an ancestor's, on more than the share."""
+    def _template(self, blocks: Blocks, settings: ExtractSettings, keep: list[bool] | None = None) -> list[bool]:
+        """Blocks that are template: their subtree, or an ancestor's, on more than the share,
+        unless the page-level rules keep it and it is text that near copies share (_spared)."""
         # Template means repeated: a block must also be on at least two pages of the site.
         threshold = max(settings.template_share, 1.5 / self.pages_)
         q = np.asarray(blocks.hash, dtype=np.uint64)
-        over = self._lookup(self.hash_keys_, self.hash_pages_, q) / self.pages_ > threshold
+        if self.hash_content_ is None or keep is None:
+            on_pages = self._lookup(self.hash_keys_, self.hash_pages_, q)
+        else:
+            on_pages, content = self._lookup_columns(self.hash_keys_, q, self.hash_pages_, self.hash_content_)
+        over = on_pages / self.pages_ > threshold
         template = [False] * len(blocks)
         candidates = np.flatnonzero(over)
         if not len(candidates):
             return template
+        if self.hash_content_ is not None and keep is not None:
+            over = self._spared(blocks, keep, candidates, on_pages, content, over)
         # A subtree hash said ITEM_REPEATS times on the page itself is a field of the page's
         # items (the price or the rating line of every card, digits folded), not the site's
         # template: it is on the site's other pages because they list items too.
@@ -276,6 +309,62 @@ class SiteModel:
             p = parent[b]
             template[b] = (over[b] and on_page[hashes[b]] < ITEM_REPEATS) or (p >= 0 and template[p])
         return template
+
+    @staticmethod
+    def _spared(blocks: Blocks, keep: list[bool], candidates: np.ndarray, on_pages: np.ndarray,
+                content: np.ndarray, over: np.ndarray) -> np.ndarray:
+        """``over`` without the kept text that near copies share. The candidates the page-level
+        rules keep are grouped by the number of pages they are on (blocks shared by the same
+        pages are on as many). A group is what near copies share, not template, when both
+        (1) its blocks make at least NEAR_COPY_SHARE of the content text of the pages they are
+        on, on average, or of this page's (a footer paragraph is a small share of pages whose
+        articles differ; a trimmed repost shares fewer paragraphs, but they are most of it),
+        and (2) most of its text on this page sits at structural slots where the page also
+        keeps text of its own (not over the share): the shared paragraphs of an article
+        and its near copy are in the body beside the edited or added ones, while a large
+        "about us" box repeated under every article is a slot of its own. Then the group's
+        kept text is not template, nor are the candidates that hold it (the wrapper of the
+        shared text is alike on the copies); other candidates (a logo beside it) still are.
+        A page that is nothing but the shared text keeps it by ``decide``'s step 3."""
+        candidates = candidates.tolist()
+        kept = [b for b in candidates if keep[b] and blocks.size[b]]
+        if not kept:
+            return over
+        # Each hash once: a block said twice on the page is one block of the pages it is on.
+        groups: dict[int, dict[int, tuple[float, int]]] = {}
+        hashes, sig, size = blocks.hash, blocks.sig, blocks.size
+        for b in kept:
+            groups.setdefault(int(on_pages[b]), {})[hashes[b]] = (float(content[b]) / float(on_pages[b]), size[b])
+        # The share of the pages' kept text, or of this page's (a trimmed copy shares fewer of
+        # the story's paragraphs with the others, but they are still most of its own text).
+        page_total = max(1, sum(compress(size, keep)))
+        near = {
+            n for n, shares in groups.items()
+            if max(sum(v[0] for v in shares.values()), sum(v[1] for v in shares.values()) / page_total) >= NEAR_COPY_SHARE
+        }  # fmt: skip
+        if not near:
+            return over
+        own = {sig[b] for b in range(len(blocks)) if keep[b] and size[b] and not over[b]}
+        beside, total = Counter(), Counter()
+        for b in kept:
+            n = int(on_pages[b])
+            if n in near:
+                total[n] += size[b]
+                if sig[b] in own:
+                    beside[n] += size[b]
+        near = {n for n in near if 2 * beside[n] >= total[n]}
+        if not near:
+            return over
+        over = over.copy()
+        parent = blocks.parent
+        for b in kept:
+            if int(on_pages[b]) in near:
+                over[b] = False
+                p = parent[b]
+                while p >= 0 and over[p]:  # (a parent comes before its children)
+                    over[p] = False
+                    p = parent[p]
+        return over
 
     def _with_slot_priors(
         self, blocks: Blocks, keep: list[bool], inside: list[bool], template: list[bool], settings: ExtractSettings
@@ -376,10 +465,20 @@ class SiteTemplates:
         counts.pending_hashes = set()
         self._pending_total = max(0, getattr(self, "_pending_total", 0) - len(pending))
         if pending:
-            keys = np.concatenate([counts.hash_keys] + [p.hashes for p in pending])
-            ones = np.concatenate([counts.hash_pages.astype(np.float64)] + [np.ones(len(p.hashes)) for p in pending])
-            counts.hash_keys, (pages,) = _fold(keys, [ones])
+            # The kept blocks (p.content) are blocks with content (p.hashes): their share of
+            # the page's kept text joins the same keys, with no page of their own.
+            keys = np.concatenate([counts.hash_keys] + [p.hashes for p in pending] + [p.content for p in pending])
+            ones = np.concatenate(
+                [counts.hash_pages.astype(np.float64)] + [np.ones(len(p.hashes)) for p in pending]
+                + [np.zeros(len(p.content)) for p in pending]
+            )  # fmt: skip
+            share = np.concatenate(
+                [_content_column(counts)] + [np.zeros(len(p.hashes)) for p in pending]
+                + [p.content_size / max(float(p.content_size.sum()), 1.0) for p in pending]
+            )  # fmt: skip
+            counts.hash_keys, (pages, content) = _fold(keys, [ones, share])
             counts.hash_pages = pages.astype(np.int32)
+            counts.hash_content = content.astype(np.float32)
             skeys = np.concatenate([counts.slot_keys] + [p.slots for p in pending])
             spages = np.concatenate([counts.slot_pages.astype(np.float64)] + [np.ones(len(p.slots)) for p in pending])
             skept = np.concatenate([counts.slot_kept.astype(np.float64)] + [p.slot_kept.astype(np.float64) for p in pending])
@@ -423,6 +522,8 @@ class SiteTemplates:
             setattr(counts, f"{kind}_pages", pages[mask])
             if kind == "slot":
                 counts.slot_kept = counts.slot_kept[mask]
+            elif len(counts.hash_content) == len(mask):
+                counts.hash_content = counts.hash_content[mask]
         if len(counts.samples) >= _SAMPLES_PER_SITE:
             # Make room: keep the samples of the keys still counted on two pages or more.
             keys = np.fromiter(counts.samples.keys(), dtype=np.uint64, count=len(counts.samples))
@@ -453,7 +554,7 @@ class SiteTemplates:
                 src = a if a is not None else b
                 out.sites_[site] = _SiteCounts(
                     src.pages, src.hash_keys, src.hash_pages, src.slot_keys, src.slot_pages,
-                    src.slot_kept, [], dict(src.samples), src.pruned_below, src.copies,
+                    src.slot_kept, [], dict(src.samples), src.pruned_below, src.copies, hash_content=src.hash_content,
                 )  # fmt: skip
                 continue
             # A page copied in both shards was counted once in each (copies are told apart
@@ -461,11 +562,12 @@ class SiteTemplates:
             c = _SiteCounts(
                 pages=a.pages + b.pages, pruned_below=max(a.pruned_below, b.pruned_below), copies=a.copies + b.copies
             )
-            c.hash_keys, (hp,) = _fold(
+            c.hash_keys, (hp, hc) = _fold(
                 np.concatenate([a.hash_keys, b.hash_keys]),
-                [np.concatenate([a.hash_pages, b.hash_pages]).astype(np.float64)],
-            )
-            c.hash_pages = hp.astype(np.int32)
+                [np.concatenate([a.hash_pages, b.hash_pages]).astype(np.float64),
+                 np.concatenate([_content_column(a), _content_column(b)])],
+            )  # fmt: skip
+            c.hash_pages, c.hash_content = hp.astype(np.int32), hc.astype(np.float32)
             c.slot_keys, (sp, sk) = _fold(
                 np.concatenate([a.slot_keys, b.slot_keys]),
                 [
@@ -551,7 +653,7 @@ class SiteTemplates:
 
     def to_bytes(self) -> bytes:
         """A compact, pickle-free serialisation (numpy .npz with a JSON header of the sites,
-        their page counts and sample texts; each site's arrays ``h<i>`` ... ``sk<i>``, read only
+        their page counts and sample texts; each site's arrays ``h<i>`` ... ``sk<i>`` and ``hc<i>``, read only
         when the site is asked for: ``from_bytes``)."""
         self.compact()
         arrays: dict[str, np.ndarray] = {}
@@ -561,6 +663,7 @@ class SiteTemplates:
                                   "samples": [[str(k), v] for k, v in c.samples.items()]})  # fmt: skip
             arrays[f"h{i}"] = c.hash_keys
             arrays[f"hp{i}"] = c.hash_pages
+            arrays[f"hc{i}"] = c.hash_content
             arrays[f"s{i}"] = c.slot_keys
             arrays[f"sp{i}"] = c.slot_pages
             arrays[f"sk{i}"] = c.slot_kept
@@ -592,6 +695,7 @@ class _Sites(MutableMapping):
         self._npz, self._stored = None, {}
         if stored is not None:
             self._npz, entries = stored
+            self._files = set(self._npz.files)
             self._stored = {entry["site"]: (i, entry) for i, entry in enumerate(entries)}
 
     def _load(self, site: str) -> None:
@@ -600,6 +704,8 @@ class _Sites(MutableMapping):
         self._sites[site] = _SiteCounts(
             pages=s["pages"], hash_keys=npz[f"h{i}"], hash_pages=npz[f"hp{i}"],
             slot_keys=npz[f"s{i}"], slot_pages=npz[f"sp{i}"], slot_kept=npz[f"sk{i}"],
+            # A model written before session 8 has no hc<i>: no text is spared as near copies'.
+            hash_content=npz[f"hc{i}"] if f"hc{i}" in self._files else np.zeros(0, np.float32),
             samples={int(k): v for k, v in s["samples"]}, pruned_below=s.get("pruned_below", 0),
             copies=s.get("copies", 0),
         )  # fmt: skip
