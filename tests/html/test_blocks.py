@@ -402,6 +402,36 @@ def test_a_section_named_skip_that_holds_paragraphs_is_content_a_skip_link_is_no
     assert texts == ["What is mesh WiFi?", "Mesh networks are a type of network."]
 
 
+def test_banners_and_widgets_inside_the_main_that_hold_paragraphs_are_its_sections():
+    # Flatsome builds a service page of <div class="banner"> sections, SiteOrigin of "so-panel
+    # widget" boxes: inside the <main> a banner with a heading and a paragraph of content, and a
+    # widget with a paragraph, are sections; a promo banner of short lines, a reviews widget, and
+    # banners and widgets outside the <main> (a sidebar's) stay chrome.
+    prose = "Rent commercial gym equipment for a film set or a convention booth, delivered and set up. " * 3
+    page = (
+        f"<main><div class='banner has-hover'><div class='banner-inner'><h2>Rentals</h2><p>{prose}</p></div></div>"
+        "<div class='banner'><h3>Spring sale</h3><p>Use code SPRING.</p></div>"
+        f"<div class='so-panel widget widget_sow-editor'><p>Panel {prose}</p></div>"
+        f"<div class='jdgm-widget jdgm-review-widget'><p>Review {prose}</p></div></main>"
+        f"<div class='widget'><p>Sidebar {prose}</p></div><div class='banner'><h2>Out</h2><p>Banner {prose}</p></div>"
+    )
+    texts = [t for t in blocks_of(page).text if t]
+    assert texts == ["Rentals", prose.strip(), f"Panel {prose.strip()}"]
+
+
+def test_a_comment_named_article_outside_any_article_is_a_post_a_comment_inside_one_is_held_back():
+    # wallstreetoasis's forum thread: each reply is an <article class="js-comment"> of its own
+    # (HTML nests a comment's <article> in the one it is about), with its text in a "comment" box.
+    reply = "I went from banking to a consulting firm and the hours are better, the work is more varied."
+    thread = (
+        f"<h1>Is consulting worth it?</h1><p>{reply} My question.</p>"
+        f"<article class='js-comment'><div class='comment'><p>{reply}</p></div></article>"
+    )
+    assert reply in blocks_of(thread).text
+    post = f"<article><h1>A post</h1><p>{reply} {reply}</p><article class='comment'><p>A reply to the post.</p></article></article>"
+    assert "A reply to the post." not in blocks_of(post).text
+
+
 def test_an_aside_that_holds_the_pages_main_wraps_the_page_other_asides_are_chrome():
     # fermyon puts its whole page in <aside class="announcement-banner">; sidebars title their
     # widgets with h1s, which does not make them the page.

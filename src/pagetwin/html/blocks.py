@@ -320,6 +320,11 @@ _OVERLAY_WORDS = frozenset(["cookie", "cookies", "consent", "popup", "modal"])
 # A box named only by these words that holds an embedded post (_EMBEDDED_POST) is the post.
 _SOCIAL_WORDS = frozenset(["social", "socialmedia"])
 _SKIP_WORDS = frozenset(["skip"])
+# Boxes named only by these words can be sections of the page (_a_section).
+_BANNER_WORDS = frozenset(["banner"])
+_WIDGET_WORDS = frozenset(["widget", "widgets"])
+_NOT_SECTION_WORDS = frozenset(["review", "reviews", "rating", "ratings", "cta"])
+_HEADINGS = "h1, h2, h3, h4, h5, h6"
 # The markup of a post embedded from a social network (what its script turns into a card).
 _EMBEDDED_POST = "blockquote.twitter-tweet, blockquote.instagram-media, blockquote.tiktok-embed, blockquote.threads-post"
 
@@ -338,7 +343,8 @@ def _holds_the_page(node, root, page_chars: list, chrome: int) -> bool:
     """Whether a box named like chrome (``chrome``: its _class_facts verdict) is a wrapper of the
     page's content, not chrome: it holds the h1 or a marked article body (CONTENT_INSIDE), it is
     named only as social and holds a post embedded from a social network (_EMBEDDED_POST), it is
-    named only "skip" and holds a paragraph (a section a table of contents skips to), or,
+    named only "skip" and holds a paragraph (a section a table of contents skips to), it is a
+    section of the page in a theme's or a page builder's markup (_a_section), or,
     named as chrome and not as comments (those the walk holds back), WRAPPER_PARAGRAPHS
     paragraphs of content and more text than the rest of the page, unless it is a dialog laid
     over the page (_OVERLAY_WORDS). Both walks ask this of every chrome-named box they meet;
@@ -363,21 +369,15 @@ def _holds_the_page(node, root, page_chars: list, chrome: int) -> bool:
         return True  # a section named "skip-item" (netgear's topics): a skip link holds no paragraph
     if node.css_first(_MAY_HOLD_CONTENT) is not None and _content_inside(node):
         return _wrapper(node, page_chars)
+    if _a_section(node, words, chrome):
+        return _wrapper(node, page_chars)
     if chrome != _CHROME or (first.tag != "p" and node.css_first("p") is None):
         return False
     if _ink(node.text(deep=True)) < WRAPPER_PARAGRAPHS * PARAGRAPH_CHARS:
         return False
-    attrs = node.attributes
-    if not _OVERLAY_WORDS.isdisjoint(_WORDS.findall(f"{attrs.get('class') or ''} {attrs.get('id') or ''}".lower())):
+    if not _OVERLAY_WORDS.isdisjoint(_class_words(node)):
         return False
-    good = 0
-    for p in node.css("p"):
-        chars = _ink(p.text(deep=True))
-        if chars >= PARAGRAPH_CHARS and sum(_ink(a.text(deep=True)) for a in p.css("a")) <= 0.3 * chars:
-            good += 1
-            if good >= WRAPPER_PARAGRAPHS:
-                break
-    else:
+    if not _paragraphs(node, WRAPPER_PARAGRAPHS):
         return False
     if not page_chars or page_chars[0] < 0:
         page_chars[:1] = [_visible_ink(root)]
@@ -428,9 +428,55 @@ def _qa_comment(node) -> bool:
     return False
 
 
-def _chrome_words(node) -> frozenset:
+def _a_section(node, words: frozenset, chrome: int) -> bool:
+    """Whether a box named like chrome (its chrome ``words``) is a section of the page, in the
+    markup of a theme or a page builder: an ``<article>`` named only as a comment outside any
+    ``<article>`` (a forum's reply: HTML nests a comment's ``<article>`` in the one it is about;
+    a blog's comment list is held back as a whole before its items are met), or, inside the
+    page's ``<main>``/``<article>``, a box named only "banner" that holds a heading and a
+    paragraph of content (Flatsome's ``div.banner`` sections of a service page), or one named
+    only "widget" that holds a paragraph of content (SiteOrigin's ``so-panel widget``,
+    reviewed.com's ``c-product-widget`` write-ups), unless its class names reviews or a call to
+    action (_NOT_SECTION_WORDS: a shop's reviews widget, a donation appeal under a story)."""
+    if chrome == _COMMENTS:
+        return node.tag == "article" and not _inside(node, ("article",))
+    if words == _BANNER_WORDS:
+        if node.css_first(_HEADINGS) is None:
+            return False
+    elif not words <= _WIDGET_WORDS or not _NOT_SECTION_WORDS.isdisjoint(_WORDS.findall((node.attributes.get("class") or "").lower())):
+        return False
+    return _inside(node, CONTENT_ROOT_TAGS) and _paragraphs(node, 1)
+
+
+def _inside(node, tags) -> bool:
+    """Whether a node has an ancestor of one of ``tags``."""
+    up = node.parent
+    while up is not None:
+        if up.tag in tags:
+            return True
+        up = up.parent
+    return False
+
+
+def _paragraphs(node, many: int) -> bool:
+    """Whether a box holds ``many`` paragraphs of content (PARAGRAPH_CHARS, few links)."""
+    good = 0
+    for p in node.css("p"):
+        chars = _ink(p.text(deep=True))
+        if chars >= PARAGRAPH_CHARS and sum(_ink(a.text(deep=True)) for a in p.css("a")) <= 0.3 * chars:
+            good += 1
+            if good >= many:
+                return True
+    return False
+
+
+def _class_words(node) -> list[str]:
     attrs = node.attributes
-    return frozenset(w for w in _WORDS.findall(f"{attrs.get('class') or ''} {attrs.get('id') or ''}".lower()) if w in CHROME_WORDS)
+    return _WORDS.findall(f"{attrs.get('class') or ''} {attrs.get('id') or ''}".lower())
+
+
+def _chrome_words(node) -> frozenset:
+    return frozenset(w for w in _class_words(node) if w in CHROME_WORDS)
 
 
 def _wrapper(node, page_chars: list) -> bool:
