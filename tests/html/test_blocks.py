@@ -432,6 +432,25 @@ def test_a_comment_named_article_outside_any_article_is_a_post_a_comment_inside_
     assert "A reply to the post." not in blocks_of(post).text
 
 
+def test_the_replies_of_a_page_that_declares_itself_a_forum_thread_are_walked():
+    # Vanilla and Invision forums keep their replies in boxes named as comments; the page
+    # says what it is with schema.org's DiscussionForumPosting (microdata or JSON-LD). The
+    # same page without it is a post with comments under it.
+    post = "Higher Logic has ended the open source edition, and the community forum closes next month."
+    reply = "Really sad, but I think we all saw it coming; thanks for the years of work on it."
+    thread = f"<h1>Vanilla open source</h1><div class='post'><p>{post}</p></div><div class='DataBox-Comments'><p>{reply}</p></div>"
+    assert reply not in blocks_of(f"<body>{thread}</body>").text
+    for mark in (
+        "<script type='application/ld+json'>{\"@context\": \"https://schema.org\", \"@type\": \"DiscussionForumPosting\"}</script>",
+        "<script type='application/ld+json'>{\"@type\": [\"WebPage\", \"DiscussionForumPosting\"]}</script>",
+    ):
+        assert reply in blocks_of(f"<head>{mark}</head><body>{thread}</body>").text
+    microdata = f"<body><div itemscope itemtype='https://schema.org/DiscussionForumPosting'>{thread}</div></body>"
+    assert reply in blocks_of(microdata).text
+    other = "<head><script type='application/ld+json'>{\"@type\": \"BlogPosting\"}</script></head>"
+    assert reply not in blocks_of(f"{other}<body>{thread}</body>").text
+
+
 def test_an_aside_that_holds_the_pages_main_wraps_the_page_other_asides_are_chrome():
     # fermyon puts its whole page in <aside class="announcement-banner">; sidebars title their
     # widgets with h1s, which does not make them the page.

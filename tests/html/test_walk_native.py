@@ -167,6 +167,8 @@ def test_held_back_comments_and_noscripts_and_deep_doms(walkers):
         "<div class='banner'><h2>out</h2>" + long + "</div></body>",
         "<body><h1>Q</h1><article class='comment'>" + long + "<div class='comment'><p>c</p></div></article>"
         "<article><p>a</p><article class='comment'>" + long + "</article></article></body>",
+        "<head><script type='application/ld+json'>{\"@type\": \"DiscussionForumPosting\"}</script></head><body>" + long
+        + f"<div class='comments'>{thread}</div><noscript><div><p>copy</p></div></noscript></body>",
         "<body><aside><main><h1>T</h1><p>p</p><aside><p>in</p></aside></main></aside><aside><h1>A</h1></aside>"
         "<nav itemprop='articleBody'><p>n</p></nav></body>",
         # inline caption spans (blocks._span_captions): a photo box's, a card's credit beside its text

@@ -540,11 +540,35 @@ def _hidden_pages(out: Blocks, hidden: list) -> frozenset:
 
 def _held_back_is_the_page(out: Blocks, held: list) -> bool:
     """Whether the noscripts and comment boxes the walk held back are the page's content: the
-    rest of the page has no paragraph of content (PARAGRAPH_CHARS) and fewer words than they
-    hold (a forum thread whose posts are all "comments", a crawler copy in a noscript)."""
+    page declares itself a forum thread (_forum_thread), or the rest of the page has no
+    paragraph of content (PARAGRAPH_CHARS) and fewer words than they hold (a forum thread
+    whose posts are all "comments", a crawler copy in a noscript)."""
+    if _forum_thread(held):
+        return True
     if any(size >= PARAGRAPH_CHARS and link <= 0.3 * len(text) for text, size, link in zip(out.text, out.size, out.link)):
         return False
     return sum(len(n.text(deep=True).split()) for n in held) > sum(len(t.split()) for t in out.text)
+
+
+# A page that declares itself a forum thread (schema.org DiscussionForumPosting, in microdata or
+# JSON-LD): its replies, in boxes named as comments, are its posts.
+_FORUM_MARKS = '[itemtype*="DiscussionForumPosting"], script[type="application/ld+json"]'
+_FORUM_POSTING = re.compile(r'"@type"\s*:\s*(?:\[[^\]]*)?"DiscussionForumPosting"')
+
+
+def _forum_thread(held: list) -> bool:
+    """Whether comment boxes the walk held back are on a page that declares itself a forum
+    thread (_FORUM_MARKS): Vanilla's "DataBox-Comments", Invision's "cTopic" box with
+    id="comments" hold the replies the thread is made of."""
+    if all(node.tag == "noscript" for node in held):
+        return False
+    root = held[0]
+    while root.parent is not None:
+        root = root.parent
+    for mark in root.css(_FORUM_MARKS):
+        if mark.tag != "script" or _FORUM_POSTING.search(mark.text()) is not None:
+            return True
+    return False
 
 
 def _disclosed(attrs: dict) -> bool:
