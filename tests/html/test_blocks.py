@@ -417,6 +417,10 @@ def test_banners_and_widgets_inside_the_main_that_hold_paragraphs_are_its_sectio
     )
     texts = [t for t in blocks_of(page).text if t]
     assert texts == ["Rentals", prose.strip(), f"Panel {prose.strip()}"]
+    # CivicPlus: a "widget editor" box with a shorter paragraph, in a role="main" box.
+    line = "The building department promotes public safety by enforcing the building standards and codes adopted by the city council."
+    civic = f"<div role='main'><div class='widget editor'><h2>Department</h2><p>{line}</p></div></div><div class='widget'><p>{line}</p></div>"
+    assert [t for t in blocks_of(civic).text if t] == ["Department", line]
 
 
 def test_a_comment_named_article_outside_any_article_is_a_post_a_comment_inside_one_is_held_back():

@@ -325,6 +325,9 @@ _BANNER_WORDS = frozenset(["banner"])
 _WIDGET_WORDS = frozenset(["widget", "widgets"])
 _NOT_SECTION_WORDS = frozenset(["review", "reviews", "rating", "ratings", "cta"])
 _HEADINGS = "h1, h2, h3, h4, h5, h6"
+# A widget (a CMS's unit of a page) is a section with a paragraph this long (a banner needs
+# PARAGRAPH_CHARS and a heading: shops' promo banners are a heading and a line or two).
+WIDGET_CHARS = 100
 # The markup of a post embedded from a social network (what its script turns into a card).
 _EMBEDDED_POST = "blockquote.twitter-tweet, blockquote.instagram-media, blockquote.tiktok-embed, blockquote.threads-post"
 
@@ -433,37 +436,41 @@ def _a_section(node, words: frozenset, chrome: int) -> bool:
     markup of a theme or a page builder: an ``<article>`` named only as a comment outside any
     ``<article>`` (a forum's reply: HTML nests a comment's ``<article>`` in the one it is about;
     a blog's comment list is held back as a whole before its items are met), or, inside the
-    page's ``<main>``/``<article>``, a box named only "banner" that holds a heading and a
-    paragraph of content (Flatsome's ``div.banner`` sections of a service page), or one named
-    only "widget" that holds a paragraph of content (SiteOrigin's ``so-panel widget``,
-    reviewed.com's ``c-product-widget`` write-ups), unless its class names reviews or a call to
-    action (_NOT_SECTION_WORDS: a shop's reviews widget, a donation appeal under a story)."""
+    page's ``<main>``/``<article>`` (or ``role="main"`` box), a box named only "banner" that
+    holds a heading and a paragraph of content (Flatsome's ``div.banner`` sections of a service
+    page), or one named only "widget" that holds a paragraph of WIDGET_CHARS (SiteOrigin's
+    ``so-panel widget``, reviewed.com's ``c-product-widget`` write-ups, CivicPlus's ``widget
+    editor``), unless its class names reviews or a call to action (_NOT_SECTION_WORDS: a
+    shop's reviews widget, a donation appeal under a story)."""
     if chrome == _COMMENTS:
         return node.tag == "article" and not _inside(node, ("article",))
     if words == _BANNER_WORDS:
         if node.css_first(_HEADINGS) is None:
             return False
+        least = PARAGRAPH_CHARS
     elif not words <= _WIDGET_WORDS or not _NOT_SECTION_WORDS.isdisjoint(_WORDS.findall((node.attributes.get("class") or "").lower())):
         return False
-    return _inside(node, CONTENT_ROOT_TAGS) and _paragraphs(node, 1)
+    else:
+        least = WIDGET_CHARS
+    return _inside(node, CONTENT_ROOT_TAGS, main_role=True) and _paragraphs(node, 1, least)
 
 
-def _inside(node, tags) -> bool:
-    """Whether a node has an ancestor of one of ``tags``."""
+def _inside(node, tags, main_role: bool = False) -> bool:
+    """Whether a node has an ancestor of one of ``tags`` (``main_role``: or ``role="main"``)."""
     up = node.parent
     while up is not None:
-        if up.tag in tags:
+        if up.tag in tags or (main_role and up.attributes.get("role") == "main"):
             return True
         up = up.parent
     return False
 
 
-def _paragraphs(node, many: int) -> bool:
-    """Whether a box holds ``many`` paragraphs of content (PARAGRAPH_CHARS, few links)."""
+def _paragraphs(node, many: int, least: int = PARAGRAPH_CHARS) -> bool:
+    """Whether a box holds ``many`` paragraphs of content (``least`` characters, few links)."""
     good = 0
     for p in node.css("p"):
         chars = _ink(p.text(deep=True))
-        if chars >= PARAGRAPH_CHARS and sum(_ink(a.text(deep=True)) for a in p.css("a")) <= 0.3 * chars:
+        if chars >= least and sum(_ink(a.text(deep=True)) for a in p.css("a")) <= 0.3 * chars:
             good += 1
             if good >= many:
                 return True
