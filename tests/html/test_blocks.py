@@ -477,6 +477,24 @@ def test_hidden_panels_of_tabs_and_accordions_are_walked_other_hidden_boxes_are_
     assert texts == ["PythonNode", "python steps", "node steps", "an answer", "another answer"]
 
 
+def test_hidden_panels_named_by_the_aria_controls_of_the_element_before_them_are_walked():
+    # merrilledge's accordion: <button aria-controls="content-1"> over <div id="content-1"
+    # style="display:none">, names that say nothing of a panel; a hidden box no control names,
+    # a controlled dialog and a controlled box named as chrome stay out.
+    answer = "There is no single retirement target that covers everyone; it depends on your spending needs."
+    page = (
+        f"<h1>Retirement calculator</h1><p>{answer} {answer}</p>"
+        "<div class='acd'><h3><button aria-expanded='false' aria-controls='content-1'>How much do I need?</button></h3>"
+        f"<div class='acd-a-content' id='content-1' style='display:none'><p>{answer}</p></div></div>"
+        "<button aria-controls='nav-2 content-2'>More</button><div id='content-2' hidden><p>the second panel</p></div>"
+        "<div id='content-3' hidden><p>no control names this</p></div>"
+        "<button aria-controls='d'>Open</button><div id='d' role='dialog' hidden><p>a dialog</p></div>"
+        "<button aria-controls='m'>Menu</button><div id='m' class='menu' hidden><p>a menu</p></div>"
+    )
+    texts = [t for t in blocks_of(page).text if t]
+    assert texts == ["Retirement calculator", f"{answer} {answer}", answer, "the second panel"]  # (buttons are not walked)
+
+
 def test_segments_streamed_hidden_by_react_are_walked():
     # React 18's streaming renderer sends each Suspense boundary's content as <div hidden
     # id="S:n"> and a script moves it in place of its <template id="B:n">: it is the page's text.

@@ -525,15 +525,18 @@ SHOWN_WORDS = 25
 
 
 def _hidden_pages(out: Blocks, hidden: list) -> frozenset:
-    """The hidden boxes that hold the page (their mem_ids), when the walk gave no paragraph of
-    content and fewer than SHOWN_WORDS words: the boxes hidden until a script shows them (eBay's
-    sections with display:none, a <main aria-hidden>) that hold HIDDEN_PAGE_WORDS words and
-    twice the words of the rest, and are not named as chrome (a hidden footer)."""
+    """The hidden boxes to walk (their mem_ids): the panels of disclosure widgets named by an
+    ``aria-controls`` (_controlled_panels), and the boxes that hold the page, when the walk gave
+    no paragraph of content and fewer than SHOWN_WORDS words: the boxes hidden until a script
+    shows them (eBay's sections with display:none, a <main aria-hidden>) that hold
+    HIDDEN_PAGE_WORDS words and twice the words of the rest, and are not named as chrome (a
+    hidden footer)."""
+    panels = _controlled_panels(hidden)
     if any(size >= PARAGRAPH_CHARS and link <= 0.3 * len(text) for text, size, link in zip(out.text, out.size, out.link)):
-        return frozenset()
+        return panels
     rest = sum(len(t.split()) for t in out.text)
     if rest >= SHOWN_WORDS:
-        return frozenset()
+        return panels
     boxes = []
     for node in hidden:
         attrs = node.attributes
@@ -542,7 +545,42 @@ def _hidden_pages(out: Blocks, hidden: list) -> frozenset:
         words = len(node.text(deep=True, separator=" ").split())
         if words >= HIDDEN_PAGE_WORDS and words >= 2 * rest:
             boxes.append(node.mem_id)
+    return panels.union(boxes)
+
+
+def _controlled_panels(hidden: list) -> frozenset:
+    """The hidden boxes that are the panels of a disclosure widget the walk cannot tell by their
+    names (_disclosed): a box with an id that the element before it, or one inside that
+    element, names in its ``aria-controls`` (an accordion's ``<button aria-expanded="false"
+    aria-controls="content-1">`` over ``<div id="content-1" style="display:none">``), not named
+    as chrome and not a dialog."""
+    boxes = []
+    for node in hidden:
+        attrs = node.attributes
+        ident = attrs.get("id")
+        if not ident or attrs.get("role") == "dialog" or not _controlled(node, ident):
+            continue
+        if not _class_facts(node.tag, attrs.get("class") or "", ident, attrs.get("itemprop") or "")[0]:
+            boxes.append(node.mem_id)
     return frozenset(boxes)
+
+
+def _controlled(node, ident: str) -> bool:
+    """Whether the element before a box (or before its parent) holds or is an element whose
+    ``aria-controls`` names ``ident``."""
+    for box in (node, node.parent):
+        if box is None:
+            return False
+        sibling = box.prev
+        while sibling is not None and not sibling.is_element_node:
+            sibling = sibling.prev
+        if sibling is None:
+            continue
+        if ident in (sibling.attributes.get("aria-controls") or "").split():
+            return True
+        if any(ident in (c.attributes.get("aria-controls") or "").split() for c in sibling.css("[aria-controls]")):
+            return True
+    return False
 
 
 def _held_back_is_the_page(out: Blocks, held: list) -> bool:
