@@ -477,7 +477,7 @@ def test_hidden_panels_of_tabs_and_accordions_are_walked_other_hidden_boxes_are_
     assert texts == ["PythonNode", "python steps", "node steps", "an answer", "another answer"]
 
 
-def test_hidden_panels_named_by_the_aria_controls_of_the_element_before_them_are_walked():
+def test_hidden_panels_named_by_an_aria_controls_or_right_after_their_toggle_are_walked():
     # merrilledge's accordion: <button aria-controls="content-1"> over <div id="content-1"
     # style="display:none">, names that say nothing of a panel; a hidden box no control names,
     # a controlled dialog and a controlled box named as chrome stay out.
@@ -490,9 +490,17 @@ def test_hidden_panels_named_by_the_aria_controls_of_the_element_before_them_are
         "<div id='content-3' hidden><p>no control names this</p></div>"
         "<button aria-controls='d'>Open</button><div id='d' role='dialog' hidden><p>a dialog</p></div>"
         "<button aria-controls='m'>Menu</button><div id='m' class='menu' hidden><p>a menu</p></div>"
+        # a toggle right before its panel: a <summary>, an element with or holding aria-expanded
+        "<details><summary>Is it fast?</summary><div aria-hidden='true'><p>yes, it is</p></div></details>"
+        "<h3><button aria-expanded='false'>Is it safe?</button></h3><div hidden><p>it is safe</p></div>"
+        "<button class='chakra-accordion__button' aria-expanded='false'>Specs</button><div style='display:none'><p>the specs</p></div>"
+        "<p>an intro</p><div hidden><p>not after a toggle</p></div>"
     )
     texts = [t for t in blocks_of(page).text if t]
-    assert texts == ["Retirement calculator", f"{answer} {answer}", answer, "the second panel"]  # (buttons are not walked)
+    assert texts == [
+        "Retirement calculator", f"{answer} {answer}", answer, "the second panel",
+        "Is it fast?", "yes, it is", "it is safe", "the specs", "an intro",
+    ]  # (buttons are not walked)
 
 
 def test_segments_streamed_hidden_by_react_are_walked():

@@ -552,17 +552,34 @@ def _controlled_panels(hidden: list) -> frozenset:
     """The hidden boxes that are the panels of a disclosure widget the walk cannot tell by their
     names (_disclosed): a box with an id that the element before it, or one inside that
     element, names in its ``aria-controls`` (an accordion's ``<button aria-expanded="false"
-    aria-controls="content-1">`` over ``<div id="content-1" style="display:none">``), not named
-    as chrome and not a dialog."""
+    aria-controls="content-1">`` over ``<div id="content-1" style="display:none">``), or a box
+    right after its toggle (_toggled), not named as chrome and not a dialog."""
     boxes = []
     for node in hidden:
         attrs = node.attributes
         ident = attrs.get("id")
-        if not ident or attrs.get("role") == "dialog" or not _controlled(node, ident):
+        if attrs.get("role") == "dialog":
             continue
-        if not _class_facts(node.tag, attrs.get("class") or "", ident, attrs.get("itemprop") or "")[0]:
+        if not (ident and _controlled(node, ident)) and not _toggled(node):
+            continue
+        if not _class_facts(node.tag, attrs.get("class") or "", ident or "", attrs.get("itemprop") or "")[0]:
             boxes.append(node.mem_id)
     return frozenset(boxes)
+
+
+def _toggled(node) -> bool:
+    """Whether the element right before a hidden box is its toggle: a ``<summary>`` (a
+    ``<details>``' content hidden by its script: ``aria-hidden``), or an element with (or
+    holding one with) ``aria-expanded`` (Chakra's ``chakra-accordion__button`` over its
+    ``chakra-collapse``, a question's ``<h3><button aria-expanded>`` over its answer)."""
+    sibling = node.prev
+    while sibling is not None and not sibling.is_element_node:
+        sibling = sibling.prev
+    if sibling is None:
+        return False
+    if sibling.tag == "summary" or "aria-expanded" in sibling.attributes:
+        return True
+    return sibling.css_first("[aria-expanded]") is not None
 
 
 def _controlled(node, ident: str) -> bool:
