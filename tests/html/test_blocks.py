@@ -503,6 +503,22 @@ def test_hidden_panels_named_by_an_aria_controls_or_right_after_their_toggle_are
     ]  # (buttons are not walked)
 
 
+def test_a_carousels_slides_hidden_from_screen_readers_are_walked_when_they_hold_a_paragraph():
+    # redfin: <li class="bp-Carousel__cell" aria-hidden="true"> for every slide but the one
+    # shown. A lone aria-hidden box, a slide without a paragraph (a tile) and a slide hidden by
+    # display:none (not a carousel's) stay out.
+    text = "A three-bedroom home near the river, with a new roof, a large fenced garden, a two-car garage and a view of the hills."
+    shown = f"<li class='bp-Carousel__cell is-active'><p>Home 0: {text}</p></li>"
+    slides = shown + "".join(f"<li class='bp-Carousel__cell' aria-hidden='true'><p>Home {i}: {text}</p></li>" for i in (1, 2))
+    page = (
+        f"<ul>{slides}<li class='bp-Carousel__cell' aria-hidden='true'><p>a tile</p></li>"
+        f"<li class='bp-Carousel__cell' style='display:none'><p>Gone: {text}</p></li></ul>"
+        f"<div class='note' aria-hidden='true'><p>Alone: {text}</p></div>"
+    )
+    texts = [t for t in blocks_of(page).text if t]
+    assert texts == [f"Home {i}: {text}" for i in range(3)]
+
+
 def test_segments_streamed_hidden_by_react_are_walked():
     # React 18's streaming renderer sends each Suspense boundary's content as <div hidden
     # id="S:n"> and a script moves it in place of its <template id="B:n">: it is the page's text.

@@ -164,7 +164,8 @@ def test_held_back_comments_and_noscripts_and_deep_doms(walkers):
         "<body>" + long + "<div><button aria-controls='c1'>Q</button></div><div id='c1' style='display:none'><p>a</p></div>"
         "<div id='c2' hidden><p>b</p></div><button aria-controls='c3'>D</button><div id='c3' role='dialog' hidden>d</div>"
         "<details><summary>S</summary><div aria-hidden='true'><p>e</p></div></details><h3><a aria-expanded='false'>T</a></h3>"
-        "<div style='display:none'><p>f</p></div></body>",
+        "<div style='display:none'><p>f</p></div><ul><li class='s a'>" + long + "</li><li class='s' aria-hidden='true'>" + long
+        + "</li><li class='s' aria-hidden='true'><p>g</p></li></ul></body>",
         # sections named like chrome (blocks._a_section): banners, widgets, a forum's replies as <article>s
         "<body><main><div class='banner'><h2>S</h2>" + long + "<div class='banner'><p>in</p></div></div><div class='banner'>"
         + long + "</div><div class='so-panel widget'>" + long + "</div><div class='review-widget'>" + long + "</div></main>"

@@ -291,10 +291,7 @@ def _hover_card(node) -> bool:
     """Whether an inline box named as a popup (_POPUP_WORDS), inside a paragraph, is the card
     shown while the pointer is over the word before it: it comes after an element (its
     trigger: thehill's linked name, a glossary's <dfn>) and holds links (other pages)."""
-    sibling = node.prev
-    while sibling is not None and not sibling.is_element_node:
-        sibling = sibling.prev
-    return sibling is not None and node.css_first("a") is not None
+    return _element_before(node) is not None and node.css_first("a") is not None
 
 
 def _class_hidden(cls: str) -> bool:
@@ -326,8 +323,9 @@ _WIDGET_WORDS = frozenset(["widget", "widgets"])
 _NOT_SECTION_WORDS = frozenset(["review", "reviews", "rating", "ratings", "cta"])
 _HEADINGS = "h1, h2, h3, h4, h5, h6"
 # A widget (a CMS's unit of a page) is a section with a paragraph this long (a banner needs
-# PARAGRAPH_CHARS and a heading: shops' promo banners are a heading and a line or two).
-WIDGET_CHARS = 100
+# PARAGRAPH_CHARS and a heading: shops' promo banners are a heading and a line or two), and so
+# is a carousel's slide hidden from screen readers (_slide).
+SECTION_CHARS = 100
 # The markup of a post embedded from a social network (what its script turns into a card).
 _EMBEDDED_POST = "blockquote.twitter-tweet, blockquote.instagram-media, blockquote.tiktok-embed, blockquote.threads-post"
 
@@ -438,7 +436,7 @@ def _a_section(node, words: frozenset, chrome: int) -> bool:
     a blog's comment list is held back as a whole before its items are met), or, inside the
     page's ``<main>``/``<article>`` (or ``role="main"`` box), a box named only "banner" that
     holds a heading and a paragraph of content (Flatsome's ``div.banner`` sections of a service
-    page), or one named only "widget" that holds a paragraph of WIDGET_CHARS (SiteOrigin's
+    page), or one named only "widget" that holds a paragraph of SECTION_CHARS (SiteOrigin's
     ``so-panel widget``, reviewed.com's ``c-product-widget`` write-ups, CivicPlus's ``widget
     editor``), unless its class names reviews or a call to action (_NOT_SECTION_WORDS: a
     shop's reviews widget, a donation appeal under a story)."""
@@ -451,7 +449,7 @@ def _a_section(node, words: frozenset, chrome: int) -> bool:
     elif not words <= _WIDGET_WORDS or not _NOT_SECTION_WORDS.isdisjoint(_WORDS.findall((node.attributes.get("class") or "").lower())):
         return False
     else:
-        least = WIDGET_CHARS
+        least = SECTION_CHARS
     return _inside(node, CONTENT_ROOT_TAGS, main_role=True) and _paragraphs(node, 1, least)
 
 
@@ -553,18 +551,50 @@ def _controlled_panels(hidden: list) -> frozenset:
     names (_disclosed): a box with an id that the element before it, or one inside that
     element, names in its ``aria-controls`` (an accordion's ``<button aria-expanded="false"
     aria-controls="content-1">`` over ``<div id="content-1" style="display:none">``), or a box
-    right after its toggle (_toggled), not named as chrome and not a dialog."""
+    right after its toggle (_toggled), or a carousel's slide (_slide), not named as chrome and
+    not a dialog."""
     boxes = []
     for node in hidden:
         attrs = node.attributes
         ident = attrs.get("id")
         if attrs.get("role") == "dialog":
             continue
-        if not (ident and _controlled(node, ident)) and not _toggled(node):
+        if not (ident and _controlled(node, ident)) and not _toggled(node) and not _slide(node):
             continue
         if not _class_facts(node.tag, attrs.get("class") or "", ident or "", attrs.get("itemprop") or "")[0]:
             boxes.append(node.mem_id)
     return frozenset(boxes)
+
+
+def _slide(node) -> bool:
+    """Whether a box hidden only by ``aria-hidden="true"`` is a slide of a carousel that shows
+    one at a time: an element sibling before or after it has its tag and its first class (the
+    other slides: redfin's ``li.bp-Carousel__cell``), and it holds a paragraph of
+    SECTION_CHARS (a slide of content, not a tile or a price plan of a tab)."""
+    attrs = node.attributes
+    if attrs.get("aria-hidden") != "true" or "hidden" in attrs or (attrs.get("style") and _HIDDEN_STYLE.search(attrs.get("style"))):
+        return False
+    first = (attrs.get("class") or "").split()[:1]
+    if not first:
+        return False
+    for sibling in (_element_before(node), _element_after(node)):
+        if sibling is not None and sibling.tag == node.tag and (sibling.attributes.get("class") or "").split()[:1] == first:
+            return _paragraphs(node, 1, SECTION_CHARS)
+    return False
+
+
+def _element_before(node):
+    sibling = node.prev
+    while sibling is not None and not sibling.is_element_node:
+        sibling = sibling.prev
+    return sibling
+
+
+def _element_after(node):
+    sibling = node.next
+    while sibling is not None and not sibling.is_element_node:
+        sibling = sibling.next
+    return sibling
 
 
 def _toggled(node) -> bool:
@@ -572,9 +602,7 @@ def _toggled(node) -> bool:
     ``<details>``' content hidden by its script: ``aria-hidden``), or an element with (or
     holding one with) ``aria-expanded`` (Chakra's ``chakra-accordion__button`` over its
     ``chakra-collapse``, a question's ``<h3><button aria-expanded>`` over its answer)."""
-    sibling = node.prev
-    while sibling is not None and not sibling.is_element_node:
-        sibling = sibling.prev
+    sibling = _element_before(node)
     if sibling is None:
         return False
     if sibling.tag == "summary" or "aria-expanded" in sibling.attributes:
@@ -588,9 +616,7 @@ def _controlled(node, ident: str) -> bool:
     for box in (node, node.parent):
         if box is None:
             return False
-        sibling = box.prev
-        while sibling is not None and not sibling.is_element_node:
-            sibling = sibling.prev
+        sibling = _element_before(box)
         if sibling is None:
             continue
         if ident in (sibling.attributes.get("aria-controls") or "").split():
