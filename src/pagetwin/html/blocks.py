@@ -523,18 +523,15 @@ SHOWN_WORDS = 25
 
 
 def _hidden_pages(out: Blocks, hidden: list) -> frozenset:
-    """The hidden boxes to walk (their mem_ids): the panels of disclosure widgets named by an
-    ``aria-controls`` (_controlled_panels), and the boxes that hold the page, when the walk gave
-    no paragraph of content and fewer than SHOWN_WORDS words: the boxes hidden until a script
-    shows them (eBay's sections with display:none, a <main aria-hidden>) that hold
-    HIDDEN_PAGE_WORDS words and twice the words of the rest, and are not named as chrome (a
-    hidden footer)."""
-    panels = _controlled_panels(hidden)
+    """The hidden boxes that hold the page (their mem_ids), when the walk gave no paragraph of
+    content and fewer than SHOWN_WORDS words: the boxes hidden until a script shows them (eBay's
+    sections with display:none, a <main aria-hidden>) that hold HIDDEN_PAGE_WORDS words and
+    twice the words of the rest, and are not named as chrome (a hidden footer)."""
     if any(size >= PARAGRAPH_CHARS and link <= 0.3 * len(text) for text, size, link in zip(out.text, out.size, out.link)):
-        return panels
+        return frozenset()
     rest = sum(len(t.split()) for t in out.text)
     if rest >= SHOWN_WORDS:
-        return panels
+        return frozenset()
     boxes = []
     for node in hidden:
         attrs = node.attributes
@@ -543,27 +540,27 @@ def _hidden_pages(out: Blocks, hidden: list) -> frozenset:
         words = len(node.text(deep=True, separator=" ").split())
         if words >= HIDDEN_PAGE_WORDS and words >= 2 * rest:
             boxes.append(node.mem_id)
-    return panels.union(boxes)
+    return frozenset(boxes)
 
 
-def _controlled_panels(hidden: list) -> frozenset:
-    """The hidden boxes that are the panels of a disclosure widget the walk cannot tell by their
+def _disclosed_box(node) -> bool:
+    """Whether a hidden box is walked all the same: a panel its names tell (_disclosed), or one
+    of a disclosure widget they do not (_panel)."""
+    attrs = node.attributes
+    return _disclosed(attrs) or _panel(node, attrs)
+
+
+def _panel(node, attrs: dict) -> bool:
+    """Whether a hidden box is the panel of a disclosure widget the walk cannot tell by its
     names (_disclosed): a box with an id that the element before it, or one inside that
     element, names in its ``aria-controls`` (an accordion's ``<button aria-expanded="false"
-    aria-controls="content-1">`` over ``<div id="content-1" style="display:none">``), or a box
-    right after its toggle (_toggled), or a carousel's slide (_slide), not named as chrome and
-    not a dialog."""
-    boxes = []
-    for node in hidden:
-        attrs = node.attributes
-        ident = attrs.get("id")
-        if attrs.get("role") == "dialog":
-            continue
-        if not (ident and _controlled(node, ident)) and not _toggled(node) and not _slide(node):
-            continue
-        if not _class_facts(node.tag, attrs.get("class") or "", ident or "", attrs.get("itemprop") or "")[0]:
-            boxes.append(node.mem_id)
-    return frozenset(boxes)
+    aria-controls="content-1">`` over ``<div id="content-1" style="display:none">``), a box
+    right after its toggle (_toggled), or a carousel's slide (_slide); not a dialog. (A panel
+    named as chrome is still chrome: the walk reads its names next.)"""
+    if attrs.get("role") == "dialog":
+        return False
+    ident = attrs.get("id")
+    return _slide(node) or _toggled(node) or bool(ident and _controlled(node, ident))
 
 
 def _slide(node) -> bool:
@@ -605,23 +602,33 @@ def _toggled(node) -> bool:
     sibling = _element_before(node)
     if sibling is None:
         return False
-    if sibling.tag == "summary" or "aria-expanded" in sibling.attributes:
-        return True
-    return sibling.css_first("[aria-expanded]") is not None
+    return sibling.tag == "summary" or any("aria-expanded" in e.attributes for e in _toggle_boxes(sibling))
+
+
+def _toggle_boxes(node):
+    """An element, its element children and theirs: where a toggle sits (a heading's button,
+    a header's link), looked for without searching a large subtree."""
+    yield node
+    child = node.child
+    while child is not None:
+        if child.is_element_node:
+            yield child
+            grandchild = child.child
+            while grandchild is not None:
+                if grandchild.is_element_node:
+                    yield grandchild
+                grandchild = grandchild.next
+        child = child.next
 
 
 def _controlled(node, ident: str) -> bool:
-    """Whether the element before a box (or before its parent) holds or is an element whose
-    ``aria-controls`` names ``ident``."""
+    """Whether the element before a box (or before its parent), or one of its _toggle_boxes,
+    names ``ident`` in its ``aria-controls``."""
     for box in (node, node.parent):
         if box is None:
             return False
         sibling = _element_before(box)
-        if sibling is None:
-            continue
-        if ident in (sibling.attributes.get("aria-controls") or "").split():
-            return True
-        if any(ident in (c.attributes.get("aria-controls") or "").split() for c in sibling.css("[aria-controls]")):
+        if sibling is not None and any(ident in (e.attributes.get("aria-controls") or "").split() for e in _toggle_boxes(sibling)):
             return True
     return False
 
@@ -930,7 +937,7 @@ class BlockWalker:
                     continue
                 attrs = node.attributes
                 if attrs:
-                    if not hiding(attrs) and is_hidden(attrs) and not _disclosed(attrs):
+                    if not hiding(attrs) and is_hidden(attrs) and not _disclosed_box(node):
                         if node.mem_id not in shown:
                             hidden_held.append(node)
                             continue
@@ -1121,6 +1128,6 @@ def _native_walk(names: list[int] | None = None):
     return _walk.NativeWalk(
         LexborNode, *names, _TEXT_ID, LexborHTMLParser("").create_node("picture").tag_id,
         _kind_of, _class_facts, lambda style: _HIDDEN_STYLE.search(style) is not None, IMAGE_ATTRS,
-        PAGE_CHROME_TAGS, CONTENT_ROOT_TAGS, _NOSCRIPT_CONTENT, _holds_the_page, _disclosed, _hover_card, CHROME_TAGS,
+        PAGE_CHROME_TAGS, CONTENT_ROOT_TAGS, _NOSCRIPT_CONTENT, _holds_the_page, _disclosed_box, _hover_card, CHROME_TAGS,
         _chrome_tag_wraps, _CLASS_MEMO_SIZE,
     )  # fmt: skip
