@@ -552,15 +552,36 @@ def _disclosed_box(node) -> bool:
 
 def _panel(node, attrs: dict) -> bool:
     """Whether a hidden box is the panel of a disclosure widget the walk cannot tell by its
-    names (_disclosed): a box with an id that the element before it, or one inside that
-    element, names in its ``aria-controls`` (an accordion's ``<button aria-expanded="false"
-    aria-controls="content-1">`` over ``<div id="content-1" style="display:none">``), a box
-    right after its toggle (_toggled), or a carousel's slide (_slide); not a dialog. (A panel
-    named as chrome is still chrome: the walk reads its names next.)"""
+    names (_disclosed): a carousel's slide (_slide), a box right after its toggle (a
+    ``<summary>``, or an element with or holding one with ``aria-expanded``: Chakra's
+    ``chakra-accordion__button`` over its ``chakra-collapse``, a question's ``<h3><button
+    aria-expanded>`` over its answer), or a box with an id that the element before it (or
+    before its parent), or one inside that element, names in its ``aria-controls`` (an
+    accordion's ``<button aria-controls="content-1">`` over ``<div id="content-1"
+    style="display:none">``); not a dialog. The toggle is looked for in the element and in
+    TOGGLE_BOXES of its children and theirs, not in a large subtree. (A panel named as chrome
+    is still chrome: the walk reads its names next.)"""
     if attrs.get("role") == "dialog":
         return False
+    if _slide(node):
+        return True
     ident = attrs.get("id")
-    return _slide(node) or _toggled(node) or bool(ident and _controlled(node, ident))
+    sibling = _element_before(node)
+    if sibling is not None:
+        if sibling.tag == "summary":
+            return True
+        for box in _toggle_boxes(sibling):
+            box_attrs = box.attributes
+            if "aria-expanded" in box_attrs or (ident and ident in (box_attrs.get("aria-controls") or "").split()):
+                return True
+    if ident and node.parent is not None:
+        sibling = _element_before(node.parent)
+        if sibling is not None:
+            return any(ident in (box.attributes.get("aria-controls") or "").split() for box in _toggle_boxes(sibling))
+    return False
+
+
+TOGGLE_BOXES = 12
 
 
 def _slide(node) -> bool:
@@ -594,43 +615,25 @@ def _element_after(node):
     return sibling
 
 
-def _toggled(node) -> bool:
-    """Whether the element right before a hidden box is its toggle: a ``<summary>`` (a
-    ``<details>``' content hidden by its script: ``aria-hidden``), or an element with (or
-    holding one with) ``aria-expanded`` (Chakra's ``chakra-accordion__button`` over its
-    ``chakra-collapse``, a question's ``<h3><button aria-expanded>`` over its answer)."""
-    sibling = _element_before(node)
-    if sibling is None:
-        return False
-    return sibling.tag == "summary" or any("aria-expanded" in e.attributes for e in _toggle_boxes(sibling))
-
-
 def _toggle_boxes(node):
-    """An element, its element children and theirs: where a toggle sits (a heading's button,
-    a header's link), looked for without searching a large subtree."""
+    """An element, then its element children and theirs, TOGGLE_BOXES of them at most: where a
+    toggle sits (a heading's button, a header's link)."""
     yield node
+    left = TOGGLE_BOXES
     child = node.child
     while child is not None:
         if child.is_element_node:
             yield child
+            left -= 1
             grandchild = child.child
-            while grandchild is not None:
+            while grandchild is not None and left > 0:
                 if grandchild.is_element_node:
                     yield grandchild
+                    left -= 1
                 grandchild = grandchild.next
+            if left <= 0:
+                return
         child = child.next
-
-
-def _controlled(node, ident: str) -> bool:
-    """Whether the element before a box (or before its parent), or one of its _toggle_boxes,
-    names ``ident`` in its ``aria-controls``."""
-    for box in (node, node.parent):
-        if box is None:
-            return False
-        sibling = _element_before(box)
-        if sibling is not None and any(ident in (e.attributes.get("aria-controls") or "").split() for e in _toggle_boxes(sibling)):
-            return True
-    return False
 
 
 def _held_back_is_the_page(out: Blocks, held: list) -> bool:
