@@ -22,13 +22,17 @@ The walk does not enter elements that are never content (scripts, styles, form c
 embedded frames, ``SKIP_TAGS``), hidden elements (``hidden``, ``aria-hidden="true"``,
 ``display: none`` / ``visibility: hidden`` inline styles; checked on block elements and on
 span/font/label/small; block elements hidden by a utility class, "d-none", "sr-only",
-``_class_hidden``; a hidden tab panel or accordion region is walked, ``_disclosed``; a hover
+``_class_hidden``; a hidden tab panel or accordion region is walked, and so is a disclosure
+widget's panel its toggle or ``aria-controls`` names, or a carousel's slide, ``_disclosed_box``; a hover
 card of links inside a paragraph, ``_hover_card``), or elements that are page chrome by their tag (nav, aside,
 unless they hold the page's <main>, ``_chrome_tag_wraps``; header/footer outside an article) or by the words of their class/id (menu, sidebar, share,
-cookie, ...; unless they wrap the page's h1 or marked article body). Boxes named as comments
+cookie, ...; unless they wrap the page's h1 or marked article body, or are a section of the
+page in a theme's markup: a banner or a widget with a paragraph inside the <main>, a forum
+reply's own <article>, ``_a_section``). Boxes named as comments
 and noscripts with block markup are held back: the walk enters them (walking again) only when
 the rest of the page has no paragraph of content and fewer words than they hold (a forum thread,
-a crawler copy of the page). Likewise, on a page that shows next to nothing (SHOWN_WORDS), the
+a crawler copy of the page), or, for comments, when the page declares itself a forum thread
+(``_forum_thread``). Likewise, on a page that shows next to nothing (SHOWN_WORDS), the
 hidden boxes that hold the page (HIDDEN_PAGE_WORDS, not named as chrome: a shop's body hidden
 until its scripts run) are walked, walking again (``_hidden_pages``). The walk is iterative (an
 explicit stack), so a DOM 100,000 levels deep does not reach Python's recursion limit; blocks
