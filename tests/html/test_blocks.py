@@ -402,6 +402,59 @@ def test_a_section_named_skip_that_holds_paragraphs_is_content_a_skip_link_is_no
     assert texts == ["What is mesh WiFi?", "Mesh networks are a type of network."]
 
 
+def test_banners_and_widgets_inside_the_main_that_hold_paragraphs_are_its_sections():
+    # Flatsome builds a service page of <div class="banner"> sections, SiteOrigin of "so-panel
+    # widget" boxes: inside the <main> a banner with a heading and a paragraph of content, and a
+    # widget with a paragraph, are sections; a promo banner of short lines, a reviews widget, and
+    # banners and widgets outside the <main> (a sidebar's) stay chrome.
+    prose = "Rent commercial gym equipment for a film set or a convention booth, delivered and set up. " * 3
+    page = (
+        f"<main><div class='banner has-hover'><div class='banner-inner'><h2>Rentals</h2><p>{prose}</p></div></div>"
+        "<div class='banner'><h3>Spring sale</h3><p>Use code SPRING.</p></div>"
+        f"<div class='so-panel widget widget_sow-editor'><p>Panel {prose}</p></div>"
+        f"<div class='jdgm-widget jdgm-review-widget'><p>Review {prose}</p></div></main>"
+        f"<div class='widget'><p>Sidebar {prose}</p></div><div class='banner'><h2>Out</h2><p>Banner {prose}</p></div>"
+    )
+    texts = [t for t in blocks_of(page).text if t]
+    assert texts == ["Rentals", prose.strip(), f"Panel {prose.strip()}"]
+    # CivicPlus: a "widget editor" box with a shorter paragraph, in a role="main" box.
+    line = "The building department promotes public safety by enforcing the building standards and codes adopted by the city council."
+    civic = f"<div role='main'><div class='widget editor'><h2>Department</h2><p>{line}</p></div></div><div class='widget'><p>{line}</p></div>"
+    assert [t for t in blocks_of(civic).text if t] == ["Department", line]
+
+
+def test_a_comment_named_article_outside_any_article_is_a_post_a_comment_inside_one_is_held_back():
+    # wallstreetoasis's forum thread: each reply is an <article class="js-comment"> of its own
+    # (HTML nests a comment's <article> in the one it is about), with its text in a "comment" box.
+    reply = "I went from banking to a consulting firm and the hours are better, the work is more varied."
+    thread = (
+        f"<h1>Is consulting worth it?</h1><p>{reply} My question.</p>"
+        f"<article class='js-comment'><div class='comment'><p>{reply}</p></div></article>"
+    )
+    assert reply in blocks_of(thread).text
+    post = f"<article><h1>A post</h1><p>{reply} {reply}</p><article class='comment'><p>A reply to the post.</p></article></article>"
+    assert "A reply to the post." not in blocks_of(post).text
+
+
+def test_the_replies_of_a_page_that_declares_itself_a_forum_thread_are_walked():
+    # Vanilla and Invision forums keep their replies in boxes named as comments; the page
+    # says what it is with schema.org's DiscussionForumPosting (microdata or JSON-LD). The
+    # same page without it is a post with comments under it.
+    post = "Higher Logic has ended the open source edition, and the community forum closes next month."
+    reply = "Really sad, but I think we all saw it coming; thanks for the years of work on it."
+    thread = f"<h1>Vanilla open source</h1><div class='post'><p>{post}</p></div><div class='DataBox-Comments'><p>{reply}</p></div>"
+    assert reply not in blocks_of(f"<body>{thread}</body>").text
+    for mark in (
+        "<script type='application/ld+json'>{\"@context\": \"https://schema.org\", \"@type\": \"DiscussionForumPosting\"}</script>",
+        "<script type='application/ld+json'>{\"@type\": [\"WebPage\", \"DiscussionForumPosting\"]}</script>",
+    ):
+        assert reply in blocks_of(f"<head>{mark}</head><body>{thread}</body>").text
+    microdata = f"<body><div itemscope itemtype='https://schema.org/DiscussionForumPosting'>{thread}</div></body>"
+    assert reply in blocks_of(microdata).text
+    other = "<head><script type='application/ld+json'>{\"@type\": \"BlogPosting\"}</script></head>"
+    assert reply not in blocks_of(f"{other}<body>{thread}</body>").text
+
+
 def test_an_aside_that_holds_the_pages_main_wraps_the_page_other_asides_are_chrome():
     # fermyon puts its whole page in <aside class="announcement-banner">; sidebars title their
     # widgets with h1s, which does not make them the page.
@@ -422,6 +475,48 @@ def test_hidden_panels_of_tabs_and_accordions_are_walked_other_hidden_boxes_are_
     )
     texts = [t for t in b.text if t]
     assert texts == ["PythonNode", "python steps", "node steps", "an answer", "another answer"]
+
+
+def test_hidden_panels_named_by_an_aria_controls_or_right_after_their_toggle_are_walked():
+    # merrilledge's accordion: <button aria-controls="content-1"> over <div id="content-1"
+    # style="display:none">, names that say nothing of a panel; a hidden box no control names,
+    # a controlled dialog and a controlled box named as chrome stay out.
+    answer = "There is no single retirement target that covers everyone; it depends on your spending needs."
+    page = (
+        f"<h1>Retirement calculator</h1><p>{answer} {answer}</p>"
+        "<div class='acd'><h3><button aria-expanded='false' aria-controls='content-1'>How much do I need?</button></h3>"
+        f"<div class='acd-a-content' id='content-1' style='display:none'><p>{answer}</p></div></div>"
+        "<button aria-controls='nav-2 content-2'>More</button><div id='content-2' hidden><p>the second panel</p></div>"
+        "<div id='content-3' hidden><p>no control names this</p></div>"
+        "<button aria-controls='d'>Open</button><div id='d' role='dialog' hidden><p>a dialog</p></div>"
+        "<button aria-controls='m'>Menu</button><div id='m' class='menu' hidden><p>a menu</p></div>"
+        # a toggle right before its panel: a <summary>, an element with or holding aria-expanded
+        "<details><summary>Is it fast?</summary><div aria-hidden='true'><p>yes, it is</p></div></details>"
+        "<h3><button aria-expanded='false'>Is it safe?</button></h3><div hidden><p>it is safe</p></div>"
+        "<button class='chakra-accordion__button' aria-expanded='false'>Specs</button><div style='display:none'><p>the specs</p></div>"
+        "<p>an intro</p><div hidden><p>not after a toggle</p></div>"
+    )
+    texts = [t for t in blocks_of(page).text if t]
+    assert texts == [
+        "Retirement calculator", f"{answer} {answer}", answer, "the second panel",
+        "Is it fast?", "yes, it is", "it is safe", "the specs", "an intro",
+    ]  # (buttons are not walked)
+
+
+def test_a_carousels_slides_hidden_from_screen_readers_are_walked_when_they_hold_a_paragraph():
+    # redfin: <li class="bp-Carousel__cell" aria-hidden="true"> for every slide but the one
+    # shown. A lone aria-hidden box, a slide without a paragraph (a tile) and a slide hidden by
+    # display:none (not a carousel's) stay out.
+    text = "A three-bedroom home near the river, with a new roof, a large fenced garden, a two-car garage and a view of the hills."
+    shown = f"<li class='bp-Carousel__cell is-active'><p>Home 0: {text}</p></li>"
+    slides = shown + "".join(f"<li class='bp-Carousel__cell' aria-hidden='true'><p>Home {i}: {text}</p></li>" for i in (1, 2))
+    page = (
+        f"<ul>{slides}<li class='bp-Carousel__cell' aria-hidden='true'><p>a tile</p></li>"
+        f"<li class='bp-Carousel__cell' style='display:none'><p>Gone: {text}</p></li></ul>"
+        f"<div class='note' aria-hidden='true'><p>Alone: {text}</p></div>"
+    )
+    texts = [t for t in blocks_of(page).text if t]
+    assert texts == [f"Home {i}: {text}" for i in range(3)]
 
 
 def test_segments_streamed_hidden_by_react_are_walked():

@@ -161,6 +161,19 @@ def test_held_back_comments_and_noscripts_and_deep_doms(walkers):
         "<body><p>Shop</p><div style='display:none'><ul><li>" + "w " * 130 + "</li></ul></div><div hidden class='menu'><p>"
         + "m " * 300 + "</p></div><div aria-hidden='true'><p>tiny</p></div></body>",
         "<body><div class='skip'><a href='#m'>Skip</a></div><div class='skip-item'><h2>T</h2><p>p</p></div></body>",
+        "<body>" + long + "<div><button aria-controls='c1'>Q</button></div><div id='c1' style='display:none'><p>a</p></div>"
+        "<div id='c2' hidden><p>b</p></div><button aria-controls='c3'>D</button><div id='c3' role='dialog' hidden>d</div>"
+        "<details><summary>S</summary><div aria-hidden='true'><p>e</p></div></details><h3><a aria-expanded='false'>T</a></h3>"
+        "<div style='display:none'><p>f</p></div><ul><li class='s a'>" + long + "</li><li class='s' aria-hidden='true'>" + long
+        + "</li><li class='s' aria-hidden='true'><p>g</p></li></ul></body>",
+        # sections named like chrome (blocks._a_section): banners, widgets, a forum's replies as <article>s
+        "<body><main><div class='banner'><h2>S</h2>" + long + "<div class='banner'><p>in</p></div></div><div class='banner'>"
+        + long + "</div><div class='so-panel widget'>" + long + "</div><div class='review-widget'>" + long + "</div></main>"
+        "<div class='banner'><h2>out</h2>" + long + "</div></body>",
+        "<body><h1>Q</h1><article class='comment'>" + long + "<div class='comment'><p>c</p></div></article>"
+        "<article><p>a</p><article class='comment'>" + long + "</article></article></body>",
+        "<head><script type='application/ld+json'>{\"@type\": \"DiscussionForumPosting\"}</script></head><body>" + long
+        + f"<div class='comments'>{thread}</div><noscript><div><p>copy</p></div></noscript></body>",
         "<body><aside><main><h1>T</h1><p>p</p><aside><p>in</p></aside></main></aside><aside><h1>A</h1></aside>"
         "<nav itemprop='articleBody'><p>n</p></nav></body>",
         # inline caption spans (blocks._span_captions): a photo box's, a card's credit beside its text

@@ -777,8 +777,8 @@ cdef class NativeWalk:
                 if a.any:
                     if a.hiding and self._hidden(&a):
                         py = self._node(node, parser)
-                        if not self.disclosed(py.attributes) and not (shown and <uintptr_t>node in shown):
-                            hidden.append(py)  # (a hidden tab panel is walked: blocks._disclosed)
+                        if not self.disclosed(py) and not (shown and <uintptr_t>node in shown):
+                            hidden.append(py)  # (a hidden tab panel is walked: blocks._disclosed_box)
                             continue
                     facts = self._facts(tid, &a)
                     if facts[4] and not self.flags[tid] & 4:

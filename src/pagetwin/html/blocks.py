@@ -22,13 +22,17 @@ The walk does not enter elements that are never content (scripts, styles, form c
 embedded frames, ``SKIP_TAGS``), hidden elements (``hidden``, ``aria-hidden="true"``,
 ``display: none`` / ``visibility: hidden`` inline styles; checked on block elements and on
 span/font/label/small; block elements hidden by a utility class, "d-none", "sr-only",
-``_class_hidden``; a hidden tab panel or accordion region is walked, ``_disclosed``; a hover
+``_class_hidden``; a hidden tab panel or accordion region is walked, and so is a disclosure
+widget's panel its toggle or ``aria-controls`` names, or a carousel's slide, ``_disclosed_box``; a hover
 card of links inside a paragraph, ``_hover_card``), or elements that are page chrome by their tag (nav, aside,
 unless they hold the page's <main>, ``_chrome_tag_wraps``; header/footer outside an article) or by the words of their class/id (menu, sidebar, share,
-cookie, ...; unless they wrap the page's h1 or marked article body). Boxes named as comments
+cookie, ...; unless they wrap the page's h1 or marked article body, or are a section of the
+page in a theme's markup: a banner or a widget with a paragraph inside the <main>, a forum
+reply's own <article>, ``_a_section``). Boxes named as comments
 and noscripts with block markup are held back: the walk enters them (walking again) only when
 the rest of the page has no paragraph of content and fewer words than they hold (a forum thread,
-a crawler copy of the page). Likewise, on a page that shows next to nothing (SHOWN_WORDS), the
+a crawler copy of the page), or, for comments, when the page declares itself a forum thread
+(``_forum_thread``). Likewise, on a page that shows next to nothing (SHOWN_WORDS), the
 hidden boxes that hold the page (HIDDEN_PAGE_WORDS, not named as chrome: a shop's body hidden
 until its scripts run) are walked, walking again (``_hidden_pages``). The walk is iterative (an
 explicit stack), so a DOM 100,000 levels deep does not reach Python's recursion limit; blocks
@@ -291,10 +295,7 @@ def _hover_card(node) -> bool:
     """Whether an inline box named as a popup (_POPUP_WORDS), inside a paragraph, is the card
     shown while the pointer is over the word before it: it comes after an element (its
     trigger: thehill's linked name, a glossary's <dfn>) and holds links (other pages)."""
-    sibling = node.prev
-    while sibling is not None and not sibling.is_element_node:
-        sibling = sibling.prev
-    return sibling is not None and node.css_first("a") is not None
+    return _element_before(node) is not None and node.css_first("a") is not None
 
 
 def _class_hidden(cls: str) -> bool:
@@ -320,6 +321,15 @@ _OVERLAY_WORDS = frozenset(["cookie", "cookies", "consent", "popup", "modal"])
 # A box named only by these words that holds an embedded post (_EMBEDDED_POST) is the post.
 _SOCIAL_WORDS = frozenset(["social", "socialmedia"])
 _SKIP_WORDS = frozenset(["skip"])
+# Boxes named only by these words can be sections of the page (_a_section).
+_BANNER_WORDS = frozenset(["banner"])
+_WIDGET_WORDS = frozenset(["widget", "widgets"])
+_NOT_SECTION_WORDS = frozenset(["review", "reviews", "rating", "ratings", "cta"])
+_HEADINGS = "h1, h2, h3, h4, h5, h6"
+# A widget (a CMS's unit of a page) is a section with a paragraph this long (a banner needs
+# PARAGRAPH_CHARS and a heading: shops' promo banners are a heading and a line or two), and so
+# is a carousel's slide hidden from screen readers (_slide).
+SECTION_CHARS = 100
 # The markup of a post embedded from a social network (what its script turns into a card).
 _EMBEDDED_POST = "blockquote.twitter-tweet, blockquote.instagram-media, blockquote.tiktok-embed, blockquote.threads-post"
 
@@ -338,7 +348,8 @@ def _holds_the_page(node, root, page_chars: list, chrome: int) -> bool:
     """Whether a box named like chrome (``chrome``: its _class_facts verdict) is a wrapper of the
     page's content, not chrome: it holds the h1 or a marked article body (CONTENT_INSIDE), it is
     named only as social and holds a post embedded from a social network (_EMBEDDED_POST), it is
-    named only "skip" and holds a paragraph (a section a table of contents skips to), or,
+    named only "skip" and holds a paragraph (a section a table of contents skips to), it is a
+    section of the page in a theme's or a page builder's markup (_a_section), or,
     named as chrome and not as comments (those the walk holds back), WRAPPER_PARAGRAPHS
     paragraphs of content and more text than the rest of the page, unless it is a dialog laid
     over the page (_OVERLAY_WORDS). Both walks ask this of every chrome-named box they meet;
@@ -363,21 +374,15 @@ def _holds_the_page(node, root, page_chars: list, chrome: int) -> bool:
         return True  # a section named "skip-item" (netgear's topics): a skip link holds no paragraph
     if node.css_first(_MAY_HOLD_CONTENT) is not None and _content_inside(node):
         return _wrapper(node, page_chars)
+    if _a_section(node, words, chrome):
+        return _wrapper(node, page_chars)
     if chrome != _CHROME or (first.tag != "p" and node.css_first("p") is None):
         return False
     if _ink(node.text(deep=True)) < WRAPPER_PARAGRAPHS * PARAGRAPH_CHARS:
         return False
-    attrs = node.attributes
-    if not _OVERLAY_WORDS.isdisjoint(_WORDS.findall(f"{attrs.get('class') or ''} {attrs.get('id') or ''}".lower())):
+    if not _OVERLAY_WORDS.isdisjoint(_class_words(node)):
         return False
-    good = 0
-    for p in node.css("p"):
-        chars = _ink(p.text(deep=True))
-        if chars >= PARAGRAPH_CHARS and sum(_ink(a.text(deep=True)) for a in p.css("a")) <= 0.3 * chars:
-            good += 1
-            if good >= WRAPPER_PARAGRAPHS:
-                break
-    else:
+    if not _paragraphs(node, WRAPPER_PARAGRAPHS):
         return False
     if not page_chars or page_chars[0] < 0:
         page_chars[:1] = [_visible_ink(root)]
@@ -428,9 +433,59 @@ def _qa_comment(node) -> bool:
     return False
 
 
-def _chrome_words(node) -> frozenset:
+def _a_section(node, words: frozenset, chrome: int) -> bool:
+    """Whether a box named like chrome (its chrome ``words``) is a section of the page, in the
+    markup of a theme or a page builder: an ``<article>`` named only as a comment outside any
+    ``<article>`` (a forum's reply: HTML nests a comment's ``<article>`` in the one it is about;
+    a blog's comment list is held back as a whole before its items are met), or, inside the
+    page's ``<main>``/``<article>`` (or ``role="main"`` box), a box named only "banner" that
+    holds a heading and a paragraph of content (Flatsome's ``div.banner`` sections of a service
+    page), or one named only "widget" that holds a paragraph of SECTION_CHARS (SiteOrigin's
+    ``so-panel widget``, reviewed.com's ``c-product-widget`` write-ups, CivicPlus's ``widget
+    editor``), unless its class names reviews or a call to action (_NOT_SECTION_WORDS: a
+    shop's reviews widget, a donation appeal under a story)."""
+    if chrome == _COMMENTS:
+        return node.tag == "article" and not _inside(node, ("article",))
+    if words == _BANNER_WORDS:
+        if node.css_first(_HEADINGS) is None:
+            return False
+        least = PARAGRAPH_CHARS
+    elif not words <= _WIDGET_WORDS or not _NOT_SECTION_WORDS.isdisjoint(_WORDS.findall((node.attributes.get("class") or "").lower())):
+        return False
+    else:
+        least = SECTION_CHARS
+    return _inside(node, CONTENT_ROOT_TAGS, main_role=True) and _paragraphs(node, 1, least)
+
+
+def _inside(node, tags, main_role: bool = False) -> bool:
+    """Whether a node has an ancestor of one of ``tags`` (``main_role``: or ``role="main"``)."""
+    up = node.parent
+    while up is not None:
+        if up.tag in tags or (main_role and up.attributes.get("role") == "main"):
+            return True
+        up = up.parent
+    return False
+
+
+def _paragraphs(node, many: int, least: int = PARAGRAPH_CHARS) -> bool:
+    """Whether a box holds ``many`` paragraphs of content (``least`` characters, few links)."""
+    good = 0
+    for p in node.css("p"):
+        chars = _ink(p.text(deep=True))
+        if chars >= least and sum(_ink(a.text(deep=True)) for a in p.css("a")) <= 0.3 * chars:
+            good += 1
+            if good >= many:
+                return True
+    return False
+
+
+def _class_words(node) -> list[str]:
     attrs = node.attributes
-    return frozenset(w for w in _WORDS.findall(f"{attrs.get('class') or ''} {attrs.get('id') or ''}".lower()) if w in CHROME_WORDS)
+    return _WORDS.findall(f"{attrs.get('class') or ''} {attrs.get('id') or ''}".lower())
+
+
+def _chrome_words(node) -> frozenset:
+    return frozenset(w for w in _class_words(node) if w in CHROME_WORDS)
 
 
 def _wrapper(node, page_chars: list) -> bool:
@@ -492,13 +547,130 @@ def _hidden_pages(out: Blocks, hidden: list) -> frozenset:
     return frozenset(boxes)
 
 
+def _disclosed_box(node) -> bool:
+    """Whether a hidden box is walked all the same: a panel its names tell (_disclosed), or one
+    of a disclosure widget they do not (_panel)."""
+    attrs = node.attributes
+    return _disclosed(attrs) or _panel(node, attrs)
+
+
+def _panel(node, attrs: dict) -> bool:
+    """Whether a hidden box is the panel of a disclosure widget the walk cannot tell by its
+    names (_disclosed): a carousel's slide (_slide), a box right after its toggle (a
+    ``<summary>``, or an element with or holding one with ``aria-expanded``: Chakra's
+    ``chakra-accordion__button`` over its ``chakra-collapse``, a question's ``<h3><button
+    aria-expanded>`` over its answer), or a box with an id that the element before it (or
+    before its parent), or one inside that element, names in its ``aria-controls`` (an
+    accordion's ``<button aria-controls="content-1">`` over ``<div id="content-1"
+    style="display:none">``); not a dialog. The toggle is looked for in the element and in
+    TOGGLE_BOXES of its children and theirs, not in a large subtree. (A panel named as chrome
+    is still chrome: the walk reads its names next.)"""
+    if attrs.get("role") == "dialog":
+        return False
+    if _slide(node):
+        return True
+    ident = attrs.get("id")
+    sibling = _element_before(node)
+    if sibling is not None:
+        if sibling.tag == "summary":
+            return True
+        for box in _toggle_boxes(sibling):
+            box_attrs = box.attributes
+            if "aria-expanded" in box_attrs or (ident and ident in (box_attrs.get("aria-controls") or "").split()):
+                return True
+    if ident and node.parent is not None:
+        sibling = _element_before(node.parent)
+        if sibling is not None:
+            return any(ident in (box.attributes.get("aria-controls") or "").split() for box in _toggle_boxes(sibling))
+    return False
+
+
+TOGGLE_BOXES = 12
+
+
+def _slide(node) -> bool:
+    """Whether a box hidden only by ``aria-hidden="true"`` is a slide of a carousel that shows
+    one at a time: an element sibling before or after it has its tag and its first class (the
+    other slides: redfin's ``li.bp-Carousel__cell``), and it holds a paragraph of
+    SECTION_CHARS (a slide of content, not a tile or a price plan of a tab)."""
+    attrs = node.attributes
+    if attrs.get("aria-hidden") != "true" or "hidden" in attrs or (attrs.get("style") and _HIDDEN_STYLE.search(attrs.get("style"))):
+        return False
+    first = (attrs.get("class") or "").split()[:1]
+    if not first:
+        return False
+    for sibling in (_element_before(node), _element_after(node)):
+        if sibling is not None and sibling.tag == node.tag and (sibling.attributes.get("class") or "").split()[:1] == first:
+            return _paragraphs(node, 1, SECTION_CHARS)
+    return False
+
+
+def _element_before(node):
+    sibling = node.prev
+    while sibling is not None and not sibling.is_element_node:
+        sibling = sibling.prev
+    return sibling
+
+
+def _element_after(node):
+    sibling = node.next
+    while sibling is not None and not sibling.is_element_node:
+        sibling = sibling.next
+    return sibling
+
+
+def _toggle_boxes(node):
+    """An element, then its element children and theirs, TOGGLE_BOXES of them at most: where a
+    toggle sits (a heading's button, a header's link)."""
+    yield node
+    left = TOGGLE_BOXES
+    child = node.child
+    while child is not None:
+        if child.is_element_node:
+            yield child
+            left -= 1
+            grandchild = child.child
+            while grandchild is not None and left > 0:
+                if grandchild.is_element_node:
+                    yield grandchild
+                    left -= 1
+                grandchild = grandchild.next
+            if left <= 0:
+                return
+        child = child.next
+
+
 def _held_back_is_the_page(out: Blocks, held: list) -> bool:
     """Whether the noscripts and comment boxes the walk held back are the page's content: the
-    rest of the page has no paragraph of content (PARAGRAPH_CHARS) and fewer words than they
-    hold (a forum thread whose posts are all "comments", a crawler copy in a noscript)."""
+    page declares itself a forum thread (_forum_thread), or the rest of the page has no
+    paragraph of content (PARAGRAPH_CHARS) and fewer words than they hold (a forum thread
+    whose posts are all "comments", a crawler copy in a noscript)."""
+    if _forum_thread(held):
+        return True
     if any(size >= PARAGRAPH_CHARS and link <= 0.3 * len(text) for text, size, link in zip(out.text, out.size, out.link)):
         return False
     return sum(len(n.text(deep=True).split()) for n in held) > sum(len(t.split()) for t in out.text)
+
+
+# A page that declares itself a forum thread (schema.org DiscussionForumPosting, in microdata or
+# JSON-LD): its replies, in boxes named as comments, are its posts.
+_FORUM_MARKS = '[itemtype*="DiscussionForumPosting"], script[type="application/ld+json"]'
+_FORUM_POSTING = re.compile(r'"@type"\s*:\s*(?:\[[^\]]*)?"DiscussionForumPosting"')
+
+
+def _forum_thread(held: list) -> bool:
+    """Whether comment boxes the walk held back are on a page that declares itself a forum
+    thread (_FORUM_MARKS): Vanilla's "DataBox-Comments", Invision's "cTopic" box with
+    id="comments" hold the replies the thread is made of."""
+    if all(node.tag == "noscript" for node in held):
+        return False
+    root = held[0]
+    while root.parent is not None:
+        root = root.parent
+    for mark in root.css(_FORUM_MARKS):
+        if mark.tag != "script" or _FORUM_POSTING.search(mark.text()) is not None:
+            return True
+    return False
 
 
 def _disclosed(attrs: dict) -> bool:
@@ -772,7 +944,7 @@ class BlockWalker:
                     continue
                 attrs = node.attributes
                 if attrs:
-                    if not hiding(attrs) and is_hidden(attrs) and not _disclosed(attrs):
+                    if not hiding(attrs) and is_hidden(attrs) and not _disclosed_box(node):
                         if node.mem_id not in shown:
                             hidden_held.append(node)
                             continue
@@ -963,6 +1135,6 @@ def _native_walk(names: list[int] | None = None):
     return _walk.NativeWalk(
         LexborNode, *names, _TEXT_ID, LexborHTMLParser("").create_node("picture").tag_id,
         _kind_of, _class_facts, lambda style: _HIDDEN_STYLE.search(style) is not None, IMAGE_ATTRS,
-        PAGE_CHROME_TAGS, CONTENT_ROOT_TAGS, _NOSCRIPT_CONTENT, _holds_the_page, _disclosed, _hover_card, CHROME_TAGS,
+        PAGE_CHROME_TAGS, CONTENT_ROOT_TAGS, _NOSCRIPT_CONTENT, _holds_the_page, _disclosed_box, _hover_card, CHROME_TAGS,
         _chrome_tag_wraps, _CLASS_MEMO_SIZE,
     )  # fmt: skip
