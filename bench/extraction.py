@@ -28,9 +28,10 @@ Data (read-only, ``../shared/data/extraction``; see its README):
   empty or null ``main_content`` is an empty gold text: 21 pages), page type
   ``_internal.page_type.primary`` (``category`` read as ``collection``, as WCXB's
   ``evaluate.py`` does). The site of a page is the host of the file's ``url``, as in a crawl:
-  the few hosts with ``extract.min_site_pages`` (5) pages or more (rei.com and
-  store.steampowered.com 12, developer.mozilla.org 9, ...) get site templates, the rest
-  page-level removal only; the 5 pages without a URL are each their own site.
+  the hosts with ``extract.min_site_pages`` (2) pages or more (rei.com and
+  store.steampowered.com 12, developer.mozilla.org 9, ... and 112 hosts of 2+ pages in all) get
+  site templates, the rest page-level removal only; the 5 pages without a URL are each their own
+  site.
 
 How pagetwin is run (``run_pagetwin``), twice per set: (1) through ``pagetwin text``'s own
 function, ``pagetwin.app.iter_texts`` (one worker), over a temporary JSONL file of

@@ -186,10 +186,9 @@ class ExtractSettings:
     site_key: str = _setting(
         "host", "what makes a site, whose template is learned: the URL's host, or its registered domain",
         allowed=Choice(("host", "domain")), tier=USER, commands=READ)  # fmt: skip
-    # Not 2, though every WCXB page type rises with it (bench/RESULTS.md, session 7): on a site of
-    # 2-4 pages, text that two of its pages share (an article and its near copy) is what the
-    # site repeats, so the template pass removes it and the pair is lost
-    # (tests/test_e2e_neardup.py's chain of three pages).
+    # 2 since session 8: on a site of 2-4 pages, text that an article and its near copy share
+    # passes the template share, and it is spared as near-copy text (templates.SiteModel._spared),
+    # not removed (tests/test_e2e_neardup.py's chain of three pages); before, the default was 5.
     min_site_pages: int = _setting(
         2, "a site with fewer pages falls back to page-level noise removal",
         allowed=AT_LEAST_1, commands=READ)  # fmt: skip
