@@ -7,7 +7,8 @@ files of a folder grouped ``files_per_task`` to a partition (page ids stay relat
 given, as with the local runner); a local WARC file larger than ``spark.split_bytes`` is one
 partition per byte range, each read from a record boundary (sources.split: the ranges read each
 record once, in the file's order; smaller ranges when the files given would leave cores idle,
-``spark.tasks_per_core``). Partitions come back in input order, so pages reach the driver
+``spark.tasks_per_core``); a URI's WARC file too, its ranges streamed by the executors' JVM
+(runners.spark_ranges). Partitions come back in input order, so pages reach the driver
 in the same order as with the local runner and get the same index rows.
 
 Pass 1 (learn): each partition gives its pages' statistics, which are shuffled by site and
@@ -193,7 +194,7 @@ class SparkEngine:
         step = max(1, self.files_per_task)
         for path in inputs:
             if is_uri(path):
-                out.extend(self._uri_units(path, split_bytes))
+                out.extend(self._uri_units(path, split_bytes) if split_bytes > 0 else [(path, None)])
                 continue
             if not os.path.isdir(path):
                 out.extend(_file_units(path, split_bytes))
@@ -221,7 +222,7 @@ class SparkEngine:
         from pagetwin.runners import spark_ranges
 
         sc = self._session.sparkContext if self._session is not None else None
-        if split_bytes <= 0 or sc is None or not spark_ranges.available(sc):
+        if sc is None or not spark_ranges.available(sc):
             return [(uri, None)]
         planned = spark_ranges.plan(sc, uri, split_bytes)
         if planned is None or len(planned[0]) <= 1:
