@@ -94,14 +94,52 @@ def test_example_crawl_same_clusters_and_pairs_as_local(session, tmp_path):
     pages = pq.read_table(tmp_path / "spark" / "pages.parquet")
     assert "text" not in pages.column_names and pages.num_rows == summary["pages"]["in_output"]
     assert summary["lean_index_bytes_per_page"] > 0
+    _lean_index_finds_every_pair(tmp_path / "spark", clusters)
+
+
+def _lean_index_finds_every_pair(out: Path, clusters: list[dict]) -> None:
+    """The lean pages.parquet (no features, no id or URL: clusters.parquet has them by pid)
+    finds every pair the run verified: the two pages share a short key of an algorithm that
+    passed them, or (a revisit) the revisit's refers-to digest has its original's digest key;
+    and every page's record is located (source and offset)."""
+    import pyarrow.parquet as pq
+
+    from pagetwin.runners.spark_link import _digest_key, short_key, unpack_keys
+
+    pages = pq.read_table(out / "pages.parquet").to_pylist()
+    assert not {"features", "id", "url", "text", "payload_digest"} & set(pages[0])
+    assert [p["pid"] for p in pages] == [r["pid"] for r in clusters]
+    pid = {r["id"]: r["pid"] for r in clusters}
+    row = {p["pid"]: p for p in pages}
+    assert all(p["source"] and p["warc_offset"] is not None for p in pages)
+    found = Counter()
+    for pair in _parts(out / "pairs.jsonl"):
+        a, b = row[pid[pair["a"]]], row[pid[pair["b"]]]
+        keys_a, keys_b = dict(a["keys"] or ()), dict(b["keys"] or ())
+        passed = [e["algorithm"] for e in pair["evidence"] if e["passed"]]
+        if "revisit" in passed:
+            revisit, original = (a, b) if a["kind"] == "revisit" else (b, a)
+            assert short_key(_digest_key(revisit["refers_to_digest"])) == original["digest_key"], pair
+            found["revisit"] += 1
+            continue
+        shared = [n for n in passed if set(unpack_keys(keys_a.get(n, b""))) & set(unpack_keys(keys_b.get(n, b"")))]
+        assert shared, pair
+        found["verified"] += 1
+    assert found["verified"] > 50 and found["revisit"] > 0
 
 
 def test_oversized_buckets_windowed_as_local(session, tmp_path):
     """With match.max_bucket = 3 most of the example crawl's buckets are oversized: the buckets
     streamed in order on the executors (sorted_bucket_pairs) give the local runner's windowed
     pairs, counts, clusters and kept pages."""
-    summary = _same_as_local([str(EXAMPLE)], tmp_path, match__max_bucket=3)
+    summary = _same_as_local([str(EXAMPLE)], tmp_path, match__max_bucket=3, spark__index="features")
     assert sum(summary["matching"]["oversized_buckets"].values()) > 10
+    # spark.index = features: pages.parquet holds the features whole (and the job's outputs are the same)
+    import pyarrow.parquet as pq
+
+    pages = pq.read_table(tmp_path / "spark" / "pages.parquet").to_pylist()
+    assert {"id", "url", "features"} <= set(pages[0]) and "keys" not in pages[0]
+    assert sum(bool(p["features"]) for p in pages) > len(pages) // 2
 
 
 def test_file_uris_and_a_manifest_of_them_read_through_hadoop(session, tmp_path):

@@ -7,7 +7,8 @@ files of a folder grouped ``files_per_task`` to a partition (page ids stay relat
 given, as with the local runner); a local WARC file larger than ``spark.split_bytes`` is one
 partition per byte range, each read from a record boundary (sources.split: the ranges read each
 record once, in the file's order; smaller ranges when the files given would leave cores idle,
-``spark.tasks_per_core``). Partitions come back in input order, so pages reach the driver
+``spark.tasks_per_core``); a URI's WARC file too, its ranges streamed by the executors' JVM
+(runners.spark_ranges). Partitions come back in input order, so pages reach the driver
 in the same order as with the local runner and get the same index rows.
 
 Pass 1 (learn): each partition gives its pages' statistics, which are shuffled by site and
@@ -60,7 +61,8 @@ INSTALL_HINT = "pip install 'pagetwin[spark]' (pyspark) and Java 17 or newer"
 # A unit of work, one partition: (path, None) for an input file read as the local runner reads
 # it, or (folder, [(file path, id relative to the folder), ...]) for some files of a folder.
 # (path, (start, end)): one byte range of a large local WARC file (sources.split).
-Unit = tuple[str, list[tuple[str, str]] | bytes | tuple[int, int] | None]  # bytes: a URI's file, read by Spark
+# (uri, (start, end, file size, first bytes)): one byte range of a URI's WARC file (runners.spark_ranges).
+Unit = tuple[str, list[tuple[str, str]] | bytes | tuple[int, int] | tuple[int, int, int, bytes] | None]  # bytes: a URI's file, read by Spark
 
 # Inputs given as URIs (sources.is_uri) are listed, globbed and read through Spark's Hadoop
 # file systems.
@@ -153,7 +155,13 @@ class SparkEngine:
             defaults["spark.driver.extraJavaOptions"] = f"-Dlog4j2.configurationFile={_log_config()}"
         # Executors run this interpreter (pyspark reads the variable, not spark.pyspark.python).
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-        for key, value in {**defaults, **self.conf}.items():
+        from pagetwin.runners.spark_ranges import jar
+
+        conf = {**defaults, **self.conf}
+        ranges_jar = None if under_submit else jar()  # URI files read by byte ranges (runners.spark_ranges)
+        if ranges_jar:
+            conf["spark.jars"] = ",".join(j for j in (self.conf.get("spark.jars"), ranges_jar) if j)
+        for key, value in conf.items():
             builder = builder.config(key, value)
         try:
             self._session = builder.getOrCreate()
@@ -186,7 +194,7 @@ class SparkEngine:
         step = max(1, self.files_per_task)
         for path in inputs:
             if is_uri(path):
-                out.append((path, None))
+                out.extend(self._uri_units(path, split_bytes) if split_bytes > 0 else [(path, None)])
                 continue
             if not os.path.isdir(path):
                 out.extend(_file_units(path, split_bytes))
@@ -206,6 +214,21 @@ class SparkEngine:
             if run:
                 out.append((path, run))
         return out
+
+    def _uri_units(self, uri: str, split_bytes: int) -> list[Unit]:
+        """A URI file's units: (uri, (start, end, size, first bytes)) per byte range when it is a
+        WARC file worth splitting and the session can stream ranges (runners.spark_ranges), else
+        (uri, None): the file read whole."""
+        from pagetwin.runners import spark_ranges
+
+        sc = self._session.sparkContext if self._session is not None else None
+        if sc is None or not spark_ranges.available(sc):
+            return [(uri, None)]
+        planned = spark_ranges.plan(sc, uri, split_bytes)
+        if planned is None or len(planned[0]) <= 1:
+            return [(uri, None)]
+        spans, size, head = planned
+        return [(uri, (start, end, size, head)) for start, end in spans]
 
     def split_size(self, inputs: list[str], settings: Settings) -> int:
         """The byte ranges' size for the local WARC files given: spark.split_bytes, smaller
@@ -230,7 +253,7 @@ class SparkEngine:
         sc = self._context(settings)
         shared = sc.broadcast((uuid.uuid4().hex, *shared))
         try:
-            yield from _streamed(_units_rdd(sc, units).mapPartitions(partial(fn, shared)))
+            yield from _streamed(_units_rdd(sc, units, partial(fn, shared)))
         finally:
             shared.destroy()
 
@@ -243,7 +266,7 @@ class SparkEngine:
 
         sc = self._context(settings)
         shared = sc.broadcast((uuid.uuid4().hex, *shared))
-        rdd = _units_rdd(sc, units).mapPartitionsWithIndex(partial(_learn_partition_keeping, shared))
+        rdd = _units_rdd(sc, units, partial(_learn_partition_keeping, shared), with_index=True)
         # On disk only: a 128 MiB split's parsed pages are hundreds of MB, and unrolling them into
         # the JVM's heap first (MEMORY_AND_DISK) ran a 1-2 GB heap out of memory at 100k pages;
         # pass 2 reads them once, in order, so memory would buy nothing.
@@ -260,7 +283,7 @@ class SparkEngine:
 
         sc = self._context(settings)
         shared = sc.broadcast((uuid.uuid4().hex, *shared))
-        rdd = _units_rdd(sc, units).mapPartitionsWithIndex(partial(_learn_partition, shared))
+        rdd = _units_rdd(sc, units, partial(_learn_partition, shared), with_index=True)
         rdd.persist(StorageLevel.MEMORY_AND_DISK)
         try:
             yield rdd
@@ -392,7 +415,7 @@ class SparkEngine:
         else:
             self._drop_kept()
             units = self.units(inputs, stats, self.split_size(inputs, settings))
-            rdd = _units_rdd(sc, units).mapPartitions(partial(_fingerprint_partition, shared))
+            rdd = _units_rdd(sc, units, partial(_fingerprint_partition, shared))
 
         def done() -> None:
             shared.destroy()
@@ -635,23 +658,46 @@ def _java_message(exc: Exception) -> str:
     return " ".join(text.split())[:200]
 
 
-def _units_rdd(sc: Any, units: list[Unit]) -> Any:
-    """One partition per unit, in order: local units as they are; a URI's file read whole by
-    Spark's Hadoop file systems (``binaryFiles``) as (uri, its bytes)."""
-    parts: list[Any] = []
+def _units_rdd(sc: Any, units: list[Unit], fn: Callable, with_index: bool = False) -> Any:
+    """``fn(units)`` (``fn(partition index, units)`` ``with_index``) on one partition per unit,
+    in order: local units as they are; a URI's byte range as (uri, spark_ranges.RangeChunks),
+    its bytes streamed by the executor's JVM; another URI's file read whole by Spark's Hadoop
+    file systems (``binaryFiles``) as (uri, its bytes). ``fn`` runs on each part before the
+    union: a range's stream lives in its own task."""
+    from pagetwin.runners.spark_ranges import ranges_rdd
+
+    parts: list[tuple[Any, int]] = []  # (rdd of units, its partitions)
     run: list[Unit] = []
-    for unit in units:
-        if is_uri(unit[0]):
-            if run:
-                parts.append(sc.parallelize(run, len(run)))
-                run = []
-            uri = unit[0]
-            parts.append(sc.binaryFiles(uri, 1).coalesce(1).map(lambda kv, uri=uri: (uri, kv[1])))
-        else:
-            run.append(unit)
+    i = 0
+    while i < len(units):
+        path, files = units[i]
+        if not is_uri(path):
+            run.append(units[i])
+            i += 1
+            continue
+        if run:
+            parts.append((sc.parallelize(run, len(run)), len(run)))
+            run = []
+        if isinstance(files, tuple):  # the byte ranges of one URI file, in a row
+            spans = []
+            while i < len(units) and units[i][0] == path and isinstance(units[i][1], tuple):
+                spans.append(units[i][1][:2])
+                i += 1
+            _, _, size, head = files
+            parts.append((ranges_rdd(sc, path, spans, size, head), len(spans)))
+            continue
+        parts.append((sc.binaryFiles(path, 1).coalesce(1).map(lambda kv, uri=path: (uri, kv[1])), 1))
+        i += 1
     if run or not parts:
-        parts.append(sc.parallelize(run, max(1, len(run))))
-    return parts[0] if len(parts) == 1 else sc.union(parts)
+        parts.append((sc.parallelize(run, max(1, len(run))), max(1, len(run))))
+    mapped, base = [], 0
+    for rdd, count in parts:
+        if with_index:
+            mapped.append(rdd.mapPartitionsWithIndex(lambda j, it, base=base: fn(base + j, it)))
+        else:
+            mapped.append(rdd.mapPartitions(fn))
+        base += count
+    return mapped[0] if len(mapped) == 1 else sc.union(mapped)
 
 
 def _uri_pages(uri: str, data: bytes, settings: Settings, stats: SourceStats, want_images: bool) -> Iterator[Page]:
@@ -678,9 +724,14 @@ def unit_pages(unit: Unit, settings: Settings, stats: SourceStats, want_images: 
     """The pages of one unit of work, counted in ``stats`` as sources.iter_pages counts them."""
     from pagetwin.sources.files import folder_site, read_html_file
 
+    from pagetwin.runners.spark_ranges import RangeChunks, range_pages as uri_range_pages
+
     path, files = unit
     if isinstance(files, bytes):
         yield from _uri_pages(path, files, settings, stats, want_images)
+        return
+    if isinstance(files, RangeChunks):  # a byte range of a URI's file, streamed by the JVM
+        yield from uri_range_pages(path, files, settings, stats, want_images)
         return
     if files is None:
         yield from iter_pages([path], settings.input, stats, want_images)

@@ -24,10 +24,21 @@ index) computes, step for step, so that the outputs are the same:
 Outputs, written by the executors under an output URI through Spark's Hadoop file systems
 (``file:``, ``hdfs:``, ``s3a:``): clusters.jsonl/ and pairs.jsonl/ (part files whose lines,
 read in part order, are the local runner's clusters.jsonl and pairs.jsonl), clusters.parquet/,
-pairs.parquet/ and pages.parquet/ (the lean index: each page's record location and
-features, no page text; neither its candidate keys nor its host, which are functions of what
-it holds: ``stored_keys`` gives the keys back from the features, url_host the host). The driver gets counts only (dicts of a few entries, one SourceStats
-per partition) and the learned models of pass 1 (bounded by their own caps, not by pages).
+pairs.parquet/ and pages.parquet/ (the lean index). The driver gets counts only (dicts of a few
+entries, one SourceStats per partition) and the learned models of pass 1 (bounded by their own
+caps, not by pages).
+
+The lean index (``spark.index = "lean"``, the default), a row per page by pid: where its record
+is (source, warc_offset), what picks a cluster's kept page without reading it (crawl_date,
+text_len; kind, http_status, error), and what finds its candidates: each algorithm's keys and
+the payload digest shortened to their low 32 bits (``short_keys``). No text, no features, no
+id or URL (clusters.parquet has pid, id and URL for every page). Every verdict of the run was
+taken from the full keys and features before it is written, so nothing it decided changes. A
+later use (explain, or an add) finds candidates by short key: a shorter key only adds
+candidates, which verification then drops, verifying from features re-derived from each
+candidate's record (read back at its offset, as explain reads a lean SQLite index's pages).
+With ``spark.index = "features"`` pages.parquet holds each page's id, URL, digests and
+features whole instead (``stored_keys`` gives its full keys back from the features).
 
 This module imports no other runner: it is given the engine (runners.spark.SparkEngine)
 whose ``pass2_rdd`` gives pass 2's results as an RDD.
@@ -340,7 +351,7 @@ def link_on_executors(
         revisits = _revisits(pages, n)  # (original, revisit)
         edges = _edges(sc, shared, pages, revisits, settings, counts, n)
         rows = _clusters(shared, pages, edges, revisits, settings, counts, n)
-        _write(sc, pages, edges, rows, out_uri, overwrite, counts, n)
+        _write(sc, pages, edges, rows, out_uri, overwrite, counts, n, settings)
         return counts
     finally:
         shared.destroy()
@@ -474,9 +485,51 @@ def _pair_line(item: Any) -> tuple[str, str, str, str, str, str, str]:
 
 
 def _page_row(item: tuple[int, Lean]) -> tuple:
+    """A row of pages.parquet with ``spark.index = "features"``: the page's features whole."""
     pid, p = item
     return (pid, p.id, p.url, p.source, p.kind, p.crawl_date, p.text_len, p.payload_digest, p.refers_to_digest,
             p.warc_offset, p.http_status, p.error, dict(p.features))  # fmt: skip
+
+
+def _lean_row(item: tuple[int, Lean]) -> tuple:
+    """A row of pages.parquet with ``spark.index = "lean"`` (the default): what finds a page's
+    candidates (its keys and payload digest, shortened) and where its record is."""
+    pid, p = item
+    digest = short_key(_digest_key(p.payload_digest)) if p.payload_digest else None
+    return (pid, p.source, p.warc_offset, p.kind, p.crawl_date, p.text_len, p.http_status, p.error, digest,
+            p.refers_to_digest, short_keys(p.keys))  # fmt: skip
+
+
+# -- the lean index's shortened keys ---------------------------------------------------------
+
+KEY_BYTES = 4  # a stored key's bytes: its low 32 bits
+
+
+def short_key(key: int) -> int:
+    """A candidate key (signed 64 bits) shortened to its low 32 bits, as a signed int32 (Parquet's
+    int). Two pages sharing a key share its short key: shortening only adds candidates."""
+    low = key & 0xFFFFFFFF
+    return low - (1 << 32) if low >= 1 << 31 else low
+
+
+def short_keys(keys: dict[str, list[int]]) -> dict[str, bytes]:
+    """Each algorithm's candidate keys shortened (``short_key``), packed as little-endian int32s
+    in pass 2's order: 4 bytes a key instead of 8 (and no key names in a row)."""
+    return {name: b"".join((k & 0xFFFFFFFF).to_bytes(KEY_BYTES, "little") for k in ks) for name, ks in keys.items() if ks}
+
+
+def unpack_keys(data: bytes) -> list[int]:
+    """The short keys ``short_keys`` packed, as ``short_key`` gives them."""
+    return [int.from_bytes(data[i : i + KEY_BYTES], "little", signed=True) for i in range(0, len(data), KEY_BYTES)]
+
+
+def _digest_key(digest: str) -> int:
+    """A payload digest ("sha1:BASE32", any algorithm or spelling) as a 64-bit key (xxh3 of its
+    text): a revisit's digest looked up in the lean index finds the pages that may be its
+    original, each then read back from its record (which names its digest whole)."""
+    import xxhash
+
+    return xxhash.xxh3_64_intdigest(digest.encode("utf-8", "surrogatepass"))
 
 
 def stored_keys(algorithms: list, features: dict[str, bytes]) -> dict[str, list[int]]:
@@ -497,9 +550,22 @@ _PAGES_SCHEMA = (
     "payload_digest string, refers_to_digest string, warc_offset long, http_status int, error string, "
     "features map<string, binary>"
 )
+_LEAN_SCHEMA = (
+    "pid long, source string, warc_offset long, kind string, crawl_date string, text_len long, http_status int, "
+    "error string, digest_key int, refers_to_digest string, keys map<string, binary>"
+)
 
 
-def _write(sc: Any, pages: Any, edges: Any, rows: Any, out_uri: str, overwrite: bool, counts: Counts, n: int) -> None:
+def _pages_frame(spark: Any, pages: Any, index: str) -> Any:
+    """pages.parquet's frame: the lean rows, or with ``spark.index = "features"`` the features."""
+    if index == "features":
+        return spark.createDataFrame(pages.map(_page_row), _PAGES_SCHEMA)
+    return spark.createDataFrame(pages.map(_lean_row), _LEAN_SCHEMA)
+
+
+def _write(
+    sc: Any, pages: Any, edges: Any, rows: Any, out_uri: str, overwrite: bool, counts: Counts, n: int, settings: Any
+) -> None:
     """clusters and pairs as JSONL part files and Parquet, the lean index as Parquet, under
     ``out_uri``, written by the executors in page order (pairs in (a, b) order)."""
     from pyspark import StorageLevel
@@ -531,7 +597,7 @@ def _write(sc: Any, pages: Any, edges: Any, rows: Any, out_uri: str, overwrite: 
         "clusters.jsonl": spark.createDataFrame(clusters.map(lambda c: (c[7],)), "value string"),
         "pairs.parquet": spark.createDataFrame(pairs.map(lambda p: p[:6]), _PAIRS_SCHEMA),
         "pairs.jsonl": spark.createDataFrame(pairs.map(lambda p: (p[6],)), "value string"),
-        "pages.parquet": spark.createDataFrame(pages.sortByKey(True, n).map(_page_row), _PAGES_SCHEMA),
+        "pages.parquet": _pages_frame(spark, pages.sortByKey(True, n), settings.spark.index),
     }  # fmt: skip
     for name, frame in frames.items():
         target = f"{base}/{name}"

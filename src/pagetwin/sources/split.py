@@ -25,7 +25,9 @@ from __future__ import annotations
 import os
 import re
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from functools import partial
+from typing import BinaryIO
 
 from pagetwin.config import InputSettings
 from pagetwin.model import Page
@@ -38,14 +40,22 @@ _SCAN = 1 << 20
 _PROBE = 1 << 16  # compressed bytes inflated to tell a member header from a chance match
 
 
-def archive_format(path: str) -> str | None:
+HEAD_BYTES = _PROBE  # what archive_format reads of a file: its first bytes
+
+
+def archive_format(path: str, opener: Callable[[], BinaryIO] | None = None) -> str | None:
     """"gzip" or "plain" for a WARC file that can be split (by its first bytes), else None
-    (a gzipped ARC file starts as a gzipped WARC does: its first member tells them apart)."""
-    with open(path, "rb") as fh:
-        head = fh.read(16)
-        if head[:3] == b"\x1f\x8b\x08":
-            return "gzip" if _is_member(fh, 0) else None
-    if _RECORD_START.match(head.lstrip(b"\r\n")):
+    (a gzipped ARC file starts as a gzipped WARC does: its first member tells them apart).
+    ``opener``: opens the file (default: ``path`` on the local disk)."""
+    with (opener or partial(open, path, "rb"))() as fh:
+        return head_format(fh.read(HEAD_BYTES))
+
+
+def head_format(head: bytes) -> str | None:
+    """archive_format from a file's first HEAD_BYTES bytes (all of it when shorter)."""
+    if head[:3] == b"\x1f\x8b\x08":
+        return "gzip" if _inflates_to_record(head) else None
+    if _RECORD_START.match(head[:16].lstrip(b"\r\n")):
         return "plain"
     return None
 
@@ -68,7 +78,11 @@ def file_ranges(path: str, split_bytes: int = SPLIT_BYTES) -> list[tuple[int, in
 
 def _is_member(fh, at: int) -> bool:
     fh.seek(at)
-    raw = fh.read(_PROBE)
+    return _inflates_to_record(fh.read(_PROBE))
+
+
+def _inflates_to_record(raw: bytes) -> bool:
+    """Whether gzip data (a member's first bytes) inflates to a WARC version line."""
     d = zlib.decompressobj(16 + zlib.MAX_WBITS)
     try:
         out = d.decompress(raw, 64)
@@ -103,48 +117,54 @@ def boundary(fh, offset: int, size: int, kind: str) -> int | None:
     """The first record boundary at or after ``offset`` of an open WARC file (``kind``:
     "gzip" or "plain"); None when there is none before its end."""
     pattern = _GZIP_START if kind == "gzip" else _RECORD_START
-    at = offset
+    at, step = offset, _PROBE  # the steps grow to _SCAN: a near boundary (the usual) reads little
     while at < size:
         fh.seek(at)
-        data = fh.read(_SCAN + 32)
+        data = fh.read(step + 32)
         if not data:
             return None
-        for m in pattern.finditer(data, 0, _SCAN):
+        for m in pattern.finditer(data, 0, step):
             hit = at + m.start()
             if kind == "gzip" and _is_member(fh, hit) or kind == "plain" and _is_record(fh, hit, size):
                 return hit
-        at += _SCAN
+        at, step = at + step, min(2 * step, _SCAN)
     return None
 
 
 def iter_range(
-    path: str, start: int, end: int, settings: InputSettings, stats: SourceStats, want_images: bool = False
-) -> Iterator[Page | Skip]:
+    path: str, start: int, end: int, settings: InputSettings, stats: SourceStats, want_images: bool = False,
+    opener: Callable[[], BinaryIO] | None = None, size: int | None = None,
+) -> Iterator[Page | Skip]:  # fmt: skip
     """The records of one range of a WARC file (module docstring): as Pages and Skips,
-    what sources.warc.iter_warc yields for them."""
-    from pagetwin.sources.warc import iter_warc, iter_warc_span
+    what sources.warc.iter_warc yields for them. ``opener`` and ``size``: how to open the file
+    and its length, when it is not ``path`` on the local disk (a URI's bytes streamed by
+    Spark: runners.spark_ranges); the pages and messages name ``path``."""
+    from pagetwin.sources.warc import iter_warc_span
 
-    size = os.path.getsize(path)
-    kind = archive_format(path) if (start, end) != (0, size) else None
+    size = os.path.getsize(path) if size is None else size
+    kind = archive_format(path, opener) if (start, end) != (0, size) else None
     if kind is None:  # the whole file, or one that is never split: read by its first range
         if start == 0:
-            yield from iter_warc(path, settings, stats, want_images)
+            yield from iter_warc_span(path, 0, size, settings, stats, want_images, opener=opener, size=size)
         return
-    with open(path, "rb") as fh:
+    with (opener or partial(open, path, "rb"))() as fh:
         first = 0 if start == 0 else boundary(fh, start, size, kind)
         stop = boundary(fh, end, size, kind) if end < size else size
     if first is None or stop is not None and first >= stop:
         return
     stop = size if stop is None else stop
     # Only the first range says a file holds no record at all, and only when none follows it.
-    yield from iter_warc_span(path, first, stop, settings, stats, want_images, report_empty=start == 0 and stop == size)
+    yield from iter_warc_span(path, first, stop, settings, stats, want_images, report_empty=start == 0 and stop == size,
+                              opener=opener, size=size)  # fmt: skip
 
 
 def range_pages(
-    path: str, start: int, end: int, settings: InputSettings, stats: SourceStats, want_images: bool = False
-) -> Iterator[Page]:
+    path: str, start: int, end: int, settings: InputSettings, stats: SourceStats, want_images: bool = False,
+    opener: Callable[[], BinaryIO] | None = None, size: int | None = None,
+) -> Iterator[Page]:  # fmt: skip
     """The pages of one range, every record counted in ``stats`` as sources.iter_pages counts
     a whole file's: the ranges of a file together count what one read of it counts."""
     from pagetwin.sources import _counted
 
-    yield from _counted(path, iter_range(path, start, end, settings, stats, want_images), stats, want_images)
+    records = iter_range(path, start, end, settings, stats, want_images, opener, size)
+    yield from _counted(path, records, stats, want_images)

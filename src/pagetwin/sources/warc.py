@@ -25,8 +25,10 @@ import os
 import re
 import zlib
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
+from typing import BinaryIO
 
 from fastwarc.warc import ArchiveIterator
 
@@ -113,28 +115,31 @@ def iter_warc(path: str, settings: InputSettings, stats: SourceStats, want_image
 
 
 def iter_warc_span(
-    path: str, start: int, stop: int, settings: InputSettings, stats: SourceStats, want_images: bool = False, report_empty: bool = True
-) -> Iterator[Page | Skip]:
+    path: str, start: int, stop: int, settings: InputSettings, stats: SourceStats, want_images: bool = False,
+    report_empty: bool = True, opener: Callable[[], BinaryIO] | None = None, size: int | None = None,
+) -> Iterator[Page | Skip]:  # fmt: skip
     """The records of the WARC file ``path`` (gzip or plain) that start in [start, stop):
     ``start`` must be where a gzip member or a record starts (sources.split finds them; 0 is
     read as the whole file's reader reads it), the last record read is the last that starts
-    before ``stop``. ``report_empty``: say when no record could be read."""
+    before ``stop``. ``report_empty``: say when no record could be read. ``opener`` and
+    ``size``: the file's bytes when they are not ``path`` on the local disk (sources.split)."""
     status_filter(settings.statuses)
-    return _iter_warc(path, settings, stats, want_images, (start, stop), report_empty)
+    return _iter_warc(path, settings, stats, want_images, (start, stop), report_empty, opener, size)
 
 
 def _iter_warc(
     path: str, settings: InputSettings, stats: SourceStats, want_images: bool, span: tuple[int, int] | None = None,
-    report_empty: bool = True,
+    report_empty: bool = True, opener: Callable[[], BinaryIO] | None = None, size: int | None = None,
 ) -> Iterator[Page | Skip]:  # fmt: skip
     ctx = _Ctx(path, os.path.basename(path), settings, want_images, _FileNotes(path, stats), accept=status_filter(settings.statuses))
-    size = os.path.getsize(path)
+    size = os.path.getsize(path) if size is None else size
     start, stop = span if span is not None else (0, size)
-    with open(path, "rb") as fh:
+    opener = opener or partial(open, path, "rb")
+    with opener() as fh:
         magic = fh.read(4)
         fh.seek(0)
         if magic[:2] == b"\x1f\x8b":
-            with open(path, "rb") as scan_fh:
+            with opener() as scan_fh:
                 yield from _gzip_warc(fh, _Starts(scan_fh, size, _GZIP_START), size, ctx, start, stop)
         elif magic == _ZSTD_MAGIC or (magic[1:] == b"\x2a\x4d\x18" and magic[0] & 0xF0 == 0x50):
             yield from _zstd_warc(fh, ctx)  # a zstd frame, or the skippable frame of a dictionary (never split)
