@@ -52,6 +52,7 @@ import functools
 import logging
 import marshal
 import re
+from array import array
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -199,8 +200,12 @@ class ParsedPage:
     refused_charsets: int = 0  # declared charsets ignored in decoding (parse.Decoded)
 
     _FIELDS = ("tag", "parent", "sig", "hash", "text", "link", "size", "content", "in_article", "hint", "caption", "images")
-    _FORMAT = 4  # bumped when the layout below changes (3: the page-level decision always there; 4: caption)
+    # Format 5: the integer columns packed (an array's bytes; a column that does not fit stays a
+    # list): unmarshalling a list makes an object per item from its own record (a 64-bit hash is
+    # a multi-digit long), ``array.tolist`` makes them in one C loop.
+    _FORMAT = 5  # bumped when the layout below changes (3: the page-level decision always there; 4: caption; 5: packed)
     _HEAD = 7  # format and the fields before the blocks' lists
+    _PACKED = {"parent": "i", "sig": "Q", "hash": "Q", "link": "i", "size": "i"}  # array type codes
 
     def page_level(self) -> tuple[list[bool], list[bool]]:
         """The page-level decision: (keep, inside the main region) of every block."""
@@ -217,11 +222,12 @@ class ParsedPage:
         return Extracted(text=text, title=self.title, description=self.description, images=images)
 
     def to_bytes(self) -> bytes:
-        """marshal (built-in types only: fast, and nothing but this class reads it back),
-        zstd level 1 (2.5x smaller; zlib level 1 is as small and 2.4x slower)."""
-        b = self.blocks
+        """marshal (built-in types only: fast, and nothing but this class reads it back) with the
+        integer columns packed (_PACKED), zstd level 1 (2.5x smaller; zlib level 1 is as small and 2.4x slower)."""
+        b, packed = self.blocks, self._PACKED
         record = (self._FORMAT, self.title, self.description, self.replaced, self.flattened, self.page_level(),
-                  self.refused_charsets, *(getattr(b, name) for name in self._FIELDS))  # fmt: skip
+                  self.refused_charsets, *(_pack(getattr(b, name), packed[name]) if name in packed else getattr(b, name)
+                                           for name in self._FIELDS))  # fmt: skip
         return _ZSTD_COMPRESS(marshal.dumps(record))
 
     @classmethod
@@ -229,8 +235,28 @@ class ParsedPage:
         record = marshal.loads(_ZSTD_DECOMPRESS(data))
         if record[0] != cls._FORMAT:
             raise ValueError(f"parsed page format {record[0]}, expected {cls._FORMAT}")
-        blocks = Blocks(**dict(zip(cls._FIELDS, record[cls._HEAD :])))
-        return cls(blocks, *record[1 : cls._HEAD])
+        packed = cls._PACKED
+        columns = {name: _unpack(value, packed[name]) if name in packed else value
+                   for name, value in zip(cls._FIELDS, record[cls._HEAD :])}  # fmt: skip
+        return cls(Blocks(**columns), *record[1 : cls._HEAD])
+
+
+def _pack(values: list[int], code: str) -> bytes | list[int]:
+    """An integer column as the bytes of an ``array`` of type ``code``, or the list itself when
+    an item does not fit (out of range, a float: kept as it is). Native byte order and sizes:
+    the same build reads it back (pass 2, an executor of the same cluster)."""
+    try:
+        return array(code, values).tobytes()
+    except (OverflowError, TypeError):
+        return list(values)
+
+
+def _unpack(value: bytes | list[int], code: str) -> list[int]:
+    if type(value) is not bytes:
+        return value
+    column = array(code)
+    column.frombytes(value)
+    return column.tolist()
 
 
 def text_size(text: str) -> int:
