@@ -267,9 +267,9 @@ class SparkEngine:
         sc = self._context(settings)
         shared = sc.broadcast((uuid.uuid4().hex, *shared))
         rdd = _units_rdd(sc, units, partial(_learn_partition_keeping, shared), with_index=True)
-        # On disk only: a 128 MiB split's parsed pages are hundreds of MB, and unrolling them into
-        # the JVM's heap first (MEMORY_AND_DISK) ran a 1-2 GB heap out of memory at 100k pages;
-        # pass 2 reads them once, in order, so memory would buy nothing.
+        # On disk only: unrolled into the JVM's heap first (MEMORY_AND_DISK), the parsed pages of
+        # two 128 MiB splits at a time ran a 2 GB heap out of memory at 100k pages (bench
+        # spark_scale); pass 2 reads them once, in order, so memory would buy nothing.
         rdd.persist(StorageLevel.DISK_ONLY)
         self._kept = _KeptPages(list(inputs), unit_stats, rdd, shared)
         # Folding the items computes (and keeps) the pages: one pass over the inputs.
