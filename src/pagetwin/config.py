@@ -403,15 +403,13 @@ class SparkSettings:
         "", "with spark.link = executors: the Hadoop URI the executors write the outputs under (file:, hdfs:, "
         "s3a:); empty = --out")  # fmt: skip
     split_bytes: int = _setting(
-        128 << 20, "with --runner spark: a WARC file larger than this is read by several tasks, split at "
-        "record boundaries (a URI's too, its ranges read by the executors' JVM when javac could build "
-        "pagetwin's byte-range reader); 0 = one task a file", allowed=AT_LEAST_0)  # fmt: skip
+        128 << 20, "with --runner spark: a WARC file (local or URI) larger than this is read by several tasks, "
+        "split at record boundaries; 0 = one task a file", allowed=AT_LEAST_0)  # fmt: skip
     # "lean": pages.parquet holds no features (the job verified and clustered from them already);
     # a later use re-derives a candidate's features from its record (runners/spark_link.py).
     index: str = _setting(
-        "lean", "with spark.link = executors, what pages.parquet keeps of each page: \"lean\" (its record's "
-        "location, dates and kind, its candidate keys and payload digest shortened to 4 bytes: ~150 B a page) or "
-        "\"features\" (its id, URL, digests and every algorithm's features whole: ~580 B a page)",
+        "lean", "with spark.link = executors, pages.parquet's rows: \"lean\" (record location, keys and digest "
+        "cut to 4 bytes: ~100 B a page) or \"features\" (all features: ~580 B)",
         allowed=Choice(("lean", "features")))  # fmt: skip
     tasks_per_core: int = _setting(
         0, "with --runner spark: local WARC files are split smaller (down to 1 MiB) until they make this many "
