@@ -146,3 +146,31 @@ def test_file_uris_split_through_spark_give_the_local_runners_outputs(tmp_path):
     assert ours["input_errors"] == [e.replace(str(bad), uri) for e in ranges_stats.errors] and ours["input_errors"]
     for name in ("clusters.jsonl", "pairs.jsonl"):
         assert _parts(tmp_path / "bad-spark" / name) == (tmp_path / "bad-local" / name).read_bytes(), name
+
+
+def test_uri_files_read_whole_are_said_once(caplog):
+    """A session without the byte-range reader (no javac, or spark-submit without --jars) reads
+    each URI file whole: one warning says so, not one per file. (A stand-in session: its JVM
+    cannot load the reader's class.)"""
+
+    class NoJvm:
+        _jvm = None  # classIsLoadable is not reachable: available() is False
+
+    class Session:
+        sparkContext = NoJvm()
+
+    engine = spark.SparkEngine(master="local[1]")
+    engine._session = Session()
+    try:
+        with caplog.at_level("WARNING", logger="pagetwin.runners.spark"):
+            units = [u for uri in ("file:/a.warc.gz", "file:/b.warc.gz") for u in engine._uri_units(uri, 1 << 20)]
+        assert units == [("file:/a.warc.gz", None), ("file:/b.warc.gz", None)]
+        said = [r.getMessage() for r in caplog.records if "read whole" in r.getMessage()]
+        assert len(said) == 1 and "javac" in said[0]
+        # with splitting off (spark.split_bytes = 0) there is nothing to say
+        engine._said_whole = False
+        caplog.clear()
+        engine._uri_units("file:/c.warc.gz", 0)
+        assert not [r for r in caplog.records if "read whole" in r.getMessage()]
+    finally:
+        engine._session = None

@@ -37,6 +37,7 @@ default this process's interpreter, which is right for ``local[N]``).
 from __future__ import annotations
 
 import atexit
+import logging
 import os
 import shutil
 import sys
@@ -69,6 +70,8 @@ Unit = tuple[str, list[tuple[str, str]] | bytes | tuple[int, int] | tuple[int, i
 _URI_MANIFESTS = (".paths", ".paths.gz")  # a .txt is not sniffed remotely: read as an input
 _URI_FOLDER_FILES = (".warc", ".warc.gz", ".warc.zst", ".arc", ".arc.gz", ".jsonl", ".jsonl.gz", ".ndjson",
                      ".ndjson.gz", ".parquet")  # fmt: skip
+
+log = logging.getLogger(__name__)
 
 
 def _java() -> str | None:
@@ -125,6 +128,7 @@ class SparkEngine:
         self._session: Any = None
         self._owned = False
         self._kept: _KeptPages | None = None  # pass 1's pages, parsed, for pass 2
+        self._said_whole = False  # the warning that URI files are read whole, given once
         atexit.register(self.close)
 
     # -- the session ----------------------------------------------------------------------
@@ -223,6 +227,13 @@ class SparkEngine:
 
         sc = self._session.sparkContext if self._session is not None else None
         if sc is None or not spark_ranges.available(sc):
+            if sc is not None and split_bytes > 0 and not self._said_whole:
+                self._said_whole = True
+                log.warning(
+                    "pagetwin: URI files are read whole, one task a file: the byte-range reader is not in this "
+                    "Spark session (it is built with the JDK's javac; under spark-submit give it with --jars, "
+                    "README 'Spark')"
+                )
             return [(uri, None)]
         planned = spark_ranges.plan(sc, uri, split_bytes)
         if planned is None or len(planned[0]) <= 1:
