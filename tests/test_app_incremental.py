@@ -9,6 +9,7 @@ import sqlite3
 
 from pagetwin.app import dedup
 from pagetwin.config import Settings
+from tests.fixtures.records import page_row
 from tests.fixtures.sites import site_pages
 
 
@@ -120,9 +121,7 @@ def _bucket_index(path, pages, settings):
     index = Index(path, settings.to_dict())
     index.begin()
     for n in range(1, pages + 1):
-        row = dict(id=f"p{n}", url=f"http://x.example/{n}", host="x.example", source="s", kind="response", crawl_date=None,
-                   text_len=n, payload_digest=f"sha1:{n}", refers_to_digest=None, lang="en", title="", text=None, error=None)  # fmt: skip
-        pid = index.add_page(row)
+        pid = index.add_page(page_row(n))
         index.add_fingerprints(pid, {"near": bytes([n])}, {"near": [0]})  # one bucket: key 0
     return index
 
@@ -150,8 +149,7 @@ def test_a_retraction_that_splits_a_component_gives_one_runs_clusters(tmp_path):
     link_index(inc, algorithms, settings)
     assert clusters(inc)[0] == [[1, 2, 3, 16, 17, 18]]
     for n in range(19, 22):
-        inc.add_page(dict(id=f"p{n}", url=f"http://x.example/{n}", host="x.example", source="s", kind="response", crawl_date=None,
-                          text_len=n, payload_digest=f"sha1:{n}", refers_to_digest=None, lang="en", title="", text=None, error=None))  # fmt: skip
+        inc.add_page(page_row(n))
         inc.add_fingerprints(n, {"near": bytes([n])}, {"near": [0]})
     links = link_index(inc, algorithms, settings, first_new=18, recluster_all=False)
     inc.commit()

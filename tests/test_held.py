@@ -15,6 +15,7 @@ from pagetwin.config import Settings
 from pagetwin.held import Held
 from pagetwin.index.sqlite import Index
 from pagetwin.model import Evidence
+from tests.fixtures.records import page_row
 
 
 class _Pairs:
@@ -39,9 +40,7 @@ class _Pairs:
 
 def _add(index, first, last, keys):
     for n in range(first, last + 1):
-        row = dict(id=f"p{n}", url=f"http://x.example/{n}", host="x.example", source="s", kind="response", crawl_date=None,
-                   text_len=n % 7, payload_digest=f"sha1:{n}", refers_to_digest=None, lang="en", title="", text=None, error=None)  # fmt: skip
-        pid = index.add_page(row)
+        pid = index.add_page(page_row(n, text_len=n % 7))
         index.add_fingerprints(pid, {"near": n.to_bytes(2, "big")}, {"near": keys[n]})
 
 
@@ -254,8 +253,7 @@ def test_a_retraction_drops_the_stored_rounds_of_the_pages_it_touches(tmp_path, 
     link_index(inc, algorithms, config)
     assert set(inc.held_components([1, 18])) == {1}
     for n in range(19, 22):
-        inc.add_page(dict(id=f"p{n}", url=f"http://x.example/{n}", host="x.example", source="s", kind="response", crawl_date=None,
-                          text_len=n, payload_digest=f"sha1:{n}", refers_to_digest=None, lang="en", title="", text=None, error=None))  # fmt: skip
+        inc.add_page(page_row(n))
         inc.add_fingerprints(n, {"near": bytes([n])}, {"near": [0]})
     held = Held.over(inc, algorithms, config)
     link_index(inc, algorithms, config, first_new=18, recluster_all=False, held=held)
@@ -349,9 +347,7 @@ def test_a_retraction_that_leaves_an_edges_score_reclusters_nothing(tmp_path, mo
         index = Index(path, config.to_dict())
         index.begin()
         for n in range(1, pages + 1):
-            row = dict(id=f"p{n}", url=f"http://x.example/{n}", host="x.example", source="s", kind="response", crawl_date=None,
-                       text_len=n, payload_digest=f"sha1:{n}", refers_to_digest=None, lang="en", title="", text=None, error=None)  # fmt: skip
-            pid = index.add_page(row)
+            pid = index.add_page(page_row(n))
             # "near": one bucket of every page; "pair": 1 and 18 alone share a key.
             index.add_fingerprints(pid, {"near": bytes([n]), "pair": bytes([n])}, {"near": [0], "pair": [1 if n in (1, 18) else 100 + n]})
         return index
@@ -360,8 +356,7 @@ def test_a_retraction_that_leaves_an_edges_score_reclusters_nothing(tmp_path, mo
     link_index(inc, algorithms, config)
     assert set(inc.held_components([1, 18])) == {1}
     for n in range(19, 22):
-        inc.add_page(dict(id=f"p{n}", url=f"http://x.example/{n}", host="x.example", source="s", kind="response", crawl_date=None,
-                          text_len=n, payload_digest=f"sha1:{n}", refers_to_digest=None, lang="en", title="", text=None, error=None))  # fmt: skip
+        inc.add_page(page_row(n))
         inc.add_fingerprints(n, {"near": bytes([n]), "pair": bytes([n])}, {"near": [0], "pair": [100 + n]})
     walked: list[int] = []
     components = app._components
@@ -388,9 +383,7 @@ def _evidence(index, a, b):
 def _add_two(index, first, last, keys):
     """Pages with the features and keys of two algorithms ("near", "pair": keys[name][n])."""
     for n in range(first, last + 1):
-        row = dict(id=f"p{n}", url=f"http://x.example/{n}", host="x.example", source="s", kind="response", crawl_date=None,
-                   text_len=n % 7, payload_digest=f"sha1:{n}", refers_to_digest=None, lang="en", title="", text=None, error=None)  # fmt: skip
-        pid = index.add_page(row)
+        pid = index.add_page(page_row(n, text_len=n % 7))
         index.add_fingerprints(pid, {"near": bytes([n]), "pair": bytes([n])}, {"near": keys["near"][n], "pair": keys["pair"][n]})
 
 

@@ -299,6 +299,12 @@ def test_boxes_named_as_captions_or_galleries_are_marked():
     assert sum(b.caption) == 4 and not b.caption[by_text(b, "not one")]
 
 
+# Five paragraphs the page-level rules keep as an article's body (the caption tests put a box beside them).
+_STORY = "".join(
+    f"<p>Paragraph {i} of the story, " + "long enough to be read as content on its own by the rules. " * 3 + "</p>" for i in range(5)
+)
+
+
 def test_photo_credits_are_marked_as_captions_are():
     # A credit under a photo ("Photo: AP", "(Image: GETTY)") is named like one ("image-credit",
     # CNBC's "InlineImage-imageEmbedCredit"): noise.page_keep drops it inside an article, as a
@@ -311,8 +317,7 @@ def test_photo_credits_are_marked_as_captions_are():
     assert {t for t, c in zip(b.text, b.caption) if c and t} == {"Al Goldis, AP", "Natalie Naccache | Bloomberg", "A. Schwartz"}
     from pagetwin.html.noise import extract
 
-    story = "".join(f"<p>Paragraph {i} of the story, " + "long enough to be read as content on its own by the rules. " * 3 + "</p>" for i in range(5))
-    page = f"<body><article><h1>Title</h1><img src='/a.jpg'><div class='image-credit'>Photo: Jane Doe, AP</div>{story}</article></body>"
+    page = f"<body><article><h1>Title</h1><img src='/a.jpg'><div class='image-credit'>Photo: Jane Doe, AP</div>{_STORY}</article></body>"
     text = extract(parse_html(page)).text
     assert "Paragraph 4" in text and "Jane Doe" not in text
 
@@ -333,9 +338,8 @@ def test_a_photo_box_whose_text_is_an_inline_caption_span_is_a_caption():
     assert marked == {"Protesters in the street (Image: GETTY)"}
     from pagetwin.html.noise import extract
 
-    story = "".join(f"<p>Paragraph {i} of the story, " + "long enough to be read as content on its own by the rules. " * 3 + "</p>" for i in range(5))
-    page = (f"<body><article><h1>Title</h1>{story}<div class='photo'><p><img src='/a.jpg'></p><span class='newsCaption'>"
-            f"Police at the campus</span></div>{story}</article></body>")
+    page = (f"<body><article><h1>Title</h1>{_STORY}<div class='photo'><p><img src='/a.jpg'></p><span class='newsCaption'>"
+            f"Police at the campus</span></div>{_STORY}</article></body>")
     text = extract(parse_html(page)).text
     assert "Paragraph 4" in text and "Police at the campus" not in text
 
