@@ -134,7 +134,9 @@ class SparkOutput:
         import pyarrow.dataset as ds
 
         try:
-            return ds.dataset(os.path.join(self.folder, name), format="parquet").to_table(filter=filter, columns=columns)
+            # One thread: a lookup reads a few rows; a thread pool's start costs more CPU than it saves.
+            dataset = ds.dataset(os.path.join(self.folder, name), format="parquet")
+            return dataset.to_table(filter=filter, columns=columns, use_threads=False)
         except (OSError, pyarrow.ArrowException) as exc:
             raise OutputNotReadable(f"{os.path.join(self.folder, name)} cannot be read ({' '.join(str(exc).split())[:200]})") from None
 
