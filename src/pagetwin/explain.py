@@ -18,6 +18,13 @@ text length, every algorithm's features); when the file is gone or the record th
 (or a later run learned another model) the page says so (``text_problem``) instead of showing
 another text.
 
+A run with ``spark.link = executors`` has no index: ``explain`` on its ``--out`` folder (or its
+``spark.output`` folder, a local path or ``file:`` URI) reads its Parquet outputs instead
+(``explain_spark``, runners.spark_output): the pages by id or URL in clusters.parquet, each
+record read back at pages.parquet's locator and fingerprinted again with the run's settings
+and learned models (models.parquet), checked against what pages.parquet keeps of it, the edge
+from pairs.parquet. The same dict, the same verdicts and scores as the local runner's index.
+
 ``format_explain(d)`` renders that dict for a terminal.
 """
 
