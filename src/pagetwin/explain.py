@@ -375,7 +375,6 @@ class _SparkReader:
     def read(self, crow: dict[str, Any], prow: dict[str, Any] | None) -> tuple[dict[str, Any], dict[str, Any] | None]:
         """(the page's explain entry, {"features", "keys"} derived again or None when its
         record could not be read back as it was fingerprinted)."""
-        from pagetwin.runners.spark_link import _digest_key, short_key, short_keys
         from pagetwin.runners.spark_output import local_path
 
         info = {"pid": crow["pid"], "id": crow["id"], "url": crow["url"], "title": "", "lang": None,
@@ -406,8 +405,7 @@ class _SparkReader:
         if page is None:
             info["text_problem"] = f"its record {crow['id']} is no longer in {where}"
             return info, None
-        digest = short_key(_digest_key(page.payload_digest)) if page.payload_digest else None
-        if digest != prow.get("digest_key"):
+        if not _same_digest(prow, page.payload_digest):
             info["text_problem"] = f"its record in {where} changed (another payload digest)"
             return info, None
         if self.worker is None:
@@ -416,8 +414,7 @@ class _SparkReader:
             self.worker = Worker(self.settings, self.out.learned(self.settings))
         result = self.worker.fingerprint(page)
         text = result.doc.text if result.doc else ""
-        stored = {name: bytes(data) for name, data in (prow.get("keys") or ())}
-        if len(text) != prow.get("text_len") or short_keys(result.keys) != stored:
+        if len(text) != prow.get("text_len") or not _same_fingerprints(prow, result):
             info["text_problem"] = (f"the text read back from {where} is not the one fingerprinted "
                                     "(the file changed since the run)")  # fmt: skip
             return info, None
@@ -426,6 +423,26 @@ class _SparkReader:
         if text:
             info.update(text=text, text_from="source")
         return info, {"features": result.features, "keys": result.keys}
+
+
+def _same_digest(prow: dict[str, Any], digest: str | None) -> bool:
+    """Whether a record read back has the payload digest pages.parquet keeps of it: whole
+    (``spark.index = features``) or shortened (``digest_key``, the lean index)."""
+    from pagetwin.runners.spark_link import _digest_key, short_key
+
+    if "payload_digest" in prow:
+        return digest == prow["payload_digest"]
+    return (short_key(_digest_key(digest)) if digest else None) == prow.get("digest_key")
+
+
+def _same_fingerprints(prow: dict[str, Any], result: Any) -> bool:
+    """Whether a record fingerprinted again gives what pages.parquet keeps of it: the features
+    whole (``spark.index = features``), or each algorithm's keys shortened (the lean index)."""
+    from pagetwin.runners.spark_link import short_keys
+
+    if "features" in prow:
+        return {name: bytes(data) for name, data in (prow["features"] or ())} == result.features
+    return {name: bytes(data) for name, data in (prow.get("keys") or ())} == short_keys(result.keys)
 
 
 def format_explain(d: dict[str, Any], width: int = 100) -> str:

@@ -98,6 +98,21 @@ def test_explain_on_the_spark_output_says_what_it_says_on_the_local_lean_index(r
     assert not ours["same_cluster"] and ours["edge"] is None and not any(r["passed"] for r in ours["algorithms"])
 
 
+def test_explain_on_a_features_index_too(runs, tmp_path, capsys):
+    """With ``spark.index = features`` pages.parquet keeps the payload digest and the features
+    whole: the record read back is checked against them instead of the shortened ones."""
+    assert main(["dedup", str(EXAMPLE), "--out", str(tmp_path / "out"), "--runner", "spark", "--spark-master", "local[2]",
+                 "--workers", "2", "--set", "spark.link=executors", "--set", "spark.index=features"]) == 0  # fmt: skip
+    capsys.readouterr()
+    verified, other = _pairs(runs)
+    for pair in ((verified["a"], verified["b"]), other):
+        code, ours, err = _explained(capsys, tmp_path / "out", *pair, "--json")
+        assert code == 0 and not err
+        ours = json.loads(ours)
+        assert ours == json.loads(_explained(capsys, runs / "local", *pair, "--json")[1])
+        assert ours["a"]["text_problem"] is None and ours["b"]["text_problem"] is None and ours["a"]["text"]
+
+
 def _moved(runs: Path, tmp_path: Path, crawl: Path) -> Path:
     """A copy of the Spark outputs whose pages.parquet names ``crawl`` as every page's source."""
     import pyarrow.compute as pc
