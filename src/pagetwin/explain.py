@@ -332,7 +332,7 @@ def explain_spark(folder: str, a: str, b: str) -> dict[str, Any]:
 
     try:
         out = SparkOutput(folder)
-        crows = [_resolve_spark(out, ref) for ref in (a, b)]
+        crows = _resolve_spark(out, [a, b])
         pids = [r["pid"] for r in crows]
         prows = out.pages(pids)
         settings = out.settings()
@@ -354,15 +354,21 @@ def _keys(derived: dict[str, Any] | None, name: str) -> list[int]:
     return (derived or {}).get("keys", {}).get(name, [])
 
 
-def _resolve_spark(out: Any, ref: str) -> dict[str, Any]:
-    """clusters.parquet's row of the page ``ref`` names (its id, else its URL); as ``_resolve``."""
-    for column in ("id", "url"):
-        rows = out.find(column, ref)
-        if len(rows) == 1:
-            return rows[0]
-        if rows:
+def _resolve_spark(out: Any, refs: list[str]) -> list[dict[str, Any]]:
+    """clusters.parquet's row of the page each ref names (its id, else its URL), as
+    ``_resolve`` (the first ref's error first); one scan for the ids, one for the URLs left."""
+    by_id = out.find("id", refs)
+    left = [ref for ref in refs if not by_id[ref]]
+    by_url = out.find("url", left) if left else {}
+    found = []
+    for ref in refs:
+        column, rows = ("id", by_id[ref]) if by_id[ref] else ("url", by_url[ref])
+        if len(rows) > 1:
             raise AmbiguousPage(ref, rows, column)
-    raise ExplainError(f"no page with id or URL {ref!r} in {out.folder}")
+        if not rows:
+            raise ExplainError(f"no page with id or URL {ref!r} in {out.folder}")
+        found.append(rows[0])
+    return found
 
 
 class _SparkReader:

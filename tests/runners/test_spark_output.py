@@ -98,6 +98,16 @@ def test_explain_on_the_spark_output_says_what_it_says_on_the_local_lean_index(r
     assert not ours["same_cluster"] and ours["edge"] is None and not any(r["passed"] for r in ours["algorithms"])
 
 
+def test_a_url_several_pages_share_is_the_local_message(runs, capsys):
+    rows = [json.loads(line) for line in (runs / "local" / "clusters.jsonl").read_text().splitlines()]
+    urls = [r["url"] for r in rows]
+    shared = next(u for u in urls if urls.count(u) > 1)
+    local = _explained(capsys, runs / "local", shared, rows[0]["id"])
+    assert local[0] == 2 and "pages have the URL" in local[2]
+    assert _explained(capsys, runs / "out", shared, rows[0]["id"]) == local
+    assert _explained(capsys, runs / "out", rows[0]["id"], shared) == _explained(capsys, runs / "local", rows[0]["id"], shared)
+
+
 def test_explain_on_a_features_index_too(runs, tmp_path, capsys):
     """With ``spark.index = features`` pages.parquet keeps the payload digest and the features
     whole: the record read back is checked against them instead of the shortened ones."""

@@ -155,18 +155,24 @@ class SparkOutput:
 
         return Learned.from_parts({name: self.parts.get(name) for name in PART_NAMES}, settings)
 
-    def find(self, column: str, value: str) -> list[dict[str, Any]]:
-        """clusters.parquet's rows (pid, id, url, cluster, keep) whose ``column`` is ``value``,
-        with their crawl_date and source (pages.parquet), by (crawl date, pid)."""
+    def find(self, column: str, values: list[str]) -> dict[str, list[dict[str, Any]]]:
+        """For each value, clusters.parquet's rows (pid, id, url, cluster, keep) whose ``column``
+        is that value (one scan for all of them: ids are in no order, nothing prunes it), with
+        their crawl_date and source (pages.parquet) when several share it, by (crawl date, pid)."""
         import pyarrow.dataset as ds
 
-        rows = self._table("clusters.parquet", ds.field(column) == value, ["pid", "id", "url", "cluster", "keep"]).to_pylist()
-        if len(rows) > 1:
-            pages = self.pages([r["pid"] for r in rows])
-            for r in rows:
+        table = self._table("clusters.parquet", ds.field(column).isin(values), ["pid", "id", "url", "cluster", "keep"])
+        found: dict[str, list[dict[str, Any]]] = {v: [] for v in values}
+        for row in table.to_pylist():
+            found[row[column]].append(row)
+        shared = [r for rows in found.values() if len(rows) > 1 for r in rows]
+        if shared:
+            pages = self.pages([r["pid"] for r in shared])
+            for r in shared:
                 r.update(crawl_date=pages.get(r["pid"], {}).get("crawl_date"), source=pages.get(r["pid"], {}).get("source"))
-            rows.sort(key=lambda r: (r["crawl_date"] or "", r["pid"]))
-        return rows
+            for rows in found.values():
+                rows.sort(key=lambda r: (r.get("crawl_date") or "", r["pid"]))
+        return found
 
     def pages(self, pids: list[int]) -> dict[int, dict[str, Any]]:
         """pages.parquet's rows of these pids, by pid."""
