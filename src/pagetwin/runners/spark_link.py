@@ -25,9 +25,9 @@ Outputs, written by the executors under an output URI through Spark's Hadoop fil
 (``file:``, ``hdfs:``, ``s3a:``): clusters.jsonl/ and pairs.jsonl/ (part files whose lines,
 read in part order, are the local runner's clusters.jsonl and pairs.jsonl), clusters.parquet/,
 pairs.parquet/, pages.parquet/ (the lean index) and models.parquet/ (pass 1's learned models and
-the settings, runners.spark_output: what explain needs to fingerprint a record again). The driver gets counts only (dicts of a few
-entries, one SourceStats per partition) and the learned models of pass 1 (bounded by their own
-caps, not by pages).
+the settings, runners.spark_output: what explain needs to fingerprint a record again). The
+driver gets counts only (dicts of a few entries, one SourceStats per partition) and the learned
+models of pass 1 (bounded by their own caps, not by pages).
 
 The lean index (``spark.index = "lean"``, the default), a row per page by pid: where its record
 is (source, warc_offset), what picks a cluster's kept page without reading it (crawl_date,
