@@ -230,6 +230,7 @@ def lean_report(out: Path) -> dict:
 
         pages = sum(pq.read_metadata(f).num_rows for f in (out / "pages.parquet").glob("*.parquet"))
         cols = parquet_column_bytes(out / "pages.parquet")
+        models = _bytes_under(out, ("models.parquet",))  # pass 1's models (runners.spark_output), not the index
     else:
         import sqlite3
 
@@ -237,9 +238,43 @@ def lean_report(out: Path) -> dict:
         pages = db.execute("SELECT COUNT(*) FROM pages").fetchone()[0]
         db.close()
         cols = sqlite_bytes(out / "index.sqlite")
+        models = cols.get("models", 0)
     per_page = {k: round(v / max(1, pages), 1) for k, v in sorted(cols.items(), key=lambda kv: -kv[1])}
     total = sum(v for k, v in cols.items() if k not in ("file", "pages.text"))
-    return {"pages": pages, "bytes_per_page": round(total / max(1, pages), 1), "by_part": per_page}
+    return {"pages": pages, "bytes_per_page": round(total / max(1, pages), 1), "by_part": per_page,
+            "models_bytes": models, "models_bytes_per_page": round(models / max(1, pages), 1)}  # fmt: skip
+
+
+def explain_report(spark_out: Path, local_out: Path, pairs: int = 5, seed: int = 7) -> dict:
+    """``pagetwin explain`` on a Spark executors' output against the local runner's output of
+    the same crawl: ``pairs`` verified pairs and ``pairs`` random ones (seeded), each explained
+    on both, interleaved; CPU seconds a pair of each (this process: the model loaded and
+    the two records read back per explain, as the CLI does) and how many explanations are
+    equal (``text_from`` aside: a full local index shows its own text)."""
+    import random
+
+    from pagetwin.explain import explain
+
+    rng = random.Random(seed)
+    verified = [json.loads(line) for line in (local_out / "pairs.jsonl").read_text().splitlines()]
+    ids = [json.loads(line)["id"] for line in (local_out / "clusters.jsonl").read_text().splitlines()]
+    todo = [(p["a"], p["b"]) for p in rng.sample(verified, min(pairs, len(verified)))]
+    todo += [tuple(rng.sample(ids, 2)) for _ in range(pairs)]
+    cpu = {"spark": 0.0, "local": 0.0}
+    equal, problems = 0, 0
+    for a, b in todo:
+        got = {}
+        for name, out in (("spark", spark_out), ("local", local_out)):
+            start = time.process_time()
+            got[name] = explain(out, a, b)
+            cpu[name] += time.process_time() - start
+        for d in got.values():
+            for side in ("a", "b"):
+                problems += bool(d[side]["text_problem"])
+                d[side].pop("text_from")
+        equal += got["spark"] == got["local"]
+    return {"pairs": len(todo), "equal": equal, "text_problems": problems,
+            "cpu_ms_a_pair": {k: round(1000 * v / max(1, len(todo)), 1) for k, v in cpu.items()}}  # fmt: skip
 
 
 def _corpus(pages: int, sources: int, work: Path, copies: int | None = None) -> Path:
@@ -262,9 +297,9 @@ def _corpus(pages: int, sources: int, work: Path, copies: int | None = None) -> 
 
 def run_size(
     pages: int, master: str, with_local: bool, work: Path, sources: int = 0, sets: dict | None = None,
-    copies: int | None = None,
+    copies: int | None = None, corpus: Path | None = None,
 ) -> dict:
-    corpus = _corpus(pages, sources, work, copies)
+    corpus = corpus or _corpus(pages, sources, work, copies)
     truth = {}
     with open(f"{corpus}.truth.jsonl") as fh:
         for line in fh:
@@ -324,7 +359,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--work", type=Path, default=None, help="where the runs' outputs go (default: a temporary folder)")
     parser.add_argument("--lean-report", type=Path, nargs="+", metavar="OUT",
                         help="only print the lean index's bytes a page, by column or table, of these output folders")
+    parser.add_argument("--corpus", type=Path, default=None, metavar="WARC",
+                        help="an existing crawl (with its .truth.jsonl) instead of one made for --pages (one size)")
+    parser.add_argument("--explain-report", type=Path, nargs=2, metavar=("SPARK_OUT", "LOCAL_OUT"),
+                        help="only compare pagetwin explain on a Spark executors' output and a local one of the same crawl")
+    parser.add_argument("--explain-pairs", type=int, default=5, metavar="N",
+                        help="with --explain-report: N verified and N random pairs")
     args = parser.parse_args(argv)
+    if args.explain_report:
+        print(json.dumps(explain_report(*args.explain_report, args.explain_pairs)), flush=True)
+        return 0
+    if args.corpus and len(args.pages) != 1:
+        parser.error("--corpus is one crawl: give one --pages (its size, which names the outputs)")
     if args.copies and args.sources:
         parser.error("--copies and --sources are two layouts of the crawl: give one")
     if args.lean_report:
@@ -340,7 +386,8 @@ def main(argv: list[str] | None = None) -> int:
         except ValueError:
             sets[key] = value
     for pages in args.pages:
-        print(json.dumps(run_size(pages, args.master, not args.no_local, work, args.sources, sets, args.copies)), flush=True)
+        result = run_size(pages, args.master, not args.no_local, work, args.sources, sets, args.copies, args.corpus)
+        print(json.dumps(result), flush=True)
     return 0
 
 

@@ -987,10 +987,11 @@ def _dedup_on_executors(
         raise ConfigError("setting spark.link = executors needs --runner spark")
     asked = [n for n, v in (("--index", index_path), ("--survivors", targets.survivors), ("--dedup-warc",
              targets.dedup_warc), ("--documents", targets.documents)) if v]  # fmt: skip
-    if mode == "add":  # an add needs the stored pages' keys, edges, clusters and learned model
+    if mode == "add":  # an add needs the stored pages' full keys, features and guard rounds (RESULTS, issue 18)
         raise ConfigError("--add with spark.link = executors is not supported: that run keeps no index to add to "
-                          "(pages.parquet holds no edges, clusters or learned model); use spark.link = driver "
-                          "(the default) for incremental runs, or run all inputs again with --replace")  # fmt: skip
+                          "(pages.parquet holds record locators and shortened keys, not the features and guard rounds "
+                          "an add places new pages by); use spark.link = driver (the default) for incremental runs, "
+                          "or run all inputs again with --replace")  # fmt: skip
     if asked:
         raise ConfigError(f"setting spark.link = executors writes clusters and pairs only: {', '.join(asked)} needs spark.link = driver")
     if mode == "new" and earlier_outputs(out_dir):

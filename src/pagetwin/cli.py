@@ -167,7 +167,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_config)
 
     p = sub.add_parser("explain", help="why two pages are (or are not) duplicates: passages, similarities, shared keys")
-    p.add_argument("dir", metavar="DIR", help="output folder of pagetwin dedup (or its index file)")
+    p.add_argument("dir", metavar="DIR", help="output folder of pagetwin dedup (or its index file; or spark.output, a folder or file: URI)")
     p.add_argument("a", metavar="A", help="page id or URL")
     p.add_argument("b", metavar="B", help="page id or URL")
     p.add_argument("--json", action="store_true", help="print the explanation as JSON")

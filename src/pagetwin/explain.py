@@ -18,6 +18,13 @@ text length, every algorithm's features); when the file is gone or the record th
 (or a later run learned another model) the page says so (``text_problem``) instead of showing
 another text.
 
+A run with ``spark.link = executors`` has no index: ``explain`` on its ``--out`` folder (or its
+``spark.output`` folder, a local path or ``file:`` URI) reads its Parquet outputs instead
+(``explain_spark``, runners.spark_output): the pages by id or URL in clusters.parquet, each
+record read back at pages.parquet's locator and fingerprinted again with the run's settings
+and learned models (models.parquet), checked against what pages.parquet keeps of it, the edge
+from pairs.parquet. The same dict, the same verdicts and scores as the local runner's index.
+
 ``format_explain(d)`` renders that dict for a terminal.
 """
 
@@ -245,46 +252,203 @@ def _resolve(index, ref: str) -> int:
 
 def explain(index_path: str | Path, a: str, b: str) -> dict[str, Any]:
     """Everything known about pages ``a`` and ``b`` (ids or URLs) in the index; see the module
-    docstring. Raises ExplainError when the index or a page is missing, AmbiguousPage (an
-    ExplainError) when a URL given is shared by several pages."""
-    from pagetwin.fingerprints import build_algorithms
+    docstring. ``index_path`` may also be a Spark executors' run's output (``explain_spark``).
+    Raises ExplainError when the index or a page is missing, AmbiguousPage (an ExplainError)
+    when a URL given is shared by several pages."""
+    from pagetwin.runners.spark_output import OutputNotReadable, output_folder
 
+    try:
+        folder = output_folder(index_path)
+    except OutputNotReadable as exc:
+        raise ExplainError(str(exc)) from None
+    if folder is not None:
+        return explain_spark(folder, a, b)
     index = open_index(index_path)
     try:
         pids = [_resolve(index, ref) for ref in (a, b)]
         settings = _settings(index)
         reader = _Reader(settings)
         pa, pb = (_page_info(index, p, reader) for p in pids)
-        results = []
-        for algo in build_algorithms(settings):
-            da, db = index.features(algo.name, pids[0]), index.features(algo.name, pids[1])
-            shared = index.shared_keys(algo.name, pids[0], pids[1])
-            entry: dict[str, Any] = {"algorithm": algo.name, "shared_keys": len(shared),
-                                     "keys": [f"{k & (2**64 - 1):016x}" for k in shared[:8]]}
-            if da is None or db is None:
-                missing = [r for r, d in ((a, da), (b, db)) if d is None]
-                entry.update(score=None, passed=False, detail={"no_features": missing})
-            else:
-                ev = algo.verify(algo.decode(da), algo.decode(db))
-                entry.update(score=ev.score, passed=ev.passed, detail=ev.detail)
-            results.append(entry)
+        results = _algorithms(
+            settings, (a, b), lambda name, i: index.features(name, pids[i]), lambda name: index.shared_keys(name, *pids)
+        )
         lo, hi = sorted(pids)
         row = index.db.execute("SELECT kind, evidence FROM edges WHERE a=? AND b=?", (lo, hi)).fetchone()
         edge = {"kind": row[0], "evidence": json.loads(row[1])} if row else None
-        passages = mark_passages(pa["text"], pb["text"])
-        same_chars = sum(len(p["text"]) for p in passages if p["op"] == "same")
-        total = sum(len(p["text"]) for p in passages if p["op"] in ("same", "a"))
-        return {
-            "a": pa,
-            "b": pb,
-            "same_cluster": pa["cluster"] is not None and pa["cluster"] == pb["cluster"],
-            "edge": edge,
-            "algorithms": results,
-            "passages": passages,
-            "shared_share_of_a": round(same_chars / total, 4) if total else 0.0,
-        }
+        return _explained(pa, pb, edge, results)
     finally:
         index.db.close()
+
+
+def _algorithms(settings: Any, refs: tuple[str, str], features: Any, shared_keys: Any) -> list[dict[str, Any]]:
+    """Each algorithm's entry: shared keys (``shared_keys(name)``, sorted), and its verdict
+    recomputed from the two pages' features (``features(name, 0 or 1)``; None: the page has
+    none, named in ``detail``)."""
+    from pagetwin.fingerprints import build_algorithms
+
+    results = []
+    for algo in build_algorithms(settings):
+        da, db = features(algo.name, 0), features(algo.name, 1)
+        shared = shared_keys(algo.name)
+        entry: dict[str, Any] = {"algorithm": algo.name, "shared_keys": len(shared),
+                                 "keys": [f"{k & (2**64 - 1):016x}" for k in shared[:8]]}
+        if da is None or db is None:
+            missing = [r for r, d in zip(refs, (da, db)) if d is None]
+            entry.update(score=None, passed=False, detail={"no_features": missing})
+        else:
+            ev = algo.verify(algo.decode(da), algo.decode(db))
+            entry.update(score=ev.score, passed=ev.passed, detail=ev.detail)
+        results.append(entry)
+    return results
+
+
+def _explained(pa: dict[str, Any], pb: dict[str, Any], edge: dict[str, Any] | None, results: list) -> dict[str, Any]:
+    passages = mark_passages(pa["text"], pb["text"])
+    same_chars = sum(len(p["text"]) for p in passages if p["op"] == "same")
+    total = sum(len(p["text"]) for p in passages if p["op"] in ("same", "a"))
+    return {
+        "a": pa,
+        "b": pb,
+        "same_cluster": pa["cluster"] is not None and pa["cluster"] == pb["cluster"],
+        "edge": edge,
+        "algorithms": results,
+        "passages": passages,
+        "shared_share_of_a": round(same_chars / total, 4) if total else 0.0,
+    }
+
+
+# -- a Spark executors' run's output (spark.link = executors) ---------------------------------
+
+
+def explain_spark(folder: str, a: str, b: str) -> dict[str, Any]:
+    """``explain`` on the outputs of a run with ``spark.link = executors`` (a local folder: see
+    runners.spark_output): the pages found by id or URL in clusters.parquet, their records read
+    back at pages.parquet's locators and fingerprinted again with the run's stored settings and
+    learned models (models.parquet), each checked against what pages.parquet holds (text
+    length, shortened candidate keys and payload digest); the edge from pairs.parquet. A page
+    whose record cannot be read back, or is not the one fingerprinted, says why
+    (``text_problem``) and has no features."""
+    from pagetwin.runners.spark_output import OutputNotReadable, SparkOutput
+
+    try:
+        out = SparkOutput(folder)
+        crows = _resolve_spark(out, [a, b])
+        pids = [r["pid"] for r in crows]
+        prows = out.pages(pids)
+        settings = out.settings()
+        reader = _SparkReader(settings, out)
+        read = [reader.read(r, prows.get(r["pid"])) for r in crows]
+        pair = out.pair(crows[0]["id"], crows[1]["id"])
+    except OutputNotReadable as exc:
+        raise ExplainError(str(exc)) from None
+    pa, pb = (info for info, _ in read)
+    results = _algorithms(
+        settings, (a, b), lambda name, i: (read[i][1] or {}).get("features", {}).get(name),
+        lambda name: sorted(set(_keys(read[0][1], name)) & set(_keys(read[1][1], name))),
+    )  # fmt: skip
+    edge = {"kind": pair["kind"], "evidence": json.loads(pair["evidence"])} if pair else None
+    return _explained(pa, pb, edge, results)
+
+
+def _keys(derived: dict[str, Any] | None, name: str) -> list[int]:
+    return (derived or {}).get("keys", {}).get(name, [])
+
+
+def _resolve_spark(out: Any, refs: list[str]) -> list[dict[str, Any]]:
+    """clusters.parquet's row of the page each ref names (its id, else its URL), as
+    ``_resolve`` (the first ref's error first); one scan for the ids, one for the URLs left."""
+    by_id = out.find("id", refs)
+    left = [ref for ref in refs if not by_id[ref]]
+    by_url = out.find("url", left) if left else {}
+    found = []
+    for ref in refs:
+        column, rows = ("id", by_id[ref]) if by_id[ref] else ("url", by_url[ref])
+        if len(rows) > 1:
+            raise AmbiguousPage(ref, rows, column)
+        if not rows:
+            raise ExplainError(f"no page with id or URL {ref!r} in {out.folder}")
+        found.append(rows[0])
+    return found
+
+
+class _SparkReader:
+    """Reads a Spark output's pages back from their records and fingerprints them again with
+    the run's settings and learned models (the Worker built on first use)."""
+
+    def __init__(self, settings: Any, out: Any) -> None:
+        self.settings, self.out, self.worker = settings, out, None
+
+    def read(self, crow: dict[str, Any], prow: dict[str, Any] | None) -> tuple[dict[str, Any], dict[str, Any] | None]:
+        """(the page's explain entry, {"features", "keys"} derived again or None when its
+        record could not be read back as it was fingerprinted)."""
+        from pagetwin.runners.spark_output import local_path
+
+        info = {"pid": crow["pid"], "id": crow["id"], "url": crow["url"], "title": "", "lang": None,
+                "error": (prow or {}).get("error"), "text": "", "text_from": None, "text_problem": None,
+                "cluster": crow["cluster"], "keep": crow["keep"]}  # fmt: skip
+        source = (prow or {}).get("source") or ""
+        offset = (prow or {}).get("warc_offset")
+        where = f"{source} at byte {offset}" if isinstance(offset, int) else source
+        path = local_path(source) if source else None
+        problem = None
+        if prow is None:
+            problem = "pages.parquet has no row for it"
+        elif path is None:
+            problem = f"its record is in {source}: explain reads records from local files and file: URIs only"
+        elif not os.path.isfile(path):
+            problem = f"its source {path or '(none)'} is gone: moved or deleted"
+        if problem is not None:
+            info["text_problem"] = problem
+            return info, None
+        try:
+            page = source_page({"source": path, "id": crow["id"], "warc_offset": offset}, self.settings)
+        except OSError as exc:
+            info["text_problem"] = f"its source {path} cannot be read ({exc.strerror or exc})"
+            return info, None
+        except Exception as exc:  # noqa: BLE001 - a damaged file: said, not a traceback
+            info["text_problem"] = f"its record in {where} cannot be read ({type(exc).__name__}: {' '.join(str(exc).split())[:160]})"
+            return info, None
+        if page is None:
+            info["text_problem"] = f"its record {crow['id']} is no longer in {where}"
+            return info, None
+        if not _same_digest(prow, page.payload_digest):
+            info["text_problem"] = f"its record in {where} changed (another payload digest)"
+            return info, None
+        if self.worker is None:
+            from pagetwin.pipeline import Worker
+
+            self.worker = Worker(self.settings, self.out.learned(self.settings))
+        result = self.worker.fingerprint(page)
+        text = result.doc.text if result.doc else ""
+        if len(text) != prow.get("text_len") or not _same_fingerprints(prow, result):
+            info["text_problem"] = (f"the text read back from {where} is not the one fingerprinted "
+                                    "(the file changed since the run)")  # fmt: skip
+            return info, None
+        doc = result.doc
+        info.update(title=(doc.title if doc else None) or "", lang=doc.lang if doc else None)
+        if text:
+            info.update(text=text, text_from="source")
+        return info, {"features": result.features, "keys": result.keys}
+
+
+def _same_digest(prow: dict[str, Any], digest: str | None) -> bool:
+    """Whether a record read back has the payload digest pages.parquet keeps of it: whole
+    (``spark.index = features``) or shortened (``digest_key``, the lean index)."""
+    from pagetwin.runners.spark_link import _digest_key, short_key
+
+    if "payload_digest" in prow:
+        return digest == prow["payload_digest"]
+    return (short_key(_digest_key(digest)) if digest else None) == prow.get("digest_key")
+
+
+def _same_fingerprints(prow: dict[str, Any], result: Any) -> bool:
+    """Whether a record fingerprinted again gives what pages.parquet keeps of it: the features
+    whole (``spark.index = features``), or each algorithm's keys shortened (the lean index)."""
+    from pagetwin.runners.spark_link import short_keys
+
+    if "features" in prow:
+        return {name: bytes(data) for name, data in (prow["features"] or ())} == result.features
+    return {name: bytes(data) for name, data in (prow.get("keys") or ())} == short_keys(result.keys)
 
 
 def format_explain(d: dict[str, Any], width: int = 100) -> str:

@@ -37,3 +37,22 @@ def test_measured_sees_the_process_and_its_children():
     m = _measured([sys.executable, "-c", code])
     assert m["child"] == {"ok": 1} and m["seconds"] > 0.5
     assert m["peak_bytes"]["driver"] >= 60 << 20 and m["peak_bytes"]["workers"] >= 40 << 20
+
+
+def test_explain_report_and_the_models_bytes_of_a_local_index(tmp_path):
+    """--explain-report on two outputs of the same crawl (here a full and a lean local index:
+    explain reads a Spark output the same way) finds them equal pair for pair; --lean-report
+    gives the index's stored models' bytes."""
+    from pathlib import Path
+
+    from bench.spark_scale import explain_report, lean_report
+    from pagetwin.cli import main
+
+    example = Path(__file__).resolve().parents[2] / "examples" / "debian-docs.warc.gz"
+    assert main(["dedup", str(example), "--out", str(tmp_path / "full"), "--workers", "1"]) == 0
+    assert main(["dedup", str(example), "--out", str(tmp_path / "lean"), "--workers", "1", "--set", "index.store_text=false"]) == 0
+    got = explain_report(tmp_path / "lean", tmp_path / "full", pairs=3)
+    assert got["pairs"] == 6 and got["equal"] == 6 and got["text_problems"] == 0
+    assert set(got["cpu_ms_a_pair"]) == {"spark", "local"} and all(v > 0 for v in got["cpu_ms_a_pair"].values())
+    report = lean_report(tmp_path / "lean")
+    assert report["models_bytes"] > 10_000 and report["models_bytes_per_page"] == round(report["models_bytes"] / report["pages"], 1)

@@ -24,9 +24,10 @@ index) computes, step for step, so that the outputs are the same:
 Outputs, written by the executors under an output URI through Spark's Hadoop file systems
 (``file:``, ``hdfs:``, ``s3a:``): clusters.jsonl/ and pairs.jsonl/ (part files whose lines,
 read in part order, are the local runner's clusters.jsonl and pairs.jsonl), clusters.parquet/,
-pairs.parquet/ and pages.parquet/ (the lean index). The driver gets counts only (dicts of a few
-entries, one SourceStats per partition) and the learned models of pass 1 (bounded by their own
-caps, not by pages).
+pairs.parquet/, pages.parquet/ (the lean index) and models.parquet/ (pass 1's learned models and
+the settings, runners.spark_output: what explain needs to fingerprint a record again). The
+driver gets counts only (dicts of a few entries, one SourceStats per partition) and the learned
+models of pass 1 (bounded by their own caps, not by pages).
 
 The lean index (``spark.index = "lean"``, the default), a row per page by pid: where its record
 is (source, warc_offset), what picks a cluster's kept page without reading it (crawl_date,
@@ -55,7 +56,7 @@ from typing import Any, NamedTuple
 from pagetwin.components import directed, large_star, small_star
 from pagetwin.match import guard_score
 
-OUTPUTS = ("clusters.jsonl", "pairs.jsonl", "clusters.parquet", "pairs.parquet", "pages.parquet")
+OUTPUTS = ("clusters.jsonl", "pairs.jsonl", "clusters.parquet", "pairs.parquet", "pages.parquet", "models.parquet")
 
 
 class Lean(NamedTuple):
@@ -352,6 +353,10 @@ def link_on_executors(
         edges = _edges(sc, shared, pages, revisits, settings, counts, n)
         rows = _clusters(shared, pages, edges, revisits, settings, counts, n)
         _write(sc, pages, edges, rows, out_uri, overwrite, counts, n, settings)
+        # pass 1's models, for explain (and a later add) to fingerprint a record again (runners.spark_output)
+        from pagetwin.runners.spark_output import MODELS, write_models
+
+        counts.outputs[MODELS] = write_models(sc, learned, settings, out_uri, overwrite)
         return counts
     finally:
         shared.destroy()
