@@ -579,7 +579,7 @@ def link_index(
     when only the new pages were matched, for the components of the new pages and of the
     retracted edges' pages alone (``recluster``; no other edge changed). ``held``
     (held.Held: the clusters the index's writer holds) places the new pages it can."""
-    from pagetwin.match import MatchStats, evidence_json, find_edges, find_new_edges, guard_score, link_of
+    from pagetwin.match import Link, MatchStats, evidence_row, find_edges, find_new_edges, link_of
 
     t = time.monotonic()
     match_stats = MatchStats()
@@ -588,15 +588,22 @@ def link_index(
     new = None if first_new is None else find_new_edges(index, algorithms, max_bucket, match_stats, first_new, revisits)
     if new is None:
         edges = find_edges(index, algorithms, max_bucket, match_stats, revisits)
-        links = [link_of(e) for e in edges]  # each edge's guard score, stored and clustered by
-        index.replace_edges((e.a, e.b, e.kind, evidence_json(e.evidence), link.score) for e, link in zip(edges, links))
+        links = []  # each edge's Link (link_of), made with its row from the same guard score
+
+        def rows() -> Iterator[tuple]:
+            for e in edges:
+                text, score = evidence_row(e.evidence)
+                links.append(Link(e.a, e.b, e.kind, score))
+                yield e.a, e.b, e.kind, text, score
+
+        index.replace_edges(rows())
     else:
         following = held is not None and settings.match.guard and not recluster_all
         plan = _retraction(index, new.retracted, _merge_kinds(settings))
         if following and plan.touched:
             held.hold_changed(index, {p for pair in plan.changed for p in pair}, first_new + 1)  # as stored, before the change
         touched = _retract(index, plan)
-        index.add_edges((e.a, e.b, e.kind, evidence_json(e.evidence), guard_score(e.evidence)) for e in new.edges)
+        index.add_edges((e.a, e.b, e.kind, *evidence_row(e.evidence)) for e in new.edges)
     timed("match", t)
 
     t = time.monotonic()
