@@ -345,7 +345,10 @@ def _learn_step(run: _Run) -> Learned | None:
         previous = stored_model(run.index, run.settings)
         if previous is not None:
             _check_stored_model(run.index, previous, run.settings)
-        learned = run.engine.learn(run.readable, run.settings, learning, previous, _IndexPages(run.index))
+        # An index without pages stores none of them and none of their payloads: pass 1 then
+        # asks it nothing (two queries a page, 0.03 CPU-s on corpus-2000)
+        stored = _IndexPages(run.index) if run.index.max_pid() > 0 else None
+        learned = run.engine.learn(run.readable, run.settings, learning, previous, stored)
     run.timed("learn", t)
     return learned
 
