@@ -12,7 +12,7 @@ keeps long pages cheap (py3langid reads about 2.5-4 M characters/s here). The fi
 (SAMPLE_CHARS) give every page of ../shared/data and of bench's corpus-2000 and corpus-5000
 the language the first 4,000 give (10,309 main texts, 3,963 longer than 2,000 characters; the
 same 4 differ from the whole text's label at both lengths), for 24 % less CPU over those
-texts (session 9, /tmp/results9/16e.md); the first 1,000 change 2 of them.
+texts (bench/RESULTS.md, session 9); the first 1,000 change 2 of them.
 
 The byte DFA that counts the model's n-gram features runs natively (``_fast.DfaCounter`` over
 py3langid's own tables, several pieces of the sample walked at once: each byte's step waits on a
