@@ -131,6 +131,22 @@ def test_the_blob_and_the_parts_give_the_model_back():
         Learned.from_bytes(b"junk", settings)
 
 
+def test_pass_two_leaves_the_model_as_it_was_serialised():
+    """dedup serialises the model once, before pass 2, for its checkpoint and for the end
+    (app._fingerprint_step): pass 2 must read the model and never change it."""
+    settings = Settings()
+    records = _records(6, seed=8, settings=settings) + _records(4, seed=9, settings=settings)
+    learned = Learned.fit(records, settings, ALL)
+    learned.image_hashes = {"x/a.png": 11}
+    parts = learned.to_parts()
+    assert Learned.blob(parts) == learned.to_bytes()
+    worker = Worker(settings, learned)
+    other = Page(id="new", url="https://elsewhere.example/a.html", body=records[0][0].body)  # a site it never saw
+    results = [worker.fingerprint(page) for page, _ in records] + [worker.fingerprint(other)]
+    assert all(not r.error and r.doc is not None and r.doc.text for r in results)
+    assert learned.to_parts() == parts
+
+
 def test_a_model_stored_before_its_settings_were_recorded_counts_as_this_runs():
     settings = Settings()
     parts = Learned.fit(_records(3, seed=7, settings=settings), settings, ALL).to_parts()

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from pagetwin.config import Settings
 from pagetwin.index.sqlite import Index
 from pagetwin.match import WINDOW, MatchStats, bucket_pairs, edge_kind, find_edges, find_new_edges, new_pairs, retract
-from pagetwin.match import evidence_from_json, evidence_json
+from pagetwin.match import evidence_from_json, evidence_json, evidence_row, guard_score
 from pagetwin.model import Edge, Evidence
 
 
@@ -200,3 +200,20 @@ def test_find_edges_verifies_many_pairs_at_once_as_one_at_a_time(pages, chunk, m
     assert got == expected
     assert [evidence_json(e.evidence) for e in got] == [evidence_json(e.evidence) for e in expected]
     assert stats.to_dict() == expected_stats.to_dict()
+
+
+_SCORES = st.floats(allow_nan=True, allow_infinity=True) | st.sampled_from([1.0, 0.5, 0.4999995, 0.5000004, 1, 0, -0.0])
+
+
+@given(st.lists(st.builds(Evidence, st.sampled_from(["exact", "minhash", "con-w", "revisit"]), _SCORES, st.booleans(),
+                          st.dictionaries(st.sampled_from(["jaccard", "kind", "key"]), st.floats(0, 1) | st.text(max_size=3), max_size=2)),
+                max_size=5).map(tuple))
+@settings(max_examples=300, deadline=None)
+def test_an_edge_row_is_its_evidence_json_and_guard_score(evidence):
+    """evidence_row rounds each score once for both: the same text and score as the two apart
+    (ties, NaN and infinities, ints, no passed item)."""
+    text, score = evidence_row(evidence)
+    expected = guard_score(evidence)
+    assert text == evidence_json(evidence)
+    assert score == expected or (score != score and expected != expected)
+    assert type(score) is type(expected)

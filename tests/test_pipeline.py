@@ -59,6 +59,20 @@ def test_stored_text_round_trips(text):
     assert decompress_text(data) == text
 
 
+def test_stored_text_is_zstd_level_3_from_any_thread():
+    """The kept compressor writes the bytes a compressor made per call writes, in each thread."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import zstandard
+
+    from pagetwin.pipeline import compress_text
+
+    texts = [f"Текст {i} " * (i * 40) for i in range(60)]
+    with ThreadPoolExecutor(4) as pool:
+        stored = list(pool.map(compress_text, texts))
+    assert stored == [zstandard.compress(t.encode("utf-8"), 3) for t in texts]
+
+
 def test_text_stored_by_earlier_versions_is_read_too():
     import zlib
 

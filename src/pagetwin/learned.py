@@ -206,7 +206,11 @@ class Learned:
 
     def to_bytes(self) -> bytes:
         """The whole model as one blob: a JSON header of the parts' lengths, then the parts."""
-        parts = self.to_parts()
+        return self.blob(self.to_parts())
+
+    @staticmethod
+    def blob(parts: Mapping[str, bytes]) -> bytes:
+        """``to_bytes`` of the model whose ``to_parts`` are ``parts``."""
         head = json.dumps({name: len(data) for name, data in parts.items()}).encode()
         return b"".join([_MAGIC, len(head).to_bytes(4, "big"), head, *parts.values()])
 

@@ -398,6 +398,18 @@ def evidence_json(evidence: tuple[Evidence, ...]) -> str:
     )
 
 
+def evidence_row(evidence: tuple[Evidence, ...]) -> tuple[str, float]:
+    """(evidence_json(evidence), guard_score(evidence)), each score rounded once for both: what
+    an edge's row stores."""
+    items, best = [], None
+    for e in evidence:
+        score = round(e.score, 6)
+        items.append({"algorithm": e.algorithm, "score": score, "passed": e.passed, **e.detail})
+        if e.passed and (best is None or score > best):  # max(): the first of equals, NaN never above
+            best = score
+    return _EVIDENCE_ENCODER.encode(items), 1.0 if best is None else best
+
+
 class Link(NamedTuple):
     """What clustering reads of an edge: its pages, its kind, and the score the guard ranks
     it by (``guard_score``)."""

@@ -10,7 +10,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pagetwin.outputs.jsonl import cluster_stats, size_bucket, write_clusters, write_pairs, write_summary
+from pagetwin.outputs.jsonl import (
+    cluster_line,
+    cluster_line_reference,
+    cluster_stats,
+    pair_line,
+    pair_line_reference,
+    size_bucket,
+    write_clusters,
+    write_pairs,
+    write_summary,
+)
 
 
 class TinyIndex:
@@ -137,3 +147,22 @@ def test_cluster_stats_count_every_cluster_and_page(sizes):
     assert sum(h["pages"] for h in listed) + hosts["others"]["pages"] == len(pages)
     assert sum(h["duplicates"] for h in listed) + hosts["others"]["duplicates"] == len(pages) - len(sizes)
     assert hosts["count"] == len(listed) + hosts["others"]["hosts"] == len({p[1].split("/")[2] for p in pages})
+
+
+# Any text (lone surrogates, quotes, controls, U+2028 included), or a value of another type
+# (NULL columns, a str subclass), which the lines then write through json.dumps.
+_FIELD = st.text(max_size=8) | st.none() | st.integers() | st.builds(type("Sub", (str,), {}), st.text(max_size=3))
+
+
+@given(_FIELD, _FIELD, _FIELD, _FIELD, _FIELD, st.sampled_from(["[]", '[{"algorithm": "exact"}]']))
+@settings(max_examples=200, deadline=None)
+def test_pair_line_is_its_json_dumps_reference(id_a, id_b, url_a, url_b, kind, evidence):
+    assert pair_line(id_a, id_b, url_a, url_b, kind, evidence) == pair_line_reference(id_a, id_b, url_a, url_b, kind, evidence)
+
+
+@given(_FIELD, _FIELD, _FIELD, st.sampled_from([0, 1, True, False, None]), st.integers() | st.booleans() | st.none(), _FIELD)
+@settings(max_examples=200, deadline=None)
+def test_cluster_line_is_its_json_dumps_reference(page_id, url, cluster, keep, size, kept_id):
+    line = cluster_line(page_id, url, cluster, keep, size, kept_id)
+    assert line == cluster_line_reference(page_id, url, cluster, keep, size, kept_id)
+    assert json.loads(line)["id"] == page_id

@@ -54,3 +54,14 @@ def test_normalization_of_every_character_equals_its_definition():
         chunk = "".join(map(chr, range(start, min(start + 4096, sys.maxunicode + 1))))
         for text in (chunk, " ".join(chunk)):
             assert normalize_text(text) == _normalize_by_definition(text), start
+
+
+def test_casefold_is_idempotent_on_every_code_point():
+    """normalize_text counts on it: a casefolded text is not casefolded again to check it."""
+    import sys
+
+    for start in range(0, sys.maxunicode + 1, 4096):
+        chunk = "".join(map(chr, range(start, min(start + 4096, sys.maxunicode + 1))))
+        folded = chunk.casefold()
+        assert folded.casefold() == folded, start
+        assert "".join(c.casefold() for c in chunk) == folded, start  # character by character

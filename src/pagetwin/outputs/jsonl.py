@@ -4,6 +4,7 @@ temporary file and renamed into place (outputs.files.atomic_open)."""
 from __future__ import annotations
 
 import json
+from json.encoder import encode_basestring
 from pathlib import Path
 from typing import Any
 
@@ -87,14 +88,24 @@ def write_pairs(index: Any, path: Path) -> int:
     n = 0
     with atomic_open(path) as out:
         for id_a, url_a, id_b, url_b, kind, evidence in index_pairs(index):
-            out.write(pair_line(id_a, id_b, url_a, url_b, kind, evidence))
-            out.write("\n")
+            out.write(pair_line(id_a, id_b, url_a, url_b, kind, evidence) + "\n")
             n += 1
     return n
 
 
 def cluster_line(page_id: str, url: str, cluster: str, keep: Any, size: int, kept_id: str) -> str:
     """clusters.jsonl's line for one page (without its newline): both runners write it."""
+    if type(page_id) is str and type(url) is str and type(cluster) is str and type(size) is int and type(kept_id) is str:
+        q = encode_basestring  # as pair_line: json.dumps's text for these types
+        return (
+            f'{{"id": {q(page_id)}, "url": {q(url)}, "cluster": {q(cluster)}, "keep": {"true" if keep else "false"},'
+            f' "cluster_size": {int.__repr__(size)}, "kept_id": {q(kept_id)}}}'
+        )
+    return cluster_line_reference(page_id, url, cluster, keep, size, kept_id)
+
+
+def cluster_line_reference(page_id: Any, url: Any, cluster: Any, keep: Any, size: Any, kept_id: Any) -> str:
+    """``cluster_line`` through json.dumps (values of any type)."""
     record = {"id": page_id, "url": url, "cluster": cluster, "keep": bool(keep), "cluster_size": size, "kept_id": kept_id}
     return json.dumps(record, ensure_ascii=False)
 
@@ -103,6 +114,16 @@ def pair_line(id_a: str, id_b: str, url_a: str, url_b: str, kind: str, evidence:
     """pairs.jsonl's line for one edge (without its newline), ``evidence`` being
     match.evidence_json's text, spliced in as it is (parsing it and writing it again would give
     the same text: it was written with ``ensure_ascii=False``)."""
+    if type(id_a) is str and type(id_b) is str and type(url_a) is str and type(url_b) is str and type(kind) is str:
+        # json.dumps(..., ensure_ascii=False) writes a str as encode_basestring does (its C
+        # escaper): the same text without an encoder made per line (a third of this step)
+        q = encode_basestring
+        return f'{{"a": {q(id_a)}, "b": {q(id_b)}, "url_a": {q(url_a)}, "url_b": {q(url_b)}, "kind": {q(kind)}, "evidence": {evidence}}}'
+    return pair_line_reference(id_a, id_b, url_a, url_b, kind, evidence)
+
+
+def pair_line_reference(id_a: Any, id_b: Any, url_a: Any, url_b: Any, kind: Any, evidence: str) -> str:
+    """``pair_line`` through json.dumps (values of any type: a NULL url as null)."""
     head = json.dumps({"a": id_a, "b": id_b, "url_a": url_a, "url_b": url_b, "kind": kind}, ensure_ascii=False)
     return f'{head[:-1]}, "evidence": {evidence}}}'
 
