@@ -149,6 +149,18 @@ def test_exit_codes_and_messages(tmp_path):
     assert _run("frobnicate").returncode == 2
 
 
+def test_a_folder_without_inputs_says_which_files_it_passed_over(tmp_path):
+    folder = tmp_path / "saved"
+    folder.mkdir()
+    (folder / "page.html.bz2").write_bytes(b"BZh9 not read")
+    (folder / "notes.txt").write_text("x")
+    for args in (["dedup", str(folder), "--out", str(tmp_path / "o")], ["text", str(folder)]):
+        done = _run(*args)
+        assert done.returncode == 0 and "Traceback" not in done.stderr
+        assert "no pages in the inputs: 2 files in the folders given are not inputs" in done.stderr
+        assert "page.html.bz2" in done.stderr and ".html.gz" in done.stderr
+
+
 @pytest.mark.parametrize("body", [b"\x00\x01binary junk" * 100, b"<div>" * 50_000 + b"deep" + b"</div>" * 50_000])
 def test_bad_pages_do_not_stop_the_run(tmp_path, body):
     crawl = tmp_path / "bad.warc.gz"

@@ -26,7 +26,7 @@ from pagetwin.engine import Engine, Progress, StoredSnapshot, source_path
 from pagetwin.learned import PART_NAMES, Learned, Learning, LearnedMismatch, learned_with
 from pagetwin.model import Page
 from pagetwin.pipeline import PageResult, compress_text
-from pagetwin.sources import SourceStats
+from pagetwin.sources import SourceStats, no_pages_message
 
 if TYPE_CHECKING:
     from pagetwin.html.templates import SiteTemplates
@@ -467,8 +467,9 @@ def _fingerprint_step(run: _Run, learned: Learned | None) -> _Pass2:
     out.input_errors = list(dict.fromkeys(run.problems + out.stats.errors))
     run.reporter.report(out.input_errors)
     if out.stats.pages_read == 0 and not out.stats.records_total and not out.input_errors:
-        run.log("no pages in the inputs")
+        run.log(no_pages_message(out.stats))
     return out
+
 
 
 # Pages pass 2 holds between writes to the index (one executemany per table), when no

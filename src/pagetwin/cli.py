@@ -327,10 +327,14 @@ def _print_rows(iter_rows, args: argparse.Namespace, settings: Settings, **optio
 
 def _write_rows(rows, stats) -> int:
     """Each row as a JSON line on stdout; the records skipped while reading, summed on stderr."""
+    from pagetwin.sources import no_pages_message
+
     out = sys.stdout
     for row in rows:
         out.write(json.dumps(row, ensure_ascii=False))
         out.write("\n")
+    if not stats.records_total and not stats.errors:
+        _err(no_pages_message(stats))
     skipped = sum(stats.skipped.values())
     if skipped:
         _err(f"{stats.pages_read} pages, {skipped} records skipped: {dict(stats.skipped)}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 from pathlib import Path
 
 from pagetwin.config import InputSettings
@@ -136,15 +137,44 @@ def test_a_folder_reads_every_name_a_file_given_directly_is_read_by(tmp_path):
     from pagetwin.sources.files import folder_kind, walk_folder, walk_inputs
 
     names = {"a.html": "html", "b.HTM": "html", "c.xhtml": "html", "d.jsonl": "jsonl", "e.ndjson": "jsonl",
-             "f.ndjson.gz": "jsonl", "g.jsonl.gz": "jsonl", "h.warc.gz": "warc", "i.warc.zst": "warc", "j.arc.gz": "warc"}  # fmt: skip
+             "f.ndjson.gz": "jsonl", "g.jsonl.gz": "jsonl", "h.warc.gz": "warc", "i.warc.zst": "warc", "j.arc.gz": "warc", "k.html.gz": "html"}  # fmt: skip
     for name, kind in names.items():
         assert folder_kind(name) == kind, name
         path = tmp_path / name
         path.write_bytes(b"{}\n" if kind == "jsonl" else b"<html><body>x</body></html>")
+        if name.endswith(".html.gz"):
+            path.write_bytes(gzip.compress(b"<html><body>x</body></html>"))
         given = input_kind(str(path))
         assert given == kind or (kind == "warc" and given in ("warc", "arc")), name
     (tmp_path / "notes.log").write_text("x")
     stats = SourceStats()
     assert sorted(rel for _, rel, _ in walk_inputs(str(tmp_path), stats)) == sorted(names)
     assert stats.files_ignored == 1
-    assert sorted(rel for _, rel in walk_folder(str(tmp_path), SourceStats())) == ["a.html", "b.HTM", "c.xhtml"]
+    assert sorted(rel for _, rel in walk_folder(str(tmp_path), SourceStats())) == ["a.html", "b.HTM", "c.xhtml", "k.html.gz"]
+
+
+def test_gzipped_html_files_are_pages_and_damaged_ones_counted_skips(tmp_path):
+    # Saved pages gzipped one by one (the extraction sets, `wget --compression`): the page is
+    # the HTML inside, its digest that of the HTML, so a.html and b.html.gz are one page.
+    body = html_page("Zipped", words=400)
+    (tmp_path / "a.html").write_bytes(body)
+    (tmp_path / "b.html.gz").write_bytes(gzip.compress(body))
+    whole = gzip.compress(body * 4)
+    (tmp_path / "c.htm.gz").write_bytes(whole[: len(whole) // 2])
+    (tmp_path / "d.xhtml.gz").write_bytes(b"\x1f\x8b\x08\x00" + b"not deflate data" * 20)
+    pages, stats = read_all([tmp_path])
+    assert [p.id for p in pages] == ["a.html", "b.html.gz"]
+    assert pages[1].body == body and pages[1].payload_digest == pages[0].payload_digest == sha1_digest(body)
+    assert stats.skipped == {"truncated-gzip": 1, "corrupt-gzip": 1}
+    assert stats.records_total == 4 and not stats.errors
+    given, _ = read_all([tmp_path / "b.html.gz"])  # a file given directly is read the same way
+    assert [p.body for p in given] == [body]
+
+
+def test_a_big_gzipped_page_is_cut_and_its_digest_covers_the_html(tmp_path):
+    body = html_page("Big", words=5000)
+    path = tmp_path / "big.html.gz"
+    path.write_bytes(gzip.compress(body))
+    pages, stats = read_all([path], InputSettings(max_page_bytes=1000))
+    assert len(pages[0].body) == 1000 and pages[0].truncated and stats.cut == 1
+    assert pages[0].payload_digest == sha1_digest(body)

@@ -3,7 +3,8 @@
 ``readable_inputs`` expands the inputs as given: a glob pattern that is not an existing path
 becomes the sorted paths it matches, a manifest (``*.paths``, ``*.paths.gz``, ``*.txt``, as
 Common Crawl's ``warc.paths.gz``) the paths it lists. A folder is walked recursively and each
-WARC, ARC, JSONL, Parquet and HTML file in it is read by its reader (sources.files.walk_inputs).
+WARC, ARC, JSONL, Parquet and HTML file in it (HTML also gzipped, ``*.html.gz``) is read by its
+reader (sources.files.walk_inputs).
 
 ``iter_pages`` streams the pages of all inputs and accounts for every record it sees in a
 SourceStats: each record is either yielded (a page, a revisit or, when wanted, an image) or
@@ -26,7 +27,8 @@ from pagetwin.model import Page
 from pagetwin.sources.base import InputError, Skip, SourceStats
 
 __all__ = [
-    "InputError", "SourceStats", "Skip", "check_inputs", "expand_inputs", "input_kind", "is_uri", "iter_pages", "readable_inputs"
+    "InputError", "SourceStats", "Skip", "check_inputs", "expand_inputs", "input_kind", "is_uri", "iter_pages",
+    "no_pages_message", "readable_inputs"
 ]  # fmt: skip
 
 # The names of input files, by kind: the one list, for files given directly (input_kind) and
@@ -35,7 +37,8 @@ WARC_SUFFIXES = (".warc", ".warc.gz", ".warc.zst")
 ARC_SUFFIXES = (".arc", ".arc.gz")
 ARCHIVE_SUFFIXES = WARC_SUFFIXES + ARC_SUFFIXES  # (in a folder the content tells them apart)
 JSONL_SUFFIXES = (".jsonl", ".jsonl.gz", ".ndjson", ".ndjson.gz")
-HTML_SUFFIXES = (".html", ".htm", ".xhtml")
+# Saved pages are often gzipped one by one (extraction datasets, `wget --compression`): read as HTML.
+HTML_SUFFIXES = (".html", ".htm", ".xhtml", ".html.gz", ".htm.gz", ".xhtml.gz")
 PARQUET_SUFFIXES = (".parquet",)
 _MANIFEST_NAMES = (".paths", ".paths.gz", ".txt")
 _GLOB_CHARS = re.compile(r"[*?\[]")
@@ -274,3 +277,13 @@ def iter_pages(
                 yield from _counted(file_path, records, stats, want_images)
         else:
             yield from _counted(path, _lazy_records(path, settings, stats, want_images), stats, want_images)
+
+
+def no_pages_message(stats: SourceStats) -> str:
+    """What a run that found no pages tells the user; when folders held files of no input kind,
+    how many, a few of their names, and the names that are read."""
+    if not stats.files_ignored:
+        return "no pages in the inputs"
+    names = ", ".join(list(stats.ignored_examples)[:3])
+    read = " ".join(HTML_SUFFIXES + ARCHIVE_SUFFIXES + JSONL_SUFFIXES + PARQUET_SUFFIXES)
+    return f"no pages in the inputs: {stats.files_ignored} files in the folders given are not inputs (e.g. {names}); the files read are {read}"

@@ -19,9 +19,11 @@ Its URL, and so its site (whose template is learned over the site's pages), is t
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import os
 import re
+import zlib
 from urllib.parse import quote
 from collections.abc import Iterator
 from pathlib import Path
@@ -33,6 +35,7 @@ from pagetwin.sources.base import Skip, SourceStats
 from pagetwin.sources.payload import Body, b32_digest, is_binary, prepare_body
 CANONICAL_SCAN = 65536  # bytes searched for a canonical URL
 READ_STEP = 1 << 20
+GZIP_READ_CAP = 1 << 28  # HTML bytes read from one .html.gz file, at most
 
 _LINK_TAG = re.compile(rb"<link\b[^>]{0,2000}>", re.IGNORECASE)
 _META_TAG = re.compile(rb"<meta\b[^>]{0,2000}>", re.IGNORECASE)
@@ -100,14 +103,24 @@ def read_html_file(path: str, page_id: str, settings: InputSettings, site: str =
     limit = settings.max_page_bytes
     hasher = hashlib.sha1()
     kept = bytearray()
-    with open(path, "rb") as fh:
-        while True:
-            chunk = fh.read(READ_STEP)
-            if not chunk:
-                break
-            hasher.update(chunk)
-            if len(kept) <= limit:
-                kept += chunk[: limit + 1 - len(kept)]
+    gzipped = path.lower().endswith(".gz")
+    read = 0
+    try:
+        with gzip.open(path, "rb") if gzipped else open(path, "rb") as fh:
+            # A gzipped file's digest is of the HTML it holds (so page.html and page.html.gz are
+            # one page), read up to GZIP_READ_CAP: a small file can inflate without end.
+            while not gzipped or read < GZIP_READ_CAP:
+                chunk = fh.read(READ_STEP)
+                if not chunk:
+                    break
+                read += len(chunk)
+                hasher.update(chunk)
+                if len(kept) <= limit:
+                    kept += chunk[: limit + 1 - len(kept)]
+    except EOFError:
+        return Skip("truncated-gzip", f"{page_id}: the gzip stream ends early")
+    except (gzip.BadGzipFile, zlib.error) as exc:
+        return Skip("corrupt-gzip", f"{page_id}: {' '.join(str(exc).split())[:120]}")
     raw = bytes(kept)
     if not raw.strip():
         return Skip("empty-body", page_id)
