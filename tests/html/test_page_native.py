@@ -2,7 +2,8 @@
 html/noise.py: each ported function gives what the reference gives on generated Blocks (trees
 of every shape, sibling slots, marked bodies, links, CJK datelines, texts said twice), and
 page_keep gives page_keep_reference's keep and region on every real page of the extraction sets
-and the shared WARCs; without the module (or built with other thresholds) the reference runs,
+and the shared WARCs (and so does parse_page's one query for a page's title, description and
+product facts); without the module (or built with other thresholds) the reference runs,
 with one warning."""
 
 from __future__ import annotations
@@ -238,6 +239,9 @@ def _same_on(bodies) -> int:
         blocks = walk(tree, 512)
         rows = noise.data_table_rows(tree) if blocks.tag.count("tr") >= noise.TABLE_ROWS else frozenset()
         assert noise._page_keep(blocks, None, rows, noise.native_rules()) == noise.page_keep_reference(blocks, table_rows=rows)
+        # (and parse_page's one query for the page's title, description and product facts)
+        meta, products = noise._head_nodes(tree)
+        assert (noise._page_meta_of(meta), noise._product_facts_of(tree, products)) == (noise.page_meta(tree), noise.product_facts(tree))
         count += 1
     return count
 

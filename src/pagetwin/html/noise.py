@@ -872,8 +872,9 @@ def _drop_captions(blocks: Blocks, classes: list[int], inside: list[bool], keep:
 # page_meta's tags, found in one pass over the DOM (every css query walks all of it, found or
 # not: 0.1-0.15 ms a page each, whatever the selectors), then told apart by the attribute that
 # matched: name and property values are compared as written (no HTML attribute whose value a
-# selector matches without case), a node once however many selectors it matches, in document
-# order. The keys: the selectors page_meta used one at a time, in their order.
+# selector matches without case), in document order (lexbor lists a node once for each
+# selector it matches: the first of each kind is kept). The keys: the selectors page_meta used
+# one at a time, in their order.
 _META_TAGS = 'title, meta[name="description"], meta[name="Description"], meta[property="og:description"], meta[property="og:title"]'
 _DESCRIPTIONS = (("name", "description"), ("name", "Description"), ("property", "og:description"))
 
@@ -881,8 +882,13 @@ _DESCRIPTIONS = (("name", "description"), ("name", "Description"), ("property", 
 def page_meta(tree) -> tuple[str, str]:
     """(title, description) of a page: <title> (or og:title), meta description (or og:description):
     the first element of each kind in the page."""
+    return _page_meta_of(tree.css(_META_TAGS))
+
+
+def _page_meta_of(nodes) -> tuple[str, str]:
+    """page_meta of the page's nodes that _META_TAGS matches, in document order."""
     first: dict = {}
-    for node in tree.css(_META_TAGS):
+    for node in nodes:
         if node.tag == "title":
             first.setdefault("title", node)
             continue
@@ -920,12 +926,13 @@ def parse_page(
     their page-level decision. ``walker``: the process's block walker (``blocks.walk``);
     ``replaced``, ``flattened``, ``refused_charsets``: how the page decoded and parsed, kept
     with it for the summary."""
-    title, description = page_meta(tree)
+    meta, products = _head_nodes(tree)
+    title, description = _page_meta_of(meta)
     blocks = walk(tree, max_depth, walker)
     # (A page whose walk has fewer rows than a data table has is not searched for one.)
     rows = data_table_rows(tree) if blocks.tag.count("tr") >= TABLE_ROWS else frozenset()
     keep, inside = page_keep(blocks, table_rows=rows)
-    is_product, product = product_facts(tree)
+    is_product, product = _product_facts_of(tree, products)
     if is_product:
         _drop_reviews(blocks, keep)
         _keep_specs(blocks, keep)
@@ -1003,7 +1010,11 @@ def product_facts(tree) -> tuple[bool, str]:
     microdata), and the product's description from the JSON-LD (``_product_ld``). One pass
     over the DOM finds both kinds of element (most pages have neither: nothing more to do);
     the JSON-LD is read only when some is there."""
-    nodes = tree.css(_LD_JSON + ", " + _PRODUCT_MICRODATA)
+    return _product_facts_of(tree, tree.css(_LD_JSON + ", " + _PRODUCT_MICRODATA))
+
+
+def _product_facts_of(tree, nodes) -> tuple[bool, str]:
+    """product_facts of the page's nodes that its selectors match, in document order."""
     if not nodes:
         return False, ""
     microdata = any(node.css_matches(_PRODUCT_MICRODATA) for node in nodes)
@@ -1011,6 +1022,30 @@ def product_facts(tree) -> tuple[bool, str]:
         return microdata, ""
     text, found = _product_ld(tree)
     return found or microdata, text
+
+
+# page_meta's and product_facts' nodes, found in one pass over the DOM (_head_nodes).
+_HEAD_TAGS = f"{_META_TAGS}, {_LD_JSON}, {_PRODUCT_MICRODATA}"
+
+
+def _head_nodes(tree) -> tuple[list, list]:
+    """(page_meta's nodes, product_facts' nodes) of a page from one css query for both (each
+    walks the whole DOM), told apart exactly: a script is never matched by _META_TAGS, a node
+    without an ``itemtype`` attribute never by _PRODUCT_MICRODATA; the few that have one are
+    asked which they match. (A node matching several selectors is listed once for each, as
+    by the queries of one kind: both readers take the first of each kind.)"""
+    meta, products = [], []
+    for node in tree.css(_HEAD_TAGS):
+        if node.tag == "script":
+            products.append(node)
+        elif any(name.lower() == "itemtype" for name in node.attributes):
+            if node.css_matches(_PRODUCT_MICRODATA):
+                products.append(node)
+            if node.css_matches(_META_TAGS):
+                meta.append(node)
+        else:
+            meta.append(node)
+    return meta, products
 
 
 def _product_ld(tree) -> tuple[str, bool]:
