@@ -83,32 +83,32 @@ cdef array.array _ints(list column, Py_ssize_t n):
     return out
 
 
-cdef array.array _flags(list column, Py_ssize_t n):
-    """A column of truth values as int8."""
+cdef array.array _small(list column, Py_ssize_t n, bint classes):
+    """A column as int8: truth values (0 or 1), or page-level classes (checked: 0 to 6)."""
     if len(column) != n:
         raise ValueError("a column of another length than the blocks")
     cdef array.array out = array.clone(_I8, n, False)
     cdef signed char *p = out.data.as_schars
     cdef Py_ssize_t i
-    for i in range(n):
-        x = column[i]
-        p[i] = 1 if x is True else 0 if x is False else 1 if x else 0
-    return out
-
-
-cdef array.array _classes(list classes, Py_ssize_t n):
-    if len(classes) != n:
-        raise ValueError("classes of another length than the blocks")
-    cdef array.array out = array.clone(_I8, n, False)
-    cdef signed char *p = out.data.as_schars
-    cdef Py_ssize_t i
     cdef long c
     for i in range(n):
-        c = classes[i]
-        if c < 0 or c > 6:
-            raise ValueError("not a page-level class")
-        p[i] = <signed char>c
+        x = column[i]
+        if classes:
+            c = x
+            if c < 0 or c > 6:
+                raise ValueError("not a page-level class")
+            p[i] = <signed char>c
+        else:
+            p[i] = 1 if x is True else 0 if x is False else 1 if x else 0
     return out
+
+
+cdef inline array.array _flags(list column, Py_ssize_t n):
+    return _small(column, n, False)
+
+
+cdef inline array.array _classes(list classes, Py_ssize_t n):
+    return _small(classes, n, True)
 
 
 # Tag codes (Columns.tag): the tags the rules ask about.
@@ -257,6 +257,8 @@ cdef bint _all_differ(uint64_t *keys, Py_ssize_t k) noexcept nogil:
 
 
 cdef int _by_key(const void *a, const void *b) noexcept nogil:
+    """qsort's order of items by their first 8 bytes as a uint64: keys, Slots by signature,
+    counts (never negative)."""
     cdef uint64_t x = (<const uint64_t *>a)[0]
     cdef uint64_t y = (<const uint64_t *>b)[0]
     return (x > y) - (x < y)
@@ -518,25 +520,9 @@ cdef struct Card:
     int64_t block
 
 
-cdef int _by_group(const void *a, const void *b) noexcept nogil:
-    cdef const Card *x = <const Card *>a
-    cdef const Card *y = <const Card *>b
-    if x.parent != y.parent:
-        return -1 if x.parent < y.parent else 1
-    if x.sig != y.sig:
-        return -1 if x.sig < y.sig else 1
-    return (x.block > y.block) - (x.block < y.block)
-
-
-cdef int _by_int(const void *a, const void *b) noexcept nogil:
-    cdef int64_t x = (<const int64_t *>a)[0]
-    cdef int64_t y = (<const int64_t *>b)[0]
-    return (x > y) - (x < y)
-
-
 def card_grid(Columns cols, list classes, list inside):
     """noise._card_grid: the groups of sibling cards (parent, signature) are found by sorting
-    (parent, signature, block); the largest valid group wins, the first in document order
+    (signature, parent, block); the largest valid group wins, the first in document order
     on a tie (the reference visits the groups in the order of their first card, and takes a
     group only when it is larger than the best so far)."""
     cdef Py_ssize_t n = cols.n, b, i, j, k, g, best_first = -1, best_lo = 0, best_hi = 0
@@ -588,7 +574,7 @@ def card_grid(Columns cols, list classes, list inside):
         if s_size[end[b]] - s_size[b] and not (s_hold[end[b]] - s_hold[b]):
             cards[k].parent, cards[k].sig, cards[k].block = parent[b], sig[b], b
             k += 1
-    qsort(cards, k, sizeof(Card), _by_group)
+    qsort(cards, k, sizeof(Card), _by_slot_list)
     cdef bint marked = cols.marked
     cdef array.array texts_a = _zeros(_I64, n)
     cdef int64_t *texts = texts_a.data.as_longlongs
@@ -615,7 +601,7 @@ def card_grid(Columns cols, list classes, list inside):
             # The reference takes a group larger than the best so far, in the order of first cards.
             if total > best_size or (total == best_size and best_first >= 0 and cards[i].block < best_first):
                 if not (linked and <double>(total - own) < GRID_OWN * <double>total) and not (<double>biggest > GRID_SHARE * <double>total):
-                    qsort(texts, j - i, sizeof(int64_t), _by_int)
+                    qsort(texts, j - i, sizeof(int64_t), _by_key)
                     if texts[(j - i) // 2] >= GRID_BLOCKS:
                         best_size, best_first, best_lo, best_hi = total, cards[i].block, i, j
         i = j
@@ -633,18 +619,12 @@ cdef struct Slot:
     int64_t flag
 
 
-cdef int _by_slot(const void *a, const void *b) noexcept nogil:
-    cdef uint64_t x = (<const Slot *>a).sig
-    cdef uint64_t y = (<const Slot *>b).sig
-    return (x > y) - (x < y)
-
-
 cdef set _slots(Slot *slots, Py_ssize_t k, Py_ssize_t least, bint all_flagged):
     """The signatures of at least ``least`` slots (all of them flagged, if asked)."""
     cdef set out = set()
     cdef Py_ssize_t i = 0, j
     cdef int64_t flagged
-    qsort(slots, k, sizeof(Slot), _by_slot)
+    qsort(slots, k, sizeof(Slot), _by_key)
     while i < k:
         j, flagged = i, 0
         while j < k and slots[j].sig == slots[i].sig:
@@ -690,8 +670,9 @@ def prose_slots(Columns cols, list classes, list inside):
     return _slots(slots, k, PROSE_SLOT, False)
 
 
-cdef int _by_list(const void *a, const void *b) noexcept nogil:
-    """Cards by (signature, parent, block): the index lists of one slot, list by list."""
+cdef int _by_slot_list(const void *a, const void *b) noexcept nogil:
+    """Cards by (signature, parent, block): the lists of one slot, list by list (the card
+    grid's groups and the index lists)."""
     cdef const Card *x = <const Card *>a
     cdef const Card *y = <const Card *>b
     if x.sig != y.sig:
@@ -722,7 +703,7 @@ def index_lists(Columns cols, list classes, list inside):
         if _heading(cols.tag[b]) and cols.length[b]:
             last = b
         before[b] = last
-    qsort(cards, k, sizeof(Card), _by_list)
+    qsort(cards, k, sizeof(Card), _by_slot_list)
     i = 0
     while i < k:  # one signature's lists
         e = i
@@ -806,7 +787,7 @@ def drop_repeats(Columns cols, list keep):
         if keep[b] and cols.length[b]:
             keys[k].sig, keys[k].flag = _text_key(texts[b], cols.length[b]), cols.length[b]
             k += 1
-    qsort(keys, k, sizeof(Slot), _by_slot)
+    qsort(keys, k, sizeof(Slot), _by_key)
     for x in range(k):
         if (x > 0 and keys[x].sig == keys[x - 1].sig) or (x + 1 < k and keys[x].sig == keys[x + 1].sig):
             bound += keys[x].flag
