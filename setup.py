@@ -1,6 +1,6 @@
 """Build the native kernels with Cython: the text path (src/pagetwin/text/_fast.pyx), the
 block walk over lexbor's DOM (src/pagetwin/html/_walk.pyx), pass 1's per-page template
-statistics (src/pagetwin/html/_stats.pyx) and the text fingerprints' hashing and MinHash
+statistics (src/pagetwin/html/_stats.pyx), pass 1's page-level rules (src/pagetwin/html/_page.pyx) and the text fingerprints' hashing and MinHash
 (src/pagetwin/fingerprints/_sketch.pyx).
 
 Everything else is in pyproject.toml. The package still runs without the compiled modules (it
@@ -17,6 +17,8 @@ extensions = [
     Extension("pagetwin.html._walk", ["src/pagetwin/html/_walk.pyx"], extra_compile_args=["-O2"]),
     Extension("pagetwin.fingerprints._sketch", ["src/pagetwin/fingerprints/_sketch.pyx"], extra_compile_args=["-O2"]),
     Extension("pagetwin.html._stats", ["src/pagetwin/html/_stats.pyx"], extra_compile_args=["-O2"]),
+    # (No fused multiply-add: the region scores must round as the Python reference's do.)
+    Extension("pagetwin.html._page", ["src/pagetwin/html/_page.pyx"], extra_compile_args=["-O2", "-ffp-contract=off"]),
 ]
 
 setup(

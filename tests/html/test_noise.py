@@ -727,3 +727,28 @@ def test_a_main_of_several_sections_is_the_region_unless_the_region_is_a_story()
     # The same sections beside an <article>: the article is the region, as it was.
     out = text(_service_page("<article>{}</article>"))
     assert all(p in out for p in ARTICLE[:2]) and not any(p in out for p in SERVICES)
+
+
+def _firsts(nodes) -> list[int]:
+    """The nodes in document order, each once (lexbor lists a node once per selector it matches)."""
+    seen: dict[int, None] = {}
+    for node in nodes:
+        seen.setdefault(node.mem_id, None)
+    return list(seen)
+
+
+@hsettings(max_examples=300, deadline=None)
+@given(pieces=st.lists(st.tuples(_META_PIECES, st.sampled_from(["Shop", "Ünïcode", "a  b", "x"])), max_size=12),
+       both=st.sampled_from(["", ' itemtype="http://schema.org/Product"', ' ITEMTYPE="schema.org/Other"']))
+def test_property_one_query_finds_the_nodes_of_page_meta_and_product_facts(pieces, both):
+    from pagetwin.html import noise
+
+    # (Tags that are both kinds: a <meta> or <title> with an itemtype.)
+    extra = [f'<meta name="description" content="d"{both}>', f"<title{both}>t</title>", f'<meta name="x"{both}>']
+    html = "<html><head>" + "".join(piece.format(w=word) for piece, word in pieces) + "".join(extra[: len(pieces) % 4]) + "</body></html>"
+    tree = parse_html(html)
+    meta, products = noise._head_nodes(tree)
+    assert _firsts(meta) == _firsts(tree.css(noise._META_TAGS))
+    assert _firsts(products) == _firsts(tree.css(noise._LD_JSON + ", " + noise._PRODUCT_MICRODATA))
+    assert noise._page_meta_of(meta) == noise.page_meta(tree) == _page_meta_reference(tree)
+    assert noise._product_facts_of(tree, products) == noise.product_facts(tree) == _product_facts_reference(tree)

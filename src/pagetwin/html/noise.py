@@ -58,16 +58,23 @@ decision per block:
    kernel both passes (and the site model's statistics) build on.
 
 The lines kept are always a subsequence of the page's block texts.
+
+The rules of steps 1-3 run natively when ``pip install`` has built ``html._page`` (C over the
+Blocks columns, 3-4 times faster: ``native_rules``); the functions of this module are their
+reference (``page_keep_reference``), tested against them, and what runs (with one warning) when
+the native module is missing.
 """
 
 from __future__ import annotations
 
+import functools
 import html as htmllib
 import json
+import logging
 import re
 from bisect import bisect_left
 from collections import Counter
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable, NamedTuple
 
 import numpy as np
 import xxhash
@@ -78,6 +85,14 @@ from pagetwin.html.blocks import HEADING_TAGS, BlockWalker, Blocks, Extracted, P
 
 if TYPE_CHECKING:
     from pagetwin.html.templates import SiteModel
+
+try:  # page_keep's rules in C (html/_page.pyx); the functions of this module are their reference
+    from pagetwin.html import _page
+except ImportError as exc:  # not compiled (a source checkout without `pip install -e .`)
+    _page = None
+    _PAGE_MISSING = str(exc)
+
+log = logging.getLogger(__name__)
 
 __all__ = ["Extracted", "ParsedPage", "classify", "extract", "extract_parsed", "main_region", "page_keep", "page_meta", "parse_page"]
 
@@ -286,15 +301,51 @@ def _article_or_list(blocks: Blocks, classes: list[int]) -> tuple[list[int], lis
 
 def page_keep(blocks: Blocks, classes: list[int] | None = None, table_rows: frozenset[str] = frozenset()) -> tuple[list[bool], list[bool]]:
     """Page-level keep decision for every block, and the main-region mask (``table_rows``:
-    the page's ``data_table_rows``)."""
+    the page's ``data_table_rows``): with the native rules when they are built
+    (``native_rules``), else with ``page_keep_reference``'s."""
+    rules = native_rules()
+    if rules is not _REFERENCE:
+        try:
+            return _page_keep(blocks, classes, table_rows, rules)
+        except (OverflowError, TypeError, ValueError):
+            pass  # columns the native rules do not take (of other lengths, hashes past uint64)
+    return _page_keep(blocks, classes, table_rows, _REFERENCE)
+
+
+def page_keep_reference(blocks: Blocks, classes: list[int] | None = None, table_rows: frozenset[str] = frozenset()) -> tuple[list[bool], list[bool]]:
+    """page_keep with the pure-Python rules of this module (the reference of html/_page.pyx)."""
+    return _page_keep(blocks, classes, table_rows, _REFERENCE)
+
+
+def _page_keep(blocks: Blocks, classes: list[int] | None, table_rows: frozenset[str], rules: _Rules) -> tuple[list[bool], list[bool]]:
+    cols = rules.columns(blocks)  # (the native rules read the columns once, in C arrays)
     if classes is None:
-        classes = classify(blocks)
+        classes = rules.classify(cols)
     classes = _data_tables(blocks, classes, table_rows)
     teasers = classes
-    classes, inside = _article_or_list(blocks, classes)
+    classes, inside = rules.article_or_list(cols, classes)
     classes, inside = _prose_list(blocks, classes, inside)
-    inside = _titled_article(blocks, inside)
-    inside = _whole_main(blocks, classes, inside)
+    inside = rules.titled_article(cols, inside)
+    inside = rules.whole_main(cols, classes, inside)
+    parts = rules.linked_parts(cols, teasers, inside)
+    prose = rules.prose_slots(cols, classes, inside)
+    index = rules.index_lists(cols, classes, inside)
+    keep = rules.region_keep(cols, classes, teasers, inside, parts, prose, index)
+    if rules.captions_apply(cols):
+        _drop_captions(blocks, classes, inside, keep)
+    for b in rules.card_grid(cols, classes, inside):  # a grid's cards are its items, in full
+        inside[b] = True
+        keep[b] = classes[b] != EMPTY
+    rules.drop_repeats(cols, keep)
+    rules.drop_said_again(cols, keep)
+    rules.drop_datelines(cols, keep)
+    rules.keep_title(cols, classes, inside, keep)
+    return keep, inside
+
+
+def _region_keep(blocks: Blocks, classes: list[int], teasers: list[int], inside: list[bool], parts: set[int], prose: set[int], index: set[int]) -> list[bool]:
+    """Step 3 of the module docstring inside the region: which text blocks are kept (``parts``,
+    ``prose``, ``index``: ``_linked_parts``, ``_prose_slots``, ``_index_lists``)."""
     n = len(blocks)
     keep = [False] * n
     text_blocks = [b for b in range(n) if classes[b] != EMPTY]
@@ -311,9 +362,6 @@ def page_keep(blocks: Blocks, classes: list[int] | None = None, table_rows: froz
         after[i] = last
         if classes[text_blocks[i]] != SHORT:
             last = classes[text_blocks[i]]
-    parts = _linked_parts(blocks, teasers, inside)
-    prose = _prose_slots(blocks, classes, inside)
-    index = _index_lists(blocks, classes, inside)
     for i, b in enumerate(text_blocks):
         c = classes[b]
         if not inside[b]:
@@ -335,14 +383,13 @@ def page_keep(blocks: Blocks, classes: list[int] | None = None, table_rows: froz
             keep[b] = True
         elif b in index:
             keep[b] = True
-    _drop_captions(blocks, classes, inside, keep)
-    for b in _card_grid(blocks, classes, inside):  # a grid's cards are its items, in full
-        inside[b] = True
-        keep[b] = classes[b] != EMPTY
-    _drop_repeats(blocks, keep)
-    _drop_said_again(blocks, keep)
-    _drop_datelines(blocks, keep)
-    # The title right before the region (an h1/h2 outside the article container).
+    return keep
+
+
+def _keep_title(blocks: Blocks, classes: list[int], inside: list[bool], keep: list[bool]) -> None:
+    """Keep the title right before the region (an h1/h2 outside the article container), and
+    the lead between them (``_keep_lead``)."""
+    text_blocks = [b for b in range(len(blocks)) if classes[b] != EMPTY]
     first = next((i for i, b in enumerate(text_blocks) if inside[b]), None)
     if first is not None:
         for i in range(first - 1, max(0, first - 6) - 1, -1):
@@ -351,7 +398,6 @@ def page_keep(blocks: Blocks, classes: list[int] | None = None, table_rows: froz
                 keep[b] = True
                 _keep_lead(blocks, text_blocks[i + 1 : first], classes, keep)
                 break
-    return keep, inside
 
 
 def _keep_lead(blocks: Blocks, between: list[int], classes: list[int], keep: list[bool]) -> None:
@@ -826,8 +872,9 @@ def _drop_captions(blocks: Blocks, classes: list[int], inside: list[bool], keep:
 # page_meta's tags, found in one pass over the DOM (every css query walks all of it, found or
 # not: 0.1-0.15 ms a page each, whatever the selectors), then told apart by the attribute that
 # matched: name and property values are compared as written (no HTML attribute whose value a
-# selector matches without case), a node once however many selectors it matches, in document
-# order. The keys: the selectors page_meta used one at a time, in their order.
+# selector matches without case), in document order (lexbor lists a node once for each
+# selector it matches: the first of each kind is kept). The keys: the selectors page_meta used
+# one at a time, in their order.
 _META_TAGS = 'title, meta[name="description"], meta[name="Description"], meta[property="og:description"], meta[property="og:title"]'
 _DESCRIPTIONS = (("name", "description"), ("name", "Description"), ("property", "og:description"))
 
@@ -835,8 +882,13 @@ _DESCRIPTIONS = (("name", "description"), ("name", "Description"), ("property", 
 def page_meta(tree) -> tuple[str, str]:
     """(title, description) of a page: <title> (or og:title), meta description (or og:description):
     the first element of each kind in the page."""
+    return _page_meta_of(tree.css(_META_TAGS))
+
+
+def _page_meta_of(nodes) -> tuple[str, str]:
+    """page_meta of the page's nodes that _META_TAGS matches, in document order."""
     first: dict = {}
-    for node in tree.css(_META_TAGS):
+    for node in nodes:
         if node.tag == "title":
             first.setdefault("title", node)
             continue
@@ -874,12 +926,13 @@ def parse_page(
     their page-level decision. ``walker``: the process's block walker (``blocks.walk``);
     ``replaced``, ``flattened``, ``refused_charsets``: how the page decoded and parsed, kept
     with it for the summary."""
-    title, description = page_meta(tree)
+    meta, products = _head_nodes(tree)
+    title, description = _page_meta_of(meta)
     blocks = walk(tree, max_depth, walker)
     # (A page whose walk has fewer rows than a data table has is not searched for one.)
     rows = data_table_rows(tree) if blocks.tag.count("tr") >= TABLE_ROWS else frozenset()
     keep, inside = page_keep(blocks, table_rows=rows)
-    is_product, product = product_facts(tree)
+    is_product, product = _product_facts_of(tree, products)
     if is_product:
         _drop_reviews(blocks, keep)
         _keep_specs(blocks, keep)
@@ -957,7 +1010,11 @@ def product_facts(tree) -> tuple[bool, str]:
     microdata), and the product's description from the JSON-LD (``_product_ld``). One pass
     over the DOM finds both kinds of element (most pages have neither: nothing more to do);
     the JSON-LD is read only when some is there."""
-    nodes = tree.css(_LD_JSON + ", " + _PRODUCT_MICRODATA)
+    return _product_facts_of(tree, tree.css(_LD_JSON + ", " + _PRODUCT_MICRODATA))
+
+
+def _product_facts_of(tree, nodes) -> tuple[bool, str]:
+    """product_facts of the page's nodes that its selectors match, in document order."""
     if not nodes:
         return False, ""
     microdata = any(node.css_matches(_PRODUCT_MICRODATA) for node in nodes)
@@ -965,6 +1022,30 @@ def product_facts(tree) -> tuple[bool, str]:
         return microdata, ""
     text, found = _product_ld(tree)
     return found or microdata, text
+
+
+# page_meta's and product_facts' nodes, found in one pass over the DOM (_head_nodes).
+_HEAD_TAGS = f"{_META_TAGS}, {_LD_JSON}, {_PRODUCT_MICRODATA}"
+
+
+def _head_nodes(tree) -> tuple[list, list]:
+    """(page_meta's nodes, product_facts' nodes) of a page from one css query for both (each
+    walks the whole DOM), told apart exactly: a script is never matched by _META_TAGS, a node
+    without an ``itemtype`` attribute never by _PRODUCT_MICRODATA; the few that have one are
+    asked which they match. (A node matching several selectors is listed once for each, as
+    by the queries of one kind: both readers take the first of each kind.)"""
+    meta, products = [], []
+    for node in tree.css(_HEAD_TAGS):
+        if node.tag == "script":
+            products.append(node)
+        elif any(name.lower() == "itemtype" for name in node.attributes):
+            if node.css_matches(_PRODUCT_MICRODATA):
+                products.append(node)
+            if node.css_matches(_META_TAGS):
+                meta.append(node)
+        else:
+            meta.append(node)
+    return meta, products
 
 
 def _product_ld(tree) -> tuple[str, bool]:
@@ -1181,3 +1262,62 @@ def extract_parsed(page: ParsedPage, site: SiteModel | None = None, settings: Ex
 def extract(tree, site: SiteModel | None = None, settings: ExtractSettings | None = None, max_depth: int = 512) -> Extracted:
     """Main content of a parsed page (``html.parse.parse_html``); ``site`` as in extract_parsed."""
     return extract_parsed(parse_page(tree, max_depth), site, settings)
+
+
+class _Rules(NamedTuple):
+    """The functions page_keep runs that html/_page.pyx has in C (same arguments, same results;
+    the native ones take the page's blocks as ``_page.Columns``, made by ``columns``)."""
+
+    columns: Callable
+    classify: Callable
+    article_or_list: Callable
+    linked_parts: Callable
+    prose_slots: Callable
+    index_lists: Callable
+    card_grid: Callable
+    drop_repeats: Callable
+    drop_said_again: Callable
+    region_keep: Callable
+    drop_datelines: Callable
+    keep_title: Callable
+    titled_article: Callable
+    whole_main: Callable
+    captions_apply: Callable
+
+
+def _same(blocks: Blocks) -> Blocks:
+    return blocks
+
+
+def _captions_apply(blocks: Blocks) -> bool:
+    return True  # (_drop_captions sees for itself whether it has work)
+
+
+_REFERENCE = _Rules(_same, classify, _article_or_list, _linked_parts, _prose_slots, _index_lists, _card_grid, _drop_repeats, _drop_said_again,
+                    _region_keep, _drop_datelines, _keep_title, _titled_article, _whole_main, _captions_apply)  # fmt: skip
+
+
+def _constants() -> dict[str, float]:
+    """The classes and thresholds the native rules were compiled with, as this module has them."""
+    return {name: globals()[name] for name in _page.CONSTANTS}
+
+
+@functools.cache
+def native_rules() -> _Rules:
+    """The native page-level rules (html/_page.pyx) when they are built with this module's
+    classes and thresholds, else the pure-Python ones (said once, as a warning)."""
+    if _page is None:
+        reason = f"not built: {_PAGE_MISSING}"
+    elif _page.CONSTANTS != _constants():
+        reason = "built with other thresholds than html/noise.py's (rebuild with `make native`)"
+    else:
+        datelines = functools.partial(_page.drop_datelines, patterns=(_CN_LICENCE, _CN_LEGAL, _CN_DATE, _CN_DATELINE))
+        return _Rules(_page.Columns, _page.classify, _page.article_or_list, _page.linked_parts, _page.prose_slots, _page.index_lists,
+                      _page.card_grid, _page.drop_repeats, _page.drop_said_again, _page.region_keep, datelines,
+                      _page.keep_title, _page.titled_article, _page.whole_main, _page.captions_apply)  # fmt: skip
+    log.warning(
+        "pagetwin's native page-level rules are off (%s): page_keep runs in pure Python, 3-4 times slower; "
+        "`pip install -e .` builds them (needs a C compiler)",
+        reason,
+    )
+    return _REFERENCE
