@@ -15,6 +15,7 @@ Spark run, the task time of its stages grouped by call site (where the time goes
 Usage: nice -n 10 python -m bench.spark_scale --pages 5000 20000 [--master local[2]] [--no-local]
        [--sources N: the crawl made from N source pages only, pages/N seeded copies of each]
        [--copies K: the crawl of fixed duplicate sets of K pages, bench/corpus.py --copies K]
+       [--crawls DIR: where the --copies crawls are kept (default bench/data)]
        [--set spark.split_bytes=4194304 ...: settings for both runs, spark.* for Spark's only]
 Each run is a child process (``--child``) so that its memory is its own.
 """
@@ -34,7 +35,7 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.corpus import SHARED_DATA, build_corpus, ensure_corpus, source_pages  # noqa: E402
+from bench.corpus import SHARED_DATA, build_corpus, corpus_path, ensure_corpus, source_pages  # noqa: E402
 from bench.reposts import pair_scores  # noqa: E402
 
 
@@ -242,14 +243,20 @@ def lean_report(out: Path) -> dict:
     return {"pages": pages, "bytes_per_page": round(total / max(1, pages), 1), "by_part": per_page}
 
 
-def _corpus(pages: int, sources: int, work: Path, copies: int | None = None) -> Path:
+def _corpus(pages: int, sources: int, work: Path, copies: int | None = None, crawls: Path | None = None) -> Path:
     """bench/corpus.py's crawl of ``pages`` pages; with ``copies`` (not with ``sources``), its fixed duplicate sets of
     that many pages each (``--copies``: every known cluster has ``copies`` pages whatever the size,
     so precision and recall mean the same at every size); with ``sources``, made from the first
     ``sources`` source pages only (so that small crawls hold seeded edits: pages/sources copies
-    of each), written under ``work``."""
+    of each), written under ``work``. ``crawls``: the folder of the ``--copies`` crawls
+    (default bench/data), each built there on first use."""
     if copies:
-        return ensure_corpus(pages, copies=copies)
+        if crawls is None:
+            return ensure_corpus(pages, copies=copies)
+        out = crawls / corpus_path(pages, copies=copies).name
+        if not out.is_file():
+            build_corpus(pages, out, copies=copies)
+        return out
     if not sources:
         return ensure_corpus(pages)
     import itertools
@@ -262,9 +269,9 @@ def _corpus(pages: int, sources: int, work: Path, copies: int | None = None) -> 
 
 def run_size(
     pages: int, master: str, with_local: bool, work: Path, sources: int = 0, sets: dict | None = None,
-    copies: int | None = None,
+    copies: int | None = None, crawls: Path | None = None,
 ) -> dict:
-    corpus = _corpus(pages, sources, work, copies)
+    corpus = _corpus(pages, sources, work, copies, crawls)
     truth = {}
     with open(f"{corpus}.truth.jsonl") as fh:
         for line in fh:
@@ -319,6 +326,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sources", type=int, default=0, help="make the crawl from this many source pages only")
     parser.add_argument("--copies", type=int, default=None, metavar="K",
                         help="the crawl of fixed duplicate sets of K pages (bench/corpus.py --copies K)")
+    parser.add_argument("--crawls", type=Path, default=None, metavar="DIR",
+                        help="where the --copies crawls are kept and built when missing (default bench/data)")
     parser.add_argument("--set", action="append", default=[], metavar="SECTION.NAME=VALUE",
                         help="a setting for both runs (spark.* for the Spark run only), value as JSON or a string")
     parser.add_argument("--work", type=Path, default=None, help="where the runs' outputs go (default: a temporary folder)")
@@ -340,7 +349,8 @@ def main(argv: list[str] | None = None) -> int:
         except ValueError:
             sets[key] = value
     for pages in args.pages:
-        print(json.dumps(run_size(pages, args.master, not args.no_local, work, args.sources, sets, args.copies)), flush=True)
+        print(json.dumps(run_size(pages, args.master, not args.no_local, work, args.sources, sets, args.copies,
+                                     args.crawls)), flush=True)
     return 0
 
 
