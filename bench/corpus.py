@@ -22,8 +22,9 @@ the link step's work grows faster than N, so it cannot show a flat cost per page
 seeded mirror copies, whatever N is, and the distinct pages are all *fresh pages*, so that no two
 sets are near copies of each other (the real sources hold near copies of their own: soft 404s,
 one template's pages). A fresh page of generation g = 1, 2, ... is a source page's own markup with
-every ASCII word of 3+ letters in its text replaced through a word-for-word code of its own,
-seeded by (seed, g, page): each word of the source becomes one word of all the sources' text
+every run of 3+ ASCII letters in its text (words, and the words inside identifiers) replaced
+through a word-for-word code of its own and its digits through a digit code, both seeded by
+(seed, g, page): each word of the source becomes one word of all the sources' text
 (a common word one of their ``COMMON_WORDS`` most used, another word a rare one, uniformly), so
 that the page keeps its text's shape and shares only chance word pairs with any other fresh
 page (``fresh_page``); except inside scripts, styles, ``<nav>``, ``<header>`` and ``<footer>``
@@ -42,12 +43,14 @@ from __future__ import annotations
 
 import argparse
 import gzip
+import itertools
 import json
 import random
 import re
 import sys
 import time
 import zlib
+from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -316,6 +319,10 @@ PARAGRAPH_RUN = 80
 COMMON_WORDS = 200  # the pool's most used words: a fresh page's common words are drawn from them
 _TOKEN = re.compile(rb"<!--.*?-->|<(/?)([A-Za-z][A-Za-z0-9]*)\b[^>]*>|[^<]+|<", re.S)
 _WORD = re.compile(rb"(?<![&#\w])[A-Za-z]{3,}(?![\w;])")
+# What a fresh page rewrites: every run of 3+ ASCII letters, also inside identifiers
+# (DW_OP_LLVM_form_aspace_address, utf8) and numbers (the digits, through a code of the page's
+# own), never inside a character reference (&amp; &#8217;).
+_FRESH_TOKEN = re.compile(rb"&#?\w+;|(?<![A-Za-z])[A-Za-z]{3,}(?![A-Za-z])|\d+")
 _LEFT_ALONE = {b"script", b"style", b"noscript", b"template", b"svg", b"nav", b"header", b"footer"}
 
 
@@ -385,25 +392,37 @@ def _cased_like(word: bytes, model: bytes) -> bytes:
     return word.capitalize() if model[:1].isupper() else word
 
 
-def fresh_page(body: bytes, pool: WordPool, key: str, generation: int, seed: int) -> bytes:
-    """``body`` with the ASCII words of its text replaced by the pool's, seeded by (seed,
-    generation, key): a new page of the same site that is no near copy of its source, nor of
-    any other fresh page.
+def fresh_page(body: bytes, pool: WordPool, key: str, generation: int, seed: int,
+               segments: Iterable[int] | None = None) -> bytes:
+    """``body`` with the ASCII words of its text replaced by the pool's and its digits permuted,
+    seeded by (seed, generation, key): a new page of the same site that is no near copy of its
+    source, nor of any other fresh page. (Words inside identifiers and the digits are rewritten
+    too: kept, they made the long LLVM pages of one source, and of its other LLVM versions,
+    candidates of each other in every generation.)
 
     The replacement is a word-for-word code of the page's own (each word of the source always
     becomes the same word in one fresh page, a common word a common word, a rare word a rare
     word, drawn uniformly): the page keeps its text's shape (how often its words repeat, where
     its common words stand), and two fresh pages share only chance words. (Drawing each word
     anew by how often the sources use it made every long page a sample of one distribution: two
-    unrelated long pages shared ~5-10% of their word pairs, MinHash candidates of each other.)"""
+    unrelated long pages shared ~5-10% of their word pairs, MinHash candidates of each other.)
+    ``segments``: ``text_segments(body)`` flattened (start, end, start, end, ...), when the
+    caller keeps them (every generation rewrites the same source)."""
     common, rare, is_common = pool.split()
     page_seed = xxhash.xxh64_intdigest(f"fresh:{seed}:{generation}:{key}".encode())
     code: dict[bytes, bytes] = {}
+    digits = bytearray(b"0123456789")
+    random.Random(page_seed).shuffle(digits)
+    digit_code = bytes.maketrans(b"0123456789", bytes(digits))
 
     def swap(match: re.Match) -> bytes:
         word = match.group(0)
         new = code.get(word)
         if new is None:
+            if word[:1] == b"&":
+                return word
+            if word[:1].isdigit():
+                return word.translate(digit_code)
             lower = word.lower()
             mapped = code.get(lower)
             if mapped is None:
@@ -414,9 +433,10 @@ def fresh_page(body: bytes, pool: WordPool, key: str, generation: int, seed: int
         return new
 
     out, last = [], 0
-    for start, end in text_segments(body):
+    spans = text_segments(body) if segments is None else zip(*[iter(segments)] * 2)
+    for start, end in spans:
         out.append(body[last:start])
-        out.append(_WORD.sub(swap, body[start:end]))
+        out.append(_FRESH_TOKEN.sub(swap, body[start:end]))
         last = end
     out.append(body[last:])
     return b"".join(out)
@@ -425,7 +445,8 @@ def fresh_page(body: bytes, pool: WordPool, key: str, generation: int, seed: int
 def _fixed_sets(read_sources: Callable[[], Iterable[SourcePage]], seed: int) -> Iterator[tuple[SourcePage, str, int]]:
     """(page, truth key, generation) of every distinct page without end (the caller stops): fresh
     pages of the usable sources, taken in a seeded order (so that any N holds the same mix of
-    sources), generation 1, then 2, ... The usable sources are held in memory."""
+    sources), generation 1, then 2, ... The usable sources are held in memory, with their text
+    runs (``text_segments``: found once, not once a generation)."""
     pool = WordPool(seed)
     seen: set[str] = set()
     usable = []
@@ -435,14 +456,14 @@ def _fixed_sets(read_sources: Callable[[], Iterable[SourcePage]], seed: int) -> 
         if source.key not in seen:
             seen.add(source.key)
             if pool.learn(source.body):
-                usable.append(source)
+                usable.append((source, array("I", itertools.chain.from_iterable(text_segments(source.body)))))
     if not usable:
         raise DataMissing("no source page has enough ASCII words to make fresh pages from")
     random.Random(f"order:{seed}").shuffle(usable)
     generation = 1
     while True:
-        for source in usable:
-            body = fresh_page(source.body, pool, source.key, generation, seed)
+        for source, segments in usable:
+            body = fresh_page(source.body, pool, source.key, generation, seed, segments)
             yield SourcePage(source.key, fresh_url(source.url, generation), body, source.content_type), \
                 f"{source.key}#g{generation}", generation
         generation += 1

@@ -16,6 +16,7 @@ Usage: nice -n 10 python -m bench.spark_scale --pages 5000 20000 [--master local
        [--sources N: the crawl made from N source pages only, pages/N seeded copies of each]
        [--copies K: the crawl of fixed duplicate sets of K pages, bench/corpus.py --copies K]
        [--crawls DIR: where the --copies crawls are kept (default bench/data)]
+       [--conf spark.KEY=VALUE ...: Spark configuration for the Spark run]
        [--set spark.split_bytes=4194304 ...: settings for both runs, spark.* for Spark's only]
 Each run is a child process (``--child``) so that its memory is its own.
 """
@@ -106,9 +107,10 @@ def _measured(cmd: list[str]) -> dict:
             "cpu_seconds": {"total": round(sum(by_part.values()), 1), **by_part}}  # fmt: skip
 
 
-def _child(kind: str, corpus: str, out: str, master: str, events: str, sets: str = "{}") -> None:
+def _child(kind: str, corpus: str, out: str, master: str, events: str, sets: str = "{}", spark_conf: str = "{}") -> None:
     """One dedup run (this process is measured by the parent); prints its summary's counts.
-    ``sets``: settings as JSON {"section.name": value} (spark.* ones for the Spark run only)."""
+    ``sets``: settings as JSON {"section.name": value} (spark.* ones for the Spark run only);
+    ``spark_conf``: Spark configuration as JSON {"spark.key": "value"} for the Spark run."""
     from pagetwin.app import dedup
     from pagetwin.config import Settings
 
@@ -124,7 +126,7 @@ def _child(kind: str, corpus: str, out: str, master: str, events: str, sets: str
 
         settings.set("spark.link", "executors")
         conf = {"spark.eventLog.enabled": "true", "spark.eventLog.dir": Path(events).resolve().as_uri(),
-                "spark.eventLog.compress": "false", "spark.driver.memory": "2g"}  # fmt: skip
+                "spark.eventLog.compress": "false", "spark.driver.memory": "2g", **json.loads(spark_conf)}  # fmt: skip
         engine = SparkEngine(master=master, conf=conf)
     summary = dedup([corpus], out, settings.validate(), engine=engine)
     keep = ("clusters", "duplicates", "pairs", "lean_index_bytes_per_page", "components_rounds")
@@ -269,7 +271,7 @@ def _corpus(pages: int, sources: int, work: Path, copies: int | None = None, cra
 
 def run_size(
     pages: int, master: str, with_local: bool, work: Path, sources: int = 0, sets: dict | None = None,
-    copies: int | None = None, crawls: Path | None = None,
+    copies: int | None = None, crawls: Path | None = None, spark_conf: dict | None = None,
 ) -> dict:
     corpus = _corpus(pages, sources, work, copies, crawls)
     truth = {}
@@ -282,7 +284,8 @@ def run_size(
     events.mkdir(parents=True)
     result: dict = {"pages": pages}
     sets_json = json.dumps(sets or {})
-    sp = _measured([*me, "spark", str(corpus), str(work / f"spark-{pages}"), master, str(events), sets_json])
+    sp = _measured([*me, "spark", str(corpus), str(work / f"spark-{pages}"), master, str(events), sets_json,
+                    json.dumps(spark_conf or {})])
     rows = _rows(work / f"spark-{pages}", True)
     names = ("clusters.jsonl", "pairs.jsonl", "clusters.parquet", "pairs.parquet", "pages.parquet")
     result["spark"] = {
@@ -317,7 +320,7 @@ def run_size(
 
 def main(argv: list[str] | None = None) -> int:
     if argv is None and len(sys.argv) > 1 and sys.argv[1] == "--child":
-        _child(*sys.argv[2:8])
+        _child(*sys.argv[2:9])
         return 0
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pages", type=int, nargs="+", default=[5000, 20000])
@@ -330,6 +333,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="where the --copies crawls are kept and built when missing (default bench/data)")
     parser.add_argument("--set", action="append", default=[], metavar="SECTION.NAME=VALUE",
                         help="a setting for both runs (spark.* for the Spark run only), value as JSON or a string")
+    parser.add_argument("--conf", action="append", default=[], metavar="spark.KEY=VALUE",
+                        help="Spark configuration for the Spark run (e.g. spark.driver.extraJavaOptions=...)")
     parser.add_argument("--work", type=Path, default=None, help="where the runs' outputs go (default: a temporary folder)")
     parser.add_argument("--lean-report", type=Path, nargs="+", metavar="OUT",
                         help="only print the lean index's bytes a page, by column or table, of these output folders")
@@ -350,7 +355,7 @@ def main(argv: list[str] | None = None) -> int:
             sets[key] = value
     for pages in args.pages:
         print(json.dumps(run_size(pages, args.master, not args.no_local, work, args.sources, sets, args.copies,
-                                     args.crawls)), flush=True)
+                                     args.crawls, dict(c.split("=", 1) for c in args.conf))), flush=True)
     return 0
 
 
