@@ -22,13 +22,16 @@ the link step's work grows faster than N, so it cannot show a flat cost per page
 seeded mirror copies, whatever N is, and the distinct pages are all *fresh pages*, so that no two
 sets are near copies of each other (the real sources hold near copies of their own: soft 404s,
 one template's pages). A fresh page of generation g = 1, 2, ... is a source page's own markup with
-every ASCII word of 3+ letters in its text swapped for a word drawn from the words of all the
-sources' text (a seeded reservoir, so drawn as often as they are used), seeded by (seed, g,
-page), except inside scripts, styles, ``<nav>``, ``<header>`` and ``<footer>`` (so that most of the
-site's template stays; templates not marked up as such are rewritten and lost). Only sources with
-``FRESH_MIN_WORDS`` ASCII words in runs of paragraph length (``PARAGRAPH_RUN``) that are
-``FRESH_MIN_SHARE`` of their text or more are used
-(mostly English pages), in a seeded order, so that every N holds the same mix of sources; they
+every run of 3+ ASCII letters in its text (words, and the words inside identifiers) replaced
+through a word-for-word code of its own and its digits through a digit code, both seeded by
+(seed, g, page): each word of the source becomes one word of all the sources' text
+(a common word one of their ``COMMON_WORDS`` most used, another word a rare one, uniformly), so
+that the page keeps its text's shape and shares only chance word pairs with any other fresh
+page (``fresh_page``); except inside scripts, styles, ``<nav>``, ``<header>`` and ``<footer>``
+(so that most of the site's template stays; templates not marked up as such are rewritten and
+lost). Only sources with ``FRESH_MIN_WORDS`` ASCII words in runs of paragraph length
+(``PARAGRAPH_RUN``) that are ``FRESH_MIN_SHARE`` of their text or more are used (mostly English
+pages), each key once, in a seeded order, so that every N holds the same mix of sources; they
 are held in memory while the crawl is written. The truth's ``source`` is ``<key>#g<g>``: the
 known clusters have exactly K pages (the last one may be cut at N).
 
@@ -40,17 +43,22 @@ from __future__ import annotations
 
 import argparse
 import gzip
+import itertools
 import json
 import random
 import re
 import sys
 import time
 import zlib
+from array import array
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from urllib.parse import urlsplit
+
+import xxhash
 
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -308,9 +316,13 @@ def mirror_url(url: str, variant: int) -> str:
 FRESH_MIN_WORDS = 100
 FRESH_MIN_SHARE = 0.6
 PARAGRAPH_RUN = 80
-_WORD_POOL = 200_000  # words kept (a seeded reservoir) to draw fresh text from
+COMMON_WORDS = 200  # the pool's most used words: a fresh page's common words are drawn from them
 _TOKEN = re.compile(rb"<!--.*?-->|<(/?)([A-Za-z][A-Za-z0-9]*)\b[^>]*>|[^<]+|<", re.S)
 _WORD = re.compile(rb"(?<![&#\w])[A-Za-z]{3,}(?![\w;])")
+# What a fresh page rewrites: every run of 3+ ASCII letters, also inside identifiers
+# (DW_OP_LLVM_form_aspace_address, utf8) and numbers (the digits, through a code of the page's
+# own), never inside a character reference (&amp; &#8217;).
+_FRESH_TOKEN = re.compile(rb"&#?\w+;|(?<![A-Za-z])[A-Za-z]{3,}(?![A-Za-z])|\d+")
 _LEFT_ALONE = {b"script", b"style", b"noscript", b"template", b"svg", b"nav", b"header", b"footer"}
 
 
@@ -332,14 +344,14 @@ def text_segments(body: bytes) -> Iterator[tuple[int, int]]:
 
 
 class WordPool:
-    """A seeded reservoir of the sources' words (lower-cased ASCII words of their text), so
-    that a word is drawn as often as the sources use it."""
+    """The sources' words (lower-cased ASCII words of their text) and how often they are used:
+    the vocabulary fresh pages are written in. Its ``COMMON_WORDS`` most used words are the
+    common ones (the, and, for, ...), the others the rare ones."""
 
-    def __init__(self, seed: int, size: int = _WORD_POOL) -> None:
-        self.rng = random.Random(f"pool:{seed}")
-        self.size = size
-        self.seen = 0
-        self.words: list[bytes] = []
+    def __init__(self, seed: int) -> None:
+        self.seed = seed
+        self.counts: Counter[bytes] = Counter()
+        self._split: tuple[list[bytes], list[bytes], frozenset[bytes]] | None = None
 
     def learn(self, body: bytes) -> bool:
         """Adds the page's words; True when a fresh page made from it would be new: its text runs
@@ -347,21 +359,31 @@ class WordPool:
         text. (A page whose text is short runs, as a list of operand names, keeps most of its main
         text when its words are swapped: its fresh pages would be near copies of each other.)"""
         found = covered = text = 0
+        lower = body.lower()  # ASCII only: the same offsets
         for start, end in text_segments(body):
             run = len(body[start:end].translate(None, b" \t\r\n"))
             text += run
-            for word in _WORD.findall(body, start, end):
-                if run >= PARAGRAPH_RUN:  # menu items, labels and table cells do not count
-                    found += 1
-                    covered += len(word)
-                self.seen += 1
-                if len(self.words) < self.size:
-                    self.words.append(word.lower())
-                else:
-                    slot = self.rng.randrange(self.seen)
-                    if slot < self.size:
-                        self.words[slot] = word.lower()
+            words = _WORD.findall(lower, start, end)
+            if run >= PARAGRAPH_RUN:  # menu items, labels and table cells do not count
+                found += len(words)
+                covered += sum(map(len, words))
+            self.counts.update(words)
+        self._split = None
         return found >= FRESH_MIN_WORDS and covered >= FRESH_MIN_SHARE * text
+
+    def split(self) -> tuple[list[bytes], list[bytes], frozenset[bytes]]:
+        """(common words, rare words, the common ones as a set), most used first (ties by the
+        word: the same sources give the same lists). A rare word is used twice or more (typos
+        and one-off tokens are not drawn), unless the pool has no others."""
+        if self._split is None:
+            ranked = sorted(self.counts, key=lambda w: (-self.counts[w], w))
+            if not ranked:
+                raise DataMissing("the word pool is empty: no source page has ASCII words")
+            cut = max(1, min(COMMON_WORDS, len(ranked) // 2))
+            common, rest = ranked[:cut], ranked[cut:]
+            rare = [w for w in rest if self.counts[w] > 1] or rest or common
+            self._split = (common, rare, frozenset(common))
+        return self._split
 
 
 def _cased_like(word: bytes, model: bytes) -> bytes:
@@ -370,17 +392,52 @@ def _cased_like(word: bytes, model: bytes) -> bytes:
     return word.capitalize() if model[:1].isupper() else word
 
 
-def fresh_page(body: bytes, pool: WordPool, key: str, generation: int, seed: int) -> bytes:
-    """``body`` with every ASCII word of its text swapped for a pool word, seeded by
-    (seed, generation, key): a new page of the same site that is no near copy of its source."""
-    rng = random.Random(f"fresh:{seed}:{generation}:{key}")
-    words = pool.words
+def fresh_page(body: bytes, pool: WordPool, key: str, generation: int, seed: int,
+               segments: Iterable[int] | None = None) -> bytes:
+    """``body`` with the ASCII words of its text replaced by the pool's and its digits permuted,
+    seeded by (seed, generation, key): a new page of the same site that is no near copy of its
+    source, nor of any other fresh page. (Words inside identifiers and the digits are rewritten
+    too: kept, they made the long LLVM pages of one source, and of its other LLVM versions,
+    candidates of each other in every generation.)
+
+    The replacement is a word-for-word code of the page's own (each word of the source always
+    becomes the same word in one fresh page, a common word a common word, a rare word a rare
+    word, drawn uniformly): the page keeps its text's shape (how often its words repeat, where
+    its common words stand), and two fresh pages share only chance words. (Drawing each word
+    anew by how often the sources use it made every long page a sample of one distribution: two
+    unrelated long pages shared ~5-10% of their word pairs, MinHash candidates of each other.)
+    ``segments``: ``text_segments(body)`` flattened (start, end, start, end, ...), when the
+    caller keeps them (every generation rewrites the same source)."""
+    common, rare, is_common = pool.split()
+    page_seed = xxhash.xxh64_intdigest(f"fresh:{seed}:{generation}:{key}".encode())
+    code: dict[bytes, bytes] = {}
+    digits = bytearray(b"0123456789")
+    random.Random(page_seed).shuffle(digits)
+    digit_code = bytes.maketrans(b"0123456789", bytes(digits))
+
+    def swap(match: re.Match) -> bytes:
+        word = match.group(0)
+        new = code.get(word)
+        if new is None:
+            if word[:1] == b"&":
+                return word
+            if word[:1].isdigit():
+                return word.translate(digit_code)
+            lower = word.lower()
+            mapped = code.get(lower)
+            if mapped is None:
+                draw = xxhash.xxh64_intdigest(lower, page_seed)
+                mapped = common[draw % len(common)] if lower in is_common else rare[draw % len(rare)]
+                code[lower] = mapped
+            new = code[word] = _cased_like(mapped, word)
+        return new
+
     out, last = [], 0
-    for start, end in text_segments(body):
-        for match in _WORD.finditer(body, start, end):
-            out.append(body[last : match.start()])
-            out.append(_cased_like(words[rng.randrange(len(words))], match.group(0)))
-            last = match.end()
+    spans = text_segments(body) if segments is None else zip(*[iter(segments)] * 2)
+    for start, end in spans:
+        out.append(body[last:start])
+        out.append(_FRESH_TOKEN.sub(swap, body[start:end]))
+        last = end
     out.append(body[last:])
     return b"".join(out)
 
@@ -388,16 +445,25 @@ def fresh_page(body: bytes, pool: WordPool, key: str, generation: int, seed: int
 def _fixed_sets(read_sources: Callable[[], Iterable[SourcePage]], seed: int) -> Iterator[tuple[SourcePage, str, int]]:
     """(page, truth key, generation) of every distinct page without end (the caller stops): fresh
     pages of the usable sources, taken in a seeded order (so that any N holds the same mix of
-    sources), generation 1, then 2, ... The usable sources are held in memory."""
+    sources), generation 1, then 2, ... The usable sources are held in memory, with their text
+    runs (``text_segments``: found once, not once a generation)."""
     pool = WordPool(seed)
-    usable = [source for source in read_sources() if pool.learn(source.body)]
+    seen: set[str] = set()
+    usable = []
+    for source in read_sources():
+        # A key read twice (one URL in two of the shared crawls) is learned once: its fresh pages
+        # would be the same pages (seeded by the key), one known cluster of 2K pages.
+        if source.key not in seen:
+            seen.add(source.key)
+            if pool.learn(source.body):
+                usable.append((source, array("I", itertools.chain.from_iterable(text_segments(source.body)))))
     if not usable:
         raise DataMissing("no source page has enough ASCII words to make fresh pages from")
     random.Random(f"order:{seed}").shuffle(usable)
     generation = 1
     while True:
-        for source in usable:
-            body = fresh_page(source.body, pool, source.key, generation, seed)
+        for source, segments in usable:
+            body = fresh_page(source.body, pool, source.key, generation, seed, segments)
             yield SourcePage(source.key, fresh_url(source.url, generation), body, source.content_type), \
                 f"{source.key}#g{generation}", generation
         generation += 1

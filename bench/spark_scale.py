@@ -15,6 +15,8 @@ Spark run, the task time of its stages grouped by call site (where the time goes
 Usage: nice -n 10 python -m bench.spark_scale --pages 5000 20000 [--master local[2]] [--no-local]
        [--sources N: the crawl made from N source pages only, pages/N seeded copies of each]
        [--copies K: the crawl of fixed duplicate sets of K pages, bench/corpus.py --copies K]
+       [--crawls DIR: where the --copies crawls are kept (default bench/data)]
+       [--conf spark.KEY=VALUE ...: Spark configuration for the Spark run]
        [--set spark.split_bytes=4194304 ...: settings for both runs, spark.* for Spark's only]
 Each run is a child process (``--child``) so that its memory is its own.
 """
@@ -34,7 +36,7 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.corpus import SHARED_DATA, build_corpus, ensure_corpus, source_pages  # noqa: E402
+from bench.corpus import SHARED_DATA, build_corpus, corpus_path, ensure_corpus, source_pages  # noqa: E402
 from bench.reposts import pair_scores  # noqa: E402
 
 
@@ -105,9 +107,10 @@ def _measured(cmd: list[str]) -> dict:
             "cpu_seconds": {"total": round(sum(by_part.values()), 1), **by_part}}  # fmt: skip
 
 
-def _child(kind: str, corpus: str, out: str, master: str, events: str, sets: str = "{}") -> None:
+def _child(kind: str, corpus: str, out: str, master: str, events: str, sets: str = "{}", spark_conf: str = "{}") -> None:
     """One dedup run (this process is measured by the parent); prints its summary's counts.
-    ``sets``: settings as JSON {"section.name": value} (spark.* ones for the Spark run only)."""
+    ``sets``: settings as JSON {"section.name": value} (spark.* ones for the Spark run only);
+    ``spark_conf``: Spark configuration as JSON {"spark.key": "value"} for the Spark run."""
     from pagetwin.app import dedup
     from pagetwin.config import Settings
 
@@ -123,7 +126,7 @@ def _child(kind: str, corpus: str, out: str, master: str, events: str, sets: str
 
         settings.set("spark.link", "executors")
         conf = {"spark.eventLog.enabled": "true", "spark.eventLog.dir": Path(events).resolve().as_uri(),
-                "spark.eventLog.compress": "false", "spark.driver.memory": "2g"}  # fmt: skip
+                "spark.eventLog.compress": "false", "spark.driver.memory": "2g", **json.loads(spark_conf)}  # fmt: skip
         engine = SparkEngine(master=master, conf=conf)
     summary = dedup([corpus], out, settings.validate(), engine=engine)
     keep = ("clusters", "duplicates", "pairs", "lean_index_bytes_per_page", "components_rounds")
@@ -277,14 +280,20 @@ def explain_report(spark_out: Path, local_out: Path, pairs: int = 5, seed: int =
             "cpu_ms_a_pair": {k: round(1000 * v / max(1, len(todo)), 1) for k, v in cpu.items()}}  # fmt: skip
 
 
-def _corpus(pages: int, sources: int, work: Path, copies: int | None = None) -> Path:
+def _corpus(pages: int, sources: int, work: Path, copies: int | None = None, crawls: Path | None = None) -> Path:
     """bench/corpus.py's crawl of ``pages`` pages; with ``copies`` (not with ``sources``), its fixed duplicate sets of
     that many pages each (``--copies``: every known cluster has ``copies`` pages whatever the size,
     so precision and recall mean the same at every size); with ``sources``, made from the first
     ``sources`` source pages only (so that small crawls hold seeded edits: pages/sources copies
-    of each), written under ``work``."""
+    of each), written under ``work``. ``crawls``: the folder of the ``--copies`` crawls
+    (default bench/data), each built there on first use."""
     if copies:
-        return ensure_corpus(pages, copies=copies)
+        if crawls is None:
+            return ensure_corpus(pages, copies=copies)
+        out = crawls / corpus_path(pages, copies=copies).name
+        if not out.is_file():
+            build_corpus(pages, out, copies=copies)
+        return out
     if not sources:
         return ensure_corpus(pages)
     import itertools
@@ -297,9 +306,10 @@ def _corpus(pages: int, sources: int, work: Path, copies: int | None = None) -> 
 
 def run_size(
     pages: int, master: str, with_local: bool, work: Path, sources: int = 0, sets: dict | None = None,
-    copies: int | None = None, corpus: Path | None = None,
+    copies: int | None = None, crawls: Path | None = None, spark_conf: dict | None = None,
+    corpus: Path | None = None,
 ) -> dict:
-    corpus = corpus or _corpus(pages, sources, work, copies)
+    corpus = corpus or _corpus(pages, sources, work, copies, crawls)
     truth = {}
     with open(f"{corpus}.truth.jsonl") as fh:
         for line in fh:
@@ -310,7 +320,8 @@ def run_size(
     events.mkdir(parents=True)
     result: dict = {"pages": pages}
     sets_json = json.dumps(sets or {})
-    sp = _measured([*me, "spark", str(corpus), str(work / f"spark-{pages}"), master, str(events), sets_json])
+    sp = _measured([*me, "spark", str(corpus), str(work / f"spark-{pages}"), master, str(events), sets_json,
+                    json.dumps(spark_conf or {})])
     rows = _rows(work / f"spark-{pages}", True)
     names = ("clusters.jsonl", "pairs.jsonl", "clusters.parquet", "pairs.parquet", "pages.parquet")
     result["spark"] = {
@@ -345,7 +356,7 @@ def run_size(
 
 def main(argv: list[str] | None = None) -> int:
     if argv is None and len(sys.argv) > 1 and sys.argv[1] == "--child":
-        _child(*sys.argv[2:8])
+        _child(*sys.argv[2:9])
         return 0
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pages", type=int, nargs="+", default=[5000, 20000])
@@ -354,8 +365,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sources", type=int, default=0, help="make the crawl from this many source pages only")
     parser.add_argument("--copies", type=int, default=None, metavar="K",
                         help="the crawl of fixed duplicate sets of K pages (bench/corpus.py --copies K)")
+    parser.add_argument("--crawls", type=Path, default=None, metavar="DIR",
+                        help="where the --copies crawls are kept and built when missing (default bench/data)")
     parser.add_argument("--set", action="append", default=[], metavar="SECTION.NAME=VALUE",
                         help="a setting for both runs (spark.* for the Spark run only), value as JSON or a string")
+    parser.add_argument("--conf", action="append", default=[], metavar="spark.KEY=VALUE",
+                        help="Spark configuration for the Spark run (e.g. spark.driver.extraJavaOptions=...)")
     parser.add_argument("--work", type=Path, default=None, help="where the runs' outputs go (default: a temporary folder)")
     parser.add_argument("--lean-report", type=Path, nargs="+", metavar="OUT",
                         help="only print the lean index's bytes a page, by column or table, of these output folders")
@@ -386,7 +401,8 @@ def main(argv: list[str] | None = None) -> int:
         except ValueError:
             sets[key] = value
     for pages in args.pages:
-        result = run_size(pages, args.master, not args.no_local, work, args.sources, sets, args.copies, args.corpus)
+        result = run_size(pages, args.master, not args.no_local, work, args.sources, sets, args.copies,
+                          args.crawls, dict(c.split("=", 1) for c in args.conf), args.corpus)
         print(json.dumps(result), flush=True)
     return 0
 

@@ -106,3 +106,50 @@ def test_pages_with_little_ascii_text_make_no_fresh_pages(tmp_path):
     tiny = lambda: [SourcePage("t", "https://t.test/", "<p>中文页面内容很多很多</p>".encode(), "text/html")]  # noqa: E731
     with pytest.raises(DataMissing):
         build_corpus(5, tmp_path / "t.warc.gz", sources=tiny, copies=2)
+
+
+def _zipf_page(seed, words=3000):
+    """A long page of Zipf-distributed words (a vocabulary of 3,000), as real long pages are."""
+    import random
+
+    rng = random.Random(seed)
+    vocab = [b"w" + bytes([97 + i % 26, 97 + i // 26 % 26, 97 + i // 676 % 26]) for i in range(3000)]
+    weights = [1 / (rank + 1) for rank in range(len(vocab))]
+    text = b" ".join(rng.choices(vocab, weights, k=words))
+    return b"<html><body><p>" + text + b"</p></body></html>"
+
+
+def _bigrams(body):
+    words = body.split(b"<p>")[1].split(b"</p>")[0].lower().split()
+    return set(zip(words, words[1:]))
+
+
+def test_long_fresh_pages_share_few_word_pairs_and_keep_their_shape():
+    # Drawing each word anew by its frequency made two unrelated long pages share 5-10% of their
+    # word pairs (MinHash candidates of each other, their number growing with the square of the
+    # crawl); a page's own word-for-word code leaves them chance pairs only.
+    from bench.corpus import WordPool, fresh_page
+
+    pool = WordPool(0)
+    for s in range(4):
+        pool.learn(_zipf_page(100 + s))
+    source = _zipf_page(1)
+    pages = [fresh_page(source, pool, "s0", g, 0) for g in (1, 2)] + [fresh_page(_zipf_page(2), pool, "s1", 1, 0)]
+    pairs = [_bigrams(p) for p in pages]
+    for a in range(3):
+        for b in range(a + 1, 3):
+            assert len(pairs[a] & pairs[b]) / len(pairs[a] | pairs[b]) < 0.02
+    before = source.split(b"<p>")[1].split()
+    after = pages[0].split(b"<p>")[1].split()
+    # repeats kept: one word stays one word (two may meet in one: this pool has ~2,000 rare words)
+    assert len(after) == len(before) and len(set(after)) > 0.6 * len(set(before))
+
+
+def test_a_source_read_twice_makes_one_set(tmp_path):
+    from collections import Counter
+
+    twice = lambda: [*_long_sources(2)(), *_long_sources(2)()]  # noqa: E731 - one URL in two crawls
+    out = tmp_path / "t.warc.gz"
+    build_corpus(8, out, seed=0, sources=twice, copies=2)
+    truth = [json.loads(line) for line in open(str(out) + ".truth.jsonl")]
+    assert set(Counter(t["source"] for t in truth).values()) == {2}

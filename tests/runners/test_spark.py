@@ -367,3 +367,27 @@ def test_a_uri_units_bytes_are_read_as_the_file_and_named_by_it():
     cut = list(spark.unit_pages(("s3a://b/cut.warc.gz", data[: len(data) // 2]), Settings(), stats, False))
     assert 0 < len(cut) < len(ours) and stats.errors
     assert all("s3a://b/cut.warc.gz" in e for e in stats.errors) and "pagetwin-" not in " ".join(stats.errors)
+
+
+def test_a_local_session_runs_the_client_compiler_and_the_serial_collector(tmp_path):
+    # Its own process: a JVM already started by another test keeps the options it started with.
+    _need_spark()
+    import subprocess
+    import sys
+
+    probe = (
+        "from pagetwin.config import Settings\n"
+        "from pagetwin.runners.spark import SparkEngine\n"
+        "engine = SparkEngine(master='local[1]')\n"
+        "sc = engine._context(Settings())\n"
+        "mf = sc._jvm.java.lang.management.ManagementFactory\n"
+        "print(sorted(b.getName() for b in mf.getGarbageCollectorMXBeans()))\n"
+        "print(list(mf.getRuntimeMXBean().getInputArguments()))\n"
+        "engine.close()\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr[-2000:]
+    collectors, arguments = out.stdout.strip().splitlines()[-2:]
+    assert "MarkSweepCompact" in collectors  # the serial collector's old generation, not G1's
+    assert "-XX:TieredStopAtLevel=1" in arguments and "log4j2.configurationFile" in arguments
+    assert spark._local_jvm_options("spark://cluster:7077") == []
