@@ -293,14 +293,16 @@ def _fingerprint_kernels(analyzer, items) -> dict:
     from pagetwin.text import lang as lang_module
 
     identifier = lang_module._get_identifier()
-    visits = [v for v in (lang_module._counter.visits(identifier._encode(t[: lang_module.SAMPLE_CHARS])) for _, t in items) if v]
+    samples = [identifier._encode(t[: lang_module.SAMPLE_CHARS]) for _, t in items]
+    visits = [v for v in (lang_module._counter.visits(e) for e in samples) if v]
+    arrays = [a for a in (lang_module._counter.visit_arrays(e) for e in samples) if len(a[0])]
     docs = []
     for i, (lang, text) in enumerate(items):
         a = analyzer.analyze(text, lang)
         docs.append(Doc(page_id=str(i), url="", host="", crawl_date="", text=text, lang=lang, tokens=a.tokens, stop=a.stop))
     out = {
         "langid scores, py3langid": _pages_rate(lambda v: identifier._sparse_score(v, identifier.nb_ptc), visits),
-        "langid scores, native gather": _pages_rate(lang_module._scorer, visits),
+        "langid scores, native gather": _pages_rate(lambda a: lang_module._scorer(*a), arrays),
     }
     native = MinHash(MinHashSettings())
     native.features(docs[0])

@@ -8,11 +8,11 @@ Italian, Portuguese, Indonesian and Russian articles in scrapinghub) except the 
 home pages, labelled "wuu" (Wu Chinese). So the model is not restricted to a few languages;
 Chinese varieties written in Han characters are mapped to "zh" (they need the same segmenter).
 Classifying the first 4,000 characters is as accurate as the whole text on those pages and
-keeps long pages cheap (py3langid reads about 2.5-4 M characters/s here). The first 2,000
-(SAMPLE_CHARS) give every page of ../shared/data and of bench's corpus-2000 and corpus-5000
-the language the first 4,000 give (10,309 main texts, 3,963 longer than 2,000 characters; the
-same 4 differ from the whole text's label at both lengths), for 24 % less CPU over those
-texts (bench/RESULTS.md, session 9); the first 1,000 change 2 of them.
+keeps long pages cheap (py3langid reads about 2.5-4 M characters/s here). The first 2,000 are
+not: on the Debian documentation pages of bench/text_speed.py (ru/ja/zh/en, 324 pages) they
+move 3 pages away from the whole text's label (two GIMP help pages whose first section is
+untranslated English; a Japanese bibliography read as Nigerian Pidgin), which the first 4,000
+give (session 9, bench/RESULTS.md), although the main texts of ../shared/data keep their labels.
 
 The byte DFA that counts the model's n-gram features runs natively (``_fast.DfaCounter`` over
 py3langid's own tables, several pieces of the sample walked at once: each byte's step waits on a
@@ -31,7 +31,7 @@ import numpy as np
 from pagetwin.text import cache
 
 UNDETERMINED = "und"
-SAMPLE_CHARS = 2000
+SAMPLE_CHARS = 4000
 # Han-script varieties py3langid knows; they share the Chinese segmenter and stop words.
 _ALIASES = {"wuu": "zh", "yue": "zh", "zxx": UNDETERMINED}
 
