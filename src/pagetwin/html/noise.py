@@ -78,6 +78,7 @@ from typing import TYPE_CHECKING, Callable, NamedTuple
 
 import numpy as np
 import xxhash
+from selectolax.lexbor import LexborHTMLParser
 
 from pagetwin.config import ExtractSettings
 # Extracted and ParsedPage live with the blocks they are made of (and are named here too).
@@ -926,7 +927,8 @@ def parse_page(
     their page-level decision. ``walker``: the process's block walker (``blocks.walk``);
     ``replaced``, ``flattened``, ``refused_charsets``: how the page decoded and parsed, kept
     with it for the summary."""
-    meta, products = _head_nodes(tree)
+    walker = walker or BlockWalker()
+    meta, products = _head_nodes(tree, walker)
     title, description = _page_meta_of(meta)
     blocks = walk(tree, max_depth, walker)
     # (A page whose walk has fewer rows than a data table has is not searched for one.)
@@ -1028,7 +1030,47 @@ def _product_facts_of(tree, nodes) -> tuple[bool, str]:
 _HEAD_TAGS = f"{_META_TAGS}, {_LD_JSON}, {_PRODUCT_MICRODATA}"
 
 
-def _head_nodes(tree) -> tuple[list, list]:
+# The tag ids of the elements the native walk's head_candidates looks for.
+_TITLE_ID, _META_ID, _SCRIPT_ID = (LexborHTMLParser("").create_node(tag).tag_id for tag in ("title", "meta", "script"))
+
+
+def _head_nodes(tree, walker: BlockWalker | None = None) -> tuple[list, list]:
+    """(page_meta's nodes, product_facts' nodes) of a page, as _head_nodes_reference finds
+    them but each listed once. With the native walk (``walker.native``), one C pass over the
+    DOM finds the few elements _HEAD_TAGS may match (``head_candidates``; lexbor's CSS engine
+    takes ~0.1 ms a page for the same pass); each is kept when it matches itself (it is the
+    first match of a search from it) and sorted as the reference sorts it (the reference
+    lists a node once for each selector it matches: both readers take the first of each
+    kind, so their results are the same); else _head_nodes_reference."""
+    native = walker.native if walker is not None else None
+    root = tree.root
+    if native is None or root is None:
+        return _head_nodes_reference(tree)
+    meta, products = [], []
+    for node in native.head_candidates(root, _TITLE_ID, _META_ID, _SCRIPT_ID):
+        first = node.css_first(_HEAD_TAGS)
+        if first is not None and first.mem_id == node.mem_id:
+            _sort_head_node(node, meta, products)
+    return meta, products
+
+
+def _sort_head_node(node, meta: list, products: list) -> None:
+    """Add a node that _HEAD_TAGS matches to page_meta's nodes or product_facts' nodes (or
+    both), told apart exactly: a script is never matched by _META_TAGS, a node without an
+    ``itemtype`` attribute never by _PRODUCT_MICRODATA; the few that have one are asked
+    (css_matches: it or a node inside it, as the reference always asked)."""
+    if node.tag == "script":
+        products.append(node)
+    elif any(name.lower() == "itemtype" for name in node.attributes):
+        if node.css_matches(_PRODUCT_MICRODATA):
+            products.append(node)
+        if node.css_matches(_META_TAGS):
+            meta.append(node)
+    else:
+        meta.append(node)
+
+
+def _head_nodes_reference(tree) -> tuple[list, list]:
     """(page_meta's nodes, product_facts' nodes) of a page from one css query for both (each
     walks the whole DOM), told apart exactly: a script is never matched by _META_TAGS, a node
     without an ``itemtype`` attribute never by _PRODUCT_MICRODATA; the few that have one are
@@ -1036,15 +1078,7 @@ def _head_nodes(tree) -> tuple[list, list]:
     by the queries of one kind: both readers take the first of each kind.)"""
     meta, products = [], []
     for node in tree.css(_HEAD_TAGS):
-        if node.tag == "script":
-            products.append(node)
-        elif any(name.lower() == "itemtype" for name in node.attributes):
-            if node.css_matches(_PRODUCT_MICRODATA):
-                products.append(node)
-            if node.css_matches(_META_TAGS):
-                meta.append(node)
-        else:
-            meta.append(node)
+        _sort_head_node(node, meta, products)
     return meta, products
 
 
