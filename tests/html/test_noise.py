@@ -771,3 +771,26 @@ def test_property_one_query_finds_the_nodes_of_page_meta_and_product_facts(piece
     assert [n.mem_id for n in found[0][0]] == _firsts(found[0][0])
     assert [n.mem_id for n in found[0][1]] == _firsts(found[0][1])
     assert [[n.mem_id for n in nodes] for nodes in found[1]] == [[n.mem_id for n in nodes] for nodes in reference]
+
+
+# Pieces of nested tables (some with a header cell, in foreign content or a template too).
+_TABLE_PIECES = st.sampled_from([
+    "<table>", "</table>", "<tr>", "</tr>", "<th>h</th>", "<td>c</td>", "<td>", "</td>", "<div>", "</div>",
+    "<svg><table><th>x</th></table></svg>", "<template><table><th>t</th></table></template>", "<p>p</p>", "<th>",
+])  # fmt: skip
+
+
+@hsettings(max_examples=300, deadline=None)
+@given(pieces=st.lists(_TABLE_PIECES, max_size=30), rows=st.integers(0, 7))
+def test_property_native_tables_holding_a_header_cell_are_the_css_ones(pieces, rows):
+    from pagetwin.html import noise
+    from pagetwin.html.blocks import BlockWalker
+
+    body = "".join(pieces) + "<table><tr><th>Year</th><th>Name</th><th>Score</th></tr>"
+    body += "".join(f"<tr><td>{1990 + i}</td><td>Name {i}</td><td>{i * 7}</td></tr>" for i in range(rows)) + "</table>"
+    tree = parse_html(f"<html><body>{body}</body></html>")
+    walker = BlockWalker()
+    tables = [t.mem_id for t in tree.css("table") if t.css_first("th") is not None]
+    assert [t.mem_id for t in walker.native.tables_holding(tree.root, noise._TABLE_ID, noise._TH_ID)] == tables
+    assert noise.data_table_rows(tree, walker) == noise.data_table_rows(tree)
+    assert len(noise.data_table_rows(tree)) >= (rows + 1 if rows + 1 >= noise.TABLE_ROWS else 0)

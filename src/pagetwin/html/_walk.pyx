@@ -713,6 +713,53 @@ cdef class NativeWalk:
             node = NULL if node == top else node.next
         return out
 
+    def tables_holding(self, root, uintptr_t table_id, uintptr_t cell_id):
+        """The elements of ``root``'s document (``root``: a LexborNode) whose tag id is
+        ``table_id`` and that hold an element whose tag id is ``cell_id``, in document order
+        (what ``[t for t in tree.css("table") if t.css_first("th")]`` lists, in one pass: the
+        tables open around a cell are marked, innermost first, down to the first one already
+        marked, which has all those around it marked too)."""
+        cdef pt_node *top
+        cdef pt_node *node
+        cdef Py_ssize_t i
+        cdef uintptr_t inner = 0  # the innermost open table (0: none)
+        cdef list tables = [], stack = []
+        cdef bytearray marked = bytearray()
+        if type(root) is not self.node_type:
+            raise Unsupported("not a LexborNode")
+        parser = <object>(<pt_lexbor_node *><PyObject *>root).parser
+        top = (<pt_lexbor_node *><PyObject *>root).node
+        while top.parent != NULL:  # (from the document: what tree.css searches)
+            top = top.parent
+        node = top
+        while node != NULL:
+            if node.type == ELEMENT:
+                if node.local_name == table_id:
+                    stack.append(len(tables))
+                    tables.append(<uintptr_t>node)
+                    marked.append(0)
+                    inner = <uintptr_t>node
+                elif node.local_name == cell_id:
+                    for i in reversed(stack):
+                        if marked[i]:
+                            break
+                        marked[i] = 1
+            if node.first_child != NULL:
+                node = node.first_child
+                continue
+            while True:  # leave the node, and each parent whose last child it was
+                if <uintptr_t>node == inner:
+                    stack.pop()
+                    inner = tables[stack[len(stack) - 1]] if stack else 0
+                if node == top:
+                    node = NULL
+                    break
+                if node.next != NULL:
+                    node = node.next
+                    break
+                node = node.parent
+        return [self._node(<pt_node *><uintptr_t>tables[i], parser) for i in range(len(tables)) if marked[i]]
+
     cdef int _attrs(self, pt_node *node, Attrs *a, bint images) except -1:
         """Read an element's attributes into ``a``; ``images``: the image attributes too."""
         cdef pt_attr *attr = (<pt_element *>node).first_attr

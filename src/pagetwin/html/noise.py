@@ -490,15 +490,20 @@ TABLE_ROWS = 5  # rows of a data table, at least
 TABLE_CELLS = 3  # cells of each of those rows, at least
 
 
-def data_table_rows(tree) -> frozenset[str]:
+def data_table_rows(tree, walker: BlockWalker | None = None) -> frozenset[str]:
     """The rows of the page's data tables, as their text without whitespace (the key a row's
     block is found by): a ``<table>`` with a header cell (``<th>``) and TABLE_ROWS rows or more
     of TABLE_CELLS cells (a year, a name, a figure; a layout table has one or two columns, a
-    list of headlines one)."""
+    list of headlines one). With the native walk (``walker.native``), the tables holding a
+    ``<th>`` are found in one C pass (two css searches a table took ~0.4 ms a page that has rows)."""
+    native = walker.native if walker is not None else None
+    root = tree.root
+    if native is None or root is None:
+        tables = [table for table in tree.css("table") if table.css_first("th") is not None]
+    else:
+        tables = native.tables_holding(root, _TABLE_ID, _TH_ID)
     out: set[str] = set()
-    for table in tree.css("table"):
-        if table.css_first("th") is None:
-            continue
+    for table in tables:
         keys = []
         for row in table.css("tr"):
             cells = sum(1 for c in row.iter() if c.tag in ("td", "th"))
@@ -932,7 +937,7 @@ def parse_page(
     title, description = _page_meta_of(meta)
     blocks = walk(tree, max_depth, walker)
     # (A page whose walk has fewer rows than a data table has is not searched for one.)
-    rows = data_table_rows(tree) if blocks.tag.count("tr") >= TABLE_ROWS else frozenset()
+    rows = data_table_rows(tree, walker) if blocks.tag.count("tr") >= TABLE_ROWS else frozenset()
     keep, inside = page_keep(blocks, table_rows=rows)
     is_product, product = _product_facts_of(tree, products)
     if is_product:
@@ -1030,8 +1035,10 @@ def _product_facts_of(tree, nodes) -> tuple[bool, str]:
 _HEAD_TAGS = f"{_META_TAGS}, {_LD_JSON}, {_PRODUCT_MICRODATA}"
 
 
-# The tag ids of the elements the native walk's head_candidates looks for.
-_TITLE_ID, _META_ID, _SCRIPT_ID = (LexborHTMLParser("").create_node(tag).tag_id for tag in ("title", "meta", "script"))
+# The tag ids of the elements the native walk's head_candidates and tables_holding look for.
+_TITLE_ID, _META_ID, _SCRIPT_ID, _TABLE_ID, _TH_ID = (
+    LexborHTMLParser("").create_node(tag).tag_id for tag in ("title", "meta", "script", "table", "th")
+)
 
 
 def _head_nodes(tree, walker: BlockWalker | None = None) -> tuple[list, list]:
