@@ -636,6 +636,16 @@ cdef class NativeWalk:
             self.attr_codes[aid] = code
         return code
 
+    cdef pt_node *_document(self, root) except NULL:
+        """The document node of ``root`` (a LexborNode): where tree.css searches from."""
+        cdef pt_node *top
+        if type(root) is not self.node_type:
+            raise Unsupported("not a LexborNode")
+        top = (<pt_lexbor_node *><PyObject *>root).node
+        while top.parent != NULL:
+            top = top.parent
+        return top
+
     cdef int _head_attr(self, pt_attr *attr) noexcept:
         """H_* code of an attribute's name (ASCII case ignored: a superset of lexbor's match)."""
         cdef uintptr_t aid = attr.node.local_name
@@ -674,12 +684,8 @@ cdef class NativeWalk:
         cdef bint take
         cdef int code
         cdef list out = []
-        if type(root) is not self.node_type:
-            raise Unsupported("not a LexborNode")
+        top = self._document(root)
         parser = <object>(<pt_lexbor_node *><PyObject *>root).parser
-        top = (<pt_lexbor_node *><PyObject *>root).node
-        while top.parent != NULL:  # (from the document: what tree.css searches)
-            top = top.parent
         node = top
         while node != NULL:
             if node.type == ELEMENT:
@@ -725,12 +731,8 @@ cdef class NativeWalk:
         cdef uintptr_t inner = 0  # the innermost open table (0: none)
         cdef list tables = [], stack = []
         cdef bytearray marked = bytearray()
-        if type(root) is not self.node_type:
-            raise Unsupported("not a LexborNode")
+        top = self._document(root)
         parser = <object>(<pt_lexbor_node *><PyObject *>root).parser
-        top = (<pt_lexbor_node *><PyObject *>root).node
-        while top.parent != NULL:  # (from the document: what tree.css searches)
-            top = top.parent
         node = top
         while node != NULL:
             if node.type == ELEMENT:
