@@ -641,3 +641,19 @@ def test_parsed_page_bytes_pack_a_walked_pages_integer_columns():
     assert ParsedPage.from_bytes(parsed.to_bytes()) == parsed
     empty = parse_page(parse_html(""))
     assert ParsedPage.from_bytes(empty.to_bytes()) == empty
+
+
+_CLASS_WORDS = st.sampled_from(
+    ["tooltip", "popover", "rollover", "hovercard", "trigger", "toggle", "link", "group/tooltip", "nav", "widget",
+     "elementor-widget", "comments", "wrap", "Caption", "d-none", "sr-only", "d-lg-block", "main-1", "x", "ToolTip", "a/b"]
+)
+
+
+@hsettings(max_examples=300, deadline=None)
+@given(cls=st.lists(st.one_of(_CLASS_WORDS, st.text(max_size=8)), max_size=5).map(" ".join),
+       ident=st.lists(st.one_of(_CLASS_WORDS, st.text(max_size=6)), max_size=2).map("-".join))
+def test_property_class_facts_popup_as_the_words_of_the_tokens_without_a_slash(cls, ident):
+    # The popup verdict, as first written: the words of the class and id tokens without a "/".
+    words = blocks._WORDS.findall(" ".join(t for t in f"{cls} {ident}".lower().split() if "/" not in t))
+    popup = not blocks._POPUP_WORDS.isdisjoint(words) and blocks._POPUP_TRIGGERS.isdisjoint(words)
+    assert blocks._class_facts("div", cls, ident, "")[5] == popup

@@ -589,6 +589,13 @@ _META_PIECES = st.sampled_from([
     '<div itemtype="http://schema.org/Product">{w}</div>', '<div itemtype="https://SCHEMA.org/Product">{w}</div>',
     '<div itemscope itemtype="https://schema.org/ProductGroup"><p>{w}</p></div>',
     "<p>{w}</p>", "<div><p>{w}</p></div>", "</head><body>", "<script>var a = '<title>{w}</title>';</script>",
+    # (for the native head_candidates: names and values in other cases, other namespaces, templates)
+    '<script TYPE="application/ld+json">{{"@type": "Product", "description": "{w}"}}</script>',
+    '<meta PROPERTY="og:description" content="{w}">', '<meta data-x="1" Property="og:Title" content="{w}">',
+    '<div data-a="b" ItemType="http://schema.org/product/x">{w}</div>', '<math><title>{w}</title></math>',
+    '<template><meta name="description" content="{w}"><title>{w}</title></template>',
+    '<svg><script type="application/ld+json">{{"@type": "Product", "description": "{w}"}}</script></svg>',
+    '<span itemtype="schema.org/Product"><meta name="description" itemtype="schema.org/Product" content="{w}"></span>',
 ])  # fmt: skip
 
 
@@ -742,13 +749,48 @@ def _firsts(nodes) -> list[int]:
        both=st.sampled_from(["", ' itemtype="http://schema.org/Product"', ' ITEMTYPE="schema.org/Other"']))
 def test_property_one_query_finds_the_nodes_of_page_meta_and_product_facts(pieces, both):
     from pagetwin.html import noise
+    from pagetwin.html.blocks import BlockWalker
 
-    # (Tags that are both kinds: a <meta> or <title> with an itemtype.)
+    # (Tags that are both kinds: a <meta> or <title> with an itemtype; the root element too.)
     extra = [f'<meta name="description" content="d"{both}>', f"<title{both}>t</title>", f'<meta name="x"{both}>']
-    html = "<html><head>" + "".join(piece.format(w=word) for piece, word in pieces) + "".join(extra[: len(pieces) % 4]) + "</body></html>"
-    tree = parse_html(html)
-    meta, products = noise._head_nodes(tree)
-    assert _firsts(meta) == _firsts(tree.css(noise._META_TAGS))
-    assert _firsts(products) == _firsts(tree.css(noise._LD_JSON + ", " + noise._PRODUCT_MICRODATA))
-    assert noise._page_meta_of(meta) == noise.page_meta(tree) == _page_meta_reference(tree)
-    assert noise._product_facts_of(tree, products) == noise.product_facts(tree) == _product_facts_reference(tree)
+    html = f"<html{both if len(pieces) % 3 == 1 else ''}><head>" + "".join(piece.format(w=word) for piece, word in pieces)
+    tree = parse_html(html + "".join(extra[: len(pieces) % 4]) + "</body></html>")
+    native, python = BlockWalker(), BlockWalker(native=False)
+    assert native.native is not None  # (the native walk is built here: tests/html/test_blocks.py)
+    found = [noise._head_nodes(tree, native), noise._head_nodes(tree, python), noise._head_nodes(tree), noise._head_nodes_reference(tree)]
+    reference = found[-1]
+    for meta, products in found:
+        # (A Product's element that holds a title or a description is a page_meta node too, as it
+        # always was: css_matches asks the element and what it holds; the reader skips it.)
+        assert set(_firsts(tree.css(noise._META_TAGS))) <= set(_firsts(meta))
+        assert _firsts(products) == _firsts(tree.css(noise._LD_JSON + ", " + noise._PRODUCT_MICRODATA))
+        assert (_firsts(meta), _firsts(products)) == (_firsts(reference[0]), _firsts(reference[1]))
+        assert noise._page_meta_of(meta) == noise.page_meta(tree) == _page_meta_reference(tree)
+        assert noise._product_facts_of(tree, products) == noise.product_facts(tree) == _product_facts_reference(tree)
+    # The native candidates list each node once; without the native walk, the reference runs.
+    assert [n.mem_id for n in found[0][0]] == _firsts(found[0][0])
+    assert [n.mem_id for n in found[0][1]] == _firsts(found[0][1])
+    assert [[n.mem_id for n in nodes] for nodes in found[1]] == [[n.mem_id for n in nodes] for nodes in reference]
+
+
+# Pieces of nested tables (some with a header cell, in foreign content or a template too).
+_TABLE_PIECES = st.sampled_from([
+    "<table>", "</table>", "<tr>", "</tr>", "<th>h</th>", "<td>c</td>", "<td>", "</td>", "<div>", "</div>",
+    "<svg><table><th>x</th></table></svg>", "<template><table><th>t</th></table></template>", "<p>p</p>", "<th>",
+])  # fmt: skip
+
+
+@hsettings(max_examples=300, deadline=None)
+@given(pieces=st.lists(_TABLE_PIECES, max_size=30), rows=st.integers(0, 7))
+def test_property_native_tables_holding_a_header_cell_are_the_css_ones(pieces, rows):
+    from pagetwin.html import noise
+    from pagetwin.html.blocks import BlockWalker
+
+    body = "".join(pieces) + "<table><tr><th>Year</th><th>Name</th><th>Score</th></tr>"
+    body += "".join(f"<tr><td>{1990 + i}</td><td>Name {i}</td><td>{i * 7}</td></tr>" for i in range(rows)) + "</table>"
+    tree = parse_html(f"<html><body>{body}</body></html>")
+    walker = BlockWalker()
+    tables = [t.mem_id for t in tree.css("table") if t.css_first("th") is not None]
+    assert [t.mem_id for t in walker.native.tables_holding(tree.root, noise._TABLE_ID, noise._TH_ID)] == tables
+    assert noise.data_table_rows(tree, walker) == noise.data_table_rows(tree)
+    assert len(noise.data_table_rows(tree)) >= (rows + 1 if rows + 1 >= noise.TABLE_ROWS else 0)

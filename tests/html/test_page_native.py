@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pagetwin.html import noise
-from pagetwin.html.blocks import Blocks, text_size, walk
+from pagetwin.html.blocks import BlockWalker, Blocks, text_size, walk
 from pagetwin.html.parse import decode_html, looks_like_html, parse_html
 from tests.fixtures.sites import paragraph
 
@@ -234,14 +234,16 @@ def test_without_the_native_rules_the_reference_runs_with_one_warning(monkeypatc
 
 def _same_on(bodies) -> int:
     count = 0
+    walker = BlockWalker()
     for body, charset in bodies:
         tree = parse_html(decode_html(body, charset), 512)
-        blocks = walk(tree, 512)
+        blocks = walk(tree, 512, walker)
         rows = noise.data_table_rows(tree) if blocks.tag.count("tr") >= noise.TABLE_ROWS else frozenset()
         assert noise._page_keep(blocks, None, rows, noise.native_rules()) == noise.page_keep_reference(blocks, table_rows=rows)
-        # (and parse_page's one query for the page's title, description and product facts)
-        meta, products = noise._head_nodes(tree)
-        assert (noise._page_meta_of(meta), noise._product_facts_of(tree, products)) == (noise.page_meta(tree), noise.product_facts(tree))
+        # (and parse_page's head facts and data tables, found natively: the references' results)
+        assert noise.data_table_rows(tree, walker) == noise.data_table_rows(tree)
+        for meta, products in (noise._head_nodes(tree, walker), noise._head_nodes_reference(tree)):
+            assert (noise._page_meta_of(meta), noise._product_facts_of(tree, products)) == (noise.page_meta(tree), noise.product_facts(tree))
         count += 1
     return count
 

@@ -236,6 +236,36 @@ cdef inline int _utoa(uint64_t v, char *out) noexcept nogil:
     return n
 
 
+cdef inline bint _ieq(const unsigned char *s, size_t n, const char *lit, size_t m) noexcept nogil:
+    """Whether s equals the lower-case ASCII ``lit``, ASCII case ignored."""
+    cdef size_t i
+    if n != m:
+        return False
+    for i in range(n):
+        if (s[i] | 0x20 if 65 <= s[i] <= 90 else s[i]) != <unsigned char>lit[i]:
+            return False
+    return True
+
+
+cdef inline bint _icontains(const unsigned char *s, size_t n, const char *lit, size_t m) noexcept nogil:
+    """Whether s holds the lower-case ASCII ``lit``, ASCII case ignored."""
+    cdef size_t i
+    if m > n:
+        return False
+    for i in range(n - m + 1):
+        if _ieq(s + i, m, lit, m):
+            return True
+    return False
+
+
+# The attributes head_candidates reads (codes of NativeWalk.head_attrs).
+DEF H_OTHER = 0
+DEF H_NAME = 1
+DEF H_PROPERTY = 2
+DEF H_TYPE = 3
+DEF H_ITEMTYPE = 4
+
+
 cdef inline Py_ssize_t _utf8_valid(const unsigned char *s, size_t n) noexcept nogil:
     """Whether s is UTF-8 as Python's strict decoder takes it: 1 if so, else 0."""
     cdef size_t i = 0
@@ -453,6 +483,7 @@ cdef class NativeWalk:
     cdef const char *name_ptr[KINDS]
     cdef Py_ssize_t name_len[KINDS]
     cdef signed char attr_codes[KINDS]
+    cdef signed char head_attrs[KINDS]  # H_* code of each static attribute id (-1: not known yet)
     cdef list attr_names  # bytes, by code
     cdef const char *attr_ptr[IMAGE + MAX_IMAGE_ATTRS]
     cdef size_t attr_len[IMAGE + MAX_IMAGE_ATTRS]
@@ -481,6 +512,7 @@ cdef class NativeWalk:
         for i in range(KINDS):
             self.kinds[i] = -1
             self.attr_codes[i] = -2
+            self.head_attrs[i] = -1
             self.flags[i] = 0
             self.name_ptr[i] = NULL
             self.name_len[i] = 0
@@ -603,6 +635,132 @@ cdef class NativeWalk:
         if static:
             self.attr_codes[aid] = code
         return code
+
+    cdef pt_node *_document(self, root) except NULL:
+        """The document node of ``root`` (a LexborNode): where tree.css searches from."""
+        cdef pt_node *top
+        if type(root) is not self.node_type:
+            raise Unsupported("not a LexborNode")
+        top = (<pt_lexbor_node *><PyObject *>root).node
+        while top.parent != NULL:
+            top = top.parent
+        return top
+
+    cdef int _head_attr(self, pt_attr *attr) noexcept:
+        """H_* code of an attribute's name (ASCII case ignored: a superset of lexbor's match)."""
+        cdef uintptr_t aid = attr.node.local_name
+        cdef bint static = attr.qualified_name == 0 and aid < KINDS
+        cdef size_t n = 0
+        cdef const unsigned char *name
+        cdef int code = H_OTHER
+        if static and self.head_attrs[aid] >= 0:
+            return self.head_attrs[aid]
+        name = pt_call_name(self.attr_name, attr, &n)
+        if name != NULL:
+            if _ieq(name, n, b"name", 4):
+                code = H_NAME
+            elif _ieq(name, n, b"property", 8):
+                code = H_PROPERTY
+            elif _ieq(name, n, b"type", 4):
+                code = H_TYPE
+            elif _ieq(name, n, b"itemtype", 8):
+                code = H_ITEMTYPE
+        if static:
+            self.head_attrs[aid] = code
+        return code
+
+    def head_candidates(self, root, uintptr_t title_id, uintptr_t meta_id, uintptr_t script_id):
+        """The elements of ``root``'s document (``root``: a LexborNode), in document order, that
+        noise._HEAD_TAGS may match: every <title>; a <meta> whose name or property is
+        description / og:description / og:title; a <script> of type application/ld+json;
+        any element whose itemtype holds schema.org/product (values and names with ASCII
+        case ignored: more than the selectors' own matches, which noise._head_nodes then
+        asks each candidate). One pass of C over the DOM instead of lexbor's CSS engine."""
+        cdef pt_node *top
+        cdef pt_node *node
+        cdef pt_attr *attr
+        cdef pt_str *v
+        cdef uintptr_t tid, aid
+        cdef bint take
+        cdef int code
+        cdef list out = []
+        top = self._document(root)
+        parser = <object>(<pt_lexbor_node *><PyObject *>root).parser
+        node = top
+        while node != NULL:
+            if node.type == ELEMENT:
+                tid = node.local_name
+                take = tid == title_id
+                attr = (<pt_element *>node).first_attr
+                while attr != NULL and not take:
+                    aid = attr.node.local_name  # (the name first: most attributes end there)
+                    if attr.qualified_name == 0 and aid < KINDS and self.head_attrs[aid] == H_OTHER:
+                        attr = attr.next
+                        continue
+                    code = self._head_attr(attr)
+                    v = attr.value
+                    if code != H_OTHER and v != NULL and v.data != NULL:
+                        if code == H_ITEMTYPE:
+                            take = _icontains(v.data, v.length, b"schema.org/product", 18)
+                        elif tid == meta_id and (code == H_NAME or code == H_PROPERTY):
+                            take = (_ieq(v.data, v.length, b"description", 11) or _ieq(v.data, v.length, b"og:description", 14)
+                                    or _ieq(v.data, v.length, b"og:title", 8))
+                        elif tid == script_id and code == H_TYPE:
+                            take = _ieq(v.data, v.length, b"application/ld+json", 19)
+                    attr = attr.next
+                if take:
+                    out.append(self._node(node, parser))
+            # the next node in document order (pre-order), never above top
+            if node.first_child != NULL:
+                node = node.first_child
+                continue
+            while node != top and node.next == NULL:
+                node = node.parent
+            node = NULL if node == top else node.next
+        return out
+
+    def tables_holding(self, root, uintptr_t table_id, uintptr_t cell_id):
+        """The elements of ``root``'s document (``root``: a LexborNode) whose tag id is
+        ``table_id`` and that hold an element whose tag id is ``cell_id``, in document order
+        (what ``[t for t in tree.css("table") if t.css_first("th")]`` lists, in one pass: the
+        tables open around a cell are marked, innermost first, down to the first one already
+        marked, which has all those around it marked too)."""
+        cdef pt_node *top
+        cdef pt_node *node
+        cdef Py_ssize_t i
+        cdef uintptr_t inner = 0  # the innermost open table (0: none)
+        cdef list tables = [], stack = []
+        cdef bytearray marked = bytearray()
+        top = self._document(root)
+        parser = <object>(<pt_lexbor_node *><PyObject *>root).parser
+        node = top
+        while node != NULL:
+            if node.type == ELEMENT:
+                if node.local_name == table_id:
+                    stack.append(len(tables))
+                    tables.append(<uintptr_t>node)
+                    marked.append(0)
+                    inner = <uintptr_t>node
+                elif node.local_name == cell_id:
+                    for i in reversed(stack):
+                        if marked[i]:
+                            break
+                        marked[i] = 1
+            if node.first_child != NULL:
+                node = node.first_child
+                continue
+            while True:  # leave the node, and each parent whose last child it was
+                if <uintptr_t>node == inner:
+                    stack.pop()
+                    inner = tables[stack[len(stack) - 1]] if stack else 0
+                if node == top:
+                    node = NULL
+                    break
+                if node.next != NULL:
+                    node = node.next
+                    break
+                node = node.parent
+        return [self._node(<pt_node *><uintptr_t>tables[i], parser) for i in range(len(tables)) if marked[i]]
 
     cdef int _attrs(self, pt_node *node, Attrs *a, bint images) except -1:
         """Read an element's attributes into ``a``; ``images``: the image attributes too."""

@@ -282,7 +282,8 @@ def _class_facts(tag: str, cls: str, ident: str, itemprop: str) -> tuple[int, bo
     marked as the article body; signature part; named as a caption or gallery; hidden by its
     class, _class_hidden) of a block element (the walk memoises them: a site repeats the same
     few class names on every page)."""
-    words = _WORDS.findall(f"{cls} {ident}".lower())
+    lowered = f"{cls} {ident}".lower()
+    words = _WORDS.findall(lowered)
     named = [w for w in words if w in CHROME_WORDS]
     if named and _BUILDER_WIDGET.search(cls) is not None:
         # A page builder's unit ("elementor-widget-heading", HubSpot's "widget-type-rich_text"):
@@ -294,10 +295,13 @@ def _class_facts(tag: str, cls: str, ident: str, itemprop: str) -> tuple[int, bo
     marker = (itemprop or cls or ident).lower().replace("-", "").replace("_", "")
     hint = bool(marker) and _BODY_HINT.search(marker) is not None
     part = f"{tag}.{_DIGITS.sub('', cls.strip())}#{_DIGITS.sub('', ident.strip())}" if cls or ident else tag
-    caption = _CAPTION_NAMES.search(f"{cls} {ident}".lower()) is not None
-    # (not Tailwind's group names, "group/tooltip": the box that holds a tooltip and its trigger)
-    named_popup = _WORDS.findall(" ".join(t for t in f"{cls} {ident}".lower().split() if "/" not in t))
-    popup = not _POPUP_WORDS.isdisjoint(named_popup) and _POPUP_TRIGGERS.isdisjoint(named_popup)
+    caption = _CAPTION_NAMES.search(lowered) is not None
+    # (not Tailwind's group names, "group/tooltip": the box that holds a tooltip and its trigger;
+    # their words are some of ``words``, so without a popup word in ``words`` there is none)
+    popup = False
+    if not _POPUP_WORDS.isdisjoint(words):
+        named_popup = _WORDS.findall(" ".join(t for t in lowered.split() if "/" not in t))
+        popup = not _POPUP_WORDS.isdisjoint(named_popup) and _POPUP_TRIGGERS.isdisjoint(named_popup)
     return chrome, hint, part, caption, _class_hidden(cls), popup
 
 
