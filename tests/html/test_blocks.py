@@ -630,12 +630,12 @@ def test_parsed_page_bytes_round_trip_every_field_exactly(page):
 def test_parsed_page_bytes_pack_a_walked_pages_integer_columns():
     import marshal
 
-    from pagetwin.html.blocks import _ZSTD_DECOMPRESS, ParsedPage
+    from pagetwin.html.blocks import ParsedPage, _zstd
     from pagetwin.html.noise import parse_page
 
     html = "<h1>Título</h1><article><p>" + "Palabras del artículo 記事. " * 20 + "</p><p>short</p></article>"
     parsed = parse_page(parse_html(html))
-    record = marshal.loads(_ZSTD_DECOMPRESS(parsed.to_bytes()))
+    record = marshal.loads(_zstd()[1](parsed.to_bytes()))
     columns = dict(zip(ParsedPage._FIELDS, record[ParsedPage._HEAD :]))
     assert all(type(columns[name]) is bytes for name in ParsedPage._PACKED)  # (64-bit sig and hash included)
     assert ParsedPage.from_bytes(parsed.to_bytes()) == parsed
@@ -657,3 +657,22 @@ def test_property_class_facts_popup_as_the_words_of_the_tokens_without_a_slash(c
     words = blocks._WORDS.findall(" ".join(t for t in f"{cls} {ident}".lower().split() if "/" not in t))
     popup = not blocks._POPUP_WORDS.isdisjoint(words) and blocks._POPUP_TRIGGERS.isdisjoint(words)
     assert blocks._class_facts("div", cls, ident, "")[5] == popup
+
+
+def test_parsed_page_bytes_from_many_threads_at_once():
+    # Each thread has its own zstd (de)compressor: python-zstandard's must not be shared by
+    # threads at once. Eight threads round-trip pages together and get each page back.
+    from concurrent.futures import ThreadPoolExecutor
+
+    from pagetwin.html.blocks import ParsedPage, _zstd
+    from pagetwin.html.noise import parse_page
+
+    pages = [parse_page(parse_html(f"<article><p>{'Words of page %d. ' % i * (20 + i)}</p></article>")) for i in range(16)]
+
+    def round_trip(i: int) -> bool:
+        return all(ParsedPage.from_bytes(pages[i].to_bytes()) == pages[i] for _ in range(50))
+
+    with ThreadPoolExecutor(8) as pool:
+        assert all(pool.map(round_trip, range(16)))
+    # The calling thread's pair is made once and kept.
+    assert _zstd() is _zstd()

@@ -52,8 +52,10 @@ import functools
 import logging
 import marshal
 import re
+import threading
 from array import array
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import selectolax
@@ -180,8 +182,17 @@ class Extracted:
     images: list[dict] = field(default_factory=list)  # raw attributes of kept <img>/<source>
 
 
-_ZSTD_COMPRESS = zstandard.ZstdCompressor(level=1).compress
-_ZSTD_DECOMPRESS = zstandard.ZstdDecompressor().decompress
+# One zstd compressor and decompressor per thread: python-zstandard's instances must not be
+# used by two threads at once (the server's and the API's callers may run in threads).
+_ZSTD = threading.local()
+
+
+def _zstd() -> tuple[Any, Any]:
+    """This thread's (compress, decompress): level 1 (see ParsedPage.to_bytes)."""
+    pair = getattr(_ZSTD, "pair", None)
+    if pair is None:
+        pair = _ZSTD.pair = (zstandard.ZstdCompressor(level=1).compress, zstandard.ZstdDecompressor().decompress)
+    return pair
 
 
 @dataclass
@@ -228,11 +239,11 @@ class ParsedPage:
         record = (self._FORMAT, self.title, self.description, self.replaced, self.flattened, self.page_level(),
                   self.refused_charsets, *(_pack(getattr(b, name), packed[name]) if name in packed else getattr(b, name)
                                            for name in self._FIELDS))  # fmt: skip
-        return _ZSTD_COMPRESS(marshal.dumps(record))
+        return _zstd()[0](marshal.dumps(record))
 
     @classmethod
     def from_bytes(cls, data: bytes) -> ParsedPage:
-        record = marshal.loads(_ZSTD_DECOMPRESS(data))
+        record = marshal.loads(_zstd()[1](data))
         if record[0] != cls._FORMAT:
             raise ValueError(f"parsed page format {record[0]}, expected {cls._FORMAT}")
         packed = cls._PACKED
