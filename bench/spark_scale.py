@@ -12,13 +12,15 @@ the executors' clusters and kept pages are the local runner's, row for row.
 Also: CPU seconds of each run's whole process tree (driver, JVM, Python workers) and, for the
 Spark run, the task time of its stages grouped by call site (where the time goes).
 
-Usage: nice -n 10 python -m bench.spark_scale --pages 5000 20000 [--master local[2]] [--no-local]
+Usage: nice -n 10 python -m bench.spark_scale --pages 5000 20000 [--master local[2]] [--no-local | --no-spark]
        [--sources N: the crawl made from N source pages only, pages/N seeded copies of each]
        [--copies K: the crawl of fixed duplicate sets of K pages, bench/corpus.py --copies K]
        [--crawls DIR: where the --copies crawls are kept (default bench/data)]
        [--conf spark.KEY=VALUE ...: Spark configuration for the Spark run]
        [--set spark.split_bytes=4194304 ...: settings for both runs, spark.* for Spark's only]
-Each run is a child process (``--child``) so that its memory is its own.
+Each run is a child process (``--child``) so that its memory is its own. The two halves of one
+size can run side by side (``--no-local`` and ``--no-spark``, one --work; their CPU seconds stay
+comparable, their wall times do not), then ``--compare WORK/spark-N WORK/local-N``.
 """
 
 from __future__ import annotations
@@ -187,6 +189,15 @@ def _rows(out: Path, spark: bool) -> list[dict]:
     return [json.loads(line) for f in files for line in f.read_text().splitlines()]
 
 
+def compare_rows(spark_out: Path, local_out: Path) -> dict:
+    """Whether a Spark executors' output and a local one have the same clusters and kept pages,
+    row for row (id, cluster, keep of clusters.jsonl, both in id order)."""
+    core = [(r["id"], r["cluster"], r["keep"]) for r in _rows(spark_out, True)]
+    local_core = [(r["id"], r["cluster"], r["keep"]) for r in _rows(local_out, False)]
+    return {"same_clusters_and_kept_pages": core == local_core,
+            "rows_differing": sum(a != b for a, b in zip(core, local_core)) + abs(len(core) - len(local_core))}  # fmt: skip
+
+
 def _bytes_under(path: Path, names: tuple[str, ...]) -> int:
     return sum(f.stat().st_size for n in names for f in (path / n).rglob("*") if f.is_file()) + sum(
         (path / n).stat().st_size for n in names if (path / n).is_file()
@@ -307,8 +318,11 @@ def _corpus(pages: int, sources: int, work: Path, copies: int | None = None, cra
 def run_size(
     pages: int, master: str, with_local: bool, work: Path, sources: int = 0, sets: dict | None = None,
     copies: int | None = None, crawls: Path | None = None, spark_conf: dict | None = None,
-    corpus: Path | None = None,
+    corpus: Path | None = None, with_spark: bool = True,
 ) -> dict:
+    """One size's runs: Spark's, then the local runner's (``with_local``), compared row for row
+    when both ran. ``with_spark`` False runs the local one alone (its half can then run beside a
+    ``--no-local`` one, and ``--compare`` compares their outputs)."""
     corpus = corpus or _corpus(pages, sources, work, copies, crawls)
     truth = {}
     with open(f"{corpus}.truth.jsonl") as fh:
@@ -317,30 +331,29 @@ def run_size(
             truth[t["url"]] = t["source"]
     me = [sys.executable, "-m", "bench.spark_scale", "--child"]
     events = work / f"events-{pages}"
-    events.mkdir(parents=True)
     result: dict = {"pages": pages}
     sets_json = json.dumps(sets or {})
-    sp = _measured([*me, "spark", str(corpus), str(work / f"spark-{pages}"), master, str(events), sets_json,
-                    json.dumps(spark_conf or {})])
-    rows = _rows(work / f"spark-{pages}", True)
-    names = ("clusters.jsonl", "pairs.jsonl", "clusters.parquet", "pairs.parquet", "pages.parquet")
-    result["spark"] = {
-        "pages_per_second": round(sp["child"]["pages"] / sp["seconds"], 1),
-        "seconds": round(sp["seconds"], 1),
-        "cpu_seconds": sp["cpu_seconds"],
-        "peak_mb": {k: round(v / 2**20) for k, v in sp["peak_bytes"].items()},
-        "stages": stage_seconds(str(events)),
-        "shuffle_mb": round(_shuffle_bytes(str(events)) / 2**20, 1),
-        "output_bytes_per_page": round(_bytes_under(work / f"spark-{pages}", names) / max(1, len(rows)), 1),
-        "lean_index": lean_report(work / f"spark-{pages}"),
-        **sp["child"],
-        "scores": pair_scores({r["url"]: r["cluster"] for r in rows}, truth),
-    }
+    if with_spark:
+        events.mkdir(parents=True)  # a fresh one: the shuffle bytes are summed over every log in it
+        sp = _measured([*me, "spark", str(corpus), str(work / f"spark-{pages}"), master, str(events), sets_json,
+                        json.dumps(spark_conf or {})])
+        rows = _rows(work / f"spark-{pages}", True)
+        names = ("clusters.jsonl", "pairs.jsonl", "clusters.parquet", "pairs.parquet", "pages.parquet")
+        result["spark"] = {
+            "pages_per_second": round(sp["child"]["pages"] / sp["seconds"], 1),
+            "seconds": round(sp["seconds"], 1),
+            "cpu_seconds": sp["cpu_seconds"],
+            "peak_mb": {k: round(v / 2**20) for k, v in sp["peak_bytes"].items()},
+            "stages": stage_seconds(str(events)),
+            "shuffle_mb": round(_shuffle_bytes(str(events)) / 2**20, 1),
+            "output_bytes_per_page": round(_bytes_under(work / f"spark-{pages}", names) / max(1, len(rows)), 1),
+            "lean_index": lean_report(work / f"spark-{pages}"),
+            **sp["child"],
+            "scores": pair_scores({r["url"]: r["cluster"] for r in rows}, truth),
+        }
     if with_local:
         lo = _measured([*me, "local", str(corpus), str(work / f"local-{pages}"), master, str(events), sets_json])
         local_rows = _rows(work / f"local-{pages}", False)
-        core = [(r["id"], r["cluster"], r["keep"]) for r in rows]
-        local_core = [(r["id"], r["cluster"], r["keep"]) for r in local_rows]
         result["local"] = {
             "pages_per_second": round(lo["child"]["pages"] / lo["seconds"], 1),
             "seconds": round(lo["seconds"], 1),
@@ -349,8 +362,8 @@ def run_size(
             **lo["child"],
             "scores": pair_scores({r["url"]: r["cluster"] for r in local_rows}, truth),
         }
-        result["same_clusters_and_kept_pages"] = core == local_core
-        result["rows_differing"] = sum(a != b for a, b in zip(core, local_core)) + abs(len(core) - len(local_core))
+        if with_spark:
+            result.update(compare_rows(work / f"spark-{pages}", work / f"local-{pages}"))
     return result
 
 
@@ -362,6 +375,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pages", type=int, nargs="+", default=[5000, 20000])
     parser.add_argument("--master", default="local[2]")
     parser.add_argument("--no-local", action="store_true", help="skip the local runner's run")
+    parser.add_argument("--no-spark", action="store_true",
+                        help="the local runner's run only (beside a --no-local one; then --compare their outputs)")
     parser.add_argument("--sources", type=int, default=0, help="make the crawl from this many source pages only")
     parser.add_argument("--copies", type=int, default=None, metavar="K",
                         help="the crawl of fixed duplicate sets of K pages (bench/corpus.py --copies K)")
@@ -380,10 +395,17 @@ def main(argv: list[str] | None = None) -> int:
                         help="only compare pagetwin explain on a Spark executors' output and a local one of the same crawl")
     parser.add_argument("--explain-pairs", type=int, default=5, metavar="N",
                         help="with --explain-report: N verified and N random pairs")
+    parser.add_argument("--compare", type=Path, nargs=2, metavar=("SPARK_OUT", "LOCAL_OUT"),
+                        help="only compare a Spark executors' output and a local one's clusters and kept pages, row for row")
     args = parser.parse_args(argv)
     if args.explain_report:
         print(json.dumps(explain_report(*args.explain_report, args.explain_pairs)), flush=True)
         return 0
+    if args.compare:
+        print(json.dumps(compare_rows(*args.compare)), flush=True)
+        return 0
+    if args.no_local and args.no_spark:
+        parser.error("--no-local and --no-spark leave no run")
     if args.corpus and len(args.pages) != 1:
         parser.error("--corpus is one crawl: give one --pages (its size, which names the outputs)")
     if args.copies and args.sources:
@@ -402,7 +424,7 @@ def main(argv: list[str] | None = None) -> int:
             sets[key] = value
     for pages in args.pages:
         result = run_size(pages, args.master, not args.no_local, work, args.sources, sets, args.copies,
-                          args.crawls, dict(c.split("=", 1) for c in args.conf), args.corpus)
+                          args.crawls, dict(c.split("=", 1) for c in args.conf), args.corpus, not args.no_spark)
         print(json.dumps(result), flush=True)
     return 0
 

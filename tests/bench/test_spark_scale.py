@@ -56,3 +56,28 @@ def test_explain_report_and_the_models_bytes_of_a_local_index(tmp_path):
     assert set(got["cpu_ms_a_pair"]) == {"spark", "local"} and all(v > 0 for v in got["cpu_ms_a_pair"].values())
     report = lean_report(tmp_path / "lean")
     assert report["models_bytes"] > 10_000 and report["models_bytes_per_page"] == round(report["models_bytes"] / report["pages"], 1)
+
+
+def test_compare_counts_the_rows_that_differ_and_the_halves_run_alone(tmp_path, capsys):
+    """--compare reads a Spark output's part files and a local clusters.jsonl: equal rows are
+    the same, a moved kept page and a missing row count; --no-local with --no-spark is refused."""
+    import pytest
+
+    from bench.spark_scale import compare_rows, main
+
+    rows = [{"id": "a", "cluster": "c1", "keep": True}, {"id": "b", "cluster": "c1", "keep": False},
+            {"id": "c", "cluster": "c3", "keep": True}]  # fmt: skip
+    spark, local = tmp_path / "spark", tmp_path / "local"
+    (spark / "clusters.jsonl").mkdir(parents=True)
+    (spark / "clusters.jsonl" / "part-00000.txt").write_text("".join(json.dumps(r) + "\n" for r in rows[:2]))
+    (spark / "clusters.jsonl" / "part-00001.txt").write_text(json.dumps(rows[2]) + "\n")
+    local.mkdir()
+    (local / "clusters.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert compare_rows(spark, local) == {"same_clusters_and_kept_pages": True, "rows_differing": 0}
+    moved = [{**rows[0], "keep": False}, {**rows[1], "keep": True}]
+    (local / "clusters.jsonl").write_text("".join(json.dumps(r) + "\n" for r in moved))
+    assert main(["--compare", str(spark), str(local)]) == 0
+    assert json.loads(capsys.readouterr().out) == {"same_clusters_and_kept_pages": False, "rows_differing": 3}
+    with pytest.raises(SystemExit) as refused:
+        main(["--no-local", "--no-spark", "--pages", "10"])
+    assert refused.value.code == 2
