@@ -471,7 +471,6 @@ def _fingerprint_step(run: _Run, learned: Learned | None) -> _Pass2:
     return out
 
 
-
 # Pages pass 2 holds between writes to the index (one executemany per table), when no
 # checkpoint comes first: a few MB of texts and keys.
 STORE_BATCH = 500

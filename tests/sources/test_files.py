@@ -169,6 +169,9 @@ def test_gzipped_html_files_are_pages_and_damaged_ones_counted_skips(tmp_path):
     assert stats.records_total == 4 and not stats.errors
     given, _ = read_all([tmp_path / "b.html.gz"])  # a file given directly is read the same way
     assert [p.body for p in given] == [body]
+    (tmp_path / "e.html.gz").write_bytes(body)  # named .gz, not gzipped: read as it is
+    named, stats = read_all([tmp_path / "e.html.gz"])
+    assert [p.body for p in named] == [body] and not stats.skipped
 
 
 def test_a_big_gzipped_page_is_cut_and_its_digest_covers_the_html(tmp_path):

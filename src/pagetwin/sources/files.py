@@ -103,7 +103,7 @@ def read_html_file(path: str, page_id: str, settings: InputSettings, site: str =
     limit = settings.max_page_bytes
     hasher = hashlib.sha1()
     kept = bytearray()
-    gzipped = path.lower().endswith(".gz")
+    gzipped = path.lower().endswith(".gz") and _starts_with(path, b"\x1f\x8b")  # (a misnamed plain file is read as it is)
     read = 0
     try:
         with gzip.open(path, "rb") if gzipped else open(path, "rb") as fh:
@@ -143,6 +143,11 @@ def read_html_file(path: str, page_id: str, settings: InputSettings, site: str =
         id=page_id, url=url, body=result.body, payload_digest=b32_digest(hasher.digest()),
         source=path, truncated=result.cut, meta=meta, site=site,
     )
+
+
+def _starts_with(path: str, magic: bytes) -> bool:
+    with open(path, "rb") as fh:
+        return fh.read(len(magic)) == magic
 
 
 def iter_html_file(path: str, settings: InputSettings, stats: SourceStats) -> Iterator[Page | Skip]:
