@@ -97,18 +97,22 @@ def layout_url(rel: str) -> str | None:
 
 
 def read_html_file(path: str, page_id: str, settings: InputSettings, site: str = "") -> Page | Skip:
-    """One HTML file as a Page (body cut at max_page_bytes; digest over the whole file).
+    """One HTML file as a Page (body cut at max_page_bytes; digest over the whole file, or over
+    the whole HTML of a gzipped one).
     ``site``: the site of the page when neither its HTML nor ``page_id`` names its URL (the
     module docstring)."""
     limit = settings.max_page_bytes
     hasher = hashlib.sha1()
     kept = bytearray()
-    gzipped = path.lower().endswith(".gz") and _starts_with(path, b"\x1f\x8b")  # (a misnamed plain file is read as it is)
     read = 0
     try:
-        with gzip.open(path, "rb") if gzipped else open(path, "rb") as fh:
-            # A gzipped file's digest is of the HTML it holds (so page.html and page.html.gz are
-            # one page), read up to GZIP_READ_CAP: a small file can inflate without end.
+        with open(path, "rb") as raw_fh:
+            # Named .gz and gzipped (a misnamed plain file is read as it is): the digest is of
+            # the HTML inside (so page.html and page.html.gz are one page), read up to
+            # GZIP_READ_CAP, since a small file can inflate without end.
+            gzipped = path.lower().endswith(".gz") and raw_fh.read(2) == b"\x1f\x8b"
+            raw_fh.seek(0)
+            fh = gzip.GzipFile(fileobj=raw_fh) if gzipped else raw_fh
             while not gzipped or read < GZIP_READ_CAP:
                 chunk = fh.read(READ_STEP)
                 if not chunk:
@@ -143,11 +147,6 @@ def read_html_file(path: str, page_id: str, settings: InputSettings, site: str =
         id=page_id, url=url, body=result.body, payload_digest=b32_digest(hasher.digest()),
         source=path, truncated=result.cut, meta=meta, site=site,
     )
-
-
-def _starts_with(path: str, magic: bytes) -> bool:
-    with open(path, "rb") as fh:
-        return fh.read(len(magic)) == magic
 
 
 def iter_html_file(path: str, settings: InputSettings, stats: SourceStats) -> Iterator[Page | Skip]:
