@@ -19,9 +19,12 @@ from pagetwin.sources.warc import MAX_FILE_ERRORS
 from tests.fixtures.records import arc_file, arc_record, html_page, http, read_all
 
 # A damaged file may take this many times as long as a clean one of its size: reading is
-# linear, a constant factor apart (a flood of version lines costs about 4x: a failed header per
-# 10 bytes); the old reader's ratios at these sizes were in the hundreds to thousands.
+# linear, a constant factor apart; the old reader's ratios at these sizes were in the hundreds
+# to thousands.
 RATIO = 8.0
+# A flood of version lines is a failed header every 10 bytes: 4-7x a clean read of its size
+# here, and a clean read of 500 KB is ~25 ms, so the machine's noise moves it past 8 (CI: 8.4).
+FLOOD_RATIO = 20.0
 N = 2000  # records in the crafted files (the old reader took over a minute on 20,000)
 DATA_WARC = "/work/shared/data/warc/dolma_warc_sample-0000.warc.gz"
 
@@ -58,26 +61,25 @@ def _clean_of_size(size: int, gz: bool) -> bytes:
 
 
 def _seconds(path) -> float:
-    best = float("inf")
-    for _ in range(3):  # the best of three: the machine is shared
-        t = time.perf_counter()
-        list(iter_pages([str(path)], InputSettings(), SourceStats()))
-        best = min(best, time.perf_counter() - t)
-    return best
+    t = time.perf_counter()
+    list(iter_pages([str(path)], InputSettings(), SourceStats()))
+    return time.perf_counter() - t
 
 
 def _ratio(tmp_path, name: str, data: bytes, clean: bytes) -> float:
     bad, good = tmp_path / name, tmp_path / ("clean-" + name)
     bad.write_bytes(data)
     good.write_bytes(clean)
-    return _seconds(bad) / max(_seconds(good), 1e-3)
+    # the best of five each, taken in turn, so a busy spell of the shared machine falls on both
+    times = [(_seconds(bad), _seconds(good)) for _ in range(5)]
+    return min(b for b, _ in times) / max(min(g for _, g in times), 1e-3)
 
 
 def test_version_lines_only_read_in_linear_time(tmp_path):
     # the old reader moved on 10 bytes and rescanned up to 1 MB after each failed header
     data = b"WARC/1.0\r\n" * 50_000
     ratio = _ratio(tmp_path, "lines.warc", data, _clean_of_size(len(data), gz=False))
-    assert ratio < RATIO, ratio
+    assert ratio < FLOOD_RATIO, ratio
     pages, stats = read_all([tmp_path / "lines.warc"])
     assert pages == [] and stats.records_total <= 2  # one unreadable region (and a cut header at the end)
     assert len(stats.errors) <= MAX_FILE_ERRORS + 3
