@@ -135,7 +135,7 @@ def distinct_pair_arrays(
 
 def _union(merged: np.ndarray, chunk: array) -> np.ndarray:
     """``np.union1d(merged, chunk)`` by a sort (pagetwin.arrays: numpy's own unique hashes
-    first, 1.1 of corpus-5000's 35 CPU-s here)."""
+    first: corpus-5000's pairs took 0.67 CPU-s that way, 0.12 so)."""
     return sorted_unique(np.concatenate((merged, np.frombuffer(chunk, dtype=np.uint64))))
 
 
