@@ -252,3 +252,26 @@ def test_a_page_reached_through_the_added_one_joins_the_part_too():
     guard.add(5, {2: 0.5, 3: 0.5})
     expected = split_component([0, 1, 2, 3, 4, 5, 6, 7], edges + [(2, 5, 0.5), (3, 5, 0.5)], similar)
     assert sorted(map(sorted, top.parts())) == expected == [[0, 1, 2, 3, 5, 6, 7], [4]]
+
+
+@given(
+    st.lists(st.tuples(st.integers(0, 12), st.integers(0, 12), st.sampled_from([0.5, 0.75, 1.0])), max_size=40),
+    st.sets(st.integers(0, 12), min_size=1),
+    st.booleans(),
+)
+def test_component_edges_give_the_adjacency_of_every_listing(pairs, members, ascending):
+    """Each edge taken once from its first page (members ascending) builds the adjacency,
+    neighbours in the same order, that listing it under both pages builds; unsorted members
+    take both listings."""
+    from pagetwin.guard import _adjacency, _component_edges
+
+    edges = [(min(a, b), max(a, b), s) for a, b, s in pairs]
+    by_page: dict = {}
+    for e in edges:
+        by_page.setdefault(e[0], []).append(e)
+        by_page.setdefault(e[1], []).append(e)
+    order = sorted(members) if ascending else sorted(members, reverse=True)
+    both = [e for m in order for e in by_page.get(m, ())]
+    got = _adjacency(set(order), _component_edges(order, by_page))
+    want = _adjacency(set(order), both)
+    assert [(m, list(n.items())) for m, n in got.items()] == [(m, list(n.items())) for m, n in want.items()]

@@ -81,3 +81,19 @@ def test_text_stored_by_earlier_versions_is_read_too():
     text = "Ранее сохранённый текст, zlib. " * 20
     assert decompress_text(zlib.compress(text.encode("utf-8"), 6)) == text
     assert decompress_text(None) == decompress_text(b"") == ""
+
+
+def test_stored_text_is_read_back_from_any_thread():
+    """The kept decompressor reads what zstandard.compress (earlier versions) and compress_text
+    wrote, in each thread, as a decompressor made per call does."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import zstandard
+
+    from pagetwin.pipeline import compress_text, decompress_text
+
+    texts = [f"Gespeicherter Text {i} " * (i * 30) for i in range(60)]
+    stored = [zstandard.compress(t.encode("utf-8"), 3) if i % 2 else compress_text(t) for i, t in enumerate(texts)]
+    with ThreadPoolExecutor(4) as pool:
+        assert list(pool.map(decompress_text, stored)) == texts
+    assert [zstandard.decompress(d).decode("utf-8") for d in stored] == texts

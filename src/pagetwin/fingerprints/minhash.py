@@ -166,9 +166,14 @@ class MinHash(Algorithm):
             maybe |= (small > 0) & (contained >= s.containment - 1e-9)
         out = []
         counts = agree.tolist()
+        threshold, name, bands, band_rows = s.threshold, self.name, self.bands, self.rows
         for i in np.flatnonzero(maybe).tolist():
             # estimate_jaccard's value: the count of agreeing rows over num_perm, in Python floats
-            result = self._verdict(float(counts[i]) / n, rows[first[i]], rows[second[i]])
+            est = float(counts[i]) / n
+            if est >= threshold:  # _verdict's first case, without the pair's rows (most pairs)
+                out.append((i, Evidence(name, est, True, {"jaccard": round(est, 4), "bands": bands, "rows": band_rows})))
+                continue
+            result = self._verdict(est, rows[first[i]], rows[second[i]])
             if result.passed:
                 out.append((i, result))
         return out

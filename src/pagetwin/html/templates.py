@@ -65,6 +65,7 @@ from urllib.parse import unquote, urlsplit
 
 import numpy as np
 
+from pagetwin.arrays import sorted_unique_inverse
 from pagetwin.config import ExtractSettings
 from pagetwin.html.blocks import Blocks, Extracted, ParsedPage
 from pagetwin.text.normalize import url_host
@@ -202,7 +203,7 @@ def _content_column(counts: _SiteCounts) -> np.ndarray:
 
 def _fold(keys: np.ndarray, values: list[np.ndarray]) -> tuple[np.ndarray, list[np.ndarray]]:
     """Unique keys with their value columns summed."""
-    uniq, inverse = np.unique(keys, return_inverse=True)
+    uniq, inverse = sorted_unique_inverse(keys)  # np.unique's, by a sort (pagetwin.arrays)
     return uniq, [np.bincount(inverse, weights=v, minlength=len(uniq)) for v in values]
 
 
