@@ -105,13 +105,22 @@ def distinct_pair_arrays(
     int64 arrays (first pids, second pids) of up to ``size`` pairs; oversized buckets counted
     in ``stats``. Held as sorted uint64 ``a << 32 | b``, 8 bytes a pair: the pairs are
     matching's largest structure (936,000 at 20,000 pages), and a set of Python ints held
-    about 60 bytes each. Pids past 32 bits are kept apart in a set, and come last."""
+    about 60 bytes each. Pids past 32 bits are kept apart, and come last.
+
+    An algorithm whose pairs must share ``min_shared_keys`` > 1 keys gets only the pairs that
+    many buckets make (its verify() fails the others), and the pairs of two pages of one
+    oversized bucket whatever their count (it holds a key they share but may not pair them)."""
     chain = algorithm.keys_are_proof
-    merged = np.zeros(0, dtype=np.uint64)
-    chunk, wide = array("Q"), set()
+    shared = 1 if chain else max(1, int(getattr(algorithm, "min_shared_keys", 1)))
+    merged, counts = np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.int64)
+    chunk, wide = array("Q"), Counter()
+    windowed: dict[int, set[int]] = {}  # pid -> its oversized buckets (numbered), when pairs are counted
     for bucket in buckets:
         if len(bucket) > max_bucket and not chain:
             stats.oversized_buckets[algorithm.name] += 1
+            if shared > 1:
+                for pid in bucket:
+                    windowed.setdefault(pid, set()).add(stats.oversized_buckets[algorithm.name])
         if bucket[-1] >> 32:  # sorted: its last pid is its largest
             wide.update(bucket_pairs(bucket, max_bucket, chain))
             continue
@@ -120,16 +129,36 @@ def distinct_pair_arrays(
         else:
             chunk.extend(a << 32 | b for a, b in bucket_pairs(bucket, max_bucket, chain))
         if len(chunk) >= _PAIR_CHUNK:
-            merged, chunk = np.union1d(merged, np.frombuffer(chunk, dtype=np.uint64)), array("Q")
-    merged = np.union1d(merged, np.frombuffer(chunk, dtype=np.uint64))
+            merged, counts = _merge_pairs(merged, counts, chunk, shared > 1)
+            chunk = array("Q")
+    merged, counts = _merge_pairs(merged, counts, chunk, shared > 1)
     del chunk
+    if shared > 1:
+        keep = counts >= shared
+        if windowed:
+            pids = np.fromiter(windowed, dtype=np.uint64, count=len(windowed))
+            first, second = merged >> np.uint64(32), merged & np.uint64(0xFFFFFFFF)
+            for i in np.flatnonzero(~keep & np.isin(first, pids) & np.isin(second, pids)).tolist():
+                keep[i] = bool(windowed[int(first[i])] & windowed[int(second[i])])
+        merged = merged[keep]
     for start in range(0, len(merged), size):
         keys = merged[start : start + size]
         yield (keys >> np.uint64(32)).astype(np.int64), (keys & np.uint64(0xFFFFFFFF)).astype(np.int64)
-    pairs = sorted(wide)
+    pairs = sorted(p for p, c in wide.items() if c >= shared or windowed.get(p[0], set()) & windowed.get(p[1], set()))
     for start in range(0, len(pairs), size):
         part = pairs[start : start + size]
         yield np.array([a for a, _ in part], dtype=np.int64), np.array([b for _, b in part], dtype=np.int64)
+
+
+def _merge_pairs(merged: np.ndarray, counts: np.ndarray, chunk: array, counting: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The sorted distinct pair keys of ``merged`` and ``chunk``; with ``counting``, each with
+    how many buckets made it (``counts`` for ``merged``'s), else ``counts`` as it was."""
+    new = np.frombuffer(chunk, dtype=np.uint64)
+    if not counting:
+        return np.union1d(merged, new), counts
+    keys, times = np.unique(new, return_counts=True)
+    union, where = np.unique(np.concatenate([merged, keys]), return_inverse=True)
+    return union, np.bincount(where, weights=np.concatenate([counts, times]), minlength=len(union)).astype(np.int64)
 
 
 # A bucket this large has its pairs' keys made in numpy (one Python step a pair costs more
