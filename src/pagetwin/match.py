@@ -107,22 +107,30 @@ def distinct_pair_arrays(
     matching's largest structure (936,000 at 20,000 pages), and a set of Python ints held
     about 60 bytes each. Pids past 32 bits are kept apart, and come last.
 
-    An algorithm whose pairs must share ``min_shared_keys`` > 1 keys gets only the pairs that
-    many buckets make (its verify() fails the others), and the pairs of two pages of one
-    oversized bucket whatever their count (it holds a key they share but may not pair them)."""
+    An algorithm whose pairs must share ``min_shared_keys`` > 1 keys gets only the pairs whose
+    pages share that many buckets (its verify() fails the others): the buckets that pair them,
+    and the oversized buckets holding both (which may not pair them: a window)."""
     chain = algorithm.keys_are_proof
     shared = 1 if chain else max(1, int(getattr(algorithm, "min_shared_keys", 1)))
     merged, counts = np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.int64)
     chunk, wide = array("Q"), Counter()
-    windowed: dict[int, set[int]] = {}  # pid -> its oversized buckets (numbered), when pairs are counted
+    # With shared > 1: pid -> its oversized buckets (numbered), and those buckets' pairs, kept
+    # apart from the counted ones (their sharing is counted by membership instead).
+    windowed: dict[int, set[int]] = {}
+    outer, outer_wide = array("Q"), set()
     for bucket in buckets:
-        if len(bucket) > max_bucket and not chain:
+        oversized = len(bucket) > max_bucket and not chain
+        if oversized:
             stats.oversized_buckets[algorithm.name] += 1
             if shared > 1:
                 for pid in bucket:
                     windowed.setdefault(pid, set()).add(stats.oversized_buckets[algorithm.name])
+        apart = oversized and shared > 1
         if bucket[-1] >> 32:  # sorted: its last pid is its largest
-            wide.update(bucket_pairs(bucket, max_bucket, chain))
+            (outer_wide if apart else wide).update(bucket_pairs(bucket, max_bucket, chain))
+            continue
+        if apart:
+            outer.extend(a << 32 | b for a, b in bucket_pairs(bucket, max_bucket, chain))
             continue
         if not chain and _ALL_PAIRS_AT_ONCE <= len(bucket) <= max_bucket:
             chunk.frombytes(_all_pair_keys(bucket))  # the pairs bucket_pairs gives, in numpy
@@ -134,20 +142,37 @@ def distinct_pair_arrays(
     merged, counts = _merge_pairs(merged, counts, chunk, shared > 1)
     del chunk
     if shared > 1:
-        keep = counts >= shared
-        if windowed:
-            pids = np.fromiter(windowed, dtype=np.uint64, count=len(windowed))
-            first, second = merged >> np.uint64(32), merged & np.uint64(0xFFFFFFFF)
-            for i in np.flatnonzero(~keep & np.isin(first, pids) & np.isin(second, pids)).tolist():
-                keep[i] = bool(windowed[int(first[i])] & windowed[int(second[i])])
-        merged = merged[keep]
+        merged, counts = _with_shared_buckets(merged, counts, np.frombuffer(outer, dtype=np.uint64), windowed)
+        merged = merged[counts >= shared]
     for start in range(0, len(merged), size):
         keys = merged[start : start + size]
         yield (keys >> np.uint64(32)).astype(np.int64), (keys & np.uint64(0xFFFFFFFF)).astype(np.int64)
-    pairs = sorted(p for p, c in wide.items() if c >= shared or windowed.get(p[0], set()) & windowed.get(p[1], set()))
+    none: set[int] = set()
+    pairs = sorted(
+        p for p in set(wide) | outer_wide
+        if shared <= 1 or wide[p] + len(windowed.get(p[0], none) & windowed.get(p[1], none)) >= shared
+    )  # fmt: skip
     for start in range(0, len(pairs), size):
         part = pairs[start : start + size]
         yield np.array([a for a, _ in part], dtype=np.int64), np.array([b for _, b in part], dtype=np.int64)
+
+
+def _with_shared_buckets(
+    merged: np.ndarray, counts: np.ndarray, outer: np.ndarray, windowed: dict[int, set[int]]
+) -> tuple[np.ndarray, np.ndarray]:
+    """The counted pairs (sorted keys, how many buckets of at most max_bucket pages made each)
+    with the oversized buckets' pairs added, and each count raised by the oversized buckets
+    holding both pages: how many buckets the two pages share."""
+    extra = np.setdiff1d(outer, merged)  # sorted, distinct
+    merged, counts = np.concatenate([merged, extra]), np.concatenate([counts, np.zeros(len(extra), dtype=np.int64)])
+    order = np.argsort(merged, kind="stable")
+    merged, counts = merged[order], counts[order]
+    if windowed:
+        pids = np.fromiter(windowed, dtype=np.uint64, count=len(windowed))
+        first, second = merged >> np.uint64(32), merged & np.uint64(0xFFFFFFFF)
+        for i in np.flatnonzero(np.isin(first, pids) & np.isin(second, pids)).tolist():
+            counts[i] += len(windowed[int(first[i])] & windowed[int(second[i])])
+    return merged, counts
 
 
 def _merge_pairs(merged: np.ndarray, counts: np.ndarray, chunk: array, counting: bool) -> tuple[np.ndarray, np.ndarray]:
