@@ -398,7 +398,7 @@ def pair_scores(algo, feats: list[Any], pairs, duplicates_only: bool = False) ->
         for x in (i, j):
             if x not in keys:
                 keys[x] = set(algo.keys(feats[x]))
-        cand.append(bool(keys[i] & keys[j]))
+        cand.append(len(keys[i] & keys[j]) >= getattr(algo, "min_shared_keys", 1))  # a candidate pair (min_bands)
     return np.array(scores), np.array(passed), np.array(cand)
 
 
