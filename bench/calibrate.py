@@ -72,6 +72,10 @@ VARIANTS: dict[str, list[dict[str, Any]]] = {
         # only a verification, a false negative a lost pair
         *({"shingle": 1, "multiset": True, "threshold": 0.9, "fp_weight": round(1 - w, 2), "fn_weight": w}
           for w in (0.5, 0.8, 0.9)),
+        # chance candidates of long pages (issue 18): two shared bands, or more rows a band
+        {"min_bands": 2},
+        {"min_bands": 2, "fp_weight": 0.2, "fn_weight": 0.8},
+        {"fp_weight": 0.5, "fn_weight": 0.5},
     ],
 }
 
@@ -394,7 +398,7 @@ def pair_scores(algo, feats: list[Any], pairs, duplicates_only: bool = False) ->
         for x in (i, j):
             if x not in keys:
                 keys[x] = set(algo.keys(feats[x]))
-        cand.append(bool(keys[i] & keys[j]))
+        cand.append(len(keys[i] & keys[j]) >= getattr(algo, "min_shared_keys", 1))  # a candidate pair (min_bands)
     return np.array(scores), np.array(passed), np.array(cand)
 
 
@@ -617,6 +621,7 @@ def doc_subset(ps: PairSet, min_words: int) -> PairSet:
 # Settings under which the guard is measured: the defaults, and looser ones where chains form.
 GUARD_SETTINGS: list[tuple[list[str], dict[str, dict]]] = [
     (["simhash", "minhash"], {}),
+    (["simhash", "minhash"], {"minhash": {"min_bands": 2}}),
     (["minhash"], {"minhash": {"threshold": 0.8}}),
     (["minhash"], {"minhash": {"threshold": 0.7}}),
     (["minhash"], {"minhash": {"threshold": 0.6}}),

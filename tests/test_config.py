@@ -115,6 +115,10 @@ def test_wrong_types_and_joined_rules_are_refused():
     with pytest.raises(ConfigError, match="segments.m = 9: must be at most segments.n = 8"):
         s.validate()
     s = Settings()
+    s.minhash.min_bands, s.minhash.num_perm = 9, 8
+    with pytest.raises(ConfigError, match="minhash.min_bands = 9: must be at most minhash.num_perm = 8"):
+        s.validate()
+    s = Settings()
     s.simhash.blocks = 5  # k = 5: a table needs n - k >= 1 blocks
     with pytest.raises(ConfigError, match="simhash.blocks = 5: must be 0 or more than simhash.k = 5"):
         s.validate()
@@ -267,7 +271,7 @@ def test_values_inside_every_declared_range_build_unless_a_joined_rule_refuses(v
     try:
         s.validate()
     except ConfigError as exc:
-        assert any(rule in str(exc) for rule in ("segments.m", "simhash.blocks")), exc
+        assert any(rule in str(exc) for rule in ("segments.m", "simhash.blocks", "minhash.min_bands")), exc
         return
     built = build_algorithms(s)
     assert [a.name for a in built] == list(MODULES)

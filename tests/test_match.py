@@ -134,25 +134,29 @@ def test_pair_keys_tell_every_pair_apart(pairs):
 class _Alg:
     name = "minhash"
 
-    def __init__(self, chain):
+    def __init__(self, chain, shared=1):
         self.keys_are_proof = chain
+        self.min_shared_keys = shared
 
 
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.lists(st.integers(1, 60), min_size=2, max_size=40), max_size=12),
-       st.integers(2, 30), st.booleans(), st.booleans())
-def test_distinct_pairs_are_the_bucket_pairs_each_once_in_order(buckets, max_bucket, chain, wide):
+       st.integers(2, 30), st.booleans(), st.booleans(), st.integers(1, 3))
+def test_distinct_pairs_are_the_bucket_pairs_each_once_in_order(buckets, max_bucket, chain, wide, shared):
+    """Each pair once; with ``min_shared_keys`` the pairs whose pages share that many buckets,
+    oversized ones included (a chained algorithm's keys are proof: one is enough)."""
     import pagetwin.match as match_module
 
     shift = (1 << 32) if wide else 0  # pids past 32 bits take the set's way
     buckets = [sorted({pid + (shift if i % 2 else 0) for pid in b}) for i, b in enumerate(buckets)]
     buckets = [b for b in buckets if len(b) > 1]
     stats = MatchStats()
-    expected = {p for b in buckets for p in bucket_pairs(b, max_bucket, chain)}
+    made = {p for b in buckets for p in bucket_pairs(b, max_bucket, chain)}
+    expected = {p for p in made if chain or sum(set(p) <= set(b) for b in buckets) >= shared}
     old_chunk = match_module._PAIR_CHUNK
     match_module._PAIR_CHUNK = 7  # merged many times
     try:
-        got = list(match_module.distinct_pairs(iter(buckets), max_bucket, _Alg(chain), stats))
+        got = list(match_module.distinct_pairs(iter(buckets), max_bucket, _Alg(chain, shared), stats))
     finally:
         match_module._PAIR_CHUNK = old_chunk
     narrow = sorted(p for p in expected if p[1] < 1 << 32)
@@ -217,3 +221,77 @@ def test_an_edge_row_is_its_evidence_json_and_guard_score(evidence):
     assert text == evidence_json(evidence)
     assert score == expected or (score != score and expected != expected)
     assert type(score) is type(expected)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.lists(st.integers(0, 2), min_size=12, max_size=12), min_size=2, max_size=30), st.integers(2, 30))
+def test_pairs_sharing_too_few_bands_give_no_edge_whichever_way_they_are_proposed(signatures, max_bucket):
+    """MinHash with min_bands 2: find_edges drops the pairs fewer than two buckets make before
+    verifying them, while the incremental path, query and Spark verify every bucket pair. Both
+    give the same edges (verify fails a pair sharing one band), oversized buckets included."""
+    import pagetwin.match as match_module
+    from pagetwin.config import MinHashSettings
+    from pagetwin.fingerprints.minhash import MinHash
+
+    algorithm = MinHash(MinHashSettings(num_perm=12, threshold=0.3, containment=0.5, min_bands=2))
+    assert algorithm.min_shared_keys == 2 and algorithm.bands >= 2
+    with tempfile.TemporaryDirectory() as d:
+        idx = Index(Path(d) / "i.sqlite", Settings().to_dict())
+        idx.begin()
+        for i, signature in enumerate(signatures):
+            features = np.array(signature + [5 + i % 7], dtype=np.uint32)
+            pid = idx.add_page(_row(i))
+            idx.add_fingerprints(pid, {"minhash": algorithm.encode(features)}, {"minhash": list(algorithm.keys(features))})
+        idx.commit()
+        stats = MatchStats()
+        got = find_edges(idx, [algorithm], max_bucket, stats)
+        every, evidence = MatchStats(), {}
+        cache = match_module.FeatureCache(idx, algorithm)
+        for pair in match_module.distinct_pairs(idx.buckets("minhash"), max_bucket, _Alg(False), every):
+            match_module._verify(algorithm, cache, pair, every, evidence)
+        idx.close()
+    assert got == [Edge(a, b, edge_kind(ev), tuple(ev)) for (a, b), ev in sorted(evidence.items())]
+    assert stats.candidates["minhash"] <= every.candidates["minhash"]
+    assert all(e.evidence[0].detail["bands_shared"] >= 2 for e in got)
+
+
+def _chance_candidates(algorithm, docs):
+    """(candidate pairs, failing ones) of MinHash over generated pages, as find_edges pairs them."""
+    from collections import defaultdict
+
+    import pagetwin.match as match_module
+
+    feats = [algorithm.features(doc) for doc in docs]
+    buckets = defaultdict(list)
+    for i, f in enumerate(feats):
+        for key in algorithm.keys(f):
+            buckets[key].append(i)
+    candidates = passed = 0
+    for first, second in match_module.distinct_pair_arrays((b for b in buckets.values() if len(b) > 1), 200, algorithm, MatchStats()):
+        candidates += len(first)
+        passed += len(algorithm.passing(feats, first, second))
+    return candidates, candidates - passed
+
+
+def test_two_shared_bands_keep_chance_candidates_of_long_pages_rare_as_the_crawl_grows():
+    """Unrelated long pages of one vocabulary (1,500 words each, Zipf over 10,000 words: they
+    share ~3% of their word pairs, like the long pages of a crawl, bench/RESULTS.md issue 18)
+    are candidates in proportion to the pairs: at the defaults (28 x 2) ~0.013 a pair, so a
+    page's failing candidates grow with N. With min_bands 2 (47 x 2) they are >= 20 times
+    rarer, and stay under half a page at 800 pages; none of them passes."""
+    from pagetwin.config import MinHashSettings
+    from pagetwin.fingerprints.minhash import MinHash
+    from pagetwin.model import Doc
+
+    weights = 1.0 / np.arange(1, 10_001)
+    drawn = np.random.default_rng(7).choice(10_000, size=(800, 1_500), p=weights / weights.sum())
+    words = np.array([f"w{i}" for i in range(10_000)])
+    docs = [Doc(page_id=str(i), url="", host="", crawl_date=None, text="", tokens=words[row].tolist()) for i, row in enumerate(drawn)]
+    one, two = MinHash(MinHashSettings()), MinHash(MinHashSettings(min_bands=2))
+    assert (one.bands, one.rows, two.bands, two.rows) == (28, 2, 47, 2)
+    small_one, small_two = _chance_candidates(one, docs[:400]), _chance_candidates(two, docs[:400])
+    big_one, big_two = _chance_candidates(one, docs), _chance_candidates(two, docs)
+    assert big_one[0] == big_one[1] and big_two[0] == big_two[1]  # all of them fail
+    assert big_one[1] / 800 >= 1.6 * small_one[1] / 400  # a page's share grows with N at the defaults
+    assert big_two[1] * 20 <= big_one[1]
+    assert big_two[1] / 800 <= 0.5

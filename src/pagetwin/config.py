@@ -255,6 +255,10 @@ class MinHashSettings:
     fn_weight: float = _setting(
         0.7, "minhash: see fp_weight (a false positive costs one verification, a false negative a pair)",
         allowed=AT_LEAST_0)  # fmt: skip
+    min_bands: int = _setting(
+        1, "minhash: a candidate pair shares this many LSH bands (2: far fewer chance candidates between long "
+        "pages, bench/RESULTS.md); bands x rows are chosen for it",
+        allowed=AT_LEAST_1)  # fmt: skip
     containment: float = _setting(
         0.8, "minhash: a candidate below threshold with this share of the smaller page's shingles in the "
         "larger is a partial edge; 0 = off",
@@ -471,6 +475,9 @@ def _check_together(settings: Settings) -> None:
     seg = settings.segments
     if seg.m > seg.n:
         raise ConfigError(f"setting segments.m = {seg.m}: must be at most segments.n = {seg.n}")
+    mh = settings.minhash
+    if mh.min_bands > mh.num_perm:
+        raise ConfigError(f"setting minhash.min_bands = {mh.min_bands}: must be at most minhash.num_perm = {mh.num_perm}")
 
 
 def setting_fields(settings: Settings | None = None) -> Iterator[tuple[str, Field, Any]]:

@@ -25,7 +25,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from pagetwin.arrays import sorted_unique
+from pagetwin.arrays import sorted_unique, sorted_unique_inverse
 from pagetwin.fingerprints.base import Algorithm
 from pagetwin.index.sqlite import Index
 from pagetwin.model import Edge, Evidence
@@ -106,37 +106,86 @@ def distinct_pair_arrays(
     int64 arrays (first pids, second pids) of up to ``size`` pairs; oversized buckets counted
     in ``stats``. Held as sorted uint64 ``a << 32 | b``, 8 bytes a pair: the pairs are
     matching's largest structure (936,000 at 20,000 pages), and a set of Python ints held
-    about 60 bytes each. Pids past 32 bits are kept apart in a set, and come last."""
+    about 60 bytes each. Pids past 32 bits are kept apart, and come last.
+
+    An algorithm whose pairs must share ``min_shared_keys`` > 1 keys gets only the pairs whose
+    pages share that many buckets (its verify() fails the others): the buckets that pair them,
+    and the oversized buckets holding both (which may not pair them: a window)."""
     chain = algorithm.keys_are_proof
-    merged = np.zeros(0, dtype=np.uint64)
-    chunk, wide = array("Q"), set()
+    shared = 1 if chain else max(1, int(getattr(algorithm, "min_shared_keys", 1)))
+    merged, counts = np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.int64)
+    chunk, wide = array("Q"), Counter()
+    # With shared > 1: pid -> its oversized buckets (numbered), and those buckets' pairs, kept
+    # apart from the counted ones (their sharing is counted by membership instead).
+    windowed: dict[int, set[int]] = {}
+    outer, outer_wide = array("Q"), set()
     for bucket in buckets:
-        if len(bucket) > max_bucket and not chain:
+        oversized = len(bucket) > max_bucket and not chain
+        if oversized:
             stats.oversized_buckets[algorithm.name] += 1
+            if shared > 1:
+                for pid in bucket:
+                    windowed.setdefault(pid, set()).add(stats.oversized_buckets[algorithm.name])
+        apart = oversized and shared > 1
         if bucket[-1] >> 32:  # sorted: its last pid is its largest
-            wide.update(bucket_pairs(bucket, max_bucket, chain))
+            (outer_wide if apart else wide).update(bucket_pairs(bucket, max_bucket, chain))
+            continue
+        if apart:
+            outer.extend(a << 32 | b for a, b in bucket_pairs(bucket, max_bucket, chain))
             continue
         if not chain and _ALL_PAIRS_AT_ONCE <= len(bucket) <= max_bucket:
             chunk.frombytes(_all_pair_keys(bucket))  # the pairs bucket_pairs gives, in numpy
         else:
             chunk.extend(a << 32 | b for a, b in bucket_pairs(bucket, max_bucket, chain))
         if len(chunk) >= _PAIR_CHUNK:
-            merged, chunk = _union(merged, chunk), array("Q")
-    merged = _union(merged, chunk)
+            merged, counts = _merge_pairs(merged, counts, chunk, shared > 1)
+            chunk = array("Q")
+    merged, counts = _merge_pairs(merged, counts, chunk, shared > 1)
     del chunk
+    if shared > 1:
+        merged, counts = _with_shared_buckets(merged, counts, np.frombuffer(outer, dtype=np.uint64), windowed)
+        merged = merged[counts >= shared]
     for start in range(0, len(merged), size):
         keys = merged[start : start + size]
         yield (keys >> np.uint64(32)).astype(np.int64), (keys & np.uint64(0xFFFFFFFF)).astype(np.int64)
-    pairs = sorted(wide)
+    none: set[int] = set()
+    pairs = sorted(
+        p for p in set(wide) | outer_wide
+        if shared <= 1 or wide[p] + len(windowed.get(p[0], none) & windowed.get(p[1], none)) >= shared
+    )  # fmt: skip
     for start in range(0, len(pairs), size):
         part = pairs[start : start + size]
         yield np.array([a for a, _ in part], dtype=np.int64), np.array([b for _, b in part], dtype=np.int64)
 
 
-def _union(merged: np.ndarray, chunk: array) -> np.ndarray:
-    """``np.union1d(merged, chunk)`` by a sort (pagetwin.arrays: numpy's own unique hashes
-    first: corpus-5000's pairs took 0.67 CPU-s that way, 0.12 so)."""
-    return sorted_unique(np.concatenate((merged, np.frombuffer(chunk, dtype=np.uint64))))
+def _with_shared_buckets(
+    merged: np.ndarray, counts: np.ndarray, outer: np.ndarray, windowed: dict[int, set[int]]
+) -> tuple[np.ndarray, np.ndarray]:
+    """The counted pairs (sorted keys, how many buckets of at most max_bucket pages made each)
+    with the oversized buckets' pairs added, and each count raised by the oversized buckets
+    holding both pages: how many buckets the two pages share."""
+    extra = np.setdiff1d(outer, merged)  # sorted, distinct
+    merged, counts = np.concatenate([merged, extra]), np.concatenate([counts, np.zeros(len(extra), dtype=np.int64)])
+    order = np.argsort(merged, kind="stable")
+    merged, counts = merged[order], counts[order]
+    if windowed:
+        pids = np.fromiter(windowed, dtype=np.uint64, count=len(windowed))
+        first, second = merged >> np.uint64(32), merged & np.uint64(0xFFFFFFFF)
+        for i in np.flatnonzero(np.isin(first, pids) & np.isin(second, pids)).tolist():
+            counts[i] += len(windowed[int(first[i])] & windowed[int(second[i])])
+    return merged, counts
+
+
+def _merge_pairs(merged: np.ndarray, counts: np.ndarray, chunk: array, counting: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The sorted distinct pair keys of ``merged`` and ``chunk``; with ``counting``, each with
+    how many buckets made it (``counts`` for ``merged``'s), else ``counts`` as it was."""
+    new = np.frombuffer(chunk, dtype=np.uint64)
+    if not counting:  # np.union1d by a sort (pagetwin.arrays: numpy's own unique hashes first,
+        # 0.67 CPU-s for corpus-5000's pairs against 0.12)
+        return sorted_unique(np.concatenate((merged, new))), counts
+    keys, times = np.unique(new, return_counts=True)
+    union, where = sorted_unique_inverse(np.concatenate([merged, keys]))
+    return union, np.bincount(where, weights=np.concatenate([counts, times]), minlength=len(union)).astype(np.int64)
 
 
 # A bucket this large has its pairs' keys made in numpy (one Python step a pair costs more

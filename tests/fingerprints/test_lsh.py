@@ -143,3 +143,47 @@ def test_multiset_jaccard_is_the_weighted_jaccard(a, b):
 def test_multiset_hashes_keep_a_set_unchanged():
     values = random.Random(5).sample(range(1 << 40), 30)
     assert multiset_hashes(np.array(values, dtype=np.uint64)).tolist() == sorted(values)
+
+
+@given(st.floats(0.0, 1.0), st.integers(1, 40), st.integers(1, 4), st.integers(1, 5))
+@settings(max_examples=200, deadline=None)
+def test_candidate_probability_with_min_bands_is_the_binomial_tail(s, bands, rows, min_bands):
+    """P(at least min_bands of the bands agree), summed from the top (the function sums the
+    bottom); one band is the S-curve; more required bands never make a pair likelier."""
+    from math import comb
+
+    p = s**rows
+    tail = sum(comb(bands, k) * p**k * (1 - p) ** (bands - k) for k in range(min_bands, bands + 1))
+    got = float(candidate_probability(s, bands, rows, min_bands))
+    assert abs(got - tail) <= 1e-9
+    assert float(candidate_probability(s, bands, rows, 1)) == pytest.approx(1 - (1 - p) ** bands, abs=1e-12)
+    assert float(candidate_probability(s, bands, rows, min_bands + 1)) <= got + 1e-12
+
+
+@given(st.floats(0.1, 0.9), st.integers(2, 20), st.floats(0.05, 0.95), st.integers(1, 3))
+@settings(max_examples=30, deadline=None)
+def test_lsh_params_with_min_bands_is_the_brute_force_minimum(threshold, num_perm, fn_share, min_bands):
+    fp_w, fn_w = 1.0 - fn_share, fn_share
+    b, r = lsh_params(threshold, num_perm, fp_w, fn_w, min_bands)
+    assert min_bands <= b and b * r <= num_perm
+
+    def cost(bands, rows):
+        fp, fn = lsh_errors(threshold, bands, rows, steps=128, min_bands=min_bands)
+        return fp_w * fp + fn_w * fn
+
+    best = min(cost(bb, rr) for bb in range(min_bands, num_perm + 1) for rr in range(1, num_perm // bb + 1))
+    assert cost(b, r) <= best + 1e-12
+
+
+def test_two_shared_bands_cut_chance_candidates_and_keep_the_threshold():
+    """The defaults' threshold (0.25) with min_bands 2 (bench/RESULTS.md, issue 18): against 28 x 2
+    a pair at J 0.02 (what unrelated long pages share) is a candidate >= 50 times less often, and
+    a pair at J >= 0.3 at most 0.01 less often."""
+    one = lsh_params(0.25, 128, 0.3, 0.7)
+    two = lsh_params(0.25, 128, 0.3, 0.7, 2)
+    assert one == (28, 2)
+    assert float(candidate_probability(0.02, *one)) >= 50 * float(candidate_probability(0.02, *two, 2))
+    for s in (0.3, 0.4, 0.5):
+        assert float(candidate_probability(s, *two, 2)) >= float(candidate_probability(s, *one)) - 0.01
+    with pytest.raises(ValueError):
+        lsh_params(0.25, 8, 0.3, 0.7, 9)

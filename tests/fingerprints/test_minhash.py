@@ -146,14 +146,16 @@ def test_containment_makes_a_partial_edge_below_the_threshold():
     st.sampled_from([0.5, 0.75, 0.8, 0.9]),  # threshold
     st.sampled_from([0.0, 0.5, 0.8, 1.0]),  # containment
     st.data(),
+    st.integers(1, 3),  # min_bands (at most num_perm)
 )
-def test_passing_all_pairs_at_once_is_verify_pair_by_pair(num_perm, threshold, containment, data):
+def test_passing_all_pairs_at_once_is_verify_pair_by_pair(num_perm, threshold, containment, data, min_bands):
     """MinHash.passing (numpy, then _verdict on the pairs that may pass) gives the pairs and
     the evidence of Algorithm.passing (one verify a pair), field for field; mixed lengths
     and features without their shingle count take the reference's way."""
     from pagetwin.fingerprints.base import Algorithm
 
-    algo = MinHash(MinHashSettings(num_perm=num_perm, threshold=threshold, containment=containment))
+    settings = MinHashSettings(num_perm=num_perm, threshold=threshold, containment=containment, min_bands=min(min_bands, num_perm))
+    algo = MinHash(settings)
     pages = data.draw(st.integers(1, 12))
     width = num_perm + data.draw(st.sampled_from([1, 1, 1, 0]))  # 0: no count (short features)
     values = st.integers(0, 3)  # few values: many rows agree, all shares near the thresholds
@@ -179,3 +181,30 @@ def test_passing_all_pairs_at_once_is_verify_pair_by_pair(num_perm, threshold, c
         (i, e.algorithm, e.score, e.passed, e.detail) for i, e in expected
     ]
     assert all(type(e.score) is float for _, e in got)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(0, 2), min_size=32, max_size=32), st.lists(st.integers(0, 2), min_size=32, max_size=32))
+def test_min_bands_fails_the_pairs_sharing_fewer_bands_than_keys_ask(a, b):
+    """shared_bands counts the equal keys of two signatures, and with min_bands 2 a pair with
+    one shared band fails whatever its Jaccard (it would not be a candidate)."""
+    one = MinHash(MinHashSettings(num_perm=32, threshold=0.3, containment=0.0))
+    two = MinHash(MinHashSettings(num_perm=32, threshold=0.3, containment=0.0, min_bands=2))
+    fa, fb = np.array(a + [9], dtype=np.uint32), np.array(b + [9], dtype=np.uint32)
+    assert two.shared_bands(fa, fb) == len(set(two.keys(fa)) & set(two.keys(fb)))
+    verdict = two.verify(fa, fb)
+    assert verdict.detail["bands_shared"] == two.shared_bands(fa, fb)
+    assert verdict.passed == (two.shared_bands(fa, fb) >= 2 and verdict.score >= 0.3)
+    assert "bands_shared" not in one.verify(fa, fb).detail
+
+
+def test_a_pair_sharing_one_band_fails_at_min_bands_two():
+    two = MinHash(MinHashSettings(num_perm=32, threshold=0.3, containment=0.0, min_bands=2))
+    width = two.bands * two.rows
+    fa = np.arange(33, dtype=np.uint32)
+    fb = fa.copy()
+    fb[two.rows : width : two.rows] += 100  # every band but the first differs in one row
+    fb[32] = 9
+    assert two.shared_bands(fa, fb) == 1 and two.verify(fa, fb).score >= 0.3
+    assert not two.verify(fa, fb).passed
+    assert MinHash(MinHashSettings(num_perm=32, threshold=0.3, containment=0.0)).verify(fa, fb).passed

@@ -53,6 +53,9 @@ class Algorithm(ABC):
     # True when equal keys already prove the pair (a digest): the matcher then links the members
     # of a bucket in a chain instead of comparing all pairs, and skips verify().
     keys_are_proof: ClassVar[bool] = False
+    # A pair is a candidate when it shares this many of a page's keys (MinHash's min_bands);
+    # verify() fails a pair that shares fewer, so every way of proposing pairs agrees.
+    min_shared_keys: int = 1
     # The edge kind a passing verification makes; verify() may override via detail["kind"].
     edge_kind: ClassVar[str] = "duplicate"
 

@@ -49,10 +49,15 @@ def multiset_hashes(hashes: np.ndarray) -> np.ndarray:
 # --- MinHash LSH: the S-curve and the choice of bands x rows -------------------------------
 
 
-def candidate_probability(s: np.ndarray | float, bands: int, rows: int) -> np.ndarray:
-    """P(two sets of Jaccard s share at least one band) = 1 - (1 - s^rows)^bands."""
+def candidate_probability(s: np.ndarray | float, bands: int, rows: int, min_bands: int = 1) -> np.ndarray:
+    """P(two sets of Jaccard s share at least ``min_bands`` of the bands): 1 - (1 - s^rows)^bands
+    for one band, else the binomial tail P(Bin(bands, s^rows) >= min_bands)."""
     s = np.asarray(s, dtype=float)
-    return 1.0 - (1.0 - s**rows) ** bands
+    if min_bands <= 1:
+        return 1.0 - (1.0 - s**rows) ** bands
+    p = s**rows
+    below = sum(comb(bands, k) * p**k * (1.0 - p) ** (bands - k) for k in range(min(min_bands, bands + 1)))
+    return np.clip(1.0 - below, 0.0, 1.0)
 
 
 def _integrate(f: np.ndarray, x: np.ndarray) -> float:
@@ -62,30 +67,35 @@ def _integrate(f: np.ndarray, x: np.ndarray) -> float:
     return float(np.sum((f[1:] + f[:-1]) * np.diff(x)) / 2.0)
 
 
-def lsh_errors(threshold: float, bands: int, rows: int, steps: int = 512) -> tuple[float, float]:
+def lsh_errors(threshold: float, bands: int, rows: int, steps: int = 512, min_bands: int = 1) -> tuple[float, float]:
     """(false-positive area, false-negative area) of the S-curve around the threshold:
     FP = integral over [0, t] of P(s); FN = integral over [t, 1] of 1 - P(s)."""
     lo = np.linspace(0.0, threshold, steps)
     hi = np.linspace(threshold, 1.0, steps)
-    fp = _integrate(candidate_probability(lo, bands, rows), lo)
-    fn = _integrate(1.0 - candidate_probability(hi, bands, rows), hi)
+    fp = _integrate(candidate_probability(lo, bands, rows, min_bands), lo)
+    fn = _integrate(1.0 - candidate_probability(hi, bands, rows, min_bands), hi)
     return fp, fn
 
 
 @lru_cache(maxsize=256)
 def lsh_params(
-    threshold: float, num_perm: int, fp_weight: float = 0.5, fn_weight: float = 0.5
+    threshold: float, num_perm: int, fp_weight: float = 0.5, fn_weight: float = 0.5, min_bands: int = 1
 ) -> tuple[int, int]:
     """(bands, rows) with bands * rows <= num_perm minimising
-    fp_weight * FP + fn_weight * FN (see lsh_errors). Ties go to fewer bands (fewer keys)."""
+    fp_weight * FP + fn_weight * FN (see lsh_errors) for pairs that must share ``min_bands``
+    bands. Ties go to fewer bands (fewer keys)."""
     if not 0.0 < threshold < 1.0:
         raise ValueError(f"threshold must be in (0, 1), got {threshold}")
     if num_perm < 1:
         raise ValueError("num_perm must be positive")
+    if not 1 <= min_bands <= num_perm:
+        raise ValueError(f"min_bands must be in [1, num_perm], got {min_bands}")
     best: tuple[float, int, int] | None = None
     for bands in range(1, num_perm + 1):
+        if bands < min_bands:
+            continue
         for rows in range(1, num_perm // bands + 1):
-            fp, fn = lsh_errors(threshold, bands, rows, steps=128)
+            fp, fn = lsh_errors(threshold, bands, rows, steps=128, min_bands=min_bands)
             cost = fp_weight * fp + fn_weight * fn
             if best is None or cost < best[0] - 1e-12:
                 best = (cost, bands, rows)
