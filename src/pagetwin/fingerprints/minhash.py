@@ -179,6 +179,7 @@ class MinHash(Algorithm):
             with np.errstate(divide="ignore", invalid="ignore"):
                 contained = np.minimum(1.0, est / (1 + est) * (n_a + n_b) / small)
             maybe |= (small > 0) & (contained >= s.containment - 1e-9)
+        shared = None
         if self.min_shared_keys > 1:  # shared_bands of every pair at once
             width = self.bands * self.rows
             shared = equal[:, :width].reshape(len(first), self.bands, self.rows).all(axis=2).sum(axis=1)
@@ -190,7 +191,10 @@ class MinHash(Algorithm):
             # estimate_jaccard's value: the count of agreeing rows over num_perm, in Python floats
             est = float(counts[i]) / n
             if est >= threshold:  # _verdict's first case, without the pair's rows (most pairs)
-                out.append((i, Evidence(name, est, True, {"jaccard": round(est, 4), "bands": bands, "rows": band_rows})))
+                detail = {"jaccard": round(est, 4), "bands": bands, "rows": band_rows}
+                if shared is not None:
+                    detail["bands_shared"] = int(shared[i])
+                out.append((i, Evidence(name, est, True, detail)))
                 continue
             result = self._verdict(est, rows[first[i]], rows[second[i]])
             if result.passed:
