@@ -149,6 +149,43 @@ def test_native_gather_gives_py3langids_scores_bit_for_bit(text):
     assert (native is None and reference is None) or (native.dtype == reference.dtype and native.tobytes() == reference.tobytes())
 
 
+_HALF_TO_FLOAT = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(np.float16).astype(np.float32)
+
+
+# zeros, the smallest and largest subnormal, infinities, a NaN, the smallest and largest normal
+_EDGE_HALVES = [0, 0x8000, 0x0001, 0x83FF, 0x7C00, 0xFC00, 0x7E00, 0x0400, 0x7BFF, 0xFBFF]
+
+
+def _gathered_as_numpy_would(table: np.ndarray, rows: np.ndarray) -> bool:
+    out = _fast.gather_rows(table, rows, _HALF_TO_FLOAT)
+    expected = table[rows].view(np.float16).astype(np.float32)
+    return out.dtype == np.float32 and out.shape == expected.shape and out.tobytes() == expected.tobytes()
+
+
+def test_gather_converts_every_half_as_numpy_does():
+    # all 65,536 bit patterns, rows of normal halves (bit arithmetic) and rows with zeros,
+    # subnormals, infinities and NaNs (the table), and every row width the vector loop ends on
+    every = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16)
+    for width in (1, 3, 7, 8, 9, 16, 31, 142):
+        table = np.resize(every, (-(-every.size // width), width)).copy()
+        assert _gathered_as_numpy_would(table, np.arange(len(table), dtype=np.intp))
+    normal = every[((every & 0x7C00) != 0) & ((every & 0x7C00) != 0x7C00)]
+    table = normal[: 142 * (normal.size // 142)].reshape(-1, 142)
+    assert _gathered_as_numpy_would(table, np.arange(len(table) - 1, -1, -1, dtype=np.intp))
+
+
+@settings(max_examples=200, deadline=None)
+@given(width=st.integers(0, 40),
+       cells=st.lists(st.one_of(st.integers(0, 0xFFFF), st.sampled_from(_EDGE_HALVES)), min_size=1, max_size=400),
+       picks=st.lists(st.integers(0, 1 << 20), max_size=30))
+def test_gather_of_any_rows_equals_numpys_conversion(width, cells, picks):
+    table = np.array(cells, dtype=np.uint16)
+    table = table[: width * (table.size // width)].reshape(-1, width) if width else np.zeros((len(cells), 0), np.uint16)
+    if not len(table):
+        return
+    assert _gathered_as_numpy_would(table, np.array([p % len(table) for p in picks], dtype=np.intp))
+
+
 def _counter_with_warmup(warmup: int):
     identifier = lang_module._get_identifier()
     output = np.asarray(identifier.tk_output, dtype=np.int32)
