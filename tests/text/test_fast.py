@@ -62,6 +62,50 @@ def test_japanese_without_its_dictionary_gives_the_same_bigrams(analyzer, text):
     assert native == reference
 
 
+def _scan(text: str, lang: str, tools, words):
+    out = ([], [], [], [])
+    _fast.analyze_words(
+        text, tokenize.char_classes(), lang != "zh", lang == "ja", tools.cache, tools.compute,
+        tokenize.han_cut, tokenize.sea_words, tokenize.char_bigrams, *out, words,
+    )  # fmt: skip
+    return out
+
+
+@settings(max_examples=200, deadline=None)
+@given(pages=st.lists(texts, min_size=1, max_size=6), lang=st.sampled_from(LANGS), limit=st.integers(1, 40),
+       cache_limit=st.integers(1, 40))
+def test_the_word_table_gives_what_the_cache_gives(pages, lang, limit, cache_limit):
+    # pages in turn through one table (hits from earlier pages), a word met in texts of other
+    # string kinds (the same word in Latin-1, UCS-2 and UCS-4 text), a table and a dict that
+    # start again at small bounds: the same four lists as the scan through the dict alone
+    tools = analyze_module._Language(lang)
+    plain = analyze_module._Language(lang)
+    words = _fast.WordTable(limit)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(analyze_module, "WORD_CACHE", cache_limit)
+        for text in [t for page in pages for t in (page, page + " é", page + " 中", page + " 🎉")]:
+            assert _scan(text, lang, tools, words) == _scan(text, lang, plain, None)
+            assert len(words) <= limit
+
+
+def test_the_word_table_holds_the_words_and_lets_them_go():
+    import sys
+
+    tools = analyze_module._Language("en")
+    words = _fast.WordTable(3)
+    first = _scan("Running running", "en", tools, words)
+    word = first[1][0]
+    assert len(words) == 2 and tools.cache[word] == ("run", False)
+    assert _scan("Running", "en", tools, words)[1][0] is word  # found in the table: no new string
+    held = sys.getrefcount(word)
+    words.clear()
+    assert len(words) == 0 and sys.getrefcount(word) == held - 1
+    tools.cache.clear()
+    assert sys.getrefcount(word) == held - 2
+    _scan("one two three four five", "en", tools, words)  # three, then it starts again
+    assert len(words) == 2
+
+
 def test_edge_cases_are_the_same(analyzer):
     for text in ["", " ", "\ud800", "🎉🎉", "\u0301\u0301", "1.", "1.2.", "1.2,3.4x", "a-b-c-", "ab'’cd"]:
         for lang in LANGS:
