@@ -7,6 +7,8 @@ and lang.py give the same output (tests/text/test_fast.py checks it, property by
   output lists filled in one loop: no Segment record and no Python call per known word.
   Character classes come from a table built with the ``regex`` module's own Unicode properties
   (``tokenize.char_classes``), so the scan classifies every code point as the regex does.
+* ``WordTable``: the word cache of ``analyze_words`` for the words its scan finds, looked up
+  by their characters in the text (in front of the language's dict, holding what it holds).
 * ``DfaCounter``: py3langid's byte DFA walk (``visit_counts``) over its own model, giving the
   same feature counts in the same order, so the same scores.
 * ``keyword_counts``: the counts of a page's keyword candidates (``keywords.top_keywords``),

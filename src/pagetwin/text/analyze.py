@@ -5,7 +5,8 @@ segmenters, pymorphy3, stemmers, stop lists) is loaded on the first page that ne
 then kept, and each language caches its words' analyses (bounded).
 
 The words of a text are found and looked up by the native kernel
-(``pagetwin.text._fast.analyze_words``, built by ``pip install``); ``analyze_reference`` is
+(``pagetwin.text._fast.analyze_words``, built by ``pip install``; a known word is found in
+the language's ``_fast.WordTable`` by its characters, no string made); ``analyze_reference`` is
 its pure-Python reference (``tokenize.segment`` and one lookup per word), used when the native
 module is not built (with one warning) and by the tests that hold both to the same output.
 """
