@@ -62,6 +62,50 @@ def test_japanese_without_its_dictionary_gives_the_same_bigrams(analyzer, text):
     assert native == reference
 
 
+def _scan(text: str, lang: str, tools, words):
+    out = ([], [], [], [])
+    _fast.analyze_words(
+        text, tokenize.char_classes(), lang != "zh", lang == "ja", tools.cache, tools.compute,
+        tokenize.han_cut, tokenize.sea_words, tokenize.char_bigrams, *out, words,
+    )  # fmt: skip
+    return out
+
+
+@settings(max_examples=200, deadline=None)
+@given(pages=st.lists(texts, min_size=1, max_size=6), lang=st.sampled_from(LANGS), limit=st.integers(1, 40),
+       cache_limit=st.integers(1, 40))
+def test_the_word_table_gives_what_the_cache_gives(pages, lang, limit, cache_limit):
+    # pages in turn through one table (hits from earlier pages), a word met in texts of other
+    # string kinds (the same word in Latin-1, UCS-2 and UCS-4 text), a table and a dict that
+    # start again at small bounds: the same four lists as the scan through the dict alone
+    tools = analyze_module._Language(lang)
+    plain = analyze_module._Language(lang)
+    words = _fast.WordTable(limit)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(analyze_module, "WORD_CACHE", cache_limit)
+        for text in [t for page in pages for t in (page, page + " é", page + " 中", page + " 🎉")]:
+            assert _scan(text, lang, tools, words) == _scan(text, lang, plain, None)
+            assert len(words) <= limit
+
+
+def test_the_word_table_holds_the_words_and_lets_them_go():
+    import sys
+
+    tools = analyze_module._Language("en")
+    words = _fast.WordTable(3)
+    first = _scan("Running running", "en", tools, words)
+    word = first[1][0]
+    assert len(words) == 2 and tools.cache[word] == ("run", False)
+    assert _scan("Running", "en", tools, words)[1][0] is word  # found in the table: no new string
+    held = sys.getrefcount(word)
+    words.clear()
+    assert len(words) == 0 and sys.getrefcount(word) == held - 1
+    tools.cache.clear()
+    assert sys.getrefcount(word) == held - 2
+    _scan("one two three four five", "en", tools, words)  # three, then it starts again
+    assert len(words) == 2
+
+
 def test_edge_cases_are_the_same(analyzer):
     for text in ["", " ", "\ud800", "🎉🎉", "\u0301\u0301", "1.", "1.2.", "1.2,3.4x", "a-b-c-", "ab'’cd"]:
         for lang in LANGS:
@@ -147,6 +191,43 @@ def _scores_both(text: str):
 def test_native_gather_gives_py3langids_scores_bit_for_bit(text):
     native, reference = _scores_both(text)
     assert (native is None and reference is None) or (native.dtype == reference.dtype and native.tobytes() == reference.tobytes())
+
+
+_HALF_TO_FLOAT = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(np.float16).astype(np.float32)
+
+
+# zeros, the smallest and largest subnormal, infinities, a NaN, the smallest and largest normal
+_EDGE_HALVES = [0, 0x8000, 0x0001, 0x83FF, 0x7C00, 0xFC00, 0x7E00, 0x0400, 0x7BFF, 0xFBFF]
+
+
+def _gathered_as_numpy_would(table: np.ndarray, rows: np.ndarray) -> bool:
+    out = _fast.gather_rows(table, rows, _HALF_TO_FLOAT)
+    expected = table[rows].view(np.float16).astype(np.float32)
+    return out.dtype == np.float32 and out.shape == expected.shape and out.tobytes() == expected.tobytes()
+
+
+def test_gather_converts_every_half_as_numpy_does():
+    # all 65,536 bit patterns, rows of normal halves (bit arithmetic) and rows with zeros,
+    # subnormals, infinities and NaNs (the table), and every row width the vector loop ends on
+    every = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16)
+    for width in (1, 3, 7, 8, 9, 16, 31, 142):
+        table = np.resize(every, (-(-every.size // width), width)).copy()
+        assert _gathered_as_numpy_would(table, np.arange(len(table), dtype=np.intp))
+    normal = every[((every & 0x7C00) != 0) & ((every & 0x7C00) != 0x7C00)]
+    table = normal[: 142 * (normal.size // 142)].reshape(-1, 142)
+    assert _gathered_as_numpy_would(table, np.arange(len(table) - 1, -1, -1, dtype=np.intp))
+
+
+@settings(max_examples=200, deadline=None)
+@given(width=st.integers(0, 40),
+       cells=st.lists(st.one_of(st.integers(0, 0xFFFF), st.sampled_from(_EDGE_HALVES)), min_size=1, max_size=400),
+       picks=st.lists(st.integers(0, 1 << 20), max_size=30))
+def test_gather_of_any_rows_equals_numpys_conversion(width, cells, picks):
+    table = np.array(cells, dtype=np.uint16)
+    table = table[: width * (table.size // width)].reshape(-1, width) if width else np.zeros((len(cells), 0), np.uint16)
+    if not len(table):
+        return
+    assert _gathered_as_numpy_would(table, np.array([p % len(table) for p in picks], dtype=np.intp))
 
 
 def _counter_with_warmup(warmup: int):

@@ -7,19 +7,25 @@ and lang.py give the same output (tests/text/test_fast.py checks it, property by
   output lists filled in one loop: no Segment record and no Python call per known word.
   Character classes come from a table built with the ``regex`` module's own Unicode properties
   (``tokenize.char_classes``), so the scan classifies every code point as the regex does.
+* ``WordTable``: the word cache of ``analyze_words`` for the words its scan finds, looked up
+  by their characters in the text (in front of the language's dict, holding what it holds).
 * ``DfaCounter``: py3langid's byte DFA walk (``visit_counts``) over its own model, giving the
   same feature counts in the same order, so the same scores.
 * ``keyword_counts``: the counts of a page's keyword candidates (``keywords.top_keywords``),
   one pass over its tokens and stop flags.
 * ``gather_rows``: the rows of py3langid's float16 table for a page's features, as float32
-  (exact; a table of the 65,536 half-precision values does the conversion): the matrix numpy
-  would cast before the same product, made without numpy's per-element half conversion.
+  (exact: by bit arithmetic for normal halves, else by a table of the 65,536 half-precision
+  values): the matrix numpy would cast before the same product, made without numpy's
+  per-element half conversion.
 """
 
 import numpy as np
 
-from libc.stdint cimport uint16_t
+from cpython.object cimport PyObject
+from cpython.ref cimport Py_DECREF, Py_INCREF
+from libc.stdint cimport uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc
+from libc.string cimport memcmp, memcpy
 
 cdef extern from "Python.h":
     int PyUnicode_KIND(object o)
@@ -113,16 +119,174 @@ cdef int _emit(str surface, object norm, Py_ssize_t start, dict cache, object co
     return 0
 
 
+cdef struct WordSlot:
+    PyObject* surface  # NULL: an empty slot
+    PyObject* token
+    uint32_t hash  # the low bits of _span_hash
+    uint32_t stop  # 1 when the word is a stop word
+
+
+cdef inline uint64_t _span_hash(int kind, void* data, Py_ssize_t i, Py_ssize_t j) noexcept:
+    """FNV-1a over the code points of data[i:j] (the same for a word in any string kind)."""
+    cdef uint64_t h = 0xCBF29CE484222325ULL
+    cdef Py_ssize_t k
+    for k in range(i, j):
+        h = (h ^ <uint32_t>PyUnicode_READ(kind, data, k)) * 0x100000001B3ULL
+    return h ^ (h >> 29)
+
+
+cdef inline bint _same_span(PyObject* surface, int kind, void* data, Py_ssize_t i, Py_ssize_t j):
+    cdef object word = <object>surface
+    cdef Py_ssize_t n = j - i, k
+    cdef int wkind
+    cdef void* wdata
+    if len(<str>word) != n:
+        return False
+    wkind = PyUnicode_KIND(word)
+    wdata = PyUnicode_DATA(word)
+    if wkind == kind:
+        return memcmp(wdata, <char*>data + i * kind, n * kind) == 0
+    for k in range(n):
+        if <uint32_t>PyUnicode_READ(wkind, wdata, k) != <uint32_t>PyUnicode_READ(kind, data, i + k):
+            return False
+    return True
+
+
+cdef class WordTable:
+    """The word cache of ``analyze_words`` for words found in the text (not those a segmenter
+    gives), looked up by the words' characters where they stand in the text: a known word
+    costs no new string, no SipHash and no walk through the dict's entries, key and value
+    tuple (most of a word's time was the cache misses of that walk). Each slot holds the
+    surface, normal form and stop flag the language's dict holds for the word (its
+    ``compute`` is a function of the surface, so both give the same); at most ``limit``
+    words, then it starts again, as the dict does."""
+
+    cdef WordSlot* slots
+    cdef Py_ssize_t mask  # capacity - 1 (a power of two)
+    cdef Py_ssize_t count
+    cdef readonly Py_ssize_t limit
+
+    def __cinit__(self, Py_ssize_t limit):
+        self.limit = max(limit, 1)
+        self.count = 0
+        self.mask = 1023
+        self.slots = <WordSlot*>calloc(self.mask + 1, sizeof(WordSlot))
+        if self.slots == NULL:
+            raise MemoryError()
+
+    def __dealloc__(self):
+        if self.slots != NULL:
+            self._release()
+            free(self.slots)
+
+    def __len__(self):
+        return self.count
+
+    cdef void _release(self):
+        cdef Py_ssize_t k
+        for k in range(self.mask + 1):
+            if self.slots[k].surface != NULL:
+                Py_DECREF(<object>self.slots[k].surface)
+                Py_DECREF(<object>self.slots[k].token)
+                self.slots[k].surface = NULL
+        self.count = 0
+
+    def clear(self):
+        self._release()
+
+    cdef WordSlot* _find(self, uint64_t h, int kind, void* data, Py_ssize_t i, Py_ssize_t j):
+        """The slot of data[i:j], or the empty slot where it would go."""
+        cdef Py_ssize_t k = <Py_ssize_t>(h & <uint64_t>self.mask)
+        cdef uint32_t h32 = <uint32_t>h
+        cdef WordSlot* slot
+        while True:
+            slot = &self.slots[k]
+            if slot.surface == NULL or (slot.hash == h32 and _same_span(slot.surface, kind, data, i, j)):
+                return slot
+            k = (k + 1) & self.mask
+
+    cdef int _grow(self) except -1:
+        cdef Py_ssize_t old_mask = self.mask, k, m
+        cdef WordSlot* old = self.slots
+        cdef WordSlot* new = <WordSlot*>calloc(2 * (old_mask + 1), sizeof(WordSlot))
+        if new == NULL:
+            raise MemoryError()
+        self.slots = new
+        self.mask = 2 * (old_mask + 1) - 1
+        for k in range(old_mask + 1):
+            if old[k].surface != NULL:
+                # the low 32 bits of the hash place the word (capacity stays below 2**32)
+                m = <Py_ssize_t>(old[k].hash & <uint32_t>self.mask)
+                while new[m].surface != NULL:
+                    m = (m + 1) & self.mask
+                new[m] = old[k]
+        free(old)
+        return 0
+
+    cdef int _put(self, uint64_t h, str surface, object token, object stop, int kind, void* data,
+                  Py_ssize_t i, Py_ssize_t j) except -1:
+        cdef WordSlot* slot
+        if stop is not True and stop is not False:
+            return 0  # kept in the dict only
+        if self.count >= self.limit:
+            self._release()
+        if 4 * (self.count + 1) > 3 * (self.mask + 1) and self.mask < 0x7FFFFFFF:
+            self._grow()
+        slot = self._find(h, kind, data, i, j)
+        if slot.surface != NULL:
+            return 0
+        Py_INCREF(surface)
+        Py_INCREF(token)
+        slot.surface = <PyObject*>surface
+        slot.token = <PyObject*>token
+        slot.hash = <uint32_t>h
+        slot.stop = 1 if stop is True else 0
+        self.count += 1
+        return 0
+
+
+cdef int _emit_word(WordTable table, str text, int kind, void* data, Py_ssize_t i, Py_ssize_t j,
+                    dict cache, object compute, list tokens, list surfaces, list starts, list stops) except -1:
+    """``_emit(text[i:j], None, i, ...)``, the word looked up in ``table`` first."""
+    cdef uint64_t h = _span_hash(kind, data, i, j)
+    cdef WordSlot* slot = table._find(h, kind, data, i, j)
+    if slot.surface != NULL:
+        token = <object>slot.token
+        if token:
+            tokens.append(token)
+            surfaces.append(<object>slot.surface)
+            starts.append(i)
+            stops.append(True if slot.stop else False)
+        return 0
+    surface = text[i:j]
+    hit = cache.get(surface)
+    if hit is None:
+        hit = compute(surface, None)  # also stores it in the cache
+    token = (<tuple>hit)[0]
+    stop = (<tuple>hit)[1]
+    if token:
+        tokens.append(token)
+        surfaces.append(surface)
+        starts.append(i)
+        stops.append(stop)
+    if len(cache) < table.count:  # the dict started again: so does the table
+        table._release()
+    if type(token) is str:
+        table._put(h, surface, token, stop, kind, data, i, j)
+    return 0
+
+
 def analyze_words(str text, const unsigned char[::1] table, bint bigram_kana, bint bigram_all,
                   dict cache, object compute, object han, object sea, object bigrams,
-                  list tokens, list surfaces, list starts, list stops):
+                  list tokens, list surfaces, list starts, list stops, WordTable words=None):
     """Fill tokens, surfaces, starts and stops with the words of ``text`` (analyze._Language.words).
 
     ``cache`` maps a surface (or (surface, norm)) to (token, is_stop); ``compute(surface, norm)``
     gives and caches a missing one. Han/kana runs go to ``bigrams(run, offset)`` when
     ``bigram_all`` (Japanese without its dictionary) or, with ``bigram_kana``, when the run has
     kana; else to ``han(run)``, which gives the run's words as strings, end to end.
-    Thai/Lao/Khmer/Myanmar runs go to ``sea(run, offset)``.
+    Thai/Lao/Khmer/Myanmar runs go to ``sea(run, offset)``. With ``words`` (the language's
+    WordTable in front of ``cache``), a word of the text's own scan is looked up there first.
     """
     cdef const unsigned char* tab = &table[0]
     cdef Py_ssize_t n = len(text)
@@ -153,7 +317,10 @@ def analyze_words(str text, const unsigned char[::1] table, bint bigram_kana, bi
             i += 1
             continue
         if span == K_WORD:
-            _emit(text[i:j], None, i, cache, compute, tokens, surfaces, starts, stops)
+            if words is not None:
+                _emit_word(words, text, kind, data, i, j, cache, compute, tokens, surfaces, starts, stops)
+            else:
+                _emit(text[i:j], None, i, cache, compute, tokens, surfaces, starts, stops)
         else:
             run = text[i:j]
             if span == K_SEA:
@@ -363,21 +530,48 @@ cdef class DfaCounter:
         return features, counts
 
 
+cdef extern from *:
+    """
+    #include <stdint.h>
+    /* dst[c] = the float32 bits of the half src[c], exact for a normal half (exponent field
+       1-30: the exponent rebiased from 15 to 127, the 10 mantissa bits shifted up); 0 when a
+       half of the row is zero, subnormal, infinite or NaN (the caller then converts the row
+       through the table). Integer arithmetic only, so that the loop is vectorised (GCC's -O2
+       cost model would not: the attribute asks for it). */
+    #if defined(__GNUC__) && !defined(__clang__)
+    __attribute__((optimize("tree-vectorize", "vect-cost-model=dynamic")))
+    #endif
+    static int pt_normal_halves(const uint16_t* src, uint32_t* dst, Py_ssize_t m) {
+        uint32_t bad = 0;
+        for (Py_ssize_t c = 0; c < m; c++) {
+            uint32_t h = src[c];
+            /* exponent field 0x0400..0x7800 (normal) -> 0..0x7400; 0 and 0x7C00 fall outside */
+            bad |= ((h & 0x7C00u) - 0x0400u) > 0x7400u;
+            dst[c] = ((h & 0x8000u) << 16) | (((h & 0x7FFFu) << 13) + 0x38000000u);
+        }
+        return bad == 0;
+    }
+    """
+    bint pt_normal_halves(const uint16_t* src, uint32_t* dst, Py_ssize_t m) noexcept nogil
+
+
 def gather_rows(const uint16_t[:, ::1] table, const Py_ssize_t[::1] rows, const float[::1] half_to_float):
     """float32 array (len(rows), table columns): row rows[r] of ``table`` (float16 values given
-    by their bits) converted exactly through ``half_to_float`` (the float32 of each of the
-    65,536 bit patterns)."""
+    by their bits) converted exactly: by bit arithmetic when every half of the row is normal
+    (all of py3langid's table), else through ``half_to_float`` (the float32 of each of the
+    65,536 bit patterns). A table lookup per value was most of the scoring's time."""
     cdef Py_ssize_t n = rows.shape[0], m = table.shape[1], r, c, row
     if half_to_float.shape[0] != 65536:
         raise ValueError("half_to_float must give the float32 of all 65,536 half bit patterns")
     for r in range(n):
         if rows[r] < 0 or rows[r] >= table.shape[0]:
             raise IndexError(f"row {rows[r]} outside the table ({table.shape[0]} rows)")
-    out = np.empty((n, m), dtype=np.float32)
-    cdef float[:, ::1] view = out
+    out = np.empty((n, m), dtype=np.uint32)
+    cdef uint32_t[:, ::1] view = out
     with nogil:
         for r in range(n):
             row = rows[r]
-            for c in range(m):
-                view[r, c] = half_to_float[table[row, c]]
-    return out
+            if m and not pt_normal_halves(&table[row, 0], &view[r, 0], m):
+                for c in range(m):
+                    memcpy(&view[r, c], &half_to_float[table[row, c]], 4)
+    return out.view(np.float32)

@@ -5,7 +5,8 @@ segmenters, pymorphy3, stemmers, stop lists) is loaded on the first page that ne
 then kept, and each language caches its words' analyses (bounded).
 
 The words of a text are found and looked up by the native kernel
-(``pagetwin.text._fast.analyze_words``, built by ``pip install``); ``analyze_reference`` is
+(``pagetwin.text._fast.analyze_words``, built by ``pip install``; a known word is found in
+the language's ``_fast.WordTable`` by its characters, no string made); ``analyze_reference`` is
 its pure-Python reference (``tokenize.segment`` and one lookup per word), used when the native
 module is not built (with one warning) and by the tests that hold both to the same output.
 """
@@ -69,6 +70,9 @@ class _Language:
         self.lemmatizes = lang == "ru"  # a dictionary gives lemmas (pymorphy3)
         # surface -> (token, is_stop); (surface, norm) when the segmenter gave a normal form
         self.cache: dict[str | tuple[str, str], tuple[str, bool]] = {}
+        # The native scan's table in front of the cache, for the words it finds itself: it
+        # looks them up by their characters in the text (no string made for a known word).
+        self.words = _fast.WordTable(WORD_CACHE) if _fast is not None else None
 
     def word(self, surface: str, norm: str | None) -> tuple[str, bool]:
         hit = self.cache.get(surface if norm is None else (surface, norm))
@@ -123,7 +127,7 @@ class TextAnalyzer:
         _fast.analyze_words(
             text, tokenize.char_classes(), lang != "zh", lang == "ja", tools.cache, tools.compute,
             tokenize.han_cut, tokenize.sea_words, tokenize.char_bigrams,
-            out.tokens, out.surface, out.starts, out.stop,
+            out.tokens, out.surface, out.starts, out.stop, tools.words,
         )  # fmt: skip
         return out
 
