@@ -24,8 +24,9 @@ index) computes, step for step, so that the outputs are the same:
 Outputs, written by the executors under an output URI through Spark's Hadoop file systems
 (``file:``, ``hdfs:``, ``s3a:``): clusters.jsonl/ and pairs.jsonl/ (part files whose lines,
 read in part order, are the local runner's clusters.jsonl and pairs.jsonl), clusters.parquet/,
-pairs.parquet/, pages.parquet/ (the lean index) and models.parquet/ (pass 1's learned models and
-the settings, runners.spark_output: what explain needs to fingerprint a record again). The
+pairs.parquet/, pages.parquet/ (the lean index) and models.parquet/ (pass 1's learned models, the
+site templates a row per site, and the settings, runners.spark_output: what explain needs to
+fingerprint a record again). The
 driver gets counts only (dicts of a few entries, one SourceStats per partition) and the learned
 models of pass 1 (bounded by their own caps, not by pages).
 
