@@ -532,7 +532,7 @@ def _clusters(shared: Any, pages: Any, edges: Any, revisits: Any, settings: Any,
     rows = alone.union(grouped).union(following).coalesce(n)
     rows.persist(StorageLevel.MEMORY_AND_DISK)
     counts.clusters = rows.filter(lambda r: r[1].keep == 1).count()
-    for done in (linked, placed, grouped, labels):
+    for done in (linked, placed, grouped):  # (labels stays: its rounds were checkpointed locally)
         done.unpersist()
     return rows
 
@@ -665,18 +665,22 @@ def _write(
     pairs.persist(StorageLevel.MEMORY_AND_DISK)
     mode = "overwrite" if overwrite else "errorifexists"
     base = out_uri.rstrip("/")
+    # The Parquet files' rows in the order explain looks them up by (id; a pair by its a): with
+    # small row groups their statistics let a reader skip all but the one holding it.
     frames = {
-        "clusters.parquet": spark.createDataFrame(clusters.map(lambda c: c[:7]), _CLUSTERS_SCHEMA),
+        "clusters.parquet": spark.createDataFrame(clusters.map(lambda c: c[:7]), _CLUSTERS_SCHEMA).sortWithinPartitions("id"),
         "clusters.jsonl": spark.createDataFrame(clusters.map(lambda c: (c[7],)), "value string"),
-        "pairs.parquet": spark.createDataFrame(pairs.map(lambda p: p[:6]), _PAIRS_SCHEMA),
+        "pairs.parquet": spark.createDataFrame(pairs.map(lambda p: p[:6]), _PAIRS_SCHEMA).sortWithinPartitions("a"),
         "pairs.jsonl": spark.createDataFrame(pairs.map(lambda p: (p[6],)), "value string"),
         "pages.parquet": _pages_frame(spark, pages.sortByKey(True, n), settings.spark.index),
     }  # fmt: skip
+    from pagetwin.runners.spark_output import ROW_GROUP_BYTES
+
     for name, frame in frames.items():
         target = f"{base}/{name}"
         writer = frame.write.mode(mode)
         try:
-            writer.text(target) if name.endswith(".jsonl") else writer.parquet(target)
+            writer.text(target) if name.endswith(".jsonl") else writer.option("parquet.block.size", ROW_GROUP_BYTES).parquet(target)
         except Exception as exc:  # noqa: BLE001 - pyspark's AnalysisException: the target is there
             if "already exists" not in str(exc):
                 raise

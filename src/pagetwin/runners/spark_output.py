@@ -38,9 +38,10 @@ from urllib.parse import unquote, urlparse
 MODELS = "models.parquet"
 TEMPLATES = "site_templates"
 _MODELS_SCHEMA = "name string, site string, data binary"
-# Row groups of models.parquet (bytes): each file's rows are in site order, so a reader's
-# lookup of one site reads the row groups whose site range holds it, not the whole file.
-_MODEL_ROW_GROUP = 1 << 20
+# Row groups of the run's Parquet files (bytes). Each file's rows are in the order a reader
+# looks them up by (clusters by id, pairs by a, pages by pid, models by site), so a lookup
+# reads the row groups whose statistics hold the value, not the whole file (SparkOutput).
+ROW_GROUP_BYTES = 1 << 20
 _NEEDED = ("clusters.parquet", "pages.parquet", "pairs.parquet")
 
 
@@ -99,7 +100,10 @@ def write_models(sc: Any, learned: Any, settings: Any, out_uri: str, overwrite: 
     try:
         rows = sc.parallelize(range(parts), parts).flatMap(partial(_slice_rows, shared, parts))
         frame = spark.createDataFrame(rows, _MODELS_SCHEMA)
-        writer = frame.write.option("parquet.block.size", _MODEL_ROW_GROUP).mode("overwrite" if overwrite else "errorifexists")
+        # A site's row can be megabytes: the row group's size is checked from the first row on
+        # (parquet-mr checks it every 100 rows at first), so a row group is ~1 MB or one site.
+        writer = frame.write.options(**{"parquet.block.size": ROW_GROUP_BYTES, "parquet.page.size.row.check.min": 1})
+        writer = writer.mode("overwrite" if overwrite else "errorifexists")
         writer.parquet(target)
     except Exception as exc:  # noqa: BLE001 - pyspark's AnalysisException: the target is there
         if "already exists" not in str(exc):
@@ -163,6 +167,7 @@ class SparkOutput:
 
     def __init__(self, folder: str) -> None:
         self.folder = folder
+        self._datasets: dict[str, Any] = {}
         missing = [n for n in (*_NEEDED, MODELS) if not os.path.isdir(os.path.join(folder, n))]
         if MODELS in missing and len(missing) == 1:
             raise OutputNotReadable(
@@ -179,11 +184,15 @@ class SparkOutput:
         self.parts = {r["name"]: r["data"] for r in rows}
 
     def _dataset(self, name: str) -> Any:
+        """The Parquet folder ``name`` as a dataset, its files listed once per SparkOutput."""
         import pyarrow
         import pyarrow.dataset as ds
 
+        if name in self._datasets:
+            return self._datasets[name]
         try:
-            return ds.dataset(os.path.join(self.folder, name), format="parquet")
+            dataset = self._datasets[name] = ds.dataset(os.path.join(self.folder, name), format="parquet")
+            return dataset
         except (OSError, pyarrow.ArrowException) as exc:
             raise OutputNotReadable(f"{os.path.join(self.folder, name)} cannot be read ({' '.join(str(exc).split())[:200]})") from None
 
@@ -233,7 +242,8 @@ class SparkOutput:
 
     def find(self, column: str, values: list[str]) -> dict[str, list[dict[str, Any]]]:
         """For each value, clusters.parquet's rows (pid, id, url, cluster, keep) whose ``column``
-        is that value (one scan for all of them: ids are in no order, nothing prunes it), with
+        is that value (one scan for all of them: each file's rows are in id order, so by id its
+        row groups' statistics skip all but the ones that can hold it; by URL the scan is whole), with
         their crawl_date and source (pages.parquet) when several share it, by (crawl date, pid)."""
         import pyarrow.dataset as ds
 
