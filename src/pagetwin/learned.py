@@ -186,19 +186,25 @@ class Learned:
         return parts
 
     @classmethod
-    def from_parts(cls, parts: Mapping[str, bytes | None], settings: Settings) -> Learned | None:
+    def from_parts(
+        cls, parts: Mapping[str, bytes | None], settings: Settings, templates: SiteTemplates | None = None
+    ) -> Learned | None:
         """The model ``to_parts`` gave, or None when it holds neither templates nor document
         frequencies. A model stored without ``learned_with`` (an index written before it was
-        recorded, whose own settings check passed) counts as learned with ``settings``."""
+        recorded, whose own settings check passed) counts as learned with ``settings``.
+        ``templates``: the site templates read another way (a Spark output's row per site,
+        runners.spark_output), in place of a ``site_templates`` part."""
         from pagetwin.html.templates import SiteTemplates
         from pagetwin.text.keywords import DocFreq
 
-        templates, doc_freq = parts.get("site_templates"), parts.get("doc_freq")
-        if not templates and not doc_freq:
+        blob, doc_freq = parts.get("site_templates"), parts.get("doc_freq")
+        if templates is None and blob:
+            templates = SiteTemplates.from_bytes(blob, settings.extract)
+        if templates is None and not doc_freq:
             return None
         images, recorded = parts.get("image_hashes"), parts.get("learned_with")
         return cls(
-            SiteTemplates.from_bytes(templates, settings.extract) if templates else None,
+            templates,
             DocFreq.from_bytes(doc_freq) if doc_freq else None,
             {k: int(v) for k, v in json.loads(images).items()} if images else {},
             json.loads(recorded) if recorded else learned_with(settings),

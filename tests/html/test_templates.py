@@ -158,6 +158,36 @@ def test_a_stored_model_reads_a_site_only_when_it_is_asked_for():
     assert pickle.loads(pickle.dumps(SiteTemplates.from_bytes(data, s))).to_bytes() == data
 
 
+def test_a_model_stored_a_blob_per_site_fetches_only_the_sites_asked_for():
+    """site_blobs cuts a model into a blob per site (a Spark output's models.parquet rows);
+    from_site_blobs reads it back fetching a site when it is first asked for: it decides as the
+    model it was written from, knows a site it has no blob for is not there, and written whole
+    again gives the whole model's bytes."""
+    s = ExtractSettings()
+    pages = site_pages(9, seed=8, templates="ab") + [
+        (u.replace("gazette.example", f"other{k}.example"), h, a) for k in range(3) for u, h, a in site_pages(4, seed=7 + k)
+    ]
+    model = fitted(pages, s)
+    blobs = dict(model.site_blobs())
+    assert sorted(blobs) == sorted(model.sites_) and len(blobs) == 4
+    fetched = []
+
+    def fetch(site):
+        fetched.append(site)
+        return blobs.get(site)
+
+    restored = SiteTemplates.from_site_blobs(fetch, lambda: sorted(blobs), s)
+    for url, html, _ in pages[:9]:
+        assert text_of(html, restored.for_site(SITE)) == text_of(html, model.for_site(SITE))
+    assert fetched == [SITE] and "nowhere.example" not in restored.sites_ and restored.for_site("nowhere.example") is None
+    assert fetched == [SITE, "nowhere.example"]  # asked once, remembered as absent
+    assert dict(restored.site_blobs([SITE])) == {SITE: blobs[SITE]}
+    assert restored.to_bytes() == model.to_bytes() and len(restored.sites_) == 4
+    assert pickle.loads(pickle.dumps(SiteTemplates.from_site_blobs(fetch, lambda: sorted(blobs), s))).to_bytes() == model.to_bytes()
+    # A small site's blob is smaller than its share of the whole model's npz.
+    assert len(blobs["other0.example"]) < len(SiteTemplates.from_bytes(model.to_bytes(), s).to_bytes()) / 4
+
+
 def test_report_shows_removed_blocks_with_share_and_text():
     model = fitted(site_pages(10, seed=9))
     (entry,) = model.report(SITE)

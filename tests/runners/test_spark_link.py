@@ -88,13 +88,18 @@ def test_example_crawl_same_clusters_and_pairs_as_local(session, tmp_path):
     import pyarrow.parquet as pq
 
     clusters = pq.read_table(tmp_path / "spark" / "clusters.parquet").to_pylist()
-    assert [(r["id"], r["cluster"], r["keep"]) for r in clusters] == [
-        (r["id"], r["cluster"], r["keep"]) for r in _parts(tmp_path / "spark" / "clusters.jsonl")
+    assert sorted((r["pid"], r["id"], r["cluster"], r["keep"]) for r in clusters) == [
+        (pid, r["id"], r["cluster"], r["keep"]) for pid, r in enumerate(_parts(tmp_path / "spark" / "clusters.jsonl"), 1)
     ]
+    # Each Parquet file's rows in the order explain looks them up by: clusters by id, pairs by a.
+    for name, key in (("clusters.parquet", "id"), ("pairs.parquet", "a")):
+        for part in sorted((tmp_path / "spark" / name).glob("part-*.parquet")):
+            column = pq.read_table(part, columns=[key]).column(key).to_pylist()
+            assert column == sorted(column), (name, part)
     pages = pq.read_table(tmp_path / "spark" / "pages.parquet")
     assert "text" not in pages.column_names and pages.num_rows == summary["pages"]["in_output"]
     assert summary["lean_index_bytes_per_page"] > 0
-    _lean_index_finds_every_pair(tmp_path / "spark", clusters)
+    _lean_index_finds_every_pair(tmp_path / "spark", sorted(clusters, key=lambda r: r["pid"]))
 
 
 def _lean_index_finds_every_pair(out: Path, clusters: list[dict]) -> None:

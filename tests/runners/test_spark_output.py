@@ -59,18 +59,102 @@ def _pairs(root: Path) -> tuple[dict, tuple[str, str]]:
     return verified, (a["id"], b["url"])
 
 
-def test_the_run_stores_the_local_runners_models(runs):
-    out = SparkOutput(str(runs / "parts"))
-    db = sqlite3.connect(runs / "local" / "index.sqlite")
+def _stores_the_local_runners_models(spark_out: Path, index: Path) -> int:
+    """models.parquet holds the local index's models: each part but the site templates byte
+    for byte, the templates a row per site whose blob is the local model's site's, byte for
+    byte (SiteTemplates.site_blobs), and a model read back from it decides as the local one;
+    the number of sites."""
+    import pyarrow.parquet as pq
+
+    from pagetwin.config import Settings
+    from pagetwin.html.templates import SiteTemplates
+
+    out = SparkOutput(str(spark_out))
+    db = sqlite3.connect(index)
     local = dict(db.execute("SELECT name, data FROM models"))
     settings = json.loads(db.execute("SELECT value FROM meta WHERE key='settings'").fetchone()[0])
     db.close()
     assert {n for n in PART_NAMES if n in local} == {n for n in PART_NAMES if n in out.parts} and "site_templates" in local
     for name in PART_NAMES:
-        assert out.parts.get(name) == local.get(name), name
+        if name != "site_templates":
+            assert out.parts.get(name) == local.get(name), name
     assert json.loads(out.parts["settings"])["match"] == settings["match"]
+    model = SiteTemplates.from_bytes(local["site_templates"])
+    rows = pq.read_table(spark_out / MODELS).to_pylist()
+    per_site = [(r["site"], r["data"]) for r in rows if r["name"] == "site_templates" and r["site"] is not None]
+    assert len(per_site) == len({site for site, _ in per_site}) == len(model.sites_)  # one row a site
+    assert dict(per_site) == dict(model.site_blobs())
+    assert len(rows) == len(per_site) + len(out.parts)  # and a row per other part, no more
+    learned = out.learned(Settings.from_dict(settings))
+    assert learned.templates.sites_.read() == []  # nothing fetched until a site is asked for
+    assert learned.templates.to_bytes() == local["site_templates"]
+    return len(per_site)
+
+
+def test_the_run_stores_the_local_runners_models(runs, tmp_path):
+    _stores_the_local_runners_models(runs / "parts", runs / "local" / "index.sqlite")
+    # An output of before the row per site (rows (name, data), the templates one blob) reads as it did.
+    import pyarrow
+    import pyarrow.parquet as pq
+
+    from pagetwin.config import Settings
+
+    old = tmp_path / "old"
+    shutil.copytree(runs / "parts", old, ignore=shutil.ignore_patterns(MODELS))
+    db = sqlite3.connect(runs / "local" / "index.sqlite")
+    rows = sorted(db.execute("SELECT name, data FROM models")) + [("settings", SparkOutput(str(runs / "parts")).parts["settings"])]
+    db.close()
+    (old / MODELS).mkdir()
+    pq.write_table(pyarrow.table({"name": [r[0] for r in rows], "data": [r[1] for r in rows]}), old / MODELS / "part-0.parquet")
+    back = SparkOutput(str(old))
+    assert back.learned(back.settings()).templates.to_bytes() == dict(rows)["site_templates"]
     summary = json.loads((runs / "out" / "summary.json").read_text())
     assert summary["outputs"][MODELS] == (runs / "parts").as_uri() + "/" + MODELS
+
+
+def _many_sites_crawl(path: Path, sites: int) -> None:
+    """A WARC of ``sites`` small sites (2-5 pages each of tests.fixtures.sites' templates), each
+    site's first article also reposted on the next site: clusters across sites."""
+    import io
+
+    from warcio.statusandheaders import StatusAndHeaders
+    from warcio.warcwriter import WARCWriter
+
+    from tests.fixtures.sites import site_pages
+
+    with open(path, "wb") as fh:
+        writer = WARCWriter(fh, gzip=True)
+        for k in range(sites):
+            pages = site_pages(2 + k % 4, seed=k, templates="ab"[: 1 + k % 2])
+            pages += [(u, h, a) for u, h, a in site_pages(1, seed=k - 1)] if k else []  # the last site's first page
+            for n, (url, html, _) in enumerate(pages):
+                url = f"https://site{k}.example/{n}.html"
+                http = StatusAndHeaders("200 OK", [("Content-Type", "text/html; charset=utf-8")], protocol="HTTP/1.1")
+                writer.write_record(writer.create_warc_record(url, "response", payload=io.BytesIO(html.encode()), http_headers=http))
+
+
+def test_many_small_sites_a_row_each_and_the_local_runners_clusters(tmp_path, capsys):
+    """A crawl of 60 small sites: the Spark run's clusters are the local runner's line for
+    line, models.parquet has one row per site (the local model's sites, byte for byte), and
+    explain on it (which fetches the two pages' sites alone) says what the local lean index says."""
+    _spark_ready()
+    crawl = tmp_path / "sites.warc.gz"
+    _many_sites_crawl(crawl, 60)
+    assert main(["dedup", str(crawl), "--out", str(tmp_path / "local"), "--workers", "2", "--set", "index.store_text=false"]) == 0
+    assert main(["dedup", str(crawl), "--out", str(tmp_path / "out"), "--runner", "spark", "--spark-master", "local[2]",
+                 "--workers", "2", "--set", "spark.link=executors", "--set", f"spark.output={tmp_path / 'parts'}"]) == 0  # fmt: skip
+    local = (tmp_path / "local" / "clusters.jsonl").read_text().splitlines()
+    ours = [line for f in sorted((tmp_path / "parts" / "clusters.jsonl").glob("part-*")) for line in f.read_text().splitlines()]
+    assert ours == local and len(local) == sum(2 + k % 4 + (k > 0) for k in range(60))
+    assert len({json.loads(line)["cluster"] for line in local}) < len(local) - 50  # the reposts are clustered
+    assert _stores_the_local_runners_models(tmp_path / "parts", tmp_path / "local" / "index.sqlite") == 60
+    capsys.readouterr()
+    pairs = [json.loads(line) for line in (tmp_path / "local" / "pairs.jsonl").read_text().splitlines()]
+    verified = next(p for p in pairs if p["kind"] == "duplicate")
+    results = [_explained(capsys, where, verified["a"], verified["b"], "--json") for where in (tmp_path / "local", tmp_path / "parts")]
+    assert results[0][0] == results[1][0] == 0
+    expected, got = (json.loads(out) for _, out, _ in results)
+    assert got == expected, (got, expected)
 
 
 def test_explain_on_the_spark_output_says_what_it_says_on_the_local_lean_index(runs, capsys):

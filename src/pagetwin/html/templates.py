@@ -58,7 +58,7 @@ from __future__ import annotations
 import io
 import json
 from collections import Counter
-from collections.abc import MutableMapping
+from collections.abc import Callable, Iterable, Iterator, MutableMapping
 from dataclasses import dataclass, field
 from itertools import compress
 from urllib.parse import unquote, urlsplit
@@ -685,14 +685,77 @@ class SiteTemplates:
         return out
 
 
+    # -- a site at a time (a Spark run's models.parquet keeps a row per site) ---------------
+
+    def site_blobs(self, sites: Iterable[str] | None = None) -> Iterator[tuple[str, bytes]]:
+        """(site, ``site_blob`` of its counts) for ``sites`` (default: every site, in order):
+        the model cut into a blob per site, so that no one cell or task carries a crawl's every
+        site, and a reader loads only the sites it asks for (``from_site_blobs``)."""
+        self.compact()
+        for site in sorted(self.sites_) if sites is None else sites:
+            yield site, site_blob(self.sites_[site])
+
+    @classmethod
+    def from_site_blobs(
+        cls, fetch: Callable[[str], bytes | None], names: Callable[[], Iterable[str]], settings: ExtractSettings
+    ) -> SiteTemplates:
+        """The model whose sites ``fetch(site)`` gives as ``site_blob`` bytes (None: no such
+        site), each fetched when first asked for; ``names()`` lists them all (iterating the
+        model, or pickling it, fetches every site)."""
+        out = cls(settings)
+        out.sites_ = _Sites(fetch=(fetch, names))
+        return out
+
+
+# A site's counts on their own (site_blob): magic, then zstd of a 4-byte header length, a JSON
+# header (scalars, samples, the arrays' lengths) and the arrays' bytes, little-endian, in this order.
+_SITE_MAGIC = b"PTSITE1"
+_SITE_ARRAYS = (("hash_keys", "<u8"), ("hash_pages", "<i4"), ("hash_content", "<f4"),
+                ("slot_keys", "<u8"), ("slot_pages", "<i4"), ("slot_kept", "<f4"))  # fmt: skip
+
+
+def site_blob(counts: _SiteCounts) -> bytes:
+    """One site's counts as bytes (``read_site_blob`` reads them back). Smaller than the site's
+    share of ``SiteTemplates.to_bytes``' npz for a small site (no zip entry per array)."""
+    import zstandard
+
+    arrays = [np.ascontiguousarray(getattr(counts, name), dtype=dtype) for name, dtype in _SITE_ARRAYS]
+    head = json.dumps({"pages": counts.pages, "pruned_below": counts.pruned_below, "copies": counts.copies,
+                       "samples": [[str(k), v] for k, v in counts.samples.items()],
+                       "lengths": [len(a) for a in arrays]}).encode("utf-8")  # fmt: skip
+    raw = b"".join([len(head).to_bytes(4, "big"), head, *(a.tobytes() for a in arrays)])
+    return _SITE_MAGIC + zstandard.ZstdCompressor(level=3).compress(raw)
+
+
+def read_site_blob(data: bytes) -> _SiteCounts:
+    """The counts ``site_blob`` wrote (ValueError for bytes that are not one)."""
+    import zstandard
+
+    if not data.startswith(_SITE_MAGIC):
+        raise ValueError("not a pagetwin site model")
+    raw = zstandard.ZstdDecompressor().decompress(data[len(_SITE_MAGIC) :])
+    size = int.from_bytes(raw[:4], "big")
+    head = json.loads(raw[4 : 4 + size])
+    at, arrays = 4 + size, {}
+    for (name, dtype), length in zip(_SITE_ARRAYS, head["lengths"]):
+        width = np.dtype(dtype).itemsize * length
+        arrays[name] = np.frombuffer(raw, dtype=dtype, count=length, offset=at).astype(dtype[1:])
+        at += width
+    return _SiteCounts(pages=head["pages"], samples={int(k): v for k, v in head["samples"]},
+                       pruned_below=head["pruned_below"], copies=head["copies"], **arrays)  # fmt: skip
+
+
 class _Sites(MutableMapping):
     """``SiteTemplates.sites_``: site -> _SiteCounts, whose sites stored in a model's npz
     (``stored``: the open npz and its header's site entries) are read on first use, each
-    alone: opening an index reads a header, not every site's arrays. ``read()``: the sites
-    read or made so far."""
+    alone: opening an index reads a header, not every site's arrays. Or stored a blob per site
+    (``fetch``: (site -> site_blob bytes or None, () -> every site's name)), each fetched on
+    first use. ``read()``: the sites read or made so far."""
 
-    def __init__(self, items=(), stored=None) -> None:
+    def __init__(self, items=(), stored=None, fetch=None) -> None:
         self._sites: dict[str, _SiteCounts] = dict(items)
+        self._fetch = fetch
+        self._absent: set[str] = set()  # sites fetch said it does not have
         self._npz, self._stored = None, {}
         if stored is not None:
             self._npz, entries = stored
@@ -718,28 +781,53 @@ class _Sites(MutableMapping):
         """The counts of the sites read or made so far (a stored site has no pending pages)."""
         return list(self._sites.values())
 
+    def _fetched(self, site: str) -> bool:
+        """Whether ``site`` is fetched now (a blob per site), fetching it if need be."""
+        if self._fetch is None or site in self._sites or site in self._absent:
+            return site in self._sites
+        blob = self._fetch[0](site)
+        if blob is None:
+            self._absent.add(site)
+            return False
+        self._sites[site] = read_site_blob(blob)
+        return True
+
     def __getitem__(self, site: str) -> _SiteCounts:
         if site in self._stored:
             self._load(site)
+        elif site not in self._sites:
+            self._fetched(site)
         return self._sites[site]
 
     def __setitem__(self, site: str, counts: _SiteCounts) -> None:
         self._stored.pop(site, None)
+        self._absent.discard(site)
         self._sites[site] = counts
 
     def __delitem__(self, site: str) -> None:
         if self._stored.pop(site, None) is None:
+            self._fetched(site)
             del self._sites[site]
+            self._absent.add(site)
 
     def __contains__(self, site: object) -> bool:
-        return site in self._stored or site in self._sites
+        return site in self._stored or site in self._sites or (isinstance(site, str) and self._fetched(site))
+
+    def _fetch_all(self) -> None:
+        if self._fetch is not None:
+            for site in self._fetch[1]():
+                if site not in self._absent:
+                    self._fetched(site)
+            self._fetch = None  # every site is here now
 
     def __iter__(self):
+        self._fetch_all()
         for site in list(self._stored):
             self._load(site)
         return iter(self._sites)
 
     def __len__(self) -> int:
+        self._fetch_all()
         return len(self._sites) + len(self._stored)
 
     def __repr__(self) -> str:

@@ -24,8 +24,9 @@ index) computes, step for step, so that the outputs are the same:
 Outputs, written by the executors under an output URI through Spark's Hadoop file systems
 (``file:``, ``hdfs:``, ``s3a:``): clusters.jsonl/ and pairs.jsonl/ (part files whose lines,
 read in part order, are the local runner's clusters.jsonl and pairs.jsonl), clusters.parquet/,
-pairs.parquet/, pages.parquet/ (the lean index) and models.parquet/ (pass 1's learned models and
-the settings, runners.spark_output: what explain needs to fingerprint a record again). The
+pairs.parquet/, pages.parquet/ (the lean index) and models.parquet/ (pass 1's learned models, the
+site templates a row per site, and the settings, runners.spark_output: what explain needs to
+fingerprint a record again). The
 driver gets counts only (dicts of a few entries, one SourceStats per partition) and the learned
 models of pass 1 (bounded by their own caps, not by pages).
 
@@ -277,19 +278,51 @@ def _edge(item: tuple[tuple[int, int], Iterable[tuple[int, Any]]]) -> tuple[tupl
     return pair, edge_kind(list(evidence)), evidence
 
 
-def _component_rows(shared: Any, item: tuple[int, tuple[Iterable, Iterable]]) -> Iterator[tuple[int, tuple[str, int]]]:
-    """(pid, (cluster name, keep)) for the members of one connected component, split by the
-    guard (more than two members, match.guard) as app._guard splits it locally."""
+class Node(NamedTuple):
+    """What a cluster's row needs of its page, carried through the clusters' one shuffle of the
+    pages (``_clusters``); ``features`` only when its component has more than two members (the
+    guard's), else {}."""
+
+    id: str
+    url: str
+    host: str
+    page_kind: str | None
+    title: str | None
+    text_len: int
+    crawl_date: str | None
+    features: dict[str, bytes]
+
+
+class Row(NamedTuple):
+    """A page's row of the clusters (``_clusters``): its cluster's name, whether it is the kept
+    page, and what the outputs and the summary say of it (no join with the pages after)."""
+
+    cluster: str
+    keep: int
+    id: str
+    url: str
+    host: str
+    page_kind: str | None
+    title: str | None
+
+
+def _row(node: Node, cluster: str, keep: int) -> Row:
+    return Row(cluster, keep, node.id, node.url, node.host, node.page_kind, node.title)
+
+
+def _component_rows(shared: Any, item: tuple[int, tuple[Iterable, Iterable]]) -> Iterator[tuple[int, Row]]:
+    """(pid, Row) for the members of one connected component, split by the guard (more than
+    two members, match.guard) as app._guard splits it locally."""
     from pagetwin.cluster import ClusterPage, cluster_id, keep_key
     from pagetwin.guard import split_component
 
     token, settings = shared.value
     _, (members, edges) = item
     info: dict[int, ClusterPage] = {}
-    features: dict[int, dict[str, bytes]] = {}
-    for pid, (page_id, text_len, crawl_date, page_features) in members:
-        info[pid] = ClusterPage(pid, page_id, text_len, crawl_date)
-        features[pid] = page_features
+    nodes: dict[int, Node] = {}
+    for pid, node in members:
+        info[pid] = ClusterPage(pid, node.id, node.text_len, node.crawl_date)
+        nodes[pid] = node
     order = keep_key(settings.cluster.keep)
 
     def keep(pages: list[int]) -> int:
@@ -302,7 +335,7 @@ def _component_rows(shared: Any, item: tuple[int, tuple[Iterable, Iterable]]) ->
 
         def feature(i: int, pid: int) -> Any:
             if (i, pid) not in decoded:
-                data = features[pid].get(algorithms[i].name)
+                data = nodes[pid].features.get(algorithms[i].name)
                 decoded[(i, pid)] = None if data is None else algorithms[i].decode(data)
             return decoded[(i, pid)]
 
@@ -319,7 +352,33 @@ def _component_rows(shared: Any, item: tuple[int, tuple[Iterable, Iterable]]) ->
         kept = keep(part)
         name = cluster_id(info[kept].id)
         for pid in part:
-            yield pid, (name, int(pid == kept))
+            yield pid, _row(nodes[pid], name, int(pid == kept))
+
+
+def _placed(item: tuple[int, Iterable[tuple[int, Any]]]) -> Iterator[tuple[int, Any]]:
+    """A page (0, Node) met with its component's (1, (label, size)) and the original it follows
+    (2, original pid; a revisit): (0, (pid, Row)) for a page alone, (1, (label, (pid, Node)))
+    for a member of a component, its features kept only past two members (the guard's), (2,
+    (original, (pid, Node))) for a revisit that follows an original."""
+    from pagetwin.cluster import cluster_id
+
+    pid, met = item
+    node, label, original = None, None, None
+    for tag, value in met:
+        if tag == 0:
+            node = value
+        elif tag == 1:
+            label = value
+        else:
+            original = value
+    if node is None:
+        return
+    if original is not None:
+        yield 2, (original, (pid, node._replace(features={})))
+    elif label is not None:
+        yield 1, (label[0], (pid, node if label[1] > 2 else node._replace(features={})))
+    else:
+        yield 0, (pid, _row(node, cluster_id(node.id), 1))
 
 
 # -- on the driver: the plan ---------------------------------------------------------------
@@ -439,10 +498,10 @@ def _edges(sc: Any, shared: Any, pages: Any, revisits: Any, settings: Any, count
 
 
 def _clusters(shared: Any, pages: Any, edges: Any, revisits: Any, settings: Any, counts: Counts, n: int) -> Any:
-    """RDD of (pid, (cluster name, keep)) for every page: cluster.clusters with the guard."""
-    from pyspark import StorageLevel
+    """RDD of (pid, Row) for every page: cluster.clusters with the guard."""
+    from operator import add
 
-    from pagetwin.cluster import cluster_id
+    from pyspark import StorageLevel
 
     merged = {"duplicate", "partial"} if settings.match.merge_partial or settings.chunks.merge_partial else {"duplicate"}
     followers = revisits.map(lambda ov: (ov[1], ov[0]))  # revisit -> its original
@@ -452,31 +511,40 @@ def _clusters(shared: Any, pages: Any, edges: Any, revisits: Any, settings: Any,
     linked.persist(StorageLevel.MEMORY_AND_DISK)
     labels, counts.rounds = connected_components(linked.map(lambda e: (e[0], e[1])), n)
     labels.persist(StorageLevel.MEMORY_AND_DISK)
-    # What a cluster needs of its members (not the whole Lean: these are shuffled three times).
-    nodes = pages.mapValues(lambda p: (p.id, p.text_len, p.crawl_date, p.features)).subtractByKey(followers, n)
-    alone = nodes.subtractByKey(labels, n).map(lambda p: (p[0], (cluster_id(p[1][0]), 1)))
-    members = nodes.join(labels, n).map(lambda kv: (kv[1][1], (kv[0], kv[1][0])))  # label -> (pid, member)
+    # node -> (label, its component's size): only the guard's components (over two) need features
+    sizes = labels.map(lambda nl: (nl[1], 1)).reduceByKey(add, n)
+    labelled = labels.map(lambda nl: (nl[1], nl[0])).join(sizes, n).map(lambda kv: (kv[1][0], (kv[0], kv[1][1])))
+    # The pages' one shuffle here: each meets its label and size, or the original it follows.
+    nodes = pages.mapValues(lambda p: (0, Node(p.id, p.url, p.host, p.page_kind, p.title, p.text_len, p.crawl_date, p.features)))
+    met = pages.context.union([nodes, labelled.mapValues(lambda v: (1, v)), followers.mapValues(lambda o: (2, o))])
+    placed = met.groupByKey(n).flatMap(_placed)
+    placed.persist(StorageLevel.MEMORY_AND_DISK)
+    alone = placed.filter(lambda t: t[0] == 0).map(lambda t: t[1])
+    members = placed.filter(lambda t: t[0] == 1).map(lambda t: t[1])  # label -> (pid, Node)
     by_label = linked.map(lambda e: (e[0], e[1:])).join(labels, n).map(lambda kv: (kv[1][1], (kv[0], *kv[1][0])))
     grouped = members.cogroup(by_label, n).flatMap(partial(_component_rows, shared))
     grouped.persist(StorageLevel.MEMORY_AND_DISK)
-    following = followers.map(lambda fo: (fo[1], fo[0])).join(grouped.union(alone), n).map(
-        lambda kv: (kv[1][0], (kv[1][1][0], 0))
+    # a revisit in its original's cluster, never kept
+    names = grouped.union(alone).mapValues(lambda r: r.cluster)
+    following = placed.filter(lambda t: t[0] == 2).map(lambda t: t[1]).join(names, n).map(
+        lambda kv: (kv[1][0][0], _row(kv[1][0][1], kv[1][1], 0))
     )
     rows = alone.union(grouped).union(following).coalesce(n)
     rows.persist(StorageLevel.MEMORY_AND_DISK)
-    counts.clusters = rows.filter(lambda r: r[1][1] == 1).count()
-    linked.unpersist()
+    counts.clusters = rows.filter(lambda r: r[1].keep == 1).count()
+    for done in (linked, placed, grouped):  # (labels stays: its rounds were checkpointed locally)
+        done.unpersist()
     return rows
 
 
 # -- the outputs ---------------------------------------------------------------------------
 
 
-def _cluster_line(item: tuple[int, tuple[tuple[str, int, int, str], tuple[str, str]]]) -> tuple:
+def _cluster_line(item: tuple[int, tuple[str, int, str, str, int, str]]) -> tuple:
     """outputs.jsonl.write_clusters' line for one page, and its Parquet row before it."""
     from pagetwin.outputs.jsonl import cluster_line
 
-    pid, ((name, keep, size, kept_id), (page_id, url)) = item
+    pid, (name, keep, page_id, url, size, kept_id) = item
     return pid, page_id, url, name, bool(keep), size, kept_id, cluster_line(page_id, url, name, keep, size, kept_id)
 
 
@@ -577,16 +645,16 @@ def _write(
     from pyspark.sql import SparkSession
 
     spark = SparkSession.builder.getOrCreate()
-    ident = pages.mapValues(lambda p: (p.id, p.url))
-    ident.persist(StorageLevel.MEMORY_AND_DISK)
-    # name -> (size, kept page's id), then pid -> (name, keep, size, kept id)
-    kept = rows.filter(lambda r: r[1][1] == 1).join(ident, n).map(lambda kv: (kv[1][0][0], kv[1][1][0]))
-    sizes = rows.map(lambda r: (r[1][0], 1)).reduceByKey(lambda a, b: a + b, n)
+    # rows carry each page's id and URL: the pairs alone are joined with them (a, then b)
+    ident = rows.mapValues(lambda r: (r.id, r.url))
+    # name -> (size, kept page's id), then pid -> (name, keep, id, url, size, kept id)
+    kept = rows.filter(lambda r: r[1].keep == 1).map(lambda r: (r[1].cluster, r[1].id))
+    sizes = rows.map(lambda r: (r[1].cluster, 1)).reduceByKey(lambda a, b: a + b, n)
     sizes.persist(StorageLevel.MEMORY_AND_DISK)
     info = sizes.join(kept, n)
-    full = rows.map(lambda r: (r[1][0], (r[0], r[1][1]))).join(info, n)
-    full = full.map(lambda kv: (kv[1][0][0], (kv[0], kv[1][0][1], *kv[1][1])))
-    clusters = full.join(ident, n).sortByKey(True, n).map(_cluster_line)
+    full = rows.map(lambda r: (r[1].cluster, (r[0], r[1].keep, r[1].id, r[1].url))).join(info, n)
+    full = full.map(lambda kv: (kv[1][0][0], (kv[0], *kv[1][0][1:], *kv[1][1])))
+    clusters = full.sortByKey(True, n).map(_cluster_line)
     by_a = edges.map(lambda e: (e[0][0], (e[0][1], e[1], e[2]))).join(ident, n)
     by_b = by_a.map(lambda kv: (kv[1][0][0], (kv[0], kv[1][0][1], kv[1][0][2], kv[1][1]))).join(ident, n)
     pairs = by_b.map(lambda kv: ((kv[1][0][0], kv[0]), ((kv[1][0][1], kv[1][0][2], kv[1][0][3]), kv[1][1])))
@@ -597,18 +665,22 @@ def _write(
     pairs.persist(StorageLevel.MEMORY_AND_DISK)
     mode = "overwrite" if overwrite else "errorifexists"
     base = out_uri.rstrip("/")
+    # The Parquet files' rows in the order explain looks them up by (id; a pair by its a): with
+    # small row groups their statistics let a reader skip all but the one holding it.
     frames = {
-        "clusters.parquet": spark.createDataFrame(clusters.map(lambda c: c[:7]), _CLUSTERS_SCHEMA),
+        "clusters.parquet": spark.createDataFrame(clusters.map(lambda c: c[:7]), _CLUSTERS_SCHEMA).sortWithinPartitions("id"),
         "clusters.jsonl": spark.createDataFrame(clusters.map(lambda c: (c[7],)), "value string"),
-        "pairs.parquet": spark.createDataFrame(pairs.map(lambda p: p[:6]), _PAIRS_SCHEMA),
+        "pairs.parquet": spark.createDataFrame(pairs.map(lambda p: p[:6]), _PAIRS_SCHEMA).sortWithinPartitions("a"),
         "pairs.jsonl": spark.createDataFrame(pairs.map(lambda p: (p[6],)), "value string"),
         "pages.parquet": _pages_frame(spark, pages.sortByKey(True, n), settings.spark.index),
     }  # fmt: skip
+    from pagetwin.runners.spark_output import ROW_GROUP_BYTES
+
     for name, frame in frames.items():
         target = f"{base}/{name}"
         writer = frame.write.mode(mode)
         try:
-            writer.text(target) if name.endswith(".jsonl") else writer.parquet(target)
+            writer.text(target) if name.endswith(".jsonl") else writer.option("parquet.block.size", ROW_GROUP_BYTES).parquet(target)
         except Exception as exc:  # noqa: BLE001 - pyspark's AnalysisException: the target is there
             if "already exists" not in str(exc):
                 raise
@@ -617,16 +689,16 @@ def _write(
             raise OutputError(f"{target} already exists (an earlier run's output; use another --out or --replace)") from None
         counts.outputs[name] = target
     counts.lean_bytes = _size(sc, counts.outputs["pages.parquet"])
-    counts.cluster_stats = _cluster_stats(pages, rows, sizes, n)
-    counts.cluster_kinds = _cluster_kinds(pages, rows, sizes, n)
-    for kept_rdd in (sizes, ident, clusters, pairs):
+    counts.cluster_stats = _cluster_stats(rows, sizes, n)
+    counts.cluster_kinds = _cluster_kinds(rows, sizes, n)
+    for kept_rdd in (sizes, clusters, pairs):
         kept_rdd.unpersist()
 
 
 # -- the summary's clusters and hosts, aggregated on the executors -------------------------
 
 
-def _cluster_stats(pages: Any, rows: Any, sizes: Any, n: int, max_hosts: int | None = None) -> dict[str, Any]:
+def _cluster_stats(rows: Any, sizes: Any, n: int, max_hosts: int | None = None) -> dict[str, Any]:
     """outputs.jsonl.cluster_stats, from the RDDs: the driver gets one count per distinct
     cluster size and the ``max_hosts`` hosts with most pages, never a row per page."""
     from pagetwin.outputs.jsonl import MAX_HOSTS, size_bucket
@@ -637,7 +709,7 @@ def _cluster_stats(pages: Any, rows: Any, sizes: Any, n: int, max_hosts: int | N
     for size in sorted(by_size):
         buckets[size_bucket(size)] = buckets.get(size_bucket(size), 0) + by_size[size]
     # host -> (pages, duplicates)
-    hosts = pages.mapValues(lambda p: p.host).join(rows, n).map(lambda kv: (kv[1][0], (1, 1 - kv[1][1][1])))
+    hosts = rows.map(lambda r: (r[1].host, (1, 1 - r[1].keep)))
     hosts = hosts.reduceByKey(lambda a, b: (a[0] + b[0], a[1] + b[1]), n)
     hosts.persist()
     total = hosts.map(lambda h: (1, *h[1])).fold((0, 0, 0), lambda a, b: (a[0] + b[0], a[1] + b[1], a[2] + b[2]))
@@ -650,15 +722,14 @@ def _cluster_stats(pages: Any, rows: Any, sizes: Any, n: int, max_hosts: int | N
             "hosts": {"count": total[0], "listed": listed, "others": others}}  # fmt: skip
 
 
-def _cluster_kinds(pages: Any, rows: Any, sizes: Any, n: int, limit: int = 100) -> dict[str, Any]:
+def _cluster_kinds(rows: Any, sizes: Any, n: int, limit: int = 100) -> dict[str, Any]:
     """softerror.report, from the RDDs: each cluster's kind (softerror.cluster_kind of its
     pages' kinds) on the executors; the driver gets a count per kind and the ``limit``
     largest clusters that are not content."""
     from pagetwin.softerror import cluster_kind
 
     # cluster name -> (its pages' kinds, the kept page's (id, url, title) or None)
-    per_page = pages.mapValues(lambda p: (p.page_kind, (p.id, p.url, p.title))).join(rows, n)
-    by_cluster = per_page.map(lambda kv: (kv[1][1][0], (Counter([kv[1][0][0]]), kv[1][0][1] if kv[1][1][1] else None)))
+    by_cluster = rows.map(lambda r: (r[1].cluster, (Counter([r[1].page_kind]), (r[1].id, r[1].url, r[1].title) if r[1].keep else None)))
     merged = by_cluster.reduceByKey(lambda a, b: (a[0] + b[0], a[1] or b[1]), n)  # kinds counted, not listed
     kinds = merged.mapValues(lambda v: (cluster_kind(v[0].elements()), v[1])).join(sizes, n)  # name -> ((kind, kept), size)
     kinds.persist()

@@ -1,14 +1,20 @@
 """What a run with ``spark.link = executors`` leaves under ``spark.output``, read back without
 Spark (pyarrow), and the one part of it that this module writes: ``models.parquet``.
 
-``models.parquet/`` holds pass 1's merged learned models (``Learned.to_parts``: site templates,
-document frequencies, image hashes, the settings they were learned with), one row (name, data)
-per part, as the SQLite index's ``models`` table keeps them, plus a row ``settings`` (the run's
-settings as JSON, as the index's meta table keeps them). The driver holds the models anyway
-(they are bounded by their own caps, not by the pages), so writing them costs one small Spark
-job; it goes through Spark's Hadoop file systems like the other outputs (``file:``, ``hdfs:``,
-``s3a:``). With them a page's features can be derived again from its record, as pass 2 derived
-them: what ``pagetwin explain`` needs on a lean pages.parquet (no text, no features).
+``models.parquet/`` holds pass 1's merged learned models and the settings, as rows (name,
+site, data): a row per site of the site templates (``site_templates``, the site,
+``SiteTemplates.site_blobs``' blob of its counts) and a header row (``site_templates``, null,
+JSON), so that no Parquet cell or Spark task carries a crawl's every site (tens of millions of
+hosts would pass the 128 MB of a task's message) and a reader loads the sites it asks for; a
+row (name, null, blob) per other ``Learned.to_parts`` part (document frequencies, image hashes,
+the settings they were learned with), byte for byte the SQLite index's ``models`` rows; a row
+("settings", null, the run's settings as JSON, as the index's meta table keeps them). Written
+by the executors from a broadcast of the model (each task a slice of the sites), through
+Spark's Hadoop file systems like the other outputs (``file:``, ``hdfs:``, ``s3a:``). The
+driver still holds the whole model: it broadcasts it to pass 2. With them a page's features
+can be derived again from its record, as pass 2 derived them: what ``pagetwin explain`` needs
+on a lean pages.parquet (no text, no features). An output written before the row per site
+(rows (name, data), the templates one blob) is read as it was.
 
 ``SparkOutput`` opens such an output on this machine's file system (a folder, a ``file:`` URI,
 or the ``--out`` folder whose summary.json names where the outputs went) and answers what
@@ -23,12 +29,19 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
 MODELS = "models.parquet"
-_MODELS_SCHEMA = "name string, data binary"
+TEMPLATES = "site_templates"
+_MODELS_SCHEMA = "name string, site string, data binary"
+# Row groups of the run's Parquet files (bytes). Each file's rows are in the order a reader
+# looks them up by (clusters by id, pairs by a, pages by pid, models by site), so a lookup
+# reads the row groups whose statistics hold the value, not the whole file (SparkOutput).
+ROW_GROUP_BYTES = 1 << 20
 _NEEDED = ("clusters.parquet", "pages.parquet", "pairs.parquet")
 
 
@@ -36,34 +49,70 @@ class OutputNotReadable(Exception):
     """A Spark run's output that cannot be read here: missing, partial, or not on this machine."""
 
 
-# -- written by the run (the driver) ---------------------------------------------------------
+# -- written by the run (the executors) ------------------------------------------------------
 
 
-def model_rows(learned: Any, settings: Any) -> list[tuple[str, bytes]]:
-    """models.parquet's rows: (part name, blob) per ``Learned.to_parts`` part (none without a
-    model), then ("settings", the settings as JSON, sorted keys as the index stores them)."""
-    parts = learned.to_parts() if learned is not None else {}
-    rows = sorted(parts.items())
-    rows.append(("settings", json.dumps(settings.to_dict(), sort_keys=True).encode()))
-    return rows
+def _slice_of(site: str, slices: int) -> int:
+    import xxhash
+
+    return xxhash.xxh64_intdigest(site.encode("utf-8", "surrogatepass")) % slices
+
+
+def model_rows(learned: Any, settings: Any, part: int = 0, parts: int = 1) -> Iterator[tuple[str, str | None, bytes]]:
+    """Slice ``part`` of ``parts`` of models.parquet's rows (name, site, data). Slice 0: a row
+    (part name, None, blob) per ``Learned.to_parts`` part other than the site templates, a row
+    (``site_templates``, None, header) when templates were learned, ("settings", None, the
+    settings as JSON, sorted keys as the index stores them). Every slice: a row
+    (``site_templates``, site, ``SiteTemplates.site_blobs``' blob) per site of the slice (by
+    xxhash of the site), in site order."""
+    from pagetwin.learned import Learned
+
+    templates = learned.templates if learned is not None else None
+    if part == 0:
+        rest = Learned(None, learned.doc_freq, learned.image_hashes, learned.learned_with) if learned is not None else None
+        yield from ((name, None, data) for name, data in sorted((rest.to_parts() if rest else {}).items()))
+        if templates is not None:
+            head = {"settings": {"template_share": templates.settings.template_share}, "sites": len(templates.sites_)}
+            yield TEMPLATES, None, json.dumps(head).encode()
+        yield "settings", None, json.dumps(settings.to_dict(), sort_keys=True).encode()
+    if templates is not None:
+        mine = sorted(site for site in templates.sites_ if _slice_of(site, parts) == part)
+        yield from ((TEMPLATES, site, blob) for site, blob in templates.site_blobs(mine))
+
+
+def _slice_rows(shared: Any, parts: int, part: int) -> Iterator[tuple[str, str | None, bytes]]:
+    learned, settings = shared.value
+    return model_rows(learned, settings, part, parts)
 
 
 def write_models(sc: Any, learned: Any, settings: Any, out_uri: str, overwrite: bool) -> str:
-    """Write models.parquet under ``out_uri`` (one partition: a few rows), through Spark's
-    Hadoop file systems; its URI. An earlier run's is an OutputError unless ``overwrite``."""
+    """Write models.parquet under ``out_uri`` through Spark's Hadoop file systems; its URI. The
+    model goes to the executors as a broadcast (in blocks, as pass 2's does), and each task
+    writes the rows of its slice of the sites: no task carries the model in its message
+    (``spark.rpc.message.maxSize``), no Parquet cell holds more than one site. An earlier run's
+    is an OutputError unless ``overwrite``."""
     from pyspark.sql import SparkSession
 
     spark = SparkSession.builder.getOrCreate()
     target = f"{out_uri.rstrip('/')}/{MODELS}"
-    frame = spark.createDataFrame(sc.parallelize(model_rows(learned, settings), 1), _MODELS_SCHEMA)
+    parts = max(1, sc.defaultParallelism)
+    shared = sc.broadcast((learned, settings))
     try:
-        frame.write.mode("overwrite" if overwrite else "errorifexists").parquet(target)
+        rows = sc.parallelize(range(parts), parts).flatMap(partial(_slice_rows, shared, parts))
+        frame = spark.createDataFrame(rows, _MODELS_SCHEMA)
+        # A site's row can be megabytes: the row group's size is checked from the first row on
+        # (parquet-mr checks it every 100 rows at first), so a row group is ~1 MB or one site.
+        writer = frame.write.options(**{"parquet.block.size": ROW_GROUP_BYTES, "parquet.page.size.row.check.min": 1})
+        writer = writer.mode("overwrite" if overwrite else "errorifexists")
+        writer.parquet(target)
     except Exception as exc:  # noqa: BLE001 - pyspark's AnalysisException: the target is there
         if "already exists" not in str(exc):
             raise
         from pagetwin.outputs.files import OutputError
 
         raise OutputError(f"{target} already exists (an earlier run's output; use another --out or --replace)") from None
+    finally:
+        shared.destroy()
     return target
 
 
@@ -118,6 +167,7 @@ class SparkOutput:
 
     def __init__(self, folder: str) -> None:
         self.folder = folder
+        self._datasets: dict[str, Any] = {}
         missing = [n for n in (*_NEEDED, MODELS) if not os.path.isdir(os.path.join(folder, n))]
         if MODELS in missing and len(missing) == 1:
             raise OutputNotReadable(
@@ -126,16 +176,32 @@ class SparkOutput:
             )  # fmt: skip
         if missing:
             raise OutputNotReadable(f"{folder} is not a complete Spark run's output: {', '.join(missing)} missing")
-        rows = self._table(MODELS).to_pylist()
+        import pyarrow.dataset as ds
+
+        # A row per site (name, site, data), or a row per part (name, data) before session 10.
+        self._per_site = "site" in self._dataset(MODELS).schema.names
+        rows = self._table(MODELS, ds.field("site").is_null() if self._per_site else None, ["name", "data"]).to_pylist()
         self.parts = {r["name"]: r["data"] for r in rows}
 
-    def _table(self, name: str, filter: Any = None, columns: list[str] | None = None) -> Any:
+    def _dataset(self, name: str) -> Any:
+        """The Parquet folder ``name`` as a dataset, its files listed once per SparkOutput."""
         import pyarrow
         import pyarrow.dataset as ds
 
+        if name in self._datasets:
+            return self._datasets[name]
+        try:
+            dataset = self._datasets[name] = ds.dataset(os.path.join(self.folder, name), format="parquet")
+            return dataset
+        except (OSError, pyarrow.ArrowException) as exc:
+            raise OutputNotReadable(f"{os.path.join(self.folder, name)} cannot be read ({' '.join(str(exc).split())[:200]})") from None
+
+    def _table(self, name: str, filter: Any = None, columns: list[str] | None = None) -> Any:
+        import pyarrow
+
+        dataset = self._dataset(name)
         try:
             # One thread: a lookup reads a few rows; a thread pool's start costs more CPU than it saves.
-            dataset = ds.dataset(os.path.join(self.folder, name), format="parquet")
             return dataset.to_table(filter=filter, columns=columns, use_threads=False)
         except (OSError, pyarrow.ArrowException) as exc:
             raise OutputNotReadable(f"{os.path.join(self.folder, name)} cannot be read ({' '.join(str(exc).split())[:200]})") from None
@@ -151,13 +217,33 @@ class SparkOutput:
 
     def learned(self, settings: Any) -> Any:
         """The run's learned model (learned.Learned), as the index's stored_model reads it."""
+        from pagetwin.html.templates import SiteTemplates
         from pagetwin.learned import PART_NAMES, Learned
 
-        return Learned.from_parts({name: self.parts.get(name) for name in PART_NAMES}, settings)
+        if not self._per_site or TEMPLATES not in self.parts:
+            return Learned.from_parts({name: self.parts.get(name) for name in PART_NAMES}, settings)
+        templates = SiteTemplates.from_site_blobs(self.site_blob, self.sites, settings.extract)
+        return Learned.from_parts({n: self.parts.get(n) for n in PART_NAMES if n != TEMPLATES}, settings, templates)
+
+    def site_blob(self, site: str) -> bytes | None:
+        """One site's row of the templates (``SiteTemplates.site_blobs``), None when it has none."""
+        import pyarrow.dataset as ds
+
+        found = (ds.field("name") == TEMPLATES) & (ds.field("site") == site)
+        rows = self._table(MODELS, found, ["data"]).column("data").to_pylist()
+        return rows[0] if rows else None
+
+    def sites(self) -> list[str]:
+        """Every site the templates have a row for."""
+        import pyarrow.dataset as ds
+
+        found = (ds.field("name") == TEMPLATES) & ds.field("site").is_valid()
+        return self._table(MODELS, found, ["site"]).column("site").to_pylist()
 
     def find(self, column: str, values: list[str]) -> dict[str, list[dict[str, Any]]]:
         """For each value, clusters.parquet's rows (pid, id, url, cluster, keep) whose ``column``
-        is that value (one scan for all of them: ids are in no order, nothing prunes it), with
+        is that value (one scan for all of them: each file's rows are in id order, so by id its
+        row groups' statistics skip all but the ones that can hold it; by URL the scan is whole), with
         their crawl_date and source (pages.parquet) when several share it, by (crawl date, pid)."""
         import pyarrow.dataset as ds
 
