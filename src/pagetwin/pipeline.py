@@ -12,11 +12,11 @@ them, else parsing again), analyse the text, fingerprint.
 
 from __future__ import annotations
 
-import threading
 import zlib
 from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
+from pagetwin.compression import compressor, decompressor
 from pagetwin.config import Settings
 from pagetwin.html.blocks import Extracted, ParsedPage
 from pagetwin.html.noise import extract_parsed, parse_page
@@ -261,22 +261,13 @@ def _plain_text(page: Page) -> str:
 _ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"  # a zstd frame's first bytes; a zlib stream starts with 0x78
 
 
-# One level-3 compressor (and one decompressor) per thread (an instance must not be used by two threads at once):
-# zstandard.compress makes one per call, which on corpus-2000's texts cost as much as the
-# compression (0.064-0.089 vs 0.042-0.045 CPU-s for 1,985 texts); the bytes are the same.
-_COMPRESSORS = threading.local()
-
-
 def compress_text(text: str) -> bytes:
     """A page's text as the index stores it: UTF-8, zstd level 3. On the 2,000-page corpus's
     texts 4x faster than zlib level 6 (0.04 vs 0.16 ms a page) for 4 % more bytes (0.357 vs
     0.343 of the UTF-8), and faster to read back."""
-    compress = getattr(_COMPRESSORS, "compress", None)
-    if compress is None:
-        import zstandard
-
-        compress = _COMPRESSORS.compress = zstandard.ZstdCompressor(level=3).compress
-    return compress(text.encode("utf-8"))
+    # one compressor per thread (pagetwin.compression): zstandard.compress makes one per call,
+    # which on corpus-2000's texts cost as much as the compression (0.064-0.089 vs 0.042-0.045 CPU-s)
+    return compressor(3)(text.encode("utf-8"))
 
 
 def decompress_text(data: bytes | None) -> str:
@@ -284,12 +275,7 @@ def decompress_text(data: bytes | None) -> str:
     if not data:
         return ""
     if data[:4] == _ZSTD_MAGIC:
-        decompress = getattr(_COMPRESSORS, "decompress", None)
-        if decompress is None:
-            import zstandard
-
-            # What zstandard.decompress does, without a context made per call (the summary's
-            # soft-error report reads every page's text: 0.12-0.14 -> 0.04 CPU-s at 5,000)
-            decompress = _COMPRESSORS.decompress = zstandard.ZstdDecompressor().decompress
-        return decompress(data).decode("utf-8")
+        # without a context made per call: the summary's soft-error report reads every page's
+        # text (0.12-0.14 -> 0.04 CPU-s at 5,000)
+        return decompressor()(data).decode("utf-8")
     return zlib.decompress(data).decode("utf-8")

@@ -630,12 +630,13 @@ def test_parsed_page_bytes_round_trip_every_field_exactly(page):
 def test_parsed_page_bytes_pack_a_walked_pages_integer_columns():
     import marshal
 
-    from pagetwin.html.blocks import ParsedPage, _zstd
+    from pagetwin.compression import decompressor
+    from pagetwin.html.blocks import ParsedPage
     from pagetwin.html.noise import parse_page
 
     html = "<h1>Título</h1><article><p>" + "Palabras del artículo 記事. " * 20 + "</p><p>short</p></article>"
     parsed = parse_page(parse_html(html))
-    record = marshal.loads(_zstd()[1](parsed.to_bytes()))
+    record = marshal.loads(decompressor()(parsed.to_bytes()))
     columns = dict(zip(ParsedPage._FIELDS, record[ParsedPage._HEAD :]))
     assert all(type(columns[name]) is bytes for name in ParsedPage._PACKED)  # (64-bit sig and hash included)
     assert ParsedPage.from_bytes(parsed.to_bytes()) == parsed
@@ -664,7 +665,8 @@ def test_parsed_page_bytes_from_many_threads_at_once():
     # threads at once. Eight threads round-trip pages together and get each page back.
     from concurrent.futures import ThreadPoolExecutor
 
-    from pagetwin.html.blocks import ParsedPage, _zstd
+    from pagetwin.compression import compressor, decompressor
+    from pagetwin.html.blocks import ParsedPage
     from pagetwin.html.noise import parse_page
 
     pages = [parse_page(parse_html(f"<article><p>{'Words of page %d. ' % i * (20 + i)}</p></article>")) for i in range(16)]
@@ -675,4 +677,4 @@ def test_parsed_page_bytes_from_many_threads_at_once():
     with ThreadPoolExecutor(8) as pool:
         assert all(pool.map(round_trip, range(16)))
     # The calling thread's pair is made once and kept.
-    assert _zstd() is _zstd()
+    assert compressor(1).__self__ is compressor(1).__self__ and decompressor().__self__ is decompressor().__self__

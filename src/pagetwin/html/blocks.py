@@ -52,16 +52,15 @@ import functools
 import logging
 import marshal
 import re
-import threading
 from array import array
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 import selectolax
 import xxhash
-import zstandard
 from selectolax.lexbor import LexborHTMLParser, LexborNode
+
+from pagetwin.compression import compressor, decompressor
 
 try:
     from pagetwin.html import _walk
@@ -182,19 +181,6 @@ class Extracted:
     images: list[dict] = field(default_factory=list)  # raw attributes of kept <img>/<source>
 
 
-# One zstd compressor and decompressor per thread: python-zstandard's instances must not be
-# used by two threads at once (the server's and the API's callers may run in threads).
-_ZSTD = threading.local()
-
-
-def _zstd() -> tuple[Any, Any]:
-    """This thread's (compress, decompress): level 1 (see ParsedPage.to_bytes)."""
-    pair = getattr(_ZSTD, "pair", None)
-    if pair is None:
-        pair = _ZSTD.pair = (zstandard.ZstdCompressor(level=1).compress, zstandard.ZstdDecompressor().decompress)
-    return pair
-
-
 @dataclass
 class ParsedPage:
     """What both passes need of a page's DOM: its blocks, title and description, how its
@@ -239,11 +225,11 @@ class ParsedPage:
         record = (self._FORMAT, self.title, self.description, self.replaced, self.flattened, self.page_level(),
                   self.refused_charsets, *(_pack(getattr(b, name), packed[name]) if name in packed else getattr(b, name)
                                            for name in self._FIELDS))  # fmt: skip
-        return _zstd()[0](marshal.dumps(record))
+        return compressor(1)(marshal.dumps(record))
 
     @classmethod
     def from_bytes(cls, data: bytes) -> ParsedPage:
-        record = marshal.loads(_zstd()[1](data))
+        record = marshal.loads(decompressor()(data))
         if record[0] != cls._FORMAT:
             raise ValueError(f"parsed page format {record[0]}, expected {cls._FORMAT}")
         packed = cls._PACKED

@@ -66,6 +66,7 @@ from urllib.parse import unquote, urlsplit
 import numpy as np
 
 from pagetwin.arrays import sorted_unique_inverse
+from pagetwin.compression import compressor, decompressor
 from pagetwin.config import ExtractSettings
 from pagetwin.html.blocks import Blocks, Extracted, ParsedPage
 from pagetwin.text.normalize import url_host
@@ -717,23 +718,19 @@ _SITE_ARRAYS = (("hash_keys", "<u8"), ("hash_pages", "<i4"), ("hash_content", "<
 def site_blob(counts: _SiteCounts) -> bytes:
     """One site's counts as bytes (``read_site_blob`` reads them back). Smaller than the site's
     share of ``SiteTemplates.to_bytes``' npz for a small site (no zip entry per array)."""
-    import zstandard
-
     arrays = [np.ascontiguousarray(getattr(counts, name), dtype=dtype) for name, dtype in _SITE_ARRAYS]
     head = json.dumps({"pages": counts.pages, "pruned_below": counts.pruned_below, "copies": counts.copies,
                        "samples": [[str(k), v] for k, v in counts.samples.items()],
                        "lengths": [len(a) for a in arrays]}).encode("utf-8")  # fmt: skip
     raw = b"".join([len(head).to_bytes(4, "big"), head, *(a.tobytes() for a in arrays)])
-    return _SITE_MAGIC + zstandard.ZstdCompressor(level=3).compress(raw)
+    return _SITE_MAGIC + compressor(3)(raw)
 
 
 def read_site_blob(data: bytes) -> _SiteCounts:
     """The counts ``site_blob`` wrote (ValueError for bytes that are not one)."""
-    import zstandard
-
     if not data.startswith(_SITE_MAGIC):
         raise ValueError("not a pagetwin site model")
-    raw = zstandard.ZstdDecompressor().decompress(data[len(_SITE_MAGIC) :])
+    raw = decompressor()(data[len(_SITE_MAGIC) :])
     size = int.from_bytes(raw[:4], "big")
     head = json.loads(raw[4 : 4 + size])
     at, arrays = 4 + size, {}
