@@ -186,29 +186,32 @@ class MinHash(Algorithm):
             maybe &= shared >= self.min_shared_keys
         out = []
         counts = agree.tolist()
-        threshold, name, bands, band_rows = s.threshold, self.name, self.bands, self.rows
+        threshold, name = s.threshold, self.name
         for i in np.flatnonzero(maybe).tolist():
             # estimate_jaccard's value: the count of agreeing rows over num_perm, in Python floats
             est = float(counts[i]) / n
             if est >= threshold:  # _verdict's first case, without the pair's rows (most pairs)
-                detail = {"jaccard": round(est, 4), "bands": bands, "rows": band_rows}
-                if shared is not None:
-                    detail["bands_shared"] = int(shared[i])
-                out.append((i, Evidence(name, est, True, detail)))
+                out.append((i, Evidence(name, est, True, self._detail(est, None if shared is None else int(shared[i])))))
                 continue
             result = self._verdict(est, rows[first[i]], rows[second[i]])
             if result.passed:
                 out.append((i, result))
         return out
 
+    def _detail(self, est: float, shared: int | None) -> dict:
+        """A verdict's detail: the estimate and the banding (and the bands shared, with min_bands > 1)."""
+        detail: dict = {"jaccard": round(est, 4), "bands": self.bands, "rows": self.rows}
+        if shared is not None:
+            detail["bands_shared"] = shared
+        return detail
+
     def _verdict(self, est: float, a: np.ndarray, b: np.ndarray) -> Evidence:
         """``verify``'s evidence of a pair whose estimated Jaccard is ``est``."""
         s = self.settings
-        detail: dict = {"jaccard": round(est, 4), "bands": self.bands, "rows": self.rows}
-        if self.min_shared_keys > 1:
-            detail["bands_shared"] = shared = self.shared_bands(a, b)
-            if shared < self.min_shared_keys:
-                return Evidence(self.name, est, False, detail)
+        shared = self.shared_bands(a, b) if self.min_shared_keys > 1 else None
+        detail = self._detail(est, shared)
+        if shared is not None and shared < self.min_shared_keys:
+            return Evidence(self.name, est, False, detail)
         if est >= s.threshold:
             return Evidence(self.name, est, True, detail)
         n_a, n_b = int(a[s.num_perm]), int(b[s.num_perm])
