@@ -356,8 +356,10 @@ def test_phash_of_a_large_png_takes_one_decoded_frame_of_memory(tmp_path) -> Non
 
 
 def _parse_srcset_reference(srcset: str) -> list[tuple[str, float]]:
-    """parse_srcset as the HTML rule reads, a character at a time (how images.py read it before
-    its runs were scanned by regular expressions)."""
+    """parse_srcset's scan as the HTML rule reads, a character at a time (how images.py scanned
+    before its runs were matched by regular expressions); a candidate read as parse_srcset reads it."""
+    from pagetwin.html.images import descriptor_size, srcset_candidate
+
     out: list[tuple[str, float]] = []
     i, n = 0, len(srcset or "")
     while i < n:
@@ -368,27 +370,9 @@ def _parse_srcset_reference(srcset: str) -> list[tuple[str, float]]:
         j = i
         while j < n and not srcset[j].isspace():
             j += 1
-        url, descriptor = srcset[i:j], ""
-        if url.endswith(","):
-            url = url.rstrip(",")
-        else:
-            k = srcset.find(",", j)
-            k = n if k < 0 else k
-            descriptor = srcset[j:k].strip()
-            j = k + 1
-        i = j
-        size = 0.0
-        for token in descriptor.split():
-            token = token.lower()
-            try:
-                if token.endswith("w"):
-                    size = float(token[:-1])
-                elif token.endswith("x"):
-                    size = float(token[:-1]) * 1e6
-            except ValueError:
-                pass
+        url, descriptor, i = srcset_candidate(srcset, i, j)
         if url:
-            out.append((url, size))
+            out.append((url, descriptor_size(descriptor)))
     return out
 
 

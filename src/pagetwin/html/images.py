@@ -227,30 +227,38 @@ def parse_srcset(srcset: str) -> list[tuple[str, float]]:
         i = _SEPARATORS.match(srcset, i).end()
         if i >= n:
             break
-        j = _NON_SPACE.match(srcset, i).end()
-        url = srcset[i:j]
-        descriptor = ""
-        if url.endswith(","):
-            url = url.rstrip(",")
-        else:
-            k = srcset.find(",", j)
-            k = n if k < 0 else k
-            descriptor = srcset[j:k].strip()
-            j = k + 1
-        i = j
-        size = 0.0
-        for token in descriptor.split():
-            token = token.lower()
-            try:
-                if token.endswith("w"):
-                    size = float(token[:-1])
-                elif token.endswith("x"):
-                    size = float(token[:-1]) * 1e6
-            except ValueError:
-                pass
+        url, descriptor, i = srcset_candidate(srcset, i, _NON_SPACE.match(srcset, i).end())
         if url:
-            out.append((url, size))
+            out.append((url, descriptor_size(descriptor)))
     return out
+
+
+def srcset_candidate(srcset: str, start: int, end: int) -> tuple[str, str, int]:
+    """(URL, descriptors, where the next candidate may start) of the srcset candidate whose
+    URL is srcset[start:end] (a run of non-space characters): a trailing comma ends the
+    candidate, else its descriptors run to the next comma."""
+    url = srcset[start:end]
+    if url.endswith(","):
+        return url.rstrip(","), "", end
+    k = srcset.find(",", end)
+    k = len(srcset) if k < 0 else k
+    return url, srcset[end:k].strip(), k + 1
+
+
+def descriptor_size(descriptor: str) -> float:
+    """The size a srcset candidate's descriptors give (parse_srcset): the last width or density
+    that reads as a number, 0 when none does."""
+    size = 0.0
+    for token in descriptor.split():
+        token = token.lower()
+        try:
+            if token.endswith("w"):
+                size = float(token[:-1])
+            elif token.endswith("x"):
+                size = float(token[:-1]) * 1e6
+        except ValueError:
+            pass
+    return size
 
 
 def _largest(srcset: str) -> list[str]:
