@@ -753,7 +753,8 @@ def _response(rec, seen: _Seen, ctx: _Ctx) -> tuple[Page | Skip, bool]:
     digest = normalize_digest(h.get("WARC-Payload-Digest"))
     if len(first) == seen.length and type(rec.reader) is _Block:
         # the whole block is in ``first`` (framed in memory, up to HEAD_BYTES: most pages):
-        # nothing is left to read, and the payload is sliced once, not copied four times
+        # nothing is left to read, and the payload is sliced once (the bytearray, its slice and
+        # bytes() below copy it three times)
         raw = first[body_offset:keep]
         if digest is None:
             digest = b32_digest(hashlib.sha1(first[body_offset:]).digest())
