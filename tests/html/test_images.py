@@ -353,3 +353,54 @@ def test_phash_of_a_large_png_takes_one_decoded_frame_of_memory(tmp_path) -> Non
     )
     grown_mb = float(subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, check=True).stdout)
     assert grown_mb < 1.6 * frame_mb, (grown_mb, frame_mb)
+
+
+def _parse_srcset_reference(srcset: str) -> list[tuple[str, float]]:
+    """parse_srcset's scan as the HTML rule reads, a character at a time (how images.py scanned
+    before its runs were matched by regular expressions); a candidate read as parse_srcset reads it."""
+    from pagetwin.html.images import descriptor_size, srcset_candidate
+
+    out: list[tuple[str, float]] = []
+    i, n = 0, len(srcset or "")
+    while i < n:
+        while i < n and (srcset[i].isspace() or srcset[i] == ","):
+            i += 1
+        if i >= n:
+            break
+        j = i
+        while j < n and not srcset[j].isspace():
+            j += 1
+        url, descriptor, i = srcset_candidate(srcset, i, j)
+        if url:
+            out.append((url, descriptor_size(descriptor)))
+    return out
+
+
+# srcset text: URLs, descriptors, commas and every kind of blank str.isspace knows (no-break
+# space, em space, the information separators \x1c-\x1f, line and paragraph separators)
+_SRCSET_TEXT = st.text(alphabet=st.sampled_from(list("ab/.:,,,  wx0123") + ["\t", "\n", "\xa0", "\u2003", "\x1c", "\u2028", "\x85", "\u200b"]), max_size=60)
+
+
+@settings(max_examples=500, deadline=None)
+@given(_SRCSET_TEXT)
+def test_parse_srcset_reads_as_the_character_rule(srcset: str) -> None:
+    assert parse_srcset(srcset) == _parse_srcset_reference(srcset)
+
+
+@given(st.lists(st.sampled_from(["", "x", "www", "doubleclick", "net", "wp", "pixel", "stats", "com", "quantserve", "cnzz.com", "bing"]), max_size=5))
+def test_tracking_hosts_are_the_hosts_and_their_subdomains(labels: list[str]) -> None:
+    from pagetwin.html.images import TRACKING_HOSTS, _tracking_host
+
+    host = ".".join(labels)
+    assert _tracking_host(host) == any(host == h or host.endswith("." + h) for h in TRACKING_HOSTS)
+
+
+def test_image_refs_of_a_page_naming_an_image_again_are_those_of_each_element_alone() -> None:
+    logo = {"src": "/img/logo.png", "width": "200", "height": "50"}
+    photo = {"srcset": "/p/a-300x200.jpg 300w, /p/a.jpg 900w", "src": "/p/a.jpg"}
+    pixel = {"src": "https://www.google-analytics.com/collect.gif"}
+    raw = [photo, pixel, logo, dict(photo, alt="again"), pixel, {"src": "/p/a.jpg", "data-src": "/img/logo.png"}]
+    alone = [r for item in raw for r in image_refs([item], PAGE)]
+    got = image_refs(raw, PAGE)
+    assert [r.url for r in got] == list(dict.fromkeys(r.url for r in alone))
+    assert [r.url for r in got] == ["https://gallery.example.org/p/a.jpg", "https://gallery.example.org/img/logo.png"]

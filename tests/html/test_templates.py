@@ -517,3 +517,27 @@ def test_a_model_stored_without_content_shares_still_decides():
     again = SiteTemplates.from_bytes(old.merge(fitted(more)).to_bytes())
     assert len(again.sites_[SITE].hash_content) == len(again.sites_[SITE].hash_keys)
     assert ABOUT_A not in text_of(more[0][1], again.for_site(SITE))
+
+
+@given(
+    st.lists(st.integers(0, 2**64 - 1), unique=True, max_size=40),
+    st.lists(st.integers(0, 2**64 - 1), max_size=40),
+    st.data(),
+)
+def test_lookup_columns_gives_each_keys_values_and_0_for_keys_not_there(keys, extra, data):
+    from pagetwin.html.templates import SiteModel
+
+    keys = sorted(keys)
+    pages = data.draw(st.lists(st.integers(1, 2**31 - 1), min_size=len(keys), max_size=len(keys)))
+    shares = data.draw(st.lists(st.floats(0, 1, width=32), min_size=len(keys), max_size=len(keys)))
+    # the query: keys that are there (some twice), keys that are not, the largest and smallest uint64
+    query = data.draw(st.lists(st.sampled_from(keys), max_size=20)) if keys else []
+    query = np.array(query + extra + [0, 2**64 - 1], dtype=np.uint64)
+    key_array = np.array(keys, dtype=np.uint64)
+    page_col, share_col = np.array(pages, dtype=np.int32), np.array(shares, dtype=np.float32)
+    got_pages, got_shares = SiteModel._lookup_columns(key_array, query, page_col, share_col)
+    want = dict(zip(keys, zip(pages, shares)))
+    assert got_pages.dtype == np.int32 and got_shares.dtype == np.float32
+    assert got_pages.tolist() == [want[int(k)][0] if int(k) in want else 0 for k in query]
+    assert got_shares.tolist() == [float(np.float32(want[int(k)][1])) if int(k) in want else 0.0 for k in query]
+    assert query.tolist()[-2:] == [0, 2**64 - 1]  # the query is left as it was

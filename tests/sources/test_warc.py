@@ -243,3 +243,42 @@ def test_property_plain_header_reads_as_the_line_loop_does(version, lines, last,
         assert (fast.start, fast.end, fast.cut, list(fast.fields.items())) == (loop.start, loop.end, loop.cut, list(loop.fields.items()))
     else:
         assert fast == loop
+
+
+def _response_record(url: str, payload: bytes, digest: str | None) -> bytes:
+    import hashlib
+
+    block = b"HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\n\r\n" + payload
+    head = (
+        f"WARC/1.0\r\nWARC-Type: response\r\nWARC-Target-URI: {url}\r\nWARC-Date: {DATE}\r\n"
+        f"WARC-Record-ID: <urn:uuid:{hashlib.md5(url.encode()).hexdigest()}>\r\nContent-Type: application/http; msgtype=response\r\n"
+        + (f"WARC-Payload-Digest: {digest}\r\n" if digest else "")
+        + f"Content-Length: {len(block)}\r\n\r\n"
+    )
+    return head.encode() + block + b"\r\n\r\n"
+
+
+@pytest.mark.parametrize("gzipped", [True, False])
+def test_a_block_read_whole_in_its_first_bytes_or_not_gives_the_same_page(tmp_path, gzipped):
+    """Blocks up to HEAD_BYTES are sliced from the bytes read first, longer ones read on: on
+    either side of that size, with and without a payload digest, cut or not, the body is the
+    payload (up to max_page_bytes) and the digest that of the whole payload."""
+    from pagetwin.sources.warc import HEAD_BYTES
+
+    head = len(b"HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\n\r\n")
+    payloads, records = [], []
+    for size in (HEAD_BYTES - head - 1, HEAD_BYTES - head, HEAD_BYTES - head + 1, 3 * HEAD_BYTES):
+        for given in (True, False):
+            # (ending in a line end: the empty-body test must not take it for blank)
+            body = html_page(f"Page {size} {given}", words=size // 5)[: size - 1].ljust(size - 1, b" ") + b"\n"
+            payloads.append(body)
+            url = f"https://example.org/{size}/{given}"
+            records.append(_response_record(url, body, sha1_digest(body) if given else None))
+    path = tmp_path / ("sizes.warc.gz" if gzipped else "sizes.warc")
+    path.write_bytes(b"".join(gzip.compress(r) for r in records) if gzipped else b"".join(records))
+    for limit in (HEAD_BYTES // 2, 10 * HEAD_BYTES):
+        pages, stats = read_all([path], InputSettings(max_page_bytes=limit))
+        assert stats.pages_read == len(payloads)
+        for page, body in zip(pages, payloads):
+            assert page.body == body[:limit] and page.truncated == (len(body) > limit)
+            assert page.payload_digest == sha1_digest(body)

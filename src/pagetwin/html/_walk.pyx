@@ -25,7 +25,7 @@ from cpython.unicode cimport PyUnicode_DecodeUTF8, PyUnicode_AsUTF8AndSize
 from cpython.ref cimport PyObject
 from libc.stdint cimport uint64_t, uintptr_t
 from libc.stdlib cimport calloc, free, realloc
-from libc.string cimport memcmp, memcpy
+from libc.string cimport memchr, memcmp, memcpy
 
 cdef extern from "Python.h":
     bint Py_UNICODE_ISSPACE(Py_UCS4 ch) nogil
@@ -1247,12 +1247,26 @@ cdef inline int _name_class(unsigned int c) noexcept nogil:
 
 
 cdef Py_ssize_t _depth_bound(const code_unit[::1] data, int *counts) noexcept nogil:
-    cdef Py_ssize_t n = data.shape[0], i, first, depth = 0, best = 0
+    cdef Py_ssize_t n = data.shape[0], i = -1, first, depth = 0, best = 0
     cdef unsigned int after, c0, c1, c2, code
     cdef bint is_open, is_close
-    for i in range(n):
-        if data[i] != 60:  # '<'
-            continue
+    cdef const unsigned char *lt
+    while True:
+        # the next '<': bytes are searched by memchr (a '<' is every ~40 bytes of a page, and
+        # memchr passes the bytes between them many at a time: 26 -> 20 us a page of 46 KB)
+        if code_unit is cython.uchar:
+            if i + 1 >= n:
+                break
+            lt = <const unsigned char *>memchr(&data[i + 1], 60, n - i - 1)
+            if lt == NULL:
+                break
+            i = lt - &data[0]
+        else:
+            i += 1
+            if i >= n:
+                break
+            if data[i] != 60:  # '<'
+                continue
         after = data[i + 1] if i + 1 < n else 0  # (past the end reads as NUL, as parse.py pads)
         c0 = _name_class(after)
         is_open = 1 <= c0 <= 26

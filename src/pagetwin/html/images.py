@@ -97,6 +97,7 @@ TRACKING_HOSTS = (
     "cnzz.com",
     "pixel.quantserve.com",
 )
+_TRACKING_HOSTS = frozenset(TRACKING_HOSTS)
 _TRACKING_FACEBOOK = re.compile(r"^(?:www\.)?facebook\.com$")
 _TRACKING_PATH = re.compile(
     r"(?:^|/)(?:pixel|beacon|tracking|tracker|counter|collect|impression|tr)(?:/|\.(?:gif|png|php|aspx?|jpg)$|$)",
@@ -207,6 +208,10 @@ def _normalize_query(query: str) -> str:
     return urlencode(pairs)
 
 
+_SEPARATORS = re.compile(r"[\s,]*")  # what goes before a srcset candidate
+_NON_SPACE = re.compile(r"\S*")  # a candidate's URL
+
+
 def parse_srcset(srcset: str) -> list[tuple[str, float]]:
     """The candidates of a srcset: (url, size) where size is the width (``300w``) or the density
     times 1e6 (``2x``; so widths and densities never tie); 0 when no descriptor is given.
@@ -215,38 +220,45 @@ def parse_srcset(srcset: str) -> list[tuple[str, float]]:
     are part of it, a trailing comma ends the candidate), descriptors run to the next comma.
     """
     out: list[tuple[str, float]] = []
-    i, n = 0, len(srcset or "")
+    srcset = srcset or ""
+    i, n = 0, len(srcset)
     while i < n:
-        while i < n and (srcset[i].isspace() or srcset[i] == ","):
-            i += 1
+        # (the runs scanned by a regex, not a character at a time: \s is str.isspace)
+        i = _SEPARATORS.match(srcset, i).end()
         if i >= n:
             break
-        j = i
-        while j < n and not srcset[j].isspace():
-            j += 1
-        url = srcset[i:j]
-        descriptor = ""
-        if url.endswith(","):
-            url = url.rstrip(",")
-        else:
-            k = srcset.find(",", j)
-            k = n if k < 0 else k
-            descriptor = srcset[j:k].strip()
-            j = k + 1
-        i = j
-        size = 0.0
-        for token in descriptor.split():
-            token = token.lower()
-            try:
-                if token.endswith("w"):
-                    size = float(token[:-1])
-                elif token.endswith("x"):
-                    size = float(token[:-1]) * 1e6
-            except ValueError:
-                pass
+        url, descriptor, i = srcset_candidate(srcset, i, _NON_SPACE.match(srcset, i).end())
         if url:
-            out.append((url, size))
+            out.append((url, descriptor_size(descriptor)))
     return out
+
+
+def srcset_candidate(srcset: str, start: int, end: int) -> tuple[str, str, int]:
+    """(URL, descriptors, where the next candidate may start) of the srcset candidate whose
+    URL is srcset[start:end] (a run of non-space characters): a trailing comma ends the
+    candidate, else its descriptors run to the next comma."""
+    url = srcset[start:end]
+    if url.endswith(","):
+        return url.rstrip(","), "", end
+    k = srcset.find(",", end)
+    k = len(srcset) if k < 0 else k
+    return url, srcset[end:k].strip(), k + 1
+
+
+def descriptor_size(descriptor: str) -> float:
+    """The size a srcset candidate's descriptors give (parse_srcset): the last width or density
+    that reads as a number, 0 when none does."""
+    size = 0.0
+    for token in descriptor.split():
+        token = token.lower()
+        try:
+            if token.endswith("w"):
+                size = float(token[:-1])
+            elif token.endswith("x"):
+                size = float(token[:-1]) * 1e6
+        except ValueError:
+            pass
+    return size
 
 
 def _largest(srcset: str) -> list[str]:
@@ -297,12 +309,24 @@ def is_tracking_or_spacer(url: str) -> bool:
     except ValueError:
         return True
     host = (parts.hostname or "").lower()
-    if any(host == h or host.endswith("." + h) for h in TRACKING_HOSTS):
+    if _tracking_host(host):
         return True
     if _TRACKING_FACEBOOK.match(host) and parts.path.startswith("/tr"):
         return True
     path = parts.path
     return bool(_SPACER_NAME.search(path) or _TRACKING_PATH.search(path))
+
+
+def _tracking_host(host: str) -> bool:
+    """Whether ``host`` is one of TRACKING_HOSTS or a subdomain of one: the host, or what follows
+    one of its dots, is in the set (a lookup a dot, not 16 endswith an image)."""
+    i = -1
+    while True:
+        if host[i + 1 :] in _TRACKING_HOSTS:
+            return True
+        i = host.find(".", i + 1)
+        if i < 0:
+            return False
 
 
 def _str(value: object) -> str:
@@ -340,6 +364,9 @@ def image_refs(
     """
     refs: list[ImageRef] = []
     seen: set[str] = set()
+    # candidate URL -> _kept_url: a page names a third of its URLs more than once (srcset and
+    # src, a lazy attribute and src, the same picture twice)
+    kept: dict[str, str] = {}
     for item in raw or ():
         if not isinstance(item, Mapping):
             continue
@@ -349,10 +376,10 @@ def image_refs(
         chosen = ""
         normals: list[str] = []
         for cand in _candidates(item):
-            if cand.lower().startswith(("data:", "blob:", "javascript:", "about:")):
-                continue
-            norm = normalize_image_url(cand, page_url)
-            if not norm or is_tracking_or_spacer(norm):
+            norm = kept.get(cand)
+            if norm is None:
+                norm = kept[cand] = _kept_url(cand, page_url)
+            if not norm:
                 continue
             normals.append(norm)
             if not chosen:
@@ -377,6 +404,17 @@ def image_refs(
             )
         )
     return refs
+
+
+def _kept_url(cand: str, page_url: str) -> str:
+    """The normal form of a candidate URL of a page's image, "" when it is no image to keep
+    (inline data, a script, a tracking pixel or a spacer)."""
+    if cand.lower().startswith(("data:", "blob:", "javascript:", "about:")):
+        return ""
+    norm = normalize_image_url(cand, page_url)
+    if not norm or is_tracking_or_spacer(norm):
+        return ""
+    return norm
 
 
 # --- perceptual hash -------------------------------------------------------------------------

