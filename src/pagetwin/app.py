@@ -582,7 +582,7 @@ def link_index(
     when only the new pages were matched, for the components of the new pages and of the
     retracted edges' pages alone (``recluster``; no other edge changed). ``held``
     (held.Held: the clusters the index's writer holds) places the new pages it can."""
-    from pagetwin.match import Link, MatchStats, evidence_row, find_edges, find_new_edges, link_of
+    from pagetwin.match import EvidenceRows, Link, MatchStats, find_edges, find_new_edges, link_of
 
     t = time.monotonic()
     match_stats = MatchStats()
@@ -594,8 +594,9 @@ def link_index(
         links = []  # each edge's Link (link_of), made with its row from the same guard score
 
         def rows() -> Iterator[tuple]:
+            row = EvidenceRows().row
             for e in edges:
-                text, score = evidence_row(e.evidence)
+                text, score = row(e.evidence)
                 links.append(Link(e.a, e.b, e.kind, score))
                 yield e.a, e.b, e.kind, text, score
 
@@ -606,7 +607,8 @@ def link_index(
         if following and plan.touched:
             held.hold_changed(index, {p for pair in plan.changed for p in pair}, first_new + 1)  # as stored, before the change
         touched = _retract(index, plan)
-        index.add_edges((e.a, e.b, e.kind, *evidence_row(e.evidence)) for e in new.edges)
+        row = EvidenceRows().row
+        index.add_edges((e.a, e.b, e.kind, *row(e.evidence)) for e in new.edges)
     timed("match", t)
 
     t = time.monotonic()

@@ -466,6 +466,61 @@ def evidence_row(evidence: tuple[Evidence, ...]) -> tuple[str, float]:
     return _EVIDENCE_ENCODER.encode(items), 1.0 if best is None else best
 
 
+# The value types whose JSON text their class and value decide (with a float neither zero nor
+# NaN: 0.0 == -0.0, and NaN equals nothing): EvidenceRows keeps the text of the items made of them.
+_PLAIN = frozenset({str, int, bool, type(None), float})
+
+
+class EvidenceRows:
+    """``evidence_row`` of a run's edges, the same (text, score) pairs, with each item's text
+    made once for all the items equal to it (same algorithm, score, verdict and detail, each
+    value of the same class): an edge's evidence is mostly one MinHash item whose score is an
+    agreement count over num_perm, so corpus-2000's 22,295 edges hold 445 distinct texts,
+    and encoding each edge's list was most of the row's cost. An item with another value
+    (a zero or NaN float, a class outside _PLAIN, a key not a str) is encoded each time, as
+    ``evidence_row`` does. Holds up to ``size`` items' texts, then starts again (the items of
+    containment verdicts carry the pair's digests, so most are seen once)."""
+
+    def __init__(self, size: int = 1 << 16) -> None:
+        self.size = size
+        self._items: dict[tuple, tuple[str, float, bool] | None] = {}
+
+    def row(self, evidence: tuple[Evidence, ...]) -> tuple[str, float]:
+        texts, best = [], None
+        items = self._items
+        for e in evidence:
+            detail = e.detail
+            key = (e.algorithm, e.score, e.score.__class__, e.passed, e.passed.__class__, *detail.items(), *map(type, detail.values()))
+            try:
+                item = items[key]
+            except KeyError:
+                if len(items) >= self.size:
+                    items.clear()
+                item = items[key] = _plain_item(e)
+            except TypeError:  # an unhashable value
+                item = None
+            if item is None:
+                return evidence_row(evidence)
+            texts.append(item[0])
+            if item[2] and (best is None or item[1] > best):  # as evidence_row
+                best = item[1]
+        # The encoder's own list: items joined by its item separator
+        return "[" + ", ".join(texts) + "]", 1.0 if best is None else best
+
+
+def _plain_item(e: Evidence) -> tuple[str, float, bool] | None:
+    """(JSON text, rounded score, passed) of one evidence item, as evidence_json writes it,
+    when its text follows from the key EvidenceRows looks it up by; else None."""
+    values = (e.score, e.passed, *e.detail.values())
+    if type(e.algorithm) is not str or not all(type(k) is str for k in e.detail) or not _PLAIN.issuperset(map(type, values)):
+        return None
+    if any(type(v) is float and (v == 0 or v != v) for v in values):
+        return None
+    score = round(e.score, 6)
+    text = _EVIDENCE_ENCODER.encode({"algorithm": e.algorithm, "score": score, "passed": e.passed, **e.detail})
+    return text, score, e.passed
+
+
 class Link(NamedTuple):
     """What clustering reads of an edge: its pages, its kind, and the score the guard ranks
     it by (``guard_score``)."""
