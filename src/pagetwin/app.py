@@ -592,9 +592,10 @@ def link_index(
     if new is None:
         links = []  # each edge's Link (link_of), made with its row from the same guard score
         kinds = Counter()
+        edge_rows = find_edge_rows(index, algorithms, max_bucket, match_stats, revisits)  # all verified first
 
         def rows() -> Iterator[tuple]:
-            for row in find_edge_rows(index, algorithms, max_bucket, match_stats, revisits):
+            for row in edge_rows:
                 a, b, kind, _, score = row
                 links.append(Link(a, b, kind, score))
                 kinds[kind] += 1

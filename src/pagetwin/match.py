@@ -414,10 +414,16 @@ def find_edge_rows(
     revisits: list[tuple[int, int]] = (),
 ) -> Iterator[tuple[int, int, str, str, float]]:
     """``find_edges``' edges as the index stores them, in the same order: (a, b, kind, evidence
-    JSON, guard score), made by EvidenceRows without an Edge a pair (corpus-5000: 150,303)."""
+    JSON, guard score), made by EvidenceRows without an Edge a pair (corpus-5000: 150,303).
+    Every pair is verified before it returns: the rows may go to the index as they come,
+    with no read of it between its writes."""
     evidence = _edge_evidence(index, algorithms, max_bucket, stats, revisits)
+    return _rows_of(sorted(evidence.items()))
+
+
+def _rows_of(evidence: list[tuple[tuple[int, int], list[Evidence]]]) -> Iterator[tuple[int, int, str, str, float]]:
     edge_row = EvidenceRows().edge_row
-    for (a, b), ev in sorted(evidence.items()):
+    for (a, b), ev in evidence:
         yield a, b, *edge_row(ev)
 
 
