@@ -69,3 +69,25 @@ def test_attached_followers_join_their_page_and_are_never_kept():
     assert of[2][0] == of[0][0] == of[3][0]
     assert of[2][1] == 0 and of[3][1] == 0 and of[0][1] == 1
     assert sorted(of) == [0, 1, 2, 3]
+
+
+@given(
+    st.lists(st.integers(0, 30), unique=True, max_size=25),
+    st.lists(st.tuples(st.integers(0, 35), st.integers(0, 35)), max_size=60),
+)
+def test_the_written_out_unions_give_union_finds_groups(held, edges):
+    """cluster._union_all (find written out in the loop) == UnionFind.union of each edge whose
+    pages are held: the same groups, in the same order, members in the same order, and the
+    same parent and size of every page."""
+    from pagetwin.cluster import _union_all
+
+    one, other = UnionFind(), UnionFind()
+    for x in held:
+        one.add(x)
+        other.add(x)
+    for a, b in edges:
+        if a in one.parent and b in one.parent:
+            one.union(a, b)
+    _union_all(other, edges)
+    assert list(one.groups().items()) == list(other.groups().items())
+    assert one.parent == other.parent and one.size == other.size

@@ -2,14 +2,15 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pagetwin.config import Settings
 from pagetwin.index.sqlite import Index
-from pagetwin.match import WINDOW, MatchStats, bucket_pairs, edge_kind, find_edges, find_new_edges, new_pairs, retract
-from pagetwin.match import evidence_from_json, evidence_json, evidence_row, guard_score
+from pagetwin.match import WINDOW, MatchStats, bucket_pairs, edge_kind, find_edge_rows, find_edges, find_new_edges, new_pairs, retract
+from pagetwin.match import EvidenceRows, evidence_from_json, evidence_json, evidence_row, guard_score
 from pagetwin.model import Edge, Evidence
 
 
@@ -193,6 +194,7 @@ def test_find_edges_verifies_many_pairs_at_once_as_one_at_a_time(pages, chunk, m
         try:
             stats = MatchStats()
             got = find_edges(idx, [algorithm], max_bucket, stats)
+            rows = list(find_edge_rows(idx, [algorithm], max_bucket, MatchStats()))
         finally:
             match_module._VERIFY_CHUNK = old_chunk
         expected_stats, evidence = MatchStats(), {}
@@ -204,6 +206,7 @@ def test_find_edges_verifies_many_pairs_at_once_as_one_at_a_time(pages, chunk, m
     assert got == expected
     assert [evidence_json(e.evidence) for e in got] == [evidence_json(e.evidence) for e in expected]
     assert stats.to_dict() == expected_stats.to_dict()
+    assert rows == [(e.a, e.b, e.kind, *evidence_row(e.evidence)) for e in expected]  # what the link step stores
 
 
 _SCORES = st.floats(allow_nan=True, allow_infinity=True) | st.sampled_from([1.0, 0.5, 0.4999995, 0.5000004, 1, 0, -0.0])
@@ -221,6 +224,85 @@ def test_an_edge_row_is_its_evidence_json_and_guard_score(evidence):
     assert text == evidence_json(evidence)
     assert score == expected or (score != score and expected != expected)
     assert type(score) is type(expected)
+
+
+# Values equal to each other with other texts (1, 1.0, True; 0.0, -0.0; a float subclass), NaN,
+# an unhashable one, keys equal across classes: EvidenceRows must tell all of them apart.
+_ALIKE = st.sampled_from(
+    [1, 1.0, True, 0, 0.0, -0.0, False, None, float("nan"), np.float64(0.5), 0.5, "1", "a", 0.3984, [1], "partial", "revisit"]
+)
+_ALIKE_SCORES = st.sampled_from([1.0, 1, True, 0.398438, 0.3984375, 0.0, -0.0, float("nan"), np.float64(1.0)])
+_ITEMS = st.lists(
+    st.builds(
+        Evidence,
+        st.sampled_from(["minhash", "con-w", "revisit"]),
+        _ALIKE_SCORES,
+        st.sampled_from([True, 1, False]),
+        st.dictionaries(st.sampled_from(["jaccard", 1, True, "kind"]), _ALIKE, max_size=2),
+    )
+    # items alike but for one value: the same algorithm, verdict and key
+    | st.lists(st.tuples(_ALIKE_SCORES, _ALIKE, st.sampled_from(["jaccard", 1, True, "kind"])), min_size=1, max_size=6).map(
+        lambda drawn: [Evidence("minhash", score, True, {key: value}) for score, value, key in drawn]
+    ),
+    min_size=1,
+    max_size=6,
+).map(lambda drawn: [e for part in drawn for e in (part if isinstance(part, list) else [part])])
+
+
+@given(_ITEMS, st.lists(st.lists(st.integers(0, 11), max_size=4), max_size=40), st.integers(1, 6))
+@settings(max_examples=500, deadline=None)
+def test_evidence_rows_give_each_edge_its_evidence_row(pool, picks, size):
+    """The items' texts kept for their equals (EvidenceRows) give every edge's row as
+    evidence_row makes it: the same text and a score of the same value and class, however the
+    items repeat, and when the texts kept start again (``size``)."""
+    rows = EvidenceRows(size)
+    for pick in picks:
+        evidence = tuple(pool[i % len(pool)] for i in pick)
+        try:
+            expected_kind = edge_kind(evidence)
+        except TypeError:  # an unhashable kind: edge_kind refuses it, and so does the row
+            with pytest.raises(TypeError):
+                rows.edge_row(evidence)
+            continue
+        kind, text, score = rows.edge_row(evidence)
+        expected_text, expected = evidence_row(evidence)
+        assert kind == expected_kind and text == expected_text
+        assert type(score) is type(expected) and (score == expected or (score != score and expected != expected))
+
+
+def test_evidence_rows_tell_apart_equal_values_written_differently():
+    """Each pair here is equal in Python (and hashes alike) but is written otherwise in JSON:
+    whichever comes first, the second edge still gets its own text."""
+    alike = [
+        ({"jaccard": 1}, {"jaccard": 1.0}), ({"jaccard": 1.0}, {"jaccard": True}), ({"d": 0.0}, {"d": -0.0}),
+        ({1: "x"}, {True: "x"}), ({1.0: "x"}, {1: "x"}),
+    ]  # fmt: skip
+    for first, second in alike:
+        for x, y in ((first, second), (second, first)):
+            rows = EvidenceRows()
+            for detail in (x, y, x, y):
+                evidence = (Evidence("minhash", 0.5, True, detail),)
+                assert rows.edge_row(evidence) == (edge_kind(evidence), *evidence_row(evidence))
+    for a, b in ((1.0, 1), (1, True), (0.0, -0.0)):  # scores
+        rows = EvidenceRows()
+        for score in (a, b, a, b):
+            evidence = (Evidence("minhash", score, True, {"jaccard": 0.5}),)
+            assert rows.edge_row(evidence)[1] == evidence_row(evidence)[0]
+    rows = EvidenceRows()
+    for passed in (True, 1, True, 1):  # the verdict
+        evidence = (Evidence("minhash", 0.5, passed, {}),)
+        assert rows.edge_row(evidence)[1] == evidence_row(evidence)[0]
+
+
+def test_evidence_rows_keep_one_text_for_the_equal_items_of_many_edges():
+    """The kept texts are what the speed comes from: MinHash items of one agreement count,
+    one text for all of them."""
+    rows = EvidenceRows()
+    for _ in range(3):
+        for count in (51, 56, 64):
+            est = count / 128
+            rows.edge_row((Evidence("minhash", est, True, {"jaccard": round(est, 4), "bands": 28, "rows": 2}),))
+    assert len(rows._items) == 3
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -582,7 +582,7 @@ def link_index(
     when only the new pages were matched, for the components of the new pages and of the
     retracted edges' pages alone (``recluster``; no other edge changed). ``held``
     (held.Held: the clusters the index's writer holds) places the new pages it can."""
-    from pagetwin.match import Link, MatchStats, evidence_row, find_edges, find_new_edges, link_of
+    from pagetwin.match import EvidenceRows, Link, MatchStats, find_edge_rows, find_new_edges, link_of
 
     t = time.monotonic()
     match_stats = MatchStats()
@@ -590,14 +590,16 @@ def link_index(
     max_bucket = settings.match.max_bucket
     new = None if first_new is None else find_new_edges(index, algorithms, max_bucket, match_stats, first_new, revisits)
     if new is None:
-        edges = find_edges(index, algorithms, max_bucket, match_stats, revisits)
         links = []  # each edge's Link (link_of), made with its row from the same guard score
+        kinds = Counter()
+        edge_rows = find_edge_rows(index, algorithms, max_bucket, match_stats, revisits)  # all verified first
 
         def rows() -> Iterator[tuple]:
-            for e in edges:
-                text, score = evidence_row(e.evidence)
-                links.append(Link(e.a, e.b, e.kind, score))
-                yield e.a, e.b, e.kind, text, score
+            for row in edge_rows:
+                a, b, kind, _, score = row
+                links.append(Link(a, b, kind, score))
+                kinds[kind] += 1
+                yield row
 
         index.replace_edges(rows())
     else:
@@ -606,7 +608,8 @@ def link_index(
         if following and plan.touched:
             held.hold_changed(index, {p for pair in plan.changed for p in pair}, first_new + 1)  # as stored, before the change
         touched = _retract(index, plan)
-        index.add_edges((e.a, e.b, e.kind, *evidence_row(e.evidence)) for e in new.edges)
+        edge_row = EvidenceRows().edge_row
+        index.add_edges((e.a, e.b, e.kind, *edge_row(e.evidence)[1:]) for e in new.edges)
     timed("match", t)
 
     t = time.monotonic()
@@ -625,10 +628,11 @@ def link_index(
 
         edges = [Edge(a, b, kind, evidence_from_json(ev)) for a, b, kind, ev in index.edges()]
         links = [link_of(e) for e in edges]
-    kinds = Counter(e.kind for e in edges)
-    # The guard reads only the links: the edges with their evidence (most of a run's peak
-    # memory, ~460 B an edge) are let go before it runs.
-    del edges, new
+        kinds = Counter(e.kind for e in edges)
+        # The guard reads only the links: the edges with their evidence (most of a run's peak
+        # memory, ~460 B an edge) are let go before it runs.
+        del edges
+    del new
     recluster(index, algorithms, settings, revisits, None, links)
     timed("cluster", t)
     return _Links(kinds, match_stats)

@@ -47,6 +47,26 @@ class UnionFind:
         return out
 
 
+def _union_all(uf: UnionFind, edges: Iterable[tuple[int, int]]) -> None:
+    """``uf.union(a, b)`` of each edge whose pages ``uf`` holds (others are left out), with
+    find written out: the same sets (which root names a set changes no group nor its order,
+    UnionFind.groups), without three calls an edge (corpus-5000: 150,000 edges)."""
+    parent, size = uf.parent, uf.size
+    for a, b in edges:
+        if a not in parent or b not in parent:
+            continue
+        while parent[a] != a:
+            parent[a] = a = parent[parent[a]]
+        while parent[b] != b:
+            parent[b] = b = parent[parent[b]]
+        if a == b:
+            continue
+        if size[a] < size[b]:
+            a, b = b, a
+        parent[b] = a
+        size[a] += size[b]
+
+
 class ClusterPage(NamedTuple):
     """What the choice of the page to keep reads of a page (Index.pages_for_clustering rows)."""
 
@@ -110,9 +130,7 @@ def clusters(
     for pid in info:
         if pid not in leader:
             uf.add(pid)
-    for a, b in edges:
-        if a in uf.parent and b in uf.parent:
-            uf.union(a, b)
+    _union_all(uf, edges)
     rows: list[ClusterRow] = []
     name_of: dict[int, str] = {}
     for members in uf.groups().values():

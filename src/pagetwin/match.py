@@ -402,6 +402,35 @@ def find_edges(
 ) -> list[Edge]:
     """All verified edges: ``revisits`` ((original, revisit) pages joined by payload digest,
     Index.revisit_pairs), then every algorithm's verified candidate pairs."""
+    evidence = _edge_evidence(index, algorithms, max_bucket, stats, revisits)
+    return [Edge(a, b, edge_kind(ev), tuple(ev)) for (a, b), ev in sorted(evidence.items())]
+
+
+def find_edge_rows(
+    index: Index,
+    algorithms: list[Algorithm],
+    max_bucket: int,
+    stats: MatchStats,
+    revisits: list[tuple[int, int]] = (),
+) -> Iterator[tuple[int, int, str, str, float]]:
+    """``find_edges``' edges as the index stores them, in the same order: (a, b, kind, evidence
+    JSON, guard score), made by EvidenceRows without an Edge a pair (corpus-5000: 150,303).
+    Every pair is verified before it returns: the rows may go to the index as they come,
+    with no read of it between its writes."""
+    evidence = _edge_evidence(index, algorithms, max_bucket, stats, revisits)
+    return _rows_of(sorted(evidence.items()))
+
+
+def _rows_of(evidence: list[tuple[tuple[int, int], list[Evidence]]]) -> Iterator[tuple[int, int, str, str, float]]:
+    edge_row = EvidenceRows().edge_row
+    for (a, b), ev in evidence:
+        yield a, b, *edge_row(ev)
+
+
+def _edge_evidence(
+    index: Index, algorithms: list[Algorithm], max_bucket: int, stats: MatchStats, revisits: list[tuple[int, int]]
+) -> dict[tuple[int, int], list[Evidence]]:
+    """(a, b) -> the passed evidence of every pair ``find_edges`` verifies."""
     evidence: dict[tuple[int, int], list[Evidence]] = {}
     for original, revisit in revisits:
         a, b = sorted((original, revisit))
@@ -420,7 +449,7 @@ def find_edges(
             continue
         for first, second in distinct_pair_arrays(buckets, max_bucket, algorithm, stats, _VERIFY_CHUNK):
             _verify_pairs(algorithm, cache, first, second, stats, evidence)
-    return [Edge(a, b, edge_kind(ev), tuple(ev)) for (a, b), ev in sorted(evidence.items())]
+    return evidence
 
 
 def edge_kind(evidence: list[Evidence]) -> str:
@@ -464,6 +493,68 @@ def evidence_row(evidence: tuple[Evidence, ...]) -> tuple[str, float]:
         if e.passed and (best is None or score > best):  # max(): the first of equals, NaN never above
             best = score
     return _EVIDENCE_ENCODER.encode(items), 1.0 if best is None else best
+
+
+# The value types whose JSON text their class and value decide (with a float neither zero nor
+# NaN: 0.0 == -0.0, and NaN equals nothing): EvidenceRows keeps the text of the items made of them.
+_PLAIN = frozenset({str, int, bool, type(None), float})
+
+
+class EvidenceRows:
+    """An edge's kind and row (``edge_kind``, ``evidence_row``: the same values) for a run's
+    edges, with each item's text made once for all the items equal to it (same algorithm,
+    score, verdict and detail, each value of the same class): an edge's evidence is mostly
+    one MinHash item whose score is an agreement count over num_perm, so corpus-2000's 22,295
+    edges hold 445 distinct texts, and encoding each edge's list was most of the row's cost.
+    An item with another value (a zero or NaN float, a class outside _PLAIN, a key not a str)
+    is encoded each time, as ``evidence_row`` does. Holds up to ``size`` items, then starts
+    again (the items of containment verdicts carry the pair's digests: most are seen once)."""
+
+    def __init__(self, size: int = 1 << 16) -> None:
+        self.size = size
+        self._items: dict[tuple, tuple[str, float, bool, Any] | None] = {}
+
+    def edge_row(self, evidence: tuple[Evidence, ...]) -> tuple[str, str, float]:
+        """(edge_kind(evidence), *evidence_row(evidence))."""
+        texts, best, kinds = [], None, []
+        items = self._items
+        for e in evidence:
+            detail = e.detail
+            key = (e.algorithm, e.score, e.score.__class__, e.passed, e.passed.__class__, *detail.items(), *map(type, detail.values()))
+            try:
+                item = items[key]
+            except KeyError:
+                if len(items) >= self.size:
+                    items.clear()
+                item = items[key] = _plain_item(e)
+            except TypeError:  # an unhashable value
+                item = None
+            if item is None:
+                return edge_kind(evidence), *evidence_row(evidence)
+            texts.append(item[0])
+            kinds.append(item[3])
+            if item[2] and (best is None or item[1] > best):  # as evidence_row
+                best = item[1]
+        if len(kinds) == 1:  # edge_kind of one item
+            kind = kinds[0] if kinds[0] == "revisit" or kinds[0] == "partial" else "duplicate"
+        else:
+            kind = "revisit" if "revisit" in kinds else "partial" if set(kinds) == {"partial"} else "duplicate"
+        # The encoder's own list: items joined by its item separator
+        return kind, "[" + ", ".join(texts) + "]", 1.0 if best is None else best
+
+
+def _plain_item(e: Evidence) -> tuple[str, float, bool, Any] | None:
+    """(JSON text, rounded score, passed, kind) of one evidence item, as evidence_json writes
+    it and edge_kind reads it, when its text follows from the key EvidenceRows looks it up
+    by; else None."""
+    values = (e.score, e.passed, *e.detail.values())
+    if type(e.algorithm) is not str or not all(type(k) is str for k in e.detail) or not _PLAIN.issuperset(map(type, values)):
+        return None
+    if any(type(v) is float and (v == 0 or v != v) for v in values):
+        return None
+    score = round(e.score, 6)
+    text = _EVIDENCE_ENCODER.encode({"algorithm": e.algorithm, "score": score, "passed": e.passed, **e.detail})
+    return text, score, e.passed, e.detail.get("kind", "revisit" if e.algorithm == "revisit" else "duplicate")
 
 
 class Link(NamedTuple):

@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pagetwin.config import Settings
-from pagetwin.index.sqlite import DEFERRED_INDEXES, Index
+from pagetwin.index.sqlite import DEFERRED_INDEXES, EDGE_INDEXES, Index
 
 
 def _row(i, source="s", **kw):
@@ -91,3 +91,38 @@ def test_deferred_indexes_are_built_again_and_an_opened_index_has_them_all(tmp_p
     assert _index_names(again) == every
     plan = again.db.execute("EXPLAIN QUERY PLAN SELECT pid FROM keys WHERE algo='minhash' AND key=1").fetchall()
     assert "keys_by_key" in str(plan)
+
+
+def _index_sql(idx):
+    return {n: sql for n, sql in idx.db.execute("SELECT name, sql FROM sqlite_master WHERE type='index' AND sql IS NOT NULL")}
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    st.lists(
+        st.tuples(st.integers(1, 40), st.integers(1, 40), st.sampled_from(["duplicate", "partial", "revisit"]), st.floats(0, 1)),
+        max_size=60,
+    )
+)
+def test_replaced_edges_are_the_rows_given_with_the_edge_indexes_built_again(tmp_path, drawn):
+    """replace_edges writes into the empty table without its secondary indexes
+    (EDGE_INDEXES) and builds them after: the same rows, the schema's own index statements,
+    and the queries that read a page's edges by b still use them."""
+    idx = Index(tmp_path / f"e{len(drawn)}.sqlite", Settings().to_dict())
+    before = _index_sql(idx)
+    assert set(EDGE_INDEXES) <= set(before)
+    rows = {}
+    for a, b, kind, score in drawn:
+        if a < b:
+            rows[(a, b)] = (a, b, kind, f'[{{"algorithm": "minhash", "score": {score}, "passed": true}}]', score)
+    idx.begin()
+    idx.add_edges([(1, 2, "duplicate", "[]", 1.0)])  # replaced, not kept
+    idx.replace_edges(iter(sorted(rows.values())))
+    idx.commit()
+    assert idx.db.execute("SELECT a, b, kind, evidence, score FROM edges ORDER BY a, b").fetchall() == sorted(rows.values())
+    assert _index_sql(idx) == before
+    plan = idx.db.execute("EXPLAIN QUERY PLAN SELECT a, kind, score FROM edges WHERE b=3 AND kind='duplicate'").fetchall()
+    assert "edges_scored_b" in str(plan)
+    for pid in range(1, 41):
+        assert sorted(idx.edges_touching(pid)) == sorted(r[:4] for r in rows.values() if pid in r[:2])
+    idx.db.close()
