@@ -65,3 +65,30 @@ def test_casefold_is_idempotent_on_every_code_point():
         folded = chunk.casefold()
         assert folded.casefold() == folded, start
         assert "".join(c.casefold() for c in chunk) == folded, start  # character by character
+
+
+def _digest_by_definition(text: str) -> str:
+    import xxhash
+
+    return xxhash.xxh3_128_hexdigest(normalize_text(text).encode("utf-8"))
+
+
+@given(st.lists(st.one_of(st.sampled_from(_PIECES[:-2] + ["", "\u2029", "\x0b"]), st.text(max_size=5)), max_size=30).map("".join))
+def test_digest_is_the_hash_of_the_normalized_texts_utf8(text):
+    assert text_digest(text) == _digest_by_definition(text)
+
+
+def test_digest_without_the_native_kernels_is_the_same(monkeypatch):
+    import pagetwin.text.normalize as normalize
+
+    texts = ["", "  A b\tC ", "Ｈｅｌｌｏ\u00a0 WORLD\n\nStraße ", "中文\u3000的 文本 ", "ﬁ İ ß \U0001d400"]
+    native = [text_digest(t) for t in texts]
+    monkeypatch.setattr(normalize, "_fast", None)
+    assert [text_digest(t) for t in texts] == native == [_digest_by_definition(t) for t in texts]
+
+
+def test_digest_of_a_lone_surrogate_is_refused_as_before():
+    import pytest
+
+    with pytest.raises(UnicodeEncodeError):
+        text_digest("a\ud800 b")

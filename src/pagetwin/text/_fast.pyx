@@ -13,6 +13,8 @@ and lang.py give the same output (tests/text/test_fast.py checks it, property by
   same feature counts in the same order, so the same scores.
 * ``keyword_counts``: the counts of a page's keyword candidates (``keywords.top_keywords``),
   one pass over its tokens and stop flags.
+* ``collapse_utf8``: ``" ".join(text.split()).encode("utf-8")`` (ASCII letters lowered on
+  request) in one pass, no list of words made (``normalize.text_digest``).
 * ``gather_rows``: the rows of py3langid's float16 table for a page's features, as float32
   (exact: by bit arithmetic for normal halves, else by a table of the 65,536 half-precision
   values): the matrix numpy would cast before the same product, made without numpy's
@@ -31,6 +33,8 @@ cdef extern from "Python.h":
     int PyUnicode_KIND(object o)
     void* PyUnicode_DATA(object o)
     Py_UCS4 PyUnicode_READ(int kind, void* data, Py_ssize_t index)
+    bint Py_UNICODE_ISSPACE(Py_UCS4 ch)  # the test str.split() splits at
+    bytes PyBytes_FromStringAndSize(const char* v, Py_ssize_t n)
 
 # Character class bits (tokenize.char_classes builds the table with these values).
 cdef enum:
@@ -575,3 +579,53 @@ def gather_rows(const uint16_t[:, ::1] table, const Py_ssize_t[::1] rows, const 
                 for c in range(m):
                     memcpy(&view[r, c], &half_to_float[table[row, c]], 4)
     return out.view(np.float32)
+
+
+def collapse_utf8(str text, bint lower_ascii=False):
+    """``" ".join(text.split()).encode("utf-8")`` in one pass (``normalize.text_digest``: the
+    exact digest's bytes without a list of a page's words and the string joined from it), with
+    A-Z lowered when ``lower_ascii``; None when the text holds a surrogate (which UTF-8 cannot
+    encode: the caller's own ``encode`` then says so)."""
+    cdef Py_ssize_t n = len(text), i, m = 0
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void* data = PyUnicode_DATA(text)
+    cdef uint32_t c  # a code point (Cython's Py_UCS4 would add as a character)
+    cdef bint gap = False  # whitespace seen since the last word
+    cdef unsigned char* out = <unsigned char*>malloc(max(4 * n, 1))
+    if out == NULL:
+        raise MemoryError()
+    try:
+        for i in range(n):
+            c = PyUnicode_READ(kind, data, i)
+            if Py_UNICODE_ISSPACE(<Py_UCS4>c):
+                gap = m > 0  # leading whitespace writes nothing
+                continue
+            if gap:
+                out[m] = 0x20
+                m += 1
+                gap = False
+            if c < 0x80:
+                if lower_ascii and 0x41 <= c <= 0x5A:
+                    c += 0x20
+                out[m] = <unsigned char>c
+                m += 1
+            elif c < 0x800:
+                out[m] = <unsigned char>(0xC0 | (c >> 6))
+                out[m + 1] = <unsigned char>(0x80 | (c & 0x3F))
+                m += 2
+            elif c < 0x10000:
+                if 0xD800 <= c <= 0xDFFF:
+                    return None
+                out[m] = <unsigned char>(0xE0 | (c >> 12))
+                out[m + 1] = <unsigned char>(0x80 | ((c >> 6) & 0x3F))
+                out[m + 2] = <unsigned char>(0x80 | (c & 0x3F))
+                m += 3
+            else:
+                out[m] = <unsigned char>(0xF0 | (c >> 18))
+                out[m + 1] = <unsigned char>(0x80 | ((c >> 12) & 0x3F))
+                out[m + 2] = <unsigned char>(0x80 | ((c >> 6) & 0x3F))
+                out[m + 3] = <unsigned char>(0x80 | (c & 0x3F))
+                m += 4
+        return PyBytes_FromStringAndSize(<char*>out, m)
+    finally:
+        free(out)

@@ -8,6 +8,12 @@ from urllib.parse import urlsplit
 import xxhash
 
 
+try:
+    from pagetwin.text import _fast
+except ImportError:  # not compiled: analyze.py says so once; text_digest joins in Python
+    _fast = None
+
+
 def normalize_text(text: str) -> str:
     """NFKC, case folding, whitespace collapsed: the form exact digests are taken of.
 
@@ -15,6 +21,12 @@ def normalize_text(text: str) -> str:
     """
     if text.isascii():  # NFKC leaves ASCII as it is, and casefold is lower there
         return " ".join(text.lower().split())
+    # str.split() splits at the characters re's \s matches (str.isspace), and drops the ends
+    return " ".join(_folded(text).split())
+
+
+def _folded(text: str) -> str:
+    """NFKC and case folding of a non-ASCII text, repeated until stable (spaces as they are)."""
     # casefold can produce characters that NFKC changes again (and the other way round), so
     # repeat until stable; it settles in one round on nearly all real text, which the cheap
     # check (already NFKC) tells without a second round. A casefolded text needs no check that
@@ -25,13 +37,19 @@ def normalize_text(text: str) -> str:
     while out != prev and not unicodedata.is_normalized("NFKC", out):
         prev = out
         out = unicodedata.normalize("NFKC", out).casefold()
-    # str.split() splits at the characters re's \s matches (str.isspace), and drops the ends
-    return " ".join(out.split())
+    return out
 
 
 def text_digest(text: str) -> str:
-    """Hex xxh3-128 of the normalized text."""
-    return xxhash.xxh3_128_hexdigest(normalize_text(text).encode("utf-8"))
+    """Hex xxh3-128 of the normalized text (its UTF-8)."""
+    ascii_only = text.isascii()
+    folded = text if ascii_only else _folded(text)
+    # natively: the words' spaces collapsed straight into UTF-8 (no list of words, no joined
+    # string); None for a surrogate, which the encode below refuses as it always did
+    data = _fast.collapse_utf8(folded, ascii_only) if _fast is not None else None
+    if data is None:
+        data = " ".join((folded.lower() if ascii_only else folded).split()).encode("utf-8")
+    return xxhash.xxh3_128_hexdigest(data)
 
 
 def url_host(url: str) -> str:
