@@ -13,6 +13,8 @@ and lang.py give the same output (tests/text/test_fast.py checks it, property by
   same feature counts in the same order, so the same scores.
 * ``keyword_counts``: the counts of a page's keyword candidates (``keywords.top_keywords``),
   one pass over its tokens and stop flags.
+* ``top_weights``: a page's n highest keyword weights (density or tf-idf) picked from its
+  counts in one pass (``keywords.top_keywords``), the weights computed as Python computes them.
 * ``collapse_utf8``: ``" ".join(text.split()).encode("utf-8")`` (ASCII letters lowered on
   request) in one pass, no list of words made (``normalize.text_digest``).
 * ``gather_rows``: the rows of py3langid's float16 table for a page's features, as float32
@@ -27,6 +29,7 @@ from cpython.object cimport PyObject
 from cpython.ref cimport Py_DECREF, Py_INCREF
 from libc.stdint cimport uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc
+from libc.math cimport log
 from libc.string cimport memcmp, memcpy
 
 cdef extern from "Python.h":
@@ -34,6 +37,7 @@ cdef extern from "Python.h":
     void* PyUnicode_DATA(object o)
     Py_UCS4 PyUnicode_READ(int kind, void* data, Py_ssize_t index)
     bint Py_UNICODE_ISSPACE(Py_UCS4 ch)  # the test str.split() splits at
+    int PyUnicode_Compare(object a, object b) except? -1
     bytes PyBytes_FromStringAndSize(const char* v, Py_ssize_t n)
 
 # Character class bits (tokenize.char_classes builds the table with these values).
@@ -629,3 +633,57 @@ def collapse_utf8(str text, bint lower_ascii=False):
         return PyBytes_FromStringAndSize(<char*>out, m)
     finally:
         free(out)
+
+
+cdef inline bint _before(double w, object t, double w2, object t2) except -1:
+    """(w, t) < (w2, t2) as Python compares the tuples (tokens distinct: a tie goes to the str)."""
+    return w < w2 or (w == w2 and PyUnicode_Compare(t, t2) < 0)
+
+
+def top_weights(dict counts, Py_ssize_t total, dict doc_freq, object docs, Py_ssize_t n):
+    """``heapq.nsmallest(n, [(-(c / total) * idf(t), t) for t, c in counts.items()])``, idf(t)
+    = ln(docs / (1 + doc_freq.get(t, 0))) + 1 (``DocFreq.idf``, ``docs`` its 1 + N), or the
+    density -(c / total) when ``doc_freq`` is None: the same floats (each operation the one
+    Python does, in its order, on the same doubles; libm's log is math.log's) in the same
+    order, without a Python call or tuple a token (``keywords.top_weights_reference``)."""
+    cdef Py_ssize_t size = min(max(n, 0), len(counts)), filled = 0, k
+    cdef double w, x, dtotal = <double>total, ddocs = <double>docs if doc_freq is not None else 1.0
+    cdef list out = []
+    if size == 0:
+        return out
+    if total <= 0:
+        raise ValueError(f"total {total} must be positive")
+    cdef double* ws = <double*>malloc(size * sizeof(double))
+    cdef PyObject** ts = <PyObject**>malloc(size * sizeof(PyObject*))  # borrowed from counts
+    if ws == NULL or ts == NULL:
+        free(ws)
+        free(ts)
+        raise MemoryError()
+    try:
+        for t, c in counts.items():
+            if type(t) is not str:
+                raise TypeError(f"token {t!r} is not a str")
+            w = -(<double>c / dtotal)  # int / int below 2**53: the correctly rounded quotient
+            if doc_freq is not None:
+                d = doc_freq.get(t)
+                x = 0.0 if d is None else <double>d
+                w = w * (log(ddocs / (1.0 + x)) + 1.0)
+            if filled == size:
+                if not _before(w, t, ws[size - 1], <object>ts[size - 1]):
+                    continue
+                k = size - 1
+            else:
+                k = filled
+                filled += 1
+            while k > 0 and _before(w, t, ws[k - 1], <object>ts[k - 1]):
+                ws[k] = ws[k - 1]
+                ts[k] = ts[k - 1]
+                k -= 1
+            ws[k] = w
+            ts[k] = <PyObject*>t
+        for k in range(filled):
+            out.append((ws[k], <object>ts[k]))
+        return out
+    finally:
+        free(ws)
+        free(ts)
