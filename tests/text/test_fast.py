@@ -328,3 +328,27 @@ def test_collapse_utf8_on_real_pages(real_texts):
     for text in real_texts:
         assert _fast.collapse_utf8(text) == _collapse_reference(text)
         assert _fast.collapse_utf8(text.casefold()) == _collapse_reference(text.casefold())
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=texts)
+def test_compat_substitute_replaces_each_flagged_character(text):
+    from pagetwin.text import normalize
+
+    flags, replacement = normalize._compat_table()
+    got = _fast.compat_substitute(text, flags, replacement)
+    assert got == "".join(replacement.get(ord(c), c) for c in text)
+    if not any(ord(c) in replacement for c in text):
+        assert got is text  # nothing copied
+
+
+def test_compat_table_is_what_nfkc_changes_alone():
+    import unicodedata
+
+    from pagetwin.text import normalize
+
+    flags, replacement = normalize._compat_table()
+    assert flags.shape == (0x10000,) and set(np.flatnonzero(flags)) == set(replacement)
+    assert replacement[0xFF0C] == "," and replacement[0x2026] == "..." and replacement[0xA0] == " "
+    for code, normal in replacement.items():
+        assert unicodedata.normalize("NFKD", normal) == unicodedata.normalize("NFKD", chr(code))

@@ -92,3 +92,31 @@ def test_digest_of_a_lone_surrogate_is_refused_as_before():
 
     with pytest.raises(UnicodeEncodeError):
         text_digest("a\ud800 b")
+
+
+# Characters NFKC changes alone, next to what they may compose or reorder with.
+_COMPAT = ["ﾊﾞ", "ｶ", "ﾞ", "ﾟ", "…", "\uff0c", "Ａ\u0301", "\u0301", "e\u0301", "\u2126", "\u1e9b\u0323", "\u0323",
+           "½", "™", "\u3000", "\xa0", "ﬁ", "ǅ", "\u0344", "\u0f73", "\u1100\u1161", "\u1161", "ᄀ", "㈜", "\u0345"]
+
+
+@given(st.lists(st.one_of(st.sampled_from(_COMPAT + _PIECES), st.text(max_size=4)), max_size=30).map("".join))
+def test_substituting_nfkc_first_changes_no_text(text):
+    """normalize._folded replaces what NFKC changes alone before NFKC: the same as without."""
+    import unicodedata
+
+    from pagetwin.text import normalize
+
+    prev, expected = None, unicodedata.normalize("NFKC", text).casefold()
+    while expected != prev and not unicodedata.is_normalized("NFKC", expected):
+        prev, expected = expected, unicodedata.normalize("NFKC", expected).casefold()
+    assert normalize._folded(text) == expected
+    assert normalize_text(text) == _normalize_by_definition(text)
+
+
+def test_folding_without_the_native_kernels_is_the_same(monkeypatch):
+    from pagetwin.text import normalize
+
+    texts = ["".join(_COMPAT), "中文，文本：（一）…", "Ｈｅｌｌｏ\u00a0WORLD", "ﾊﾞｶ ﾟ"]
+    native = [normalize._folded(t) for t in texts]
+    monkeypatch.setattr(normalize, "_fast", None)
+    assert [normalize._folded(t) for t in texts] == native

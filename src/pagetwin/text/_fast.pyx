@@ -15,6 +15,9 @@ and lang.py give the same output (tests/text/test_fast.py checks it, property by
   one pass over its tokens and stop flags.
 * ``top_weights``: a page's n highest keyword weights (density or tf-idf) picked from its
   counts in one pass (``keywords.top_keywords``), the weights computed as Python computes them.
+* ``compat_substitute``: a text's characters that NFKC changes alone (fullwidth punctuation,
+  the ellipsis, no-break spaces) replaced by their NFKC, which leaves the text's NFKC as it was
+  and lets unicodedata's quick check pass it (``normalize._folded``).
 * ``collapse_utf8``: ``" ".join(text.split()).encode("utf-8")`` (ASCII letters lowered on
   request) in one pass, no list of words made (``normalize.text_digest``).
 * ``gather_rows``: the rows of py3langid's float16 table for a page's features, as float32
@@ -687,3 +690,31 @@ def top_weights(dict counts, Py_ssize_t total, dict doc_freq, object docs, Py_ss
     finally:
         free(ws)
         free(ts)
+
+
+def compat_substitute(str text, const unsigned char[::1] changed, dict replacement):
+    """``text`` with each character c whose ``changed[c]`` is set (c below len(changed))
+    replaced by ``replacement[c]``; ``text`` itself when there is none. Meant for NFKC(c) as
+    the replacement: NFKD(NFKC(c)) is NFKD(c), so the text's NFKD, hence its NFKC, stays the
+    same (``normalize._folded``)."""
+    cdef Py_ssize_t n = len(text), i, last = 0, limit = changed.shape[0]
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void* data = PyUnicode_DATA(text)
+    cdef uint32_t c
+    cdef list pieces = None
+    if kind == 1 and limit <= 0x80:
+        return text
+    for i in range(n):
+        c = PyUnicode_READ(kind, data, i)
+        if c < limit and changed[c]:
+            if pieces is None:
+                pieces = []
+            if i > last:
+                pieces.append(text[last:i])
+            pieces.append(replacement[c])
+            last = i + 1
+    if pieces is None:
+        return text
+    if last < n:
+        pieces.append(text[last:n])
+    return "".join(pieces)
