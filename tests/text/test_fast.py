@@ -290,3 +290,65 @@ def test_pymorphy3_reads_its_dictionary_natively():
     import pymorphy3.dawg
 
     assert pymorphy3.dawg.EXTENSION_AVAILABLE, "install pymorphy3[fast] (pip install -e .)"
+
+
+# Whitespace as str.split() knows it (ASCII, the C0/C1 separators, Unicode spaces), and what is not.
+SPACES = [" ", "\t", "\n", "\r", "\x0b", "\x0c", "\x1c", "\x1f", "\x85", "\xa0", "\u1680", "\u2000", "\u200a",
+          "\u2028", "\u2029", "\u202f", "\u205f", "\u3000", "\u200b", "\ufeff", "\x00"]
+spaced = st.lists(st.one_of(st.sampled_from(SPACES), st.sampled_from(PIECES), st.text(max_size=4)), max_size=40).map("".join)
+
+
+def _collapse_reference(text: str, lower_ascii: bool = False) -> bytes:
+    return " ".join((text.lower() if lower_ascii else text).split()).encode("utf-8")
+
+
+@settings(max_examples=400, deadline=None)
+@given(text=spaced)
+def test_collapse_utf8_equals_split_join_encode(text):
+    try:
+        expected = _collapse_reference(text)
+    except UnicodeEncodeError:  # a lone surrogate: the kernel leaves it to the caller's encode
+        expected = None
+    assert _fast.collapse_utf8(text) == expected
+    ascii_text = text.encode("ascii", "ignore").decode()
+    assert _fast.collapse_utf8(ascii_text, True) == _collapse_reference(ascii_text, True)
+
+
+def test_collapse_utf8_of_every_code_point():
+    import sys
+
+    for start in range(0, sys.maxunicode + 1, 4096):
+        chars = [chr(c) for c in range(start, min(start + 4096, sys.maxunicode + 1)) if not 0xD800 <= c <= 0xDFFF]
+        for text in ("".join(chars), " ".join(chars), "\u3000".join(chars) + "\n"):
+            assert _fast.collapse_utf8(text) == _collapse_reference(text), start
+    assert _fast.collapse_utf8("a\ud800") is None
+
+
+def test_collapse_utf8_on_real_pages(real_texts):
+    for text in real_texts:
+        assert _fast.collapse_utf8(text) == _collapse_reference(text)
+        assert _fast.collapse_utf8(text.casefold()) == _collapse_reference(text.casefold())
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=texts)
+def test_compat_substitute_replaces_each_flagged_character(text):
+    from pagetwin.text import normalize
+
+    flags, replacement = normalize._compat_table()
+    got = _fast.compat_substitute(text, flags, replacement)
+    assert got == "".join(replacement.get(ord(c), c) for c in text)
+    if not any(ord(c) in replacement for c in text):
+        assert got is text  # nothing copied
+
+
+def test_compat_table_is_what_nfkc_changes_alone():
+    import unicodedata
+
+    from pagetwin.text import normalize
+
+    flags, replacement = normalize._compat_table()
+    assert flags.shape == (0x10000,) and set(np.flatnonzero(flags)) == set(replacement)
+    assert replacement[0xFF0C] == "," and replacement[0x2026] == "..." and replacement[0xA0] == " "
+    for code, normal in replacement.items():
+        assert unicodedata.normalize("NFKD", normal) == unicodedata.normalize("NFKD", chr(code))

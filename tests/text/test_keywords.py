@@ -175,3 +175,40 @@ def test_native_keyword_counts_are_the_references_in_order(words):
     assert list(keyword_counts(tokens, stop, known).items()) == list(expected.items())
     with pytest.raises(ValueError):
         _fast.keyword_counts(tokens + ["cat"], stop, is_keyword_candidate, {})
+
+
+_WORDS = "cat dog the a 猫 bird fish tree Tree x кот é ß ﬁ b2 zz".split()
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.dictionaries(st.sampled_from(_WORDS), st.integers(1, 6), max_size=len(_WORDS)),
+       st.dictionaries(st.sampled_from(_WORDS), st.integers(0, 3000)), st.integers(0, 5000),
+       st.integers(0, 20), st.booleans())
+def test_native_top_weights_are_the_references_floats_in_its_order(counts, df_counts, n_docs, n, tfidf):
+    """_fast.top_weights == top_weights_reference: the same (weight, token) pairs, bit for bit,
+    in the same order (weights tied often here: the tokens decide), tf-idf and density."""
+    from pagetwin.text import _fast
+    from pagetwin.text.keywords import top_weights_reference
+
+    df = DocFreq()
+    df.n_docs_, df.df_ = n_docs + max(df_counts.values(), default=0), dict(df_counts)
+    total = sum(counts.values())
+    if not total:
+        return
+    expected = top_weights_reference(counts, total, n, df if tfidf else None)
+    got = _fast.top_weights(counts, total, df.df_ if tfidf else None, 1 + df.n_docs_, n)
+    assert [(w.hex(), t) for w, t in got] == [(w.hex(), t) for w, t in expected]
+
+
+def test_top_keywords_without_the_native_kernels_are_the_same(monkeypatch):
+    import pagetwin.text.keywords as keywords
+
+    rnd = random.Random(7)
+    words = [f"w{i}" for i in range(300)] + _WORDS
+    df = DocFreq()
+    for _ in range(50):
+        df.fit(rnd.choices(words, k=40))
+    pages = [analysis(rnd.choices(words, k=rnd.randint(0, 400))) for _ in range(40)]
+    native = [(top_keywords(a, 10, w, df), top_keywords(a, 25, w, None)) for a in pages for w in ("tfidf", "density")]
+    monkeypatch.setattr(keywords, "_fast", None)
+    assert [(top_keywords(a, 10, w, df), top_keywords(a, 25, w, None)) for a in pages for w in ("tfidf", "density")] == native

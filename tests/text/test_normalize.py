@@ -65,3 +65,58 @@ def test_casefold_is_idempotent_on_every_code_point():
         folded = chunk.casefold()
         assert folded.casefold() == folded, start
         assert "".join(c.casefold() for c in chunk) == folded, start  # character by character
+
+
+def _digest_by_definition(text: str) -> str:
+    import xxhash
+
+    return xxhash.xxh3_128_hexdigest(normalize_text(text).encode("utf-8"))
+
+
+@given(st.lists(st.one_of(st.sampled_from(_PIECES[:-2] + ["", "\u2029", "\x0b"]), st.text(max_size=5)), max_size=30).map("".join))
+def test_digest_is_the_hash_of_the_normalized_texts_utf8(text):
+    assert text_digest(text) == _digest_by_definition(text)
+
+
+def test_digest_without_the_native_kernels_is_the_same(monkeypatch):
+    import pagetwin.text.normalize as normalize
+
+    texts = ["", "  A b\tC ", "Ｈｅｌｌｏ\u00a0 WORLD\n\nStraße ", "中文\u3000的 文本 ", "ﬁ İ ß \U0001d400"]
+    native = [text_digest(t) for t in texts]
+    monkeypatch.setattr(normalize, "_fast", None)
+    assert [text_digest(t) for t in texts] == native == [_digest_by_definition(t) for t in texts]
+
+
+def test_digest_of_a_lone_surrogate_is_refused_as_before():
+    import pytest
+
+    with pytest.raises(UnicodeEncodeError):
+        text_digest("a\ud800 b")
+
+
+# Characters NFKC changes alone, next to what they may compose or reorder with.
+_COMPAT = ["ﾊﾞ", "ｶ", "ﾞ", "ﾟ", "…", "\uff0c", "Ａ\u0301", "\u0301", "e\u0301", "\u2126", "\u1e9b\u0323", "\u0323",
+           "½", "™", "\u3000", "\xa0", "ﬁ", "ǅ", "\u0344", "\u0f73", "\u1100\u1161", "\u1161", "ᄀ", "㈜", "\u0345"]
+
+
+@given(st.lists(st.one_of(st.sampled_from(_COMPAT + _PIECES), st.text(max_size=4)), max_size=30).map("".join))
+def test_substituting_nfkc_first_changes_no_text(text):
+    """normalize._folded replaces what NFKC changes alone before NFKC: the same as without."""
+    import unicodedata
+
+    from pagetwin.text import normalize
+
+    prev, expected = None, unicodedata.normalize("NFKC", text).casefold()
+    while expected != prev and not unicodedata.is_normalized("NFKC", expected):
+        prev, expected = expected, unicodedata.normalize("NFKC", expected).casefold()
+    assert normalize._folded(text) == expected
+    assert normalize_text(text) == _normalize_by_definition(text)
+
+
+def test_folding_without_the_native_kernels_is_the_same(monkeypatch):
+    from pagetwin.text import normalize
+
+    texts = ["".join(_COMPAT), "中文，文本：（一）…", "Ｈｅｌｌｏ\u00a0WORLD", "ﾊﾞｶ ﾟ"]
+    native = [normalize._folded(t) for t in texts]
+    monkeypatch.setattr(normalize, "_fast", None)
+    assert [normalize._folded(t) for t in texts] == native

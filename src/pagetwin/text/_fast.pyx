@@ -13,6 +13,13 @@ and lang.py give the same output (tests/text/test_fast.py checks it, property by
   same feature counts in the same order, so the same scores.
 * ``keyword_counts``: the counts of a page's keyword candidates (``keywords.top_keywords``),
   one pass over its tokens and stop flags.
+* ``top_weights``: a page's n highest keyword weights (density or tf-idf) picked from its
+  counts in one pass (``keywords.top_keywords``), the weights computed as Python computes them.
+* ``compat_substitute``: a text's characters that NFKC changes alone (fullwidth punctuation,
+  the ellipsis, no-break spaces) replaced by their NFKC, which leaves the text's NFKC as it was
+  and lets unicodedata's quick check pass it (``normalize._folded``).
+* ``collapse_utf8``: ``" ".join(text.split()).encode("utf-8")`` (ASCII letters lowered on
+  request) in one pass, no list of words made (``normalize.text_digest``).
 * ``gather_rows``: the rows of py3langid's float16 table for a page's features, as float32
   (exact: by bit arithmetic for normal halves, else by a table of the 65,536 half-precision
   values): the matrix numpy would cast before the same product, made without numpy's
@@ -25,12 +32,16 @@ from cpython.object cimport PyObject
 from cpython.ref cimport Py_DECREF, Py_INCREF
 from libc.stdint cimport uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc
+from libc.math cimport log
 from libc.string cimport memcmp, memcpy
 
 cdef extern from "Python.h":
     int PyUnicode_KIND(object o)
     void* PyUnicode_DATA(object o)
     Py_UCS4 PyUnicode_READ(int kind, void* data, Py_ssize_t index)
+    bint Py_UNICODE_ISSPACE(Py_UCS4 ch)  # the test str.split() splits at
+    int PyUnicode_Compare(object a, object b) except? -1
+    bytes PyBytes_FromStringAndSize(const char* v, Py_ssize_t n)
 
 # Character class bits (tokenize.char_classes builds the table with these values).
 cdef enum:
@@ -575,3 +586,135 @@ def gather_rows(const uint16_t[:, ::1] table, const Py_ssize_t[::1] rows, const 
                 for c in range(m):
                     memcpy(&view[r, c], &half_to_float[table[row, c]], 4)
     return out.view(np.float32)
+
+
+def collapse_utf8(str text, bint lower_ascii=False):
+    """``" ".join(text.split()).encode("utf-8")`` in one pass (``normalize.text_digest``: the
+    exact digest's bytes without a list of a page's words and the string joined from it), with
+    A-Z lowered when ``lower_ascii``; None when the text holds a surrogate (which UTF-8 cannot
+    encode: the caller's own ``encode`` then says so)."""
+    cdef Py_ssize_t n = len(text), i, m = 0
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void* data = PyUnicode_DATA(text)
+    cdef uint32_t c  # a code point (Cython's Py_UCS4 would add as a character)
+    cdef bint gap = False  # whitespace seen since the last word
+    cdef unsigned char* out = <unsigned char*>malloc(max(4 * n, 1))
+    if out == NULL:
+        raise MemoryError()
+    try:
+        for i in range(n):
+            c = PyUnicode_READ(kind, data, i)
+            if Py_UNICODE_ISSPACE(<Py_UCS4>c):
+                gap = m > 0  # leading whitespace writes nothing
+                continue
+            if gap:
+                out[m] = 0x20
+                m += 1
+                gap = False
+            if c < 0x80:
+                if lower_ascii and 0x41 <= c <= 0x5A:
+                    c += 0x20
+                out[m] = <unsigned char>c
+                m += 1
+            elif c < 0x800:
+                out[m] = <unsigned char>(0xC0 | (c >> 6))
+                out[m + 1] = <unsigned char>(0x80 | (c & 0x3F))
+                m += 2
+            elif c < 0x10000:
+                if 0xD800 <= c <= 0xDFFF:
+                    return None
+                out[m] = <unsigned char>(0xE0 | (c >> 12))
+                out[m + 1] = <unsigned char>(0x80 | ((c >> 6) & 0x3F))
+                out[m + 2] = <unsigned char>(0x80 | (c & 0x3F))
+                m += 3
+            else:
+                out[m] = <unsigned char>(0xF0 | (c >> 18))
+                out[m + 1] = <unsigned char>(0x80 | ((c >> 12) & 0x3F))
+                out[m + 2] = <unsigned char>(0x80 | ((c >> 6) & 0x3F))
+                out[m + 3] = <unsigned char>(0x80 | (c & 0x3F))
+                m += 4
+        return PyBytes_FromStringAndSize(<char*>out, m)
+    finally:
+        free(out)
+
+
+cdef inline bint _before(double w, object t, double w2, object t2) except -1:
+    """(w, t) < (w2, t2) as Python compares the tuples (tokens distinct: a tie goes to the str)."""
+    return w < w2 or (w == w2 and PyUnicode_Compare(t, t2) < 0)
+
+
+def top_weights(dict counts, Py_ssize_t total, dict doc_freq, object docs, Py_ssize_t n):
+    """``heapq.nsmallest(n, [(-(c / total) * idf(t), t) for t, c in counts.items()])``, idf(t)
+    = ln(docs / (1 + doc_freq.get(t, 0))) + 1 (``DocFreq.idf``, ``docs`` its 1 + N), or the
+    density -(c / total) when ``doc_freq`` is None: the same floats (each operation the one
+    Python does, in its order, on the same doubles; libm's log is math.log's) in the same
+    order, without a Python call or tuple a token (``keywords.top_weights_reference``)."""
+    cdef Py_ssize_t size = min(max(n, 0), len(counts)), filled = 0, k
+    cdef double w, x, dtotal = <double>total, ddocs = <double>docs if doc_freq is not None else 1.0
+    cdef list out = []
+    if size == 0:
+        return out
+    if total <= 0:
+        raise ValueError(f"total {total} must be positive")
+    cdef double* ws = <double*>malloc(size * sizeof(double))
+    cdef PyObject** ts = <PyObject**>malloc(size * sizeof(PyObject*))  # borrowed from counts
+    if ws == NULL or ts == NULL:
+        free(ws)
+        free(ts)
+        raise MemoryError()
+    try:
+        for t, c in counts.items():
+            if type(t) is not str:
+                raise TypeError(f"token {t!r} is not a str")
+            w = -(<double>c / dtotal)  # int / int below 2**53: the correctly rounded quotient
+            if doc_freq is not None:
+                d = doc_freq.get(t)
+                x = 0.0 if d is None else <double>d
+                w = w * (log(ddocs / (1.0 + x)) + 1.0)
+            if filled == size:
+                if not _before(w, t, ws[size - 1], <object>ts[size - 1]):
+                    continue
+                k = size - 1
+            else:
+                k = filled
+                filled += 1
+            while k > 0 and _before(w, t, ws[k - 1], <object>ts[k - 1]):
+                ws[k] = ws[k - 1]
+                ts[k] = ts[k - 1]
+                k -= 1
+            ws[k] = w
+            ts[k] = <PyObject*>t
+        for k in range(filled):
+            out.append((ws[k], <object>ts[k]))
+        return out
+    finally:
+        free(ws)
+        free(ts)
+
+
+def compat_substitute(str text, const unsigned char[::1] changed, dict replacement):
+    """``text`` with each character c whose ``changed[c]`` is set (c below len(changed))
+    replaced by ``replacement[c]``; ``text`` itself when there is none. Meant for NFKC(c) as
+    the replacement: NFKD(NFKC(c)) is NFKD(c), so the text's NFKD, hence its NFKC, stays the
+    same (``normalize._folded``)."""
+    cdef Py_ssize_t n = len(text), i, last = 0, limit = changed.shape[0]
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void* data = PyUnicode_DATA(text)
+    cdef uint32_t c
+    cdef list pieces = None
+    if kind == 1 and limit <= 0x80:
+        return text
+    for i in range(n):
+        c = PyUnicode_READ(kind, data, i)
+        if c < limit and changed[c]:
+            if pieces is None:
+                pieces = []
+            if i > last:
+                pieces.append(text[last:i])
+            pieces.append(replacement[c])
+            last = i + 1
+    if pieces is None:
+        return text
+    if last < n:
+        pieces.append(text[last:n])
+    return "".join(pieces)

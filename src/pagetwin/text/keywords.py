@@ -183,7 +183,21 @@ def top_keywords(
     total = sum(counts.values())
     if not total:
         return []
-    if weighting == "tfidf" and doc_freq is not None:
+    tfidf = weighting == "tfidf" and doc_freq is not None
+    if _fast is not None and type(doc_freq) in (DocFreq, type(None)):
+        # natively, the same floats (the weights and their order; the norm stays Python's sum)
+        df = doc_freq.df_ if tfidf else None
+        top = _fast.top_weights(counts, total, df, 1 + doc_freq.n_docs_ if tfidf else 1, n)
+    else:
+        top = top_weights_reference(counts, total, n, doc_freq if tfidf else None)
+    norm = math.sqrt(sum(w * w for w, _ in top)) or 1.0
+    return [(t, round(-w / norm, 8)) for w, t in top]
+
+
+def top_weights_reference(counts: dict[str, int], total: int, n: int, doc_freq: DocFreq | None) -> list[tuple[float, str]]:
+    """The n (-weight, token) of ``counts`` that come first (weight descending, then token
+    ascending): tf-idf by ``doc_freq``, density when it is None (``_fast.top_weights`` natively)."""
+    if doc_freq is not None:
         weights = [(-(c / total) * doc_freq.idf(t), t) for t, c in counts.items()]
     else:
         items = counts.items()
@@ -193,6 +207,4 @@ def top_keywords(
             cutoff = sorted(counts.values(), reverse=True)[n - 1]
             items = [(t, c) for t, c in items if c >= cutoff]
         weights = [(-(c / total), t) for t, c in items]
-    top = heapq.nsmallest(n, weights)  # weight descending, then token ascending
-    norm = math.sqrt(sum(w * w for w, _ in top)) or 1.0
-    return [(t, round(-w / norm, 8)) for w, t in top]
+    return heapq.nsmallest(n, weights)  # weight descending, then token ascending
