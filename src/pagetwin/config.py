@@ -256,8 +256,8 @@ class MinHashSettings:
         0.7, "minhash: see fp_weight (a false positive costs one verification, a false negative a pair)",
         allowed=AT_LEAST_0)  # fmt: skip
     min_bands: int = _setting(
-        2, "minhash: a candidate pair shares this many LSH bands (2: ~1,000x fewer chance candidates of long pages "
-        "than 1); bands x rows are chosen for it",
+        1, "minhash: a candidate pair shares this many LSH bands (2: far fewer chance candidates between long "
+        "pages, bench/RESULTS.md); bands x rows are chosen for it",
         allowed=AT_LEAST_1)  # fmt: skip
     containment: float = _setting(
         0.8, "minhash: a candidate below threshold with this share of the smaller page's shingles in the "
@@ -577,12 +577,10 @@ PROFILES: dict[str, dict[str, Any]] = {
     "reposts": {},
     # Verbatim and near-verbatim copies only (LLM-dataset deduplication): MinHash over the
     # multiset of words at J >= 0.9 (calibrated on the copycat judgements, label 3 against 0.5/1).
-    # One shared band (6 x 20): two (9 x 14) lose copycat pairs (F1 0.8627 -> 0.8387, issue 18).
     "near-identical": {
         "minhash.shingle": 1,
         "minhash.multiset": True,
         "minhash.threshold": 0.9,
-        "minhash.min_bands": 1,
         "match.guard_share": 1.0,
     },
 }

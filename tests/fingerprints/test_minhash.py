@@ -128,15 +128,13 @@ def test_containment_makes_a_partial_edge_below_the_threshold():
     from pagetwin.config import MinHashSettings
     from pagetwin.fingerprints.minhash import MinHash
 
-    # One shared band: the verdict on its own (a teaser at J 1/3 shares no band of 42 x 4;
-    # with min_bands 2 verify fails it, as it would never be a candidate).
-    algo = MinHash(MinHashSettings(threshold=0.5, shingle=1, multiset=False, num_perm=256, min_bands=1))
+    algo = MinHash(MinHashSettings(threshold=0.5, shingle=1, multiset=False, num_perm=256))
     words = [f"w{i}" for i in range(300)]
     teaser, article = doc(words[:100]), doc(words)  # the teaser is all in the article: J = 1/3
     ev = algo.verify(algo.features(article), algo.features(teaser))
     assert ev.passed and ev.detail["kind"] == "partial" and ev.detail["container"] == "a"
     assert ev.detail["containment"] >= 0.8
-    off = MinHash(MinHashSettings(threshold=0.5, shingle=1, multiset=False, num_perm=256, containment=0, min_bands=1))
+    off = MinHash(MinHashSettings(threshold=0.5, shingle=1, multiset=False, num_perm=256, containment=0))
     assert not off.verify(off.features(article), off.features(teaser)).passed
     # Overlapping halves are not a containment.
     assert not algo.verify(algo.features(doc(words[:200])), algo.features(doc(words[100:]))).passed
@@ -190,7 +188,7 @@ def test_passing_all_pairs_at_once_is_verify_pair_by_pair(num_perm, threshold, c
 def test_min_bands_fails_the_pairs_sharing_fewer_bands_than_keys_ask(a, b):
     """shared_bands counts the equal keys of two signatures, and with min_bands 2 a pair with
     one shared band fails whatever its Jaccard (it would not be a candidate)."""
-    one = MinHash(MinHashSettings(num_perm=32, threshold=0.3, containment=0.0, min_bands=1))
+    one = MinHash(MinHashSettings(num_perm=32, threshold=0.3, containment=0.0))
     two = MinHash(MinHashSettings(num_perm=32, threshold=0.3, containment=0.0, min_bands=2))
     fa, fb = np.array(a + [9], dtype=np.uint32), np.array(b + [9], dtype=np.uint32)
     assert two.shared_bands(fa, fb) == len(set(two.keys(fa)) & set(two.keys(fb)))
@@ -209,4 +207,4 @@ def test_a_pair_sharing_one_band_fails_at_min_bands_two():
     fb[32] = 9
     assert two.shared_bands(fa, fb) == 1 and two.verify(fa, fb).score >= 0.3
     assert not two.verify(fa, fb).passed
-    assert MinHash(MinHashSettings(num_perm=32, threshold=0.3, containment=0.0, min_bands=1)).verify(fa, fb).passed
+    assert MinHash(MinHashSettings(num_perm=32, threshold=0.3, containment=0.0)).verify(fa, fb).passed

@@ -18,13 +18,12 @@ fp_weight * FP area + fn_weight * FN area under the S-curve). Verification: the 
 Jaccard (share of agreeing rows) >= threshold: a duplicate.
 
 ``min_bands`` m > 1: a pair is a candidate only when it shares m bands, P = P(Bin(bands,
-J^rows) >= m), with bands x rows chosen for that curve (47 x 2 for the default m = 2). Two
+J^rows) >= m), with bands x rows chosen for that curve (47 x 2 for m = 2 at the defaults). Two
 unrelated long pages share a few per cent of their word pairs ("of the", digits): at J 0.02
 one band of 28 x 2 makes them a candidate 1.1% of the time, two of 47 x 2 0.017%; at J 0.25
 the two rules find 84% and 80%. verify() counts the shared bands from the signatures and fails
 a pair below m, so every path that proposes pairs (match, query, Spark) gives the same edges;
-each also drops such pairs before they are verified (match.distinct_pair_arrays, the batch's and
-the incremental run's; Matcher.candidates; spark_link._candidates), so all verify the same pairs.
+match.distinct_pair_arrays drops such pairs before they are verified.
 
 Containment: the features also hold the number of distinct shingles n (one more uint32 after
 the signature), so a candidate pair below the threshold gets the estimated share of the smaller
