@@ -38,8 +38,8 @@ def test_edge_kind():
 class _Parity:
     """A stand-in algorithm: features are one byte; a pair verifies when both are even or both odd."""
 
-    def __init__(self, name, proof=False):
-        self.name, self.keys_are_proof = name, proof
+    def __init__(self, name, proof=False, shared=1):
+        self.name, self.keys_are_proof, self.min_shared_keys = name, proof, shared
 
     def decode(self, data):
         return data[0]
@@ -67,10 +67,10 @@ pages_strategy = st.lists(
 )  # fmt: skip
 
 
-def _two_steps(pages, split, max_bucket):
+def _two_steps(pages, split, max_bucket, shared=1):
     """Pages stored in two steps: the first step's edges, find_new_edges after the second, and
-    find_edges over all."""
-    algorithms = [_Parity("near"), _Parity("exact", proof=True)]
+    find_edges over all (``shared``: the keys a "near" pair must share)."""
+    algorithms = [_Parity("near", shared=shared), _Parity("exact", proof=True)]
     with tempfile.TemporaryDirectory() as d:
         idx = Index(Path(d) / "i.sqlite", Settings().to_dict())
         idx.begin()
@@ -99,12 +99,13 @@ def _rounded(edges):
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(pages_strategy, st.data(), st.integers(2, 30))
-def test_new_edges_added_to_the_old_are_the_edges_of_one_match(pages, data, max_bucket):
+@given(pages_strategy, st.data(), st.integers(2, 30), st.integers(1, 2))
+def test_new_edges_added_to_the_old_are_the_edges_of_one_match(pages, data, max_bucket, shared):
     """The first step's edges, less the evidence retracted, plus find_new_edges after the
-    second are find_edges over all."""
+    second are find_edges over all, also for pairs that must share two keys (the stand-in
+    verifies them whatever they share: only the candidates' count keeps them out)."""
     split = data.draw(st.integers(1, len(pages) - 1))
-    old, new, full = _two_steps(pages, split, max_bucket)
+    old, new, full = _two_steps(pages, split, max_bucket, shared)
     assert _rounded(old + new.edges) == _rounded(full)
 
 
@@ -122,16 +123,6 @@ def test_a_bucket_pushed_past_max_bucket_retracts_the_pairs_it_no_longer_makes(o
     assert _rounded(old + new.edges) == _rounded(full)
 
 
-@given(st.lists(st.tuples(st.integers(0, 1 << 34), st.integers(0, 1 << 34)), max_size=50))
-def test_pair_keys_tell_every_pair_apart(pairs):
-    """match.pair_key: one key per pair of pids (an int for 32-bit pids, the pair past them)."""
-    from pagetwin.match import pair_key
-
-    keys = {pair_key(a, b): (a, b) for a, b in pairs}
-    assert len(keys) == len(set(pairs))
-    assert all(isinstance(pair_key(a, b), int) for a, b in pairs if b < 1 << 32)
-
-
 class _Alg:
     name = "minhash"
 
@@ -142,10 +133,12 @@ class _Alg:
 
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.lists(st.integers(1, 60), min_size=2, max_size=40), max_size=12),
-       st.integers(2, 30), st.booleans(), st.booleans(), st.integers(1, 3))
-def test_distinct_pairs_are_the_bucket_pairs_each_once_in_order(buckets, max_bucket, chain, wide, shared):
+       st.integers(2, 30), st.booleans(), st.booleans(), st.integers(1, 3), st.integers(0, 70))
+def test_distinct_pairs_are_the_bucket_pairs_each_once_in_order(buckets, max_bucket, chain, wide, shared, first_new):
     """Each pair once; with ``min_shared_keys`` the pairs whose pages share that many buckets,
-    oversized ones included (a chained algorithm's keys are proof: one is enough)."""
+    oversized ones included (a chained algorithm's keys are proof: one is enough). An
+    incremental run's (``new_after``, over the buckets holding a page above it) are the same
+    pairs' with such a page."""
     import pagetwin.match as match_module
 
     shift = (1 << 32) if wide else 0  # pids past 32 bits take the set's way
@@ -164,6 +157,10 @@ def test_distinct_pairs_are_the_bucket_pairs_each_once_in_order(buckets, max_buc
     assert got == narrow + sorted(p for p in expected if p[1] >= 1 << 32)
     assert all(type(a) is int and type(b) is int for a, b in got)
     assert stats.oversized_buckets["minhash"] == (0 if chain else sum(len(b) > max_bucket for b in buckets))
+    with_new = [b for b in buckets if b[-1] > first_new]
+    arrays = match_module.distinct_pair_arrays(iter(with_new), max_bucket, _Alg(chain, shared), MatchStats(), 5, first_new)
+    got_new = [p for first, second in arrays for p in zip(first.tolist(), second.tolist())]
+    assert sorted(got_new) == sorted(p for p in got if p[1] > first_new)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])

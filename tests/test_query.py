@@ -197,3 +197,42 @@ def test_the_readme_query_example_runs(built, tmp_path, monkeypatch, capsys):
     lines = capsys.readouterr().out.splitlines()
     assert [line.split()[0] for line in lines] == ["https://mirror.example/bridge", "https://repost.example/bridge", "https://news.example/new"]
     assert "('https://news.example/bridge', 'exact')" in lines[0] and lines[2].endswith("[]")
+
+
+@pytest.mark.parametrize("max_bucket", [200, 3])
+def test_a_page_is_compared_with_the_pages_sharing_min_bands_of_its_bands(tmp_path, max_bucket):
+    """MinHash's min_bands: an indexed page asked about is compared with the pages its batch
+    pairs it with (find_edges' candidates, the local runner's: sharing two bands), not with every
+    page of its buckets. With oversized buckets (max_bucket 3), with those of its buckets' pages
+    (an oversized one's latest WINDOW) that share two of its keys, counted whole."""
+    from pagetwin.index.sqlite import Index
+    from pagetwin.match import MatchStats, bucket_pairs, distinct_pairs
+
+    example = os.path.join(os.path.dirname(__file__), "..", "examples", "debian-docs.warc.gz")
+    settings = Settings()
+    settings.run.workers = 1
+    settings.match.max_bucket = max_bucket
+    settings.minhash.min_bands = 2
+    dedup([example], str(tmp_path / "out"), settings)
+    matcher = Matcher(tmp_path / "out")
+    (minhash,) = [a for a in matcher.worker.algorithms if a.name == "minhash"]
+    assert minhash.min_shared_keys == 2
+    idx = matcher.index
+    batch = list(distinct_pairs(idx.buckets("minhash"), max_bucket, minhash, MatchStats()))
+    every = {p for b in idx.buckets("minhash") for p in bucket_pairs(b, max_bucket, False)}  # some share one band only
+    assert batch and every - set(batch)
+    partners: dict[int, set[int]] = {}
+    for a, b in batch:
+        partners.setdefault(a, set()).add(b)
+        partners.setdefault(b, set()).add(a)
+    pids = sorted({p for b in idx.buckets("minhash") for p in b})
+    compared = {pid: matcher.candidates(minhash, idx.page_keys("minhash", pid)) - {pid} for pid in pids}
+    if max_bucket == 200:
+        assert all(compared[pid] == partners.get(pid, set()) for pid in pids)
+    else:
+        for pid in pids:
+            keys = set(idx.page_keys("minhash", pid))
+            near = {p for key in keys for p in _bounded(idx.pids_with_key("minhash", key, max_bucket + WINDOW + 1), max_bucket)}
+            assert compared[pid] == {p for p in near - {pid} if len(keys & set(idx.page_keys("minhash", p))) >= 2}, pid
+        assert any(len(b) > max_bucket for b in idx.buckets("minhash"))
+    matcher.close()

@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import re
 from array import array
+from bisect import bisect_right
 from collections import Counter, OrderedDict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -82,14 +83,13 @@ class FeatureCache:
         return value
 
 
-def pair_key(a: int, b: int) -> int | tuple[int, int]:
-    """One int for a pair of pids (a tuple past 32-bit pids): the pairs already verified are
-    the largest set of matching (936,000 at 20,000 pages), and an int in a set is about a
-    third of a tuple of two."""
-    return a << 32 | b if 0 <= b < 1 << 32 else (a, b)
-
-
 _PAIR_CHUNK = 1 << 20  # pairs gathered before they are merged into the distinct ones so far
+
+
+def min_shared_keys(algorithm: Algorithm) -> int:
+    """How many keys (buckets) two pages must share to be compared by ``algorithm``: its
+    ``min_shared_keys`` (MinHash's min_bands), 1 when its keys are proof."""
+    return 1 if algorithm.keys_are_proof else max(1, int(getattr(algorithm, "min_shared_keys", 1)))
 
 
 def distinct_pairs(buckets: Iterable[list[int]], max_bucket: int, algorithm: Algorithm, stats: MatchStats) -> Iterator[tuple[int, int]]:
@@ -100,7 +100,12 @@ def distinct_pairs(buckets: Iterable[list[int]], max_bucket: int, algorithm: Alg
 
 
 def distinct_pair_arrays(
-    buckets: Iterable[list[int]], max_bucket: int, algorithm: Algorithm, stats: MatchStats, size: int = 1 << 16
+    buckets: Iterable[list[int]],
+    max_bucket: int,
+    algorithm: Algorithm,
+    stats: MatchStats,
+    size: int = 1 << 16,
+    new_after: int | None = None,
 ) -> Iterator[tuple[np.ndarray, np.ndarray]]:
     """The distinct pairs of ``bucket_pairs`` over ``buckets`` (one algorithm's), sorted, as
     int64 arrays (first pids, second pids) of up to ``size`` pairs; oversized buckets counted
@@ -110,9 +115,18 @@ def distinct_pair_arrays(
 
     An algorithm whose pairs must share ``min_shared_keys`` > 1 keys gets only the pairs whose
     pages share that many buckets (its verify() fails the others): the buckets that pair them,
-    and the oversized buckets holding both (which may not pair them: a window)."""
+    and the oversized buckets holding both (which may not pair them: a window).
+
+    ``new_after``: only the pairs with a page above it (``new_pairs``: an incremental run's);
+    ``buckets`` must then be every bucket holding such a page, so that the shared ones are counted."""
     chain = algorithm.keys_are_proof
-    shared = 1 if chain else max(1, int(getattr(algorithm, "min_shared_keys", 1)))
+    shared = min_shared_keys(algorithm)
+
+    def pairs_of(bucket: list[int]) -> Iterator[tuple[int, int]]:
+        if new_after is None:
+            return bucket_pairs(bucket, max_bucket, chain)
+        return new_pairs(bucket, bisect_right(bucket, new_after), max_bucket, chain)
+
     merged, counts = np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.int64)
     chunk, wide = array("Q"), Counter()
     # With shared > 1: pid -> its oversized buckets (numbered), and those buckets' pairs, kept
@@ -128,15 +142,15 @@ def distinct_pair_arrays(
                     windowed.setdefault(pid, set()).add(stats.oversized_buckets[algorithm.name])
         apart = oversized and shared > 1
         if bucket[-1] >> 32:  # sorted: its last pid is its largest
-            (outer_wide if apart else wide).update(bucket_pairs(bucket, max_bucket, chain))
+            (outer_wide if apart else wide).update(pairs_of(bucket))
             continue
         if apart:
-            outer.extend(a << 32 | b for a, b in bucket_pairs(bucket, max_bucket, chain))
+            outer.extend(a << 32 | b for a, b in pairs_of(bucket))
             continue
-        if not chain and _ALL_PAIRS_AT_ONCE <= len(bucket) <= max_bucket:
+        if new_after is None and not chain and _ALL_PAIRS_AT_ONCE <= len(bucket) <= max_bucket:
             chunk.frombytes(_all_pair_keys(bucket))  # the pairs bucket_pairs gives, in numpy
         else:
-            chunk.extend(a << 32 | b for a, b in bucket_pairs(bucket, max_bucket, chain))
+            chunk.extend(a << 32 | b for a, b in pairs_of(bucket))
         if len(chunk) >= _PAIR_CHUNK:
             merged, counts = _merge_pairs(merged, counts, chunk, shared > 1)
             chunk = array("Q")
@@ -265,24 +279,30 @@ def find_new_edges(
     outgrown = _Outgrown(index, max_bucket)
     for algorithm in algorithms:
         cache = FeatureCache(index, algorithm)
-        checked: set[int | tuple[int, int]] = set()  # pair_key of the pairs verified
-        chain = algorithm.keys_are_proof
         far: set[tuple[int, int]] = set()  # stored pairs of this algorithm a bucket no longer makes
-        for bucket in index.buckets_with_new(algorithm.name, first_new):
-            old = sum(1 for pid in bucket if pid <= first_new)
-            if not chain and WINDOW + 1 < old <= max_bucket < len(bucket):
-                far |= outgrown.far_pairs(algorithm.name, bucket[:old])
-            if len(bucket) > max_bucket and not chain:
-                stats.oversized_buckets[algorithm.name] += 1
-            for pair in new_pairs(bucket, old, max_bucket, chain):
-                key = pair_key(*pair)
-                if key in checked:
-                    continue
-                checked.add(key)
-                _verify(algorithm, cache, pair, stats, evidence)
+        # The batch's pairs with a new page, each once, counted as the batch counts them (min_shared_keys)
+        buckets = _scanned(index.buckets_with_new(algorithm.name, first_new), algorithm, first_new, outgrown, far)
+        for first, second in distinct_pair_arrays(buckets, max_bucket, algorithm, stats, _VERIFY_CHUNK, first_new):
+            if algorithm.keys_are_proof:
+                for pair in zip(first.tolist(), second.tolist()):
+                    _verify(algorithm, cache, pair, stats, evidence)
+            else:
+                _verify_pairs(algorithm, cache, first, second, stats, evidence)
         retracted += [(a, b, algorithm.name) for a, b in sorted(far) if not outgrown.paired(algorithm.name, a, b)]
     edges = [Edge(a, b, edge_kind(ev), tuple(ev)) for (a, b), ev in sorted(evidence.items())]
     return NewEdges(edges, sorted(retracted))
+
+
+def _scanned(
+    buckets: Iterable[list[int]], algorithm: Algorithm, first_new: int, outgrown: _Outgrown, far: set[tuple[int, int]]
+) -> Iterator[list[int]]:
+    """``buckets`` (of an incremental run: each holding a new page), adding to ``far`` the stored
+    pairs of those the new pages pushed past max_bucket that their window no longer makes."""
+    for bucket in buckets:
+        old = bisect_right(bucket, first_new)
+        if not algorithm.keys_are_proof and WINDOW + 1 < old <= outgrown.max_bucket < len(bucket):
+            far.update(outgrown.far_pairs(algorithm.name, bucket[:old]))
+        yield bucket
 
 
 class _Outgrown:

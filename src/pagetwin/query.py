@@ -13,13 +13,15 @@ whole: the query page, the newest page, is compared with its ``match.WINDOW`` la
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from pagetwin.config import Settings
 from pagetwin.index.sqlite import Index, IndexError_, incompatible_setting, index_file
-from pagetwin.match import WINDOW, FeatureCache, edge_kind
+from pagetwin.fingerprints.base import Algorithm
+from pagetwin.match import WINDOW, FeatureCache, edge_kind, min_shared_keys
 from pagetwin.model import Evidence, Page
 from pagetwin.sources import SourceStats, iter_pages
 
@@ -78,6 +80,32 @@ class Matcher:
         for page in iter_pages(list(inputs), self.settings.input, stats):
             yield self.match(page)
 
+    def candidates(self, algorithm: Algorithm, keys: list[int]) -> set[int]:
+        """The stored pages a page with these candidate keys is compared with, as find_edges
+        would pair it as the newest page: its buckets' pages (an oversized bucket's latest
+        WINDOW), those sharing ``min_shared_keys`` of its keys (a bucket of at most max_bucket
+        pages says whom it holds; an oversized one, read in part, is asked of the few pages
+        the others leave short)."""
+        limit = self.settings.match.max_bucket
+        fetch = max(limit, WINDOW) + 1  # enough to tell an oversized bucket and fill its window
+        need = min_shared_keys(algorithm)
+        candidates: set[int] = set()
+        shared: Counter[int] = Counter()
+        oversized: set[int] = set()
+        for key in keys:
+            pids = self.index.pids_with_key(algorithm.name, key, fetch)
+            candidates.update(_bounded(pids, limit))
+            if len(pids) > limit:
+                oversized.add(key)
+            else:
+                shared.update(pids)
+        if need <= 1:
+            return candidates
+        if oversized:
+            for pid in [p for p in candidates if shared[p] < need]:
+                shared[pid] += len(oversized.intersection(self.index.page_keys(algorithm.name, pid)))
+        return {pid for pid in candidates if shared[pid] >= need}
+
     def match(self, page: Page) -> dict[str, Any]:
         """{"id", "url", "matches": [{"id", "url", "cluster", "kind", "evidence"}]} of one page,
         strongest evidence first; "error" too when the page could not be analysed."""
@@ -99,9 +127,7 @@ class Matcher:
             if data is None:
                 continue
             mine = algorithm.decode(data)
-            candidates: set[int] = set()
-            for key in result.keys.get(algorithm.name, []):
-                candidates.update(_bounded(self.index.pids_with_key(algorithm.name, key, fetch), limit))
+            candidates = self.candidates(algorithm, result.keys.get(algorithm.name, []))
             if not algorithm.keys_are_proof:
                 self.caches[algorithm.name].prefetch(candidates)
             for pid in sorted(candidates):

@@ -14,7 +14,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from pagetwin.app import dedup
@@ -133,11 +133,15 @@ def _lean_index_finds_every_pair(out: Path, clusters: list[dict]) -> None:
     assert found["verified"] > 50 and found["revisit"] > 0
 
 
-def test_oversized_buckets_windowed_as_local(session, tmp_path):
+@pytest.mark.parametrize("min_bands", [1, 2])
+def test_oversized_buckets_windowed_as_local(session, tmp_path, min_bands):
     """With match.max_bucket = 3 most of the example crawl's buckets are oversized: the buckets
     streamed in order on the executors (sorted_bucket_pairs) give the local runner's windowed
-    pairs, counts, clusters and kept pages."""
-    summary = _same_as_local([str(EXAMPLE)], tmp_path, match__max_bucket=3, spark__index="features")
+    pairs, counts (candidates: with two shared bands, the oversized buckets counted by
+    membership), clusters and kept pages."""
+    summary = _same_as_local(
+        [str(EXAMPLE)], tmp_path, match__max_bucket=3, spark__index="features", minhash__min_bands=min_bands
+    )
     assert sum(summary["matching"]["oversized_buckets"].values()) > 10
     # spark.index = features: pages.parquet holds the features whole (and the job's outputs are the same)
     import pyarrow.parquet as pq
@@ -206,7 +210,7 @@ def _buckets(draw):
     chain = draw(st.lists(st.booleans(), min_size=1, max_size=3))
     buckets = draw(st.dictionaries(
         st.tuples(st.integers(0, len(chain) - 1), st.integers(-(2**63), 2**63 - 1)),
-        st.one_of(st.lists(st.integers(1, 60), max_size=12), st.lists(st.integers(1, 5000), min_size=40, max_size=400)),
+        st.one_of(st.lists(st.integers(1, 60), max_size=12), st.lists(st.integers(1, 600), min_size=40, max_size=400)),
         max_size=6,
     ))  # fmt: skip
     items = sorted(((alg, key, pid), None) for (alg, key), pids in buckets.items() for pid in pids)
@@ -222,14 +226,63 @@ def test_sorted_bucket_pairs_are_bucket_pairs(case):
     from pagetwin.runners.spark_link import sorted_bucket_pairs
 
     items, buckets, max_bucket, chain = case
-    got = list(sorted_bucket_pairs(iter(items), max_bucket, chain))
-    expected, over = [], Counter()
-    for (alg, _), pids in buckets.items():
+    listed = [not c for c in chain]
+    got = list(sorted_bucket_pairs(iter(items), max_bucket, chain, listed))
+    expected, windowed, over, members = [], [], Counter(), []
+    for (alg, key), pids in buckets.items():
         pids = sorted(set(pids))
-        expected.extend((alg, a, b) for a, b in bucket_pairs(pids, max_bucket, chain[alg]))
-        over[alg] += int(not chain[alg] and len(pids) > max_bucket)
+        oversized = not chain[alg] and len(pids) > max_bucket
+        (windowed if oversized else expected).extend((alg, a, b) for a, b in bucket_pairs(pids, max_bucket, chain[alg]))
+        over[alg] += int(oversized)
+        members.extend((alg, pid, key) for pid in pids if oversized)
     assert sorted(p for tag, p in got if tag == 0) == sorted(expected)
+    assert sorted(p for tag, p in got if tag == 2) == sorted(windowed)
     assert Counter(a for tag, a in got if tag == 1) == +over
+    assert sorted(p for tag, p in got if tag == 3) == sorted(members)
+    assert not any(tag == 3 for tag, _ in sorted_bucket_pairs(iter(items), max_bucket, chain))  # listed for none
+
+
+class _Keys:
+    """An algorithm as match.distinct_pair_arrays sees it."""
+
+    def __init__(self, name: str, chain: bool, shared: int) -> None:
+        self.name, self.keys_are_proof, self.min_shared_keys = name, chain, shared
+
+
+def _case(buckets: dict, max_bucket: int, chain: list[bool]) -> tuple:
+    items = sorted(((alg, key, pid), None) for (alg, key), pids in buckets.items() for pid in pids)
+    return items, buckets, max_bucket, chain
+
+
+# Two oversized buckets (1-40, windowed by 16) and a small one (1, 2, 39): 1-2 and 1-39 share
+# three buckets (1-39 two by membership only), 3-4 two (windowed in both), 1-30 two but no
+# bucket pairs them.
+_GIANTS = {(0, 1): list(range(1, 41)), (0, 2): list(range(1, 41)), (0, 3): [1, 2, 39]}
+
+
+@settings(max_examples=25, deadline=None)
+@given(_buckets(), st.lists(st.integers(1, 3), min_size=3, max_size=3))
+@example(_case(_GIANTS, 10, [False]), [2, 1, 1])
+@example(_case(_GIANTS, 10, [False]), [3, 1, 1])
+def test_candidates_on_spark_are_the_local_ones(session, case, shared):
+    """The pairs the executors verify (_candidates over the streamed buckets) are the local
+    runner's, match.distinct_pair_arrays', for pairs that must share 1-3 keys: counted over the
+    buckets that pair them and the oversized buckets holding both, windowed and giant ones
+    included."""
+    from pagetwin.match import MatchStats, distinct_pairs, min_shared_keys
+    from pagetwin.runners.spark_link import _candidates, sorted_bucket_pairs
+
+    items, buckets, max_bucket, chain = case
+    algorithms = [_Keys(str(i), c, k) for i, (c, k) in enumerate(zip(chain, shared))]
+    need = [min_shared_keys(a) for a in algorithms]
+    streamed = list(sorted_bucket_pairs(iter(items), max_bucket, chain, [k > 1 for k in need]))
+    over = {a for tag, a in streamed if tag == 1}
+    got = sorted(_candidates(session.parallelize(streamed, 3), need, over, 2).collect())
+    expected = []
+    for alg, algorithm in enumerate(algorithms):
+        mine = [sorted(set(pids)) for (i, _), pids in sorted(buckets.items()) if i == alg and pids]
+        expected += [(alg, a, b) for a, b in distinct_pairs(mine, max_bucket, algorithm, MatchStats())]
+    assert got == sorted(expected)
 
 
 def _union_find(edges):

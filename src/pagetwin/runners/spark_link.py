@@ -10,7 +10,8 @@ index) computes, step for step, so that the outputs are the same:
 - candidates: every (algorithm, key, pid) sent to its bucket's task and sorted there (spilling
   to disk), each bucket's pairs chosen as its pids stream by, as ``match.bucket_pairs`` chooses
   them (an oversized bucket compared by window and counted; ``sorted_bucket_pairs``: no task
-  holds a whole bucket), each pair verified once per algorithm (``distinct``);
+  holds a whole bucket), each pair verified once per algorithm, and only when its pages share
+  the algorithm's ``min_shared_keys`` buckets (``_candidates``: counted by ``reduceByKey``);
 - verification: each pair is joined with the two pages' features (two shuffles) and verified
   by the algorithm on the executor; revisits are joined to their original by payload digest
   (the smallest page number, as Index.revisit_pairs);
@@ -55,7 +56,7 @@ from functools import partial
 from typing import Any, NamedTuple
 
 from pagetwin.components import directed, large_star, small_star
-from pagetwin.match import guard_score
+from pagetwin.match import guard_score, min_shared_keys
 
 OUTPUTS = ("clusters.jsonl", "pairs.jsonl", "clusters.parquet", "pairs.parquet", "pages.parquet", "models.parquet")
 
@@ -196,10 +197,14 @@ def _keys_of(names: list[str], item: tuple[int, Lean]) -> Iterator[tuple[tuple[i
 
 
 def sorted_bucket_pairs(
-    items: Iterable[tuple[tuple[int, int, int], Any]], max_bucket: int, chain: list[bool]
+    items: Iterable[tuple[tuple[int, int, int], Any]], max_bucket: int, chain: list[bool], listed: list[bool] | None = None
 ) -> Iterator[tuple[int, tuple[int, int, int] | int]]:
     """match.bucket_pairs over candidate buckets streamed in (algorithm, key, pid) order: (0,
-    (algorithm, a, b)) per pair to verify, (1, algorithm) per oversized bucket. A bucket is
+    (algorithm, a, b)) per pair of a bucket of at most ``max_bucket`` pages, (2, (algorithm, a,
+    b)) per pair of an oversized bucket's window, (1, algorithm) per oversized bucket and, for
+    the algorithms ``listed`` (those whose pairs must share keys: min_shared_keys > 1), (3,
+    (algorithm, pid, key)) per member of an oversized bucket (its window may not pair two
+    members, who share it all the same). A bucket is
     never held whole: at most ``max_bucket`` + 1 pids (its pairs are all pairs until it grows
     past that), then the last WINDOW (it is windowed: each pid paired with the WINDOW before it,
     as bucket_pairs pairs ranks i and i+1..i+WINDOW); a chained algorithm's bucket only the
@@ -234,19 +239,49 @@ def sorted_bucket_pairs(
                 yield 0, (alg, last, pid)
         elif window:
             for a in window:
-                yield 0, (alg, a, pid)
+                yield 2, (alg, a, pid)
             window.append(pid)
+            if listed and listed[alg]:
+                yield 3, (alg, pid, key)
         else:
             members.append(pid)
             if len(members) > max_bucket:  # oversized: its pairs so far by window, then stream
                 for i, a in enumerate(members):
                     for b in members[i + 1 : i + 1 + WINDOW]:
-                        yield 0, (alg, a, b)
+                        yield 2, (alg, a, b)
+                if listed and listed[alg]:
+                    for a in members:
+                        yield 3, (alg, a, key)
                 window.extend(members)
                 members = []
         last = pid
     if bucket is not None:
         yield from ended()
+
+
+def _candidates(streamed: Any, need: list[int], over: set[int], n: int) -> Any:
+    """RDD of (algorithm, a, b), each pair to verify once: the streamed pairs (sorted_bucket_pairs)
+    whose pages share ``need[algorithm]`` of its keys, as match.distinct_pair_arrays keeps them.
+    Two pages share a key once per bucket of at most max_bucket pages that pairs them, and once
+    per oversized bucket holding both (counted by membership, only for the algorithms ``over``
+    that have one: a join of the pairs still short with each page's oversized buckets)."""
+    from operator import add
+
+    counted = streamed.filter(lambda t: t[0] in (0, 2)).map(lambda t: (t[1], int(t[0] == 0))).reduceByKey(add, n)
+    enough = counted.filter(lambda pc: need[pc[0][0]] <= 1 or pc[1] >= need[pc[0][0]]).keys()  # a window's pairs count 0
+    if not any(need[alg] > 1 for alg in over):
+        return enough
+    members = streamed.filter(lambda t: t[0] == 3).map(lambda t: (t[1][:2], t[1][2])).groupByKey(n).mapValues(frozenset)
+    short = counted.filter(lambda pc: 1 < need[pc[0][0]] > pc[1] and pc[0][0] in over)
+    raised = (
+        short.map(lambda pc: (pc[0][:2], (pc[0][2], pc[1])))  # ((alg, a), (b, count))
+        .join(members, n)
+        .map(lambda kv: ((kv[0][0], kv[1][0][0]), (kv[0][1], kv[1][0][1], kv[1][1])))  # ((alg, b), (a, count, a's))
+        .join(members, n)
+        .filter(lambda kv: kv[1][0][1] + len(kv[1][0][2] & kv[1][1]) >= need[kv[0][0]])
+        .map(lambda kv: (kv[0][0], kv[1][0][0], kv[0][1]))
+    )
+    return enough.union(raised)
 
 
 def _bucket_of(item: tuple[int, int, int]) -> int:
@@ -455,6 +490,7 @@ def _edges(sc: Any, shared: Any, pages: Any, revisits: Any, settings: Any, count
     algorithms = build_algorithms(settings)
     names = [a.name for a in algorithms]
     chain = [a.keys_are_proof for a in algorithms]
+    need = [min_shared_keys(a) for a in algorithms]
     max_bucket = settings.match.max_bucket
     # Each bucket's pids reach one task in order (sorted on the way, spilling to disk), and are
     # paired as they stream by: no task holds a whole bucket (sorted_bucket_pairs).
@@ -462,12 +498,12 @@ def _edges(sc: Any, shared: Any, pages: Any, revisits: Any, settings: Any, count
         pages.flatMap(partial(_keys_of, names))
         .map(lambda kp: ((*kp[0], kp[1]), None))
         .repartitionAndSortWithinPartitions(n, _bucket_of)
-        .mapPartitions(partial(sorted_bucket_pairs, max_bucket=max_bucket, chain=chain))
+        .mapPartitions(partial(sorted_bucket_pairs, max_bucket=max_bucket, chain=chain, listed=[k > 1 for k in need]))
     )
     streamed.persist(StorageLevel.MEMORY_AND_DISK)
     over = streamed.filter(lambda t: t[0] == 1).map(lambda t: t[1]).countByValue()
     counts.oversized_buckets.update({names[i]: n for i, n in over.items()})
-    candidates = streamed.filter(lambda t: t[0] == 0).map(lambda t: t[1]).distinct(n)
+    candidates = _candidates(streamed, need, set(over), n)
     candidates.persist(StorageLevel.MEMORY_AND_DISK)
     counts.candidates.update({names[i]: n for i, n in candidates.map(lambda c: c[0]).countByValue().items()})
     streamed.unpersist()
