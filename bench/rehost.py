@@ -1,6 +1,7 @@
 """A crawl of many hosts from a bench crawl: every record of a WARC written again under a URL
-of one of ``--hosts`` hosts (``https://h<i>.hosts.example/<original host><path>``, i by xxhash
-of the original URL: seeded, uniform, a page's copies on other hosts), payloads unchanged, and
+of one of ``--hosts`` hosts (``https://h<i>.example/<original host><path>``, i by xxhash of
+the original URL: seeded, uniform, a page's copies on other hosts; each host its own registered
+domain, so its own site for ``extract.site_key``), payloads unchanged, and
 its ``.truth.jsonl`` with the URLs rewritten the same way (the known clusters unchanged).
 
 What it is for: pass 1's site templates grow with sites x ``extract.max_hashes_per_site``, so a
@@ -26,7 +27,7 @@ def rehosted(url: str, hosts: int, seed: int = 0) -> str:
     parts = urlsplit(url)
     i = xxhash.xxh64_intdigest(url.encode("utf-8", "surrogatepass"), seed=seed) % hosts
     rest = parts.path + (f"?{parts.query}" if parts.query else "")
-    return f"https://h{i}.hosts.example/{parts.netloc or 'local'}{rest}"
+    return f"https://h{i}.example/{parts.netloc or 'local'}{rest}"  # not h<i>.x.example: one registered domain
 
 
 def rehost(src: Path, out: Path, hosts: int, seed: int = 0) -> dict[str, int]:
