@@ -292,10 +292,12 @@ class SparkEngine:
             shared.destroy()
 
     def _learn_keeping_pages(
-        self, inputs: list[str], settings: Settings, units: list[Unit], unit_stats: SourceStats, shared: tuple
+        self, inputs: list[str], settings: Settings, units: list[Unit], unit_stats: SourceStats, shared: tuple,
+        apart: bool = False,
     ) -> Any:
         """Pass 1's items per partition (runners.spark_learn.learn_items); the partitions' pages
-        (parsed) and SourceStats stay with Spark for pass 2 (``self._kept``)."""
+        (parsed) and SourceStats stay with Spark for pass 2 (``self._kept``). ``apart``: the
+        items and site lists kept apart from the pages too (for ``_site_side``)."""
         from pyspark import StorageLevel
 
         sc = self._context(settings)
@@ -307,11 +309,12 @@ class SparkEngine:
         rdd.persist(StorageLevel.DISK_ONLY)
         # What pass 1's fold and the site lists read, apart from the pages: the fold reads its
         # items several times, and each read of ``rdd`` would unpickle every parsed page again.
-        small = rdd.filter(_is_small)
-        small.persist(StorageLevel.DISK_ONLY)
+        small = rdd.filter(_is_small) if apart else None
+        if small is not None:
+            small.persist(StorageLevel.DISK_ONLY)
         self._kept = _KeptPages(list(inputs), unit_stats, rdd, shared, small)
         # Folding the items computes (and keeps) the pages: one pass over the inputs.
-        return small.filter(_is_learned).map(_value)
+        return (small if small is not None else rdd).filter(_is_learned).map(_value)
 
     @contextmanager
     def _learn_items(self, settings: Settings, units: list[Unit], shared: tuple) -> Iterator[Any]:
@@ -332,7 +335,8 @@ class SparkEngine:
     def _drop_kept(self) -> None:
         kept, self._kept = self._kept, None
         if kept is not None and self._session is not None:
-            kept.small.unpersist()
+            if kept.small is not None:
+                kept.small.unpersist()
             kept.rdd.unpersist()
             kept.shared.destroy()
 
@@ -370,7 +374,7 @@ class SparkEngine:
         tasks = max(len(units), self._context(settings).defaultParallelism)  # the by-site fold's
         try:
             if settings.run.reuse_parse:
-                items = self._learn_keeping_pages(inputs, settings, units, unit_stats, shared)
+                items = self._learn_keeping_pages(inputs, settings, units, unit_stats, shared, apart)
                 learned = fold(items, settings, learning, tasks)
             else:
                 with self._learn_items(settings, units, shared) as items:
@@ -461,7 +465,7 @@ class SparkEngine:
         kept = self._kept
         reuse = kept is not None and kept.inputs == list(inputs) and settings.run.reuse_parse
         apart = given = learned if isinstance(learned, SiteModels) else None
-        if apart is not None and (apart.sites is None or not reuse):
+        if apart is not None and (apart.sites is None or not reuse or kept.small is None):
             learned = _gathered(apart, settings)  # no kept pages to zip with: the sites broadcast
             apart = None
         shared = sc.broadcast((uuid.uuid4().hex, settings, apart.rest if apart is not None else learned))
@@ -496,7 +500,7 @@ class _KeptPages:
         self.unit_stats = unit_stats  # problems listing the folders (driver side)
         self.rdd = rdd
         self.shared = shared  # pass 1's broadcast: Spark may recompute a lost partition with it
-        self.small = small  # its _LEARNED and _SITES items, kept apart (no pages)
+        self.small = small  # its _LEARNED and _SITES items kept apart (no pages), for learn(apart=True)
 
 
 def _gathered(models: Any, settings: Settings) -> Learned:
