@@ -129,16 +129,17 @@ def fold_apart(items: Any, settings: Settings, learning: Learning, partitions: i
     sites = models.filter(_is(_SITE)).map(_value)
     sites.persist(StorageLevel.MEMORY_AND_DISK)
     try:
-        count = sites.count()  # every task folds at once; the sites are kept from here
-        for blob in models.filter(_is(_REST)).map(_value).toLocalIterator():  # in task order, as fold merges
-            rest = Learned.from_bytes(blob, settings).merge(rest)
+        try:
+            count = sites.count()  # every task folds at once; the sites are kept from here
+            for blob in models.filter(_is(_REST)).map(_value).toLocalIterator():  # in task order, as fold merges
+                rest = Learned.from_bytes(blob, settings).merge(rest)
+        finally:
+            models.unpersist()
+        for images in items.filter(_is(_IMAGES)).map(_value).toLocalIterator():  # in partition order
+            rest.image_hashes.update(images)
     except BaseException:
         sites.unpersist()
         raise
-    finally:
-        models.unpersist()
-    for images in items.filter(_is(_IMAGES)).map(_value).toLocalIterator():  # in partition order
-        rest.image_hashes.update(images)
     return SiteModels(rest, sites, count)
 
 
