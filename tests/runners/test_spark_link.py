@@ -338,3 +338,76 @@ def test_add_with_the_executors_link_is_refused_in_one_line(tmp_path, capsys):
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "--add with spark.link = executors is not supported" in err
     assert "spark.link = driver" in err and not out.exists()
+
+
+def _sites_crawl(path: Path, sites: list[int], reposted: int | None = None) -> None:
+    """A WARC of small sites (site k: 3-5 pages of tests.fixtures.sites' templates, under
+    https://site<k>.example/), each site's first article reposted on the next site of the
+    file, and ``reposted``'s first article on its first site: clusters within and across files."""
+    import io
+
+    from warcio.statusandheaders import StatusAndHeaders
+    from warcio.warcwriter import WARCWriter
+
+    from tests.fixtures.sites import site_pages
+
+    with open(path, "wb") as fh:
+        writer = WARCWriter(fh, gzip=True)
+        for j, k in enumerate(sites):
+            pages = site_pages(3 + k % 3, seed=k, templates="ab"[: 1 + k % 2])
+            before = sites[j - 1] if j else reposted
+            pages += site_pages(1, seed=before) if before is not None else []
+            for n, (_, html, _) in enumerate(pages):
+                http = StatusAndHeaders("200 OK", [("Content-Type", "text/html; charset=utf-8")], protocol="HTTP/1.1")
+                record = writer.create_warc_record(f"https://site{k}.example/{n}.html", "response",
+                                                   payload=io.BytesIO(html.encode()), http_headers=http)  # fmt: skip
+                writer.write_record(record)
+
+
+def test_each_partition_gets_its_own_sites_templates_and_the_local_runners_outputs(session, tmp_path):
+    """Three WARC files (three partitions) of different sites but one, which spans two files:
+    pass 1 leaves the site templates on the executors (the driver's model has none), each of
+    pass 2's partitions is given the blobs of its own pages' sites, a strict subset of the
+    crawl's, byte for byte the local model's; and the outputs are the local runner's."""
+    from pagetwin.html.templates import SiteTemplates
+    from pagetwin.learned import Learning
+    from pagetwin.runners.spark_learn import SiteModels
+
+    files = [tmp_path / f"part{i}.warc.gz" for i in range(3)]
+    plan = [[0, 1, 2, 3], [4, 3, 5, 6], [7, 8, 9]]  # site 3 is in the first two files
+    for i, (path, sites) in enumerate(zip(files, plan)):
+        _sites_crawl(path, sites, reposted=plan[i - 1][0] if i else None)
+    inputs = [str(f) for f in files]
+    summary = _same_as_local(inputs, tmp_path)
+    assert summary["duplicates"] >= 9  # the reposts, within files and across them
+
+    s = _settings("executors")
+    engine = spark.SparkEngine(master="local[2]")
+    models = engine.learn(inputs, s, Learning.for_dedup(s), apart=True)
+    try:
+        assert isinstance(models, SiteModels) and models.rest.templates is None and models.count == 10
+        kept = engine._kept
+        side = spark._site_side(kept.small, models.sites, kept.rdd.getNumPartitions(), 2)
+        given = side.mapPartitions(lambda items: [next(items)]).collect()
+        local = SiteTemplates.from_bytes(dict(_models(tmp_path / "local" / "index.sqlite"))["site_templates"], s.extract)
+        wanted = [sorted(f"site{k}.example" for k in sites) for sites in plan]
+        assert [sorted(blobs) for blobs in given] == wanted
+        for blobs in given:
+            assert blobs == dict(local.site_blobs(sorted(blobs)))
+        # zip pairs the blob dict with each partition's first kept item, one item to one, and
+        # without pickling the kept pages again (the same serializer on both sides)
+        assert kept.rdd._jrdd_deserializer == side._jrdd_deserializer
+        assert kept.rdd.zip(side).count() == kept.rdd.count()
+    finally:
+        models.unpersist()
+        engine._drop_kept()
+
+
+def _models(index: Path) -> list[tuple[str, bytes]]:
+    import sqlite3
+
+    db = sqlite3.connect(index)
+    try:
+        return list(db.execute("SELECT name, data FROM models"))
+    finally:
+        db.close()

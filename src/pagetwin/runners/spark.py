@@ -30,6 +30,17 @@ runners.spill keeps them for the local runner), and their SourceStats. Spark kee
 reading the inputs again, reports pass 1's counts, and drops it when done. Nothing of it goes to
 the driver but the results, as above. With ``run.reuse_parse`` false pass 2 reads the inputs again.
 
+With the link step on the executors (``learn(apart=True)``, runners.spark_link) the site
+templates stay on the executors too (runners.spark_learn.fold_apart: an RDD of (site, blob)),
+and each of pass 2's partitions gets the blobs of the sites its pages are on, and no others:
+pass 1 lists each partition's sites and counts its items (``_SITES``), the site blobs are
+joined with those lists and shuffled to one partition per kept partition (``_site_side``), and
+``RDD.zip`` puts that partition beside the kept one (a blob dict, then one None per further
+item: zip pairs items one to one, which is why the kept RDD is pickled an item a batch). The
+pages are not shuffled; the driver holds the document frequencies (bounded by the vocabulary),
+the image hashes and the settings, never a site's counts. Without kept pages (``run.reuse_parse``
+false) the site blobs are gathered on the driver and broadcast, as before.
+
 Executors need pagetwin installed in the Python that runs them (``spark.pyspark.python``; by
 default this process's interpreter, which is right for ``local[N]``).
 """
@@ -281,22 +292,29 @@ class SparkEngine:
             shared.destroy()
 
     def _learn_keeping_pages(
-        self, inputs: list[str], settings: Settings, units: list[Unit], unit_stats: SourceStats, shared: tuple
+        self, inputs: list[str], settings: Settings, units: list[Unit], unit_stats: SourceStats, shared: tuple,
+        apart: bool = False,
     ) -> Any:
         """Pass 1's items per partition (runners.spark_learn.learn_items); the partitions' pages
-        (parsed) and SourceStats stay with Spark for pass 2 (``self._kept``)."""
+        (parsed) and SourceStats stay with Spark for pass 2 (``self._kept``). ``apart``: the
+        items and site lists kept apart from the pages too (for ``_site_side``)."""
         from pyspark import StorageLevel
 
         sc = self._context(settings)
         shared = sc.broadcast((uuid.uuid4().hex, *shared))
-        rdd = _units_rdd(sc, units, partial(_learn_partition_keeping, shared), with_index=True)
+        rdd = _units_rdd(sc, units, partial(_learn_partition_keeping, shared), with_index=True, one_a_batch=True)
         # On disk only: unrolled into the JVM's heap first (MEMORY_AND_DISK), the parsed pages of
         # two 128 MiB splits at a time ran a 2 GB heap out of memory at 100k pages (bench
         # spark_scale); pass 2 reads them once, in order, so memory would buy nothing.
         rdd.persist(StorageLevel.DISK_ONLY)
-        self._kept = _KeptPages(list(inputs), unit_stats, rdd, shared)
+        # What pass 1's fold and the site lists read, apart from the pages: the fold reads its
+        # items several times, and each read of ``rdd`` would unpickle every parsed page again.
+        small = rdd.filter(_is_small) if apart else None
+        if small is not None:
+            small.persist(StorageLevel.DISK_ONLY)
+        self._kept = _KeptPages(list(inputs), unit_stats, rdd, shared, small)
         # Folding the items computes (and keeps) the pages: one pass over the inputs.
-        return rdd.filter(_is_learned).map(_value)
+        return (small if small is not None else rdd).filter(_is_learned).map(_value)
 
     @contextmanager
     def _learn_items(self, settings: Settings, units: list[Unit], shared: tuple) -> Iterator[Any]:
@@ -317,6 +335,8 @@ class SparkEngine:
     def _drop_kept(self) -> None:
         kept, self._kept = self._kept, None
         if kept is not None and self._session is not None:
+            if kept.small is not None:
+                kept.small.unpersist()
             kept.rdd.unpersist()
             kept.shared.destroy()
 
@@ -329,32 +349,40 @@ class SparkEngine:
         learning: Learning,
         previous: Learned | None = None,
         stored: StoredPages | None = None,
-    ) -> Learned:
+        apart: bool = False,
+    ) -> Any:
         """Pass 1 (``engine.Engine.learn``): the partitions' pages folded by site, in input order
         (runners.spark_learn: the local runner's model whatever the partitions), then
         ``previous``. The pages ``stored`` claims are skipped on the executors, which get all of
         it at once (``stored.snapshot()``, broadcast: the (id, source) of every stored page and
-        every stored payload digest)."""
+        every stored payload digest). ``apart`` (the link step on the executors; no ``previous``
+        nor ``stored``): a spark_learn.SiteModels, the site templates left on the executors for
+        ``pass2_rdd``."""
         from pagetwin.runners import spark_learn
+
+        if apart and (previous is not None or stored is not None):
+            raise ValueError("learn(apart=True) takes no previous model nor stored pages")
+        fold = spark_learn.fold_apart if apart else spark_learn.fold
 
         self._drop_kept()
         unit_stats = SourceStats()
         units = self.units(inputs, unit_stats, self.split_size(inputs, settings))
         if not units:
-            return Learned.empty(settings, learning).merge(previous)
+            empty = Learned.empty(settings, learning).merge(previous)
+            return spark_learn.SiteModels(empty) if apart else empty
         shared = (settings, learning, _snapshot(stored))
         tasks = max(len(units), self._context(settings).defaultParallelism)  # the by-site fold's
         try:
             if settings.run.reuse_parse:
-                items = self._learn_keeping_pages(inputs, settings, units, unit_stats, shared)
-                learned = spark_learn.fold(items, settings, learning, tasks)
+                items = self._learn_keeping_pages(inputs, settings, units, unit_stats, shared, apart)
+                learned = fold(items, settings, learning, tasks)
             else:
                 with self._learn_items(settings, units, shared) as items:
-                    learned = spark_learn.fold(items, settings, learning, tasks)
+                    learned = fold(items, settings, learning, tasks)
         except BaseException:
             self._drop_kept()
             raise
-        return learned.merge(previous)
+        return learned if apart else learned.merge(previous)
 
     def fingerprint(
         self,
@@ -423,16 +451,29 @@ class SparkEngine:
         return readable, problems
 
     def pass2_rdd(
-        self, inputs: list[str], settings: Settings, learned: Learned | None, stats: SourceStats
+        self, inputs: list[str], settings: Settings, learned: Any, stats: SourceStats
     ) -> tuple[Any, Callable[[], None]]:
         """Pass 2 as an RDD left on the executors (runners.spark_link: the link step there),
         and what to call when done with it: items (None, PageResult) per page in input order,
         then (SourceStats, None) per partition. Pass 1's kept pages are used as ``fingerprint``
-        uses them; ``stats`` gets the counts made on the driver (listing folders)."""
+        uses them; ``stats`` gets the counts made on the driver (listing folders). ``learned``:
+        a Learned, or the spark_learn.SiteModels of ``learn(apart=True)``, whose site blobs go
+        to the partitions that need them (module docstring)."""
+        from pagetwin.runners.spark_learn import SiteModels
+
         sc = self._context(settings)
         kept = self._kept
-        shared = sc.broadcast((uuid.uuid4().hex, settings, learned))
-        if kept is not None and kept.inputs == list(inputs) and settings.run.reuse_parse:
+        reuse = kept is not None and kept.inputs == list(inputs) and settings.run.reuse_parse
+        apart = given = learned if isinstance(learned, SiteModels) else None
+        if apart is not None and (apart.sites is None or not reuse or kept.small is None):
+            learned = _gathered(apart, settings)  # no kept pages to zip with: the sites broadcast
+            apart = None
+        shared = sc.broadcast((uuid.uuid4().hex, settings, apart.rest if apart is not None else learned))
+        if reuse and apart is not None:
+            stats.merge(kept.unit_stats)
+            side = _site_side(kept.small, apart.sites, kept.rdd.getNumPartitions(), max(1, sc.defaultParallelism))
+            rdd = kept.rdd.zip(side).mapPartitions(partial(_fingerprint_kept_apart, shared))
+        elif reuse:
             stats.merge(kept.unit_stats)
             rdd = kept.rdd.mapPartitions(partial(_fingerprint_kept, shared))
         else:
@@ -443,19 +484,50 @@ class SparkEngine:
         def done() -> None:
             shared.destroy()
             self._drop_kept()
+            if given is not None:
+                given.unpersist()
 
         return rdd, done
 
 
 class _KeptPages:
-    """Pass 1's RDD of tagged items per partition: (_PAGE, page without HTML, parsed) ...,
-    (_STATS, SourceStats), (_LEARNED, pass-1 item); and what pass 2 needs with it."""
+    """Pass 1's RDD of tagged items per partition (_learn_partition_keeping): (_LEARNED, pass-1
+    item) ..., (_PAGE, page without HTML, parsed) or (_KNOWN, page) ..., (_SITES, ...),
+    (_STATS, SourceStats); and what pass 2 needs with it."""
 
-    def __init__(self, inputs: list[str], unit_stats: SourceStats, rdd: Any, shared: Any) -> None:
+    def __init__(self, inputs: list[str], unit_stats: SourceStats, rdd: Any, shared: Any, small: Any) -> None:
         self.inputs = inputs
         self.unit_stats = unit_stats  # problems listing the folders (driver side)
         self.rdd = rdd
         self.shared = shared  # pass 1's broadcast: Spark may recompute a lost partition with it
+        self.small = small  # its _LEARNED and _SITES items kept apart (no pages), for learn(apart=True)
+
+
+def _gathered(models: Any, settings: Settings) -> Learned:
+    """The whole model of a spark_learn.SiteModels, its site blobs brought to the driver (pass 2
+    without kept pages: nothing to zip the sites with, so they are broadcast as before)."""
+    from pagetwin.html.templates import SiteTemplates
+
+    rest = models.rest
+    if models.sites is None:
+        return rest
+    log.info("pagetwin: pass 2 reads its inputs again (run.reuse_parse false): the site templates are broadcast")
+    blobs = dict(models.sites.toLocalIterator())
+    templates = SiteTemplates.from_site_blobs(blobs.get, lambda: sorted(blobs), settings.extract)
+    return Learned(templates, rest.doc_freq, rest.image_hashes, rest.learned_with)
+
+
+def _site_side(small: Any, sites: Any, partitions: int, n: int) -> Any:
+    """The RDD zipped with the kept pages (module docstring): partition i is (the site blobs of
+    kept partition i's sites, a dict), then None for each further item of kept partition i.
+    Sites are joined by xxhash (never Python's hash()) and the site itself compared."""
+    wanted = small.filter(_is_sites).map(_value)  # (partition, its sites, its item count)
+    need = wanted.flatMap(_needs)
+    have = sites.map(lambda pair: (_site_hash(pair[0]), pair))
+    shipped = need.join(have, n).flatMap(_shipped)
+    counts = wanted.map(lambda v: (v[0], (1, v[2])))
+    side = shipped.union(counts).partitionBy(partitions, _partition_of).mapPartitions(_side_partition)
+    return side._reserialize(_one_a_batch())
 
 
 def _streamed(rdd: Any) -> Iterator[Any]:
@@ -487,11 +559,62 @@ def _worker(
     return _current[1]
 
 
-_PAGE, _STATS, _LEARNED, _KNOWN = 0, 1, 2, 3  # tags of the items of pass 1's kept RDD
+# Tags of the items of pass 1's kept RDD; (_SITES, (partition index, its pages' sites, its
+# number of items)) is the one but last item of a partition.
+_PAGE, _STATS, _LEARNED, _KNOWN, _SITES = 0, 1, 2, 3, 4
 
 
 def _is_learned(item: tuple[int, Any]) -> bool:
     return item[0] == _LEARNED
+
+
+def _is_small(item: tuple[int, Any]) -> bool:
+    return item[0] == _LEARNED or item[0] == _SITES
+
+
+def _is_sites(item: tuple[int, Any]) -> bool:
+    return item[0] == _SITES
+
+
+def _one_a_batch() -> Any:
+    """The serializer of the RDDs ``RDD.zip`` pairs item by item: each item its own batch (zip
+    pairs batches; the default auto-batching sizes them by bytes, differently on each side)."""
+    from pyspark.serializers import BatchedSerializer, CPickleSerializer
+
+    return BatchedSerializer(CPickleSerializer(), 1)
+
+
+def _site_hash(site: str) -> int:
+    import xxhash
+
+    return xxhash.xxh64_intdigest(site.encode("utf-8", "surrogatepass"))
+
+
+def _needs(value: tuple[int, list[str], int]) -> list[tuple[int, tuple[str, int]]]:
+    index, sites, _ = value
+    return [(_site_hash(site), (site, index)) for site in sites]
+
+
+def _shipped(joined: tuple[int, tuple[tuple[str, int], tuple[str, bytes]]]) -> list[tuple[int, tuple[int, Any]]]:
+    _, ((site, index), (have, blob)) = joined
+    return [(index, (0, (site, blob)))] if site == have else []  # a 64-bit collision: another site
+
+
+def _partition_of(index: int) -> int:
+    return index
+
+
+def _side_partition(items: Iterable[tuple[int, tuple[int, Any]]]) -> Iterator[dict[str, bytes] | None]:
+    blobs: dict[str, bytes] = {}
+    count = 0
+    for _, (kind, value) in items:
+        if kind == 0:
+            blobs[value[0]] = value[1]
+        else:
+            count = value
+    yield blobs
+    for _ in range(count - 1):
+        yield None
 
 
 def _value(item: tuple[int, Any]) -> Any:
@@ -545,6 +668,7 @@ def _learn_partition_keeping(shared: Any, index: int, units: Iterable[Unit]) -> 
     The pages wait in a temporary file (runners.spill, bounded memory) while pass 1 reads the
     partition; if it cannot be written, the partition's pages are read again unparsed and pass
     2 parses them."""
+    from pagetwin.html.templates import page_site
     from pagetwin.runners.spark_learn import learn_items
     from pagetwin.runners.spill import ParsedSpill
 
@@ -552,10 +676,12 @@ def _learn_partition_keeping(shared: Any, index: int, units: Iterable[Unit]) -> 
     worker = _worker(token, settings, None, keep_parsed=True, learning=learning)
     units = list(units)
     stats = SourceStats()
+    count, sites = 0, set()
 
     with ParsedSpill(settings.run.temp_dir) as spill:
         pages = (page for unit in units for page in unit_pages(unit, settings, stats, learning.images))
         for item in learn_items(index, _learned_from(pages, worker, stored, spill)):
+            count += 1
             yield _LEARNED, item
         spill.finish()
         if spill.failed:
@@ -565,7 +691,12 @@ def _learn_partition_keeping(shared: Any, index: int, units: Iterable[Unit]) -> 
             kept = spill.replay()
         for page in kept:
             if page.kind != "image":
-                yield (_KNOWN if stored is not None and stored.stored(page) else _PAGE), page
+                tag = _KNOWN if stored is not None and stored.stored(page) else _PAGE
+                if tag == _PAGE:
+                    sites.add(page_site(page, settings.extract))
+                count += 1
+                yield tag, page
+    yield _SITES, (index, sorted(sites), count + 2)  # counting itself and the stats
     yield _STATS, stats
 
 
@@ -574,7 +705,10 @@ def _fingerprint_kept(
 ) -> Iterator[tuple[SourceStats | None, PageResult | None]]:
     """Pass 2 over a partition pass 1 kept: as _fingerprint_partition, pass 1's counts."""
     token, settings, learned = shared.value
-    worker = _worker(token, settings, learned)
+    yield from _fingerprint_kept_with(_worker(token, settings, learned), items)
+
+
+def _fingerprint_kept_with(worker: Worker, items: Iterable[tuple[int, Any]]) -> Iterator[tuple[SourceStats | None, PageResult | None]]:
     for tag, value in items:
         if tag == _PAGE:
             yield None, worker.fingerprint(value)
@@ -582,6 +716,27 @@ def _fingerprint_kept(
             yield None, PageResult(value, None, {}, {})
         elif tag == _STATS:
             yield value, None
+
+
+def _fingerprint_kept_apart(
+    shared: Any, pairs: Iterable[tuple[tuple[int, Any], dict[str, bytes] | None]]
+) -> Iterator[tuple[SourceStats | None, PageResult | None]]:
+    """_fingerprint_kept over the kept items zipped with ``_site_side``: the first pair brings
+    the site blobs of the partition's sites, which make the worker's templates until the next
+    partition's."""
+    from pagetwin.html.templates import SiteTemplates
+
+    token, settings, rest = shared.value
+    worker = _worker(token, settings, rest)
+
+    def items() -> Iterator[tuple[int, Any]]:
+        for item, blobs in pairs:
+            if blobs is not None:
+                templates = SiteTemplates.from_site_blobs(blobs.get, lambda: sorted(blobs), settings.extract)
+                worker.learned = Learned(templates, rest.doc_freq, rest.image_hashes, rest.learned_with)
+            yield item
+
+    yield from _fingerprint_kept_with(worker, items())
 
 
 def _fingerprint_partition(shared: Any, units: Iterable[Unit]) -> Iterator[tuple[SourceStats | None, PageResult | None]]:
@@ -681,12 +836,13 @@ def _java_message(exc: Exception) -> str:
     return " ".join(text.split())[:200]
 
 
-def _units_rdd(sc: Any, units: list[Unit], fn: Callable, with_index: bool = False) -> Any:
+def _units_rdd(sc: Any, units: list[Unit], fn: Callable, with_index: bool = False, one_a_batch: bool = False) -> Any:
     """``fn(units)`` (``fn(partition index, units)`` ``with_index``) on one partition per unit,
     in order: local units as they are; a URI's byte range as (uri, spark_ranges.RangeChunks),
     its bytes streamed by the executor's JVM; another URI's file read whole by Spark's Hadoop
     file systems (``binaryFiles``) as (uri, its bytes). ``fn`` runs on each part before the
-    union: a range's stream lives in its own task."""
+    union: a range's stream lives in its own task. ``one_a_batch``: ``fn``'s items pickled one
+    a batch (``_one_a_batch``; set in each part's own task, so the union adds no step)."""
     from pagetwin.runners.spark_ranges import ranges_rdd
 
     parts: list[tuple[Any, int]] = []  # (rdd of units, its partitions)
@@ -719,6 +875,8 @@ def _units_rdd(sc: Any, units: list[Unit], fn: Callable, with_index: bool = Fals
             mapped.append(rdd.mapPartitionsWithIndex(lambda j, it, base=base: fn(base + j, it)))
         else:
             mapped.append(rdd.mapPartitions(fn))
+        if one_a_batch:
+            mapped[-1] = mapped[-1]._reserialize(_one_a_batch())
         base += count
     return mapped[0] if len(mapped) == 1 else sc.union(mapped)
 

@@ -23,6 +23,12 @@ image records. Then (``fold``):
 3. the tasks' models (their sites are disjoint) merged on the driver, the image hashes merged
    in partition order (a later URL's hash wins, as in input order).
 
+``fold_apart`` is the same fold, the site templates left on the executors: step 3 keeps an RDD
+of (site, ``SiteTemplates.site_blobs``' blob), and only what is bounded by the vocabulary
+(document frequencies, merged as ``fold`` merges them) and the image hashes come to the driver
+(``SiteModels``). A crawl's site templates grow with its sites (each capped by
+``extract.max_hashes_per_site``): millions of hosts would not fit a driver (issue 18).
+
 Positions are (partition index, index in the partition): the partitions are the inputs in order.
 What can still differ from the local runner: ``SiteTemplates`` folds its buffered pages every
 1,000 pages over all the sites of a task, so a site over ``extract.max_hashes_per_site`` block
@@ -33,6 +39,7 @@ hashes may be pruned at other moments, and the templates report may sample other
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
 
@@ -77,11 +84,7 @@ def fold(items: Any, settings: Settings, learning: Learning, partitions: int) ->
 
     learned = Learned.empty(settings, learning)
     if learning.templates or learning.doc_freq:
-        records = items.filter(_is(_RECORD)).map(_value)
-        firsts = items.flatMap(_digest_of).reduceByKey(min)
-        later = records.flatMap(_copy_of).join(firsts).flatMap(_marker_if_later)
-        keyed = records.map(_keyed).union(later)
-        by_site = keyed.repartitionAndSortWithinPartitions(max(1, partitions), _site_partition)
+        by_site = _by_site(items, partitions)
         models = by_site.mapPartitions(partial(_fold_sites, settings, learning))
         models.persist(StorageLevel.MEMORY_AND_DISK)
         try:
@@ -95,6 +98,49 @@ def fold(items: Any, settings: Settings, learning: Learning, partitions: int) ->
     for images in items.filter(_is(_IMAGES)).map(_value).toLocalIterator():  # in partition order
         learned.image_hashes.update(images)
     return learned
+
+
+@dataclass
+class SiteModels:
+    """Pass 1's models with the site templates on the executors (``fold_apart``): ``rest``
+    (document frequencies, image hashes, the settings learned with; no templates), ``sites``
+    an RDD of (site, site blob) kept by Spark (None when templates were not learned), and how
+    many sites it holds."""
+
+    rest: Learned
+    sites: Any = None
+    count: int = 0
+
+    def unpersist(self) -> None:
+        if self.sites is not None:
+            self.sites.unpersist()
+
+
+def fold_apart(items: Any, settings: Settings, learning: Learning, partitions: int) -> SiteModels:
+    """``fold``'s model, its site templates left on the executors (the module docstring)."""
+    from pyspark import StorageLevel
+
+    if not learning.templates:
+        return SiteModels(fold(items, settings, learning, partitions))
+    rest = Learned.empty(settings, replace(learning, templates=False))
+    by_site = _by_site(items, partitions)
+    models = by_site.mapPartitions(partial(_fold_sites_apart, settings, learning))
+    models.persist(StorageLevel.MEMORY_AND_DISK)
+    sites = models.filter(_is(_SITE)).map(_value)
+    sites.persist(StorageLevel.MEMORY_AND_DISK)
+    try:
+        try:
+            count = sites.count()  # every task folds at once; the sites are kept from here
+            for blob in models.filter(_is(_REST)).map(_value).toLocalIterator():  # in task order, as fold merges
+                rest = Learned.from_bytes(blob, settings).merge(rest)
+        finally:
+            models.unpersist()
+        for images in items.filter(_is(_IMAGES)).map(_value).toLocalIterator():  # in partition order
+            rest.image_hashes.update(images)
+    except BaseException:
+        sites.unpersist()
+        raise
+    return SiteModels(rest, sites, count)
 
 
 def fold_in_process(parts: Iterable[Iterable[tuple[int, Any]]], settings: Settings, learning: Learning) -> Learned:
@@ -113,6 +159,15 @@ def fold_in_process(parts: Iterable[Iterable[tuple[int, Any]]], settings: Settin
     for blob in _fold_sites(settings, learning, keyed):
         learned = Learned.from_bytes(blob, settings).merge(learned)
     return learned
+
+
+def _by_site(items: Any, partitions: int) -> Any:
+    """Steps 1 and 2: the records and later copies' markers by site, sorted (site, position)."""
+    records = items.filter(_is(_RECORD)).map(_value)
+    firsts = items.flatMap(_digest_of).reduceByKey(min)
+    later = records.flatMap(_copy_of).join(firsts).flatMap(_marker_if_later)
+    keyed = records.map(_keyed).union(later)
+    return keyed.repartitionAndSortWithinPartitions(max(1, partitions), _site_partition)
 
 
 # -- the steps (they run on the executors) ---------------------------------------------------
@@ -162,6 +217,18 @@ def _fold_sites(settings: Settings, learning: Learning, keyed: Iterable[tuple[tu
     """One task's model: ``Learned.fit`` over its records in (site, position) order, without the
     later copies the markers name."""
     yield Learned.fit(_firsts(keyed), settings, learning).to_bytes()
+
+
+_SITE, _REST = 0, 1  # items of _fold_sites_apart: (site, blob) of one site; the rest of a task's model
+
+
+def _fold_sites_apart(settings: Settings, learning: Learning, keyed: Iterable[tuple[tuple, Any]]) -> Iterator[tuple]:
+    """``_fold_sites``' model cut apart: (_SITE, (site, site blob)) per site, then (_REST, the
+    model without its templates)."""
+    learned = Learned.fit(_firsts(keyed), settings, learning)
+    if learned.templates is not None:
+        yield from ((_SITE, pair) for pair in learned.templates.site_blobs())
+    yield _REST, Learned(None, learned.doc_freq, {}, learned.learned_with).to_bytes()
 
 
 def _firsts(keyed: Iterable[tuple[tuple, Any]]) -> Iterator[tuple[_Uncopied, LearnRecord]]:

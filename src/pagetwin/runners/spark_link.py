@@ -28,8 +28,10 @@ read in part order, are the local runner's clusters.jsonl and pairs.jsonl), clus
 pairs.parquet/, pages.parquet/ (the lean index) and models.parquet/ (pass 1's learned models, the
 site templates a row per site, and the settings, runners.spark_output: what explain needs to
 fingerprint a record again). The
-driver gets counts only (dicts of a few entries, one SourceStats per partition) and the learned
-models of pass 1 (bounded by their own caps, not by pages).
+driver gets counts only (dicts of a few entries, one SourceStats per partition) and of pass 1's
+models the document frequencies (bounded by the vocabulary) and the image hashes: the site
+templates stay on the executors (runners.spark_learn.SiteModels), each pass-2 partition given
+its own sites' (runners.spark ``pass2_rdd``), models.parquet written from them.
 
 The lean index (``spark.index = "lean"``, the default), a row per page by pid: where its record
 is (source, warc_offset), what picks a cluster's kept page without reading it (crawl_date,

@@ -9,9 +9,10 @@ hosts would pass the 128 MB of a task's message) and a reader loads the sites it
 row (name, null, blob) per other ``Learned.to_parts`` part (document frequencies, image hashes,
 the settings they were learned with), byte for byte the SQLite index's ``models`` rows; a row
 ("settings", null, the run's settings as JSON, as the index's meta table keeps them). Written
-by the executors from a broadcast of the model (each task a slice of the sites), through
-Spark's Hadoop file systems like the other outputs (``file:``, ``hdfs:``, ``s3a:``). The
-driver still holds the whole model: it broadcasts it to pass 2. With them a page's features
+by the executors, each task a slice of the sites, through Spark's Hadoop file systems like the
+other outputs (``file:``, ``hdfs:``, ``s3a:``): the site rows from pass 1's RDD of site blobs
+(runners.spark_learn.SiteModels, the link step on the executors: the driver never holds
+them), or from a broadcast of a whole model (``Learned``). With them a page's features
 can be derived again from its record, as pass 2 derived them: what ``pagetwin explain`` needs
 on a lean pages.parquet (no text, no features). An output written before the row per site
 (rows (name, data), the templates one blob) is read as it was.
@@ -70,14 +71,28 @@ def model_rows(learned: Any, settings: Any, part: int = 0, parts: int = 1) -> It
     templates = learned.templates if learned is not None else None
     if part == 0:
         rest = Learned(None, learned.doc_freq, learned.image_hashes, learned.learned_with) if learned is not None else None
-        yield from ((name, None, data) for name, data in sorted((rest.to_parts() if rest else {}).items()))
-        if templates is not None:
-            head = {"settings": {"template_share": templates.settings.template_share}, "sites": len(templates.sites_)}
-            yield TEMPLATES, None, json.dumps(head).encode()
-        yield "settings", None, json.dumps(settings.to_dict(), sort_keys=True).encode()
+        sites = (templates.settings.template_share, len(templates.sites_)) if templates is not None else None
+        yield from head_rows(rest, settings, sites)
     if templates is not None:
         mine = sorted(site for site in templates.sites_ if _slice_of(site, parts) == part)
         yield from ((TEMPLATES, site, blob) for site, blob in templates.site_blobs(mine))
+
+
+def head_rows(rest: Any, settings: Any, sites: tuple[float, int] | None) -> Iterator[tuple[str, None, bytes]]:
+    """Slice 0's rows but the sites': a row per part of ``rest`` (a Learned without templates),
+    the templates' header when ``sites`` = (template_share, number of sites), the settings."""
+    yield from ((name, None, data) for name, data in sorted((rest.to_parts() if rest else {}).items()))
+    if sites is not None:
+        head = {"settings": {"template_share": sites[0]}, "sites": sites[1]}
+        yield TEMPLATES, None, json.dumps(head).encode()
+    yield "settings", None, json.dumps(settings.to_dict(), sort_keys=True).encode()
+
+
+def _site_rows(shared: Any, index: int, sites: Iterator[tuple[str, bytes]]) -> Iterator[tuple[str, str | None, bytes]]:
+    """A task's rows from the RDD of site blobs: slice 0 begins with the head rows."""
+    if index == 0:
+        yield from shared.value
+    yield from ((TEMPLATES, site, blob) for site, blob in sites)
 
 
 def _slice_rows(shared: Any, parts: int, part: int) -> Iterator[tuple[str, str | None, bytes]]:
@@ -86,19 +101,30 @@ def _slice_rows(shared: Any, parts: int, part: int) -> Iterator[tuple[str, str |
 
 
 def write_models(sc: Any, learned: Any, settings: Any, out_uri: str, overwrite: bool) -> str:
-    """Write models.parquet under ``out_uri`` through Spark's Hadoop file systems; its URI. The
-    model goes to the executors as a broadcast (in blocks, as pass 2's does), and each task
-    writes the rows of its slice of the sites: no task carries the model in its message
-    (``spark.rpc.message.maxSize``), no Parquet cell holds more than one site. An earlier run's
-    is an OutputError unless ``overwrite``."""
+    """Write models.parquet under ``out_uri`` through Spark's Hadoop file systems; its URI.
+    ``learned``: a runners.spark_learn.SiteModels, whose RDD of site blobs is cut into the slices
+    (a shuffle of the blobs; the head rows broadcast), or a Learned, broadcast whole (in blocks,
+    as pass 2's is). Each task writes the rows of its slice of the sites: no task carries the
+    model in its message (``spark.rpc.message.maxSize``), no Parquet cell holds more than one
+    site. An earlier run's is an OutputError unless ``overwrite``."""
     from pyspark.sql import SparkSession
 
     spark = SparkSession.builder.getOrCreate()
     target = f"{out_uri.rstrip('/')}/{MODELS}"
     parts = max(1, sc.defaultParallelism)
-    shared = sc.broadcast((learned, settings))
-    try:
+    apart = hasattr(learned, "rest")  # a SiteModels (this module imports no other runner's helper)
+    if apart and learned.sites is not None:
+        # The same rows and files: slice p's sites sorted in task p, the head rows first in task 0.
+        share = settings.extract.template_share
+        shared = sc.broadcast(list(head_rows(learned.rest, settings, (share, learned.count))))
+        by_slice = learned.sites.repartitionAndSortWithinPartitions(parts, partial(_slice_of, slices=parts))
+        rows = by_slice.mapPartitionsWithIndex(partial(_site_rows, shared))
+    else:
+        if apart:
+            learned = learned.rest
+        shared = sc.broadcast((learned, settings))
         rows = sc.parallelize(range(parts), parts).flatMap(partial(_slice_rows, shared, parts))
+    try:
         frame = spark.createDataFrame(rows, _MODELS_SCHEMA)
         # A site's row can be megabytes: the row group's size is checked from the first row on
         # (parquet-mr checks it every 100 rows at first), so a row group is ~1 MB or one site.
