@@ -1024,8 +1024,8 @@ def _dedup_on_executors(
         readable, problems = _readable_inputs(inputs, lambda given: engine.readable_inputs(given, settings))
         reporter.report(problems)
         learning = Learning.for_dedup(settings)
-        # The site templates stay on the executors (runners.spark: learn(apart=True)).
-        learned = engine.learn(readable, settings, learning, apart=True) if learning.anything else None
+        # The site templates stay on the executors (runners.spark: learn_apart).
+        learned = engine.learn_apart(readable, settings, learning) if learning.anything else None
         stats = SourceStats()
         uri = settings.spark.output or out_dir.resolve().as_uri()
         counts = link_on_executors(engine, readable, settings, learned, stats, uri, overwrite=mode == "replace")

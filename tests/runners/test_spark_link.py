@@ -383,7 +383,7 @@ def test_each_partition_gets_its_own_sites_templates_and_the_local_runners_outpu
 
     s = _settings("executors")
     engine = spark.SparkEngine(master="local[2]")
-    models = engine.learn(inputs, s, Learning.for_dedup(s), apart=True)
+    models = engine.learn_apart(inputs, s, Learning.for_dedup(s))
     try:
         assert isinstance(models, SiteModels) and models.rest.templates is None and models.count == 10
         kept = engine._kept

@@ -30,7 +30,7 @@ runners.spill keeps them for the local runner), and their SourceStats. Spark kee
 reading the inputs again, reports pass 1's counts, and drops it when done. Nothing of it goes to
 the driver but the results, as above. With ``run.reuse_parse`` false pass 2 reads the inputs again.
 
-With the link step on the executors (``learn(apart=True)``, runners.spark_link) the site
+With the link step on the executors (``learn_apart``, runners.spark_link) the site
 templates stay on the executors too (runners.spark_learn.fold_apart: an RDD of (site, blob)),
 and each of pass 2's partitions gets the blobs of the sites its pages are on, and no others:
 pass 1 lists each partition's sites and counts its items (``_SITES``), the site blobs are
@@ -349,19 +349,32 @@ class SparkEngine:
         learning: Learning,
         previous: Learned | None = None,
         stored: StoredPages | None = None,
-        apart: bool = False,
-    ) -> Any:
+    ) -> Learned:
         """Pass 1 (``engine.Engine.learn``): the partitions' pages folded by site, in input order
         (runners.spark_learn: the local runner's model whatever the partitions), then
         ``previous``. The pages ``stored`` claims are skipped on the executors, which get all of
         it at once (``stored.snapshot()``, broadcast: the (id, source) of every stored page and
-        every stored payload digest). ``apart`` (the link step on the executors; no ``previous``
-        nor ``stored``): a spark_learn.SiteModels, the site templates left on the executors for
-        ``pass2_rdd``."""
+        every stored payload digest)."""
+        return self._learn(inputs, settings, learning, previous, stored, apart=False)
+
+    def learn_apart(self, inputs: list[str], settings: Settings, learning: Learning) -> Any:
+        """Pass 1 for the link step on the executors (runners.spark_link): ``learn``'s model as a
+        spark_learn.SiteModels, the site templates left on the executors for ``pass2_rdd``, so
+        the driver never holds every site's counts. Not part of the engine protocol: only this
+        engine links on its executors."""
+        return self._learn(inputs, settings, learning, None, None, apart=True)
+
+    def _learn(
+        self,
+        inputs: list[str],
+        settings: Settings,
+        learning: Learning,
+        previous: Learned | None,
+        stored: StoredPages | None,
+        apart: bool,
+    ) -> Any:
         from pagetwin.runners import spark_learn
 
-        if apart and (previous is not None or stored is not None):
-            raise ValueError("learn(apart=True) takes no previous model nor stored pages")
         fold = spark_learn.fold_apart if apart else spark_learn.fold
 
         self._drop_kept()
@@ -457,7 +470,7 @@ class SparkEngine:
         and what to call when done with it: items (None, PageResult) per page in input order,
         then (SourceStats, None) per partition. Pass 1's kept pages are used as ``fingerprint``
         uses them; ``stats`` gets the counts made on the driver (listing folders). ``learned``:
-        a Learned, or the spark_learn.SiteModels of ``learn(apart=True)``, whose site blobs go
+        a Learned, or the spark_learn.SiteModels of ``learn_apart``, whose site blobs go
         to the partitions that need them (module docstring)."""
         from pagetwin.runners.spark_learn import SiteModels
 
@@ -500,7 +513,7 @@ class _KeptPages:
         self.unit_stats = unit_stats  # problems listing the folders (driver side)
         self.rdd = rdd
         self.shared = shared  # pass 1's broadcast: Spark may recompute a lost partition with it
-        self.small = small  # its _LEARNED and _SITES items kept apart (no pages), for learn(apart=True)
+        self.small = small  # its _LEARNED and _SITES items kept apart (no pages), for learn_apart
 
 
 def _gathered(models: Any, settings: Settings) -> Learned:
