@@ -297,12 +297,14 @@ class SparkEngine:
     ) -> Any:
         """Pass 1's items per partition (runners.spark_learn.learn_items); the partitions' pages
         (parsed) and SourceStats stay with Spark for pass 2 (``self._kept``). ``apart``: the
-        items and site lists kept apart from the pages too (for ``_site_side``)."""
+        items and site lists kept apart from the pages too (for ``_site_side``), and the pages
+        pickled one item a batch, as ``RDD.zip`` pairs them (the driver's link keeps Spark's
+        batching)."""
         from pyspark import StorageLevel
 
         sc = self._context(settings)
         shared = sc.broadcast((uuid.uuid4().hex, *shared))
-        rdd = _units_rdd(sc, units, partial(_learn_partition_keeping, shared), with_index=True, one_a_batch=True)
+        rdd = _units_rdd(sc, units, partial(_learn_partition_keeping, shared), with_index=True, one_a_batch=apart)
         # On disk only: unrolled into the JVM's heap first (MEMORY_AND_DISK), the parsed pages of
         # two 128 MiB splits at a time ran a 2 GB heap out of memory at 100k pages (bench
         # spark_scale); pass 2 reads them once, in order, so memory would buy nothing.
