@@ -474,7 +474,16 @@ def _edge_evidence(
 
 def edge_kind(evidence: list[Evidence]) -> str:
     """"revisit" when a payload digest says so, "partial" when only containment says so."""
-    kinds = {e.detail.get("kind", "revisit" if e.algorithm == "revisit" else "duplicate") for e in evidence}
+    return _kind_of_items({_item_kind(e) for e in evidence})
+
+
+def _item_kind(e: Evidence) -> str:
+    """What one evidence item says of its edge: its detail's "kind", else revisit or duplicate."""
+    return e.detail.get("kind", "revisit" if e.algorithm == "revisit" else "duplicate")
+
+
+def _kind_of_items(kinds: set[str]) -> str:
+    """edge_kind from the kinds its items say (``_item_kind``)."""
     if "revisit" in kinds:
         return "revisit"
     if kinds == {"partial"}:
@@ -536,7 +545,7 @@ class EvidenceRows:
 
     def edge_row(self, evidence: tuple[Evidence, ...]) -> tuple[str, str, float]:
         """(edge_kind(evidence), *evidence_row(evidence))."""
-        texts, best, kinds = [], None, []
+        texts, best, kinds = [], None, set()
         items = self._items
         for e in evidence:
             detail = e.detail
@@ -552,15 +561,11 @@ class EvidenceRows:
             if item is None:
                 return edge_kind(evidence), *evidence_row(evidence)
             texts.append(item[0])
-            kinds.append(item[3])
+            kinds.add(item[3])
             if item[2] and (best is None or item[1] > best):  # as evidence_row
                 best = item[1]
-        if len(kinds) == 1:  # edge_kind of one item
-            kind = kinds[0] if kinds[0] == "revisit" or kinds[0] == "partial" else "duplicate"
-        else:
-            kind = "revisit" if "revisit" in kinds else "partial" if set(kinds) == {"partial"} else "duplicate"
         # The encoder's own list: items joined by its item separator
-        return kind, "[" + ", ".join(texts) + "]", 1.0 if best is None else best
+        return _kind_of_items(kinds), "[" + ", ".join(texts) + "]", 1.0 if best is None else best
 
 
 def _plain_item(e: Evidence) -> tuple[str, float, bool, Any] | None:
@@ -574,7 +579,7 @@ def _plain_item(e: Evidence) -> tuple[str, float, bool, Any] | None:
         return None
     score = round(e.score, 6)
     text = _EVIDENCE_ENCODER.encode({"algorithm": e.algorithm, "score": score, "passed": e.passed, **e.detail})
-    return text, score, e.passed, e.detail.get("kind", "revisit" if e.algorithm == "revisit" else "duplicate")
+    return text, score, e.passed, _item_kind(e)
 
 
 class Link(NamedTuple):

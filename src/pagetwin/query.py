@@ -80,14 +80,19 @@ class Matcher:
         for page in iter_pages(list(inputs), self.settings.input, stats):
             yield self.match(page)
 
+    def _bucket_reads(self) -> tuple[int, int]:
+        """(max_bucket, how many pids to read of a bucket: enough to tell an oversized one and
+        fill its window)."""
+        limit = self.settings.match.max_bucket
+        return limit, max(limit, WINDOW) + 1
+
     def candidates(self, algorithm: Algorithm, keys: list[int]) -> set[int]:
         """The stored pages a page with these candidate keys is compared with, as find_edges
         would pair it as the newest page: its buckets' pages (an oversized bucket's latest
         WINDOW), those sharing ``min_shared_keys`` of its keys (a bucket of at most max_bucket
         pages says whom it holds; an oversized one, read in part, is asked of the few pages
         the others leave short)."""
-        limit = self.settings.match.max_bucket
-        fetch = max(limit, WINDOW) + 1  # enough to tell an oversized bucket and fill its window
+        limit, fetch = self._bucket_reads()
         need = min_shared_keys(algorithm)
         candidates: set[int] = set()
         shared: Counter[int] = Counter()
@@ -109,8 +114,7 @@ class Matcher:
     def match(self, page: Page) -> dict[str, Any]:
         """{"id", "url", "matches": [{"id", "url", "cluster", "kind", "evidence"}]} of one page,
         strongest evidence first; "error" too when the page could not be analysed."""
-        limit = self.settings.match.max_bucket
-        fetch = max(limit, WINDOW) + 1  # enough to tell an oversized bucket and fill its window
+        limit, fetch = self._bucket_reads()
         evidence: dict[int, list[Evidence]] = {}
         exact: set[int] = set()
         if page.kind == "response" and page.payload_digest:
