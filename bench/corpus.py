@@ -442,11 +442,13 @@ def fresh_page(body: bytes, pool: WordPool, key: str, generation: int, seed: int
     return b"".join(out)
 
 
-def _fixed_sets(read_sources: Callable[[], Iterable[SourcePage]], seed: int) -> Iterator[tuple[SourcePage, str, int]]:
+def _fixed_sets(read_sources: Callable[[], Iterable[SourcePage]], seed: int,
+                first: int = 0) -> Iterator[tuple[SourcePage, str, int]]:
     """(page, truth key, generation) of every distinct page without end (the caller stops): fresh
     pages of the usable sources, taken in a seeded order (so that any N holds the same mix of
     sources), generation 1, then 2, ... The usable sources are held in memory, with their text
-    runs (``text_segments``: found once, not once a generation)."""
+    runs (``text_segments``: found once, not once a generation). ``first``: the first ``first``
+    pages are passed over without being made (a shard of a larger crawl)."""
     pool = WordPool(seed)
     seen: set[str] = set()
     usable = []
@@ -460,13 +462,13 @@ def _fixed_sets(read_sources: Callable[[], Iterable[SourcePage]], seed: int) -> 
     if not usable:
         raise DataMissing("no source page has enough ASCII words to make fresh pages from")
     random.Random(f"order:{seed}").shuffle(usable)
-    generation = 1
+    generation, skip = 1 + first // len(usable), first % len(usable)
     while True:
-        for source, segments in usable:
+        for source, segments in itertools.islice(usable, skip, None):
             body = fresh_page(source.body, pool, source.key, generation, seed, segments)
             yield SourcePage(source.key, fresh_url(source.url, generation), body, source.content_type), \
                 f"{source.key}#g{generation}", generation
-        generation += 1
+        generation, skip = generation + 1, 0
 
 
 def fresh_url(url: str, generation: int) -> str:
@@ -475,8 +477,9 @@ def fresh_url(url: str, generation: int) -> str:
     return parts._replace(query=f"{query}pagetwin-fresh={generation}").geturl()
 
 
-def corpus_path(pages: int, seed: int = 0, copies: int | None = None) -> Path:
-    name = f"corpus-{pages}" + (f"-s{seed}" if seed else "") + (f"-k{copies}" if copies else "")
+def corpus_path(pages: int, seed: int = 0, copies: int | None = None, first_set: int = 0) -> Path:
+    name = f"corpus-{pages}" + (f"-s{seed}" if seed else "") + (f"-k{copies}" if copies else "") \
+        + (f"-from{first_set}" if first_set else "")
     return DATA_DIR / f"{name}.warc.gz"
 
 
@@ -484,8 +487,9 @@ class _CorpusFiles:
     """A crawl WARC and its truth, written under temporary names and given their names only when
     complete (an interrupted build leaves no corpus that looks whole)."""
 
-    def __init__(self, out: Path) -> None:
+    def __init__(self, out: Path, dated_from: int = 0) -> None:
         self.out = out
+        self.dated_from = dated_from  # a shard's first page: its dates follow the pages before it
         self.tmp = out.with_name(out.name + ".tmp")
         self.truth_tmp = out.with_name(out.name + ".truth.jsonl.tmp")
         self.written = self.html_bytes = 0
@@ -499,7 +503,7 @@ class _CorpusFiles:
         return self
 
     def write(self, url: str, body: bytes, content_type: str, truth: dict) -> None:
-        date = (START + timedelta(seconds=self.written)).strftime("%Y-%m-%dT%H:%M:%SZ")
+        date = (START + timedelta(seconds=self.dated_from + self.written)).strftime("%Y-%m-%dT%H:%M:%SZ")
         self.writer.response(url, date, body, content_type=content_type)
         self.truth.write(json.dumps({"url": url, **truth}) + "\n")
         self.written += 1
@@ -524,18 +528,23 @@ def build_corpus(
     shared: Path | None = SHARED_DATA,
     sources: Callable[[], Iterable[SourcePage]] | None = None,
     copies: int | None = None,
+    first_set: int = 0,
 ) -> dict:
     """Write `pages` HTML responses to `out` (+ `out`.truth.jsonl); returns counts.
 
     `sources` (a function returning a fresh iterable of source pages, called once per pass)
     replaces the real sources; tests use it with generated pages. `copies`: fixed duplicate
-    sets of that many pages (see the module's docstring).
+    sets of that many pages (see the module's docstring). `first_set` (with `copies`): this crawl
+    is the shard of a larger one that starts at its `first_set`-th duplicate set: the same records,
+    byte for byte, as that part of the whole (shards built side by side, then read as one folder).
     """
     read_sources = sources or (lambda: source_pages(shared))
     if copies is not None:
         if copies < 1:
             raise ValueError(f"copies must be 1 or more, not {copies}")
-        return _build_fixed_sets(pages, out, seed, read_sources, copies)
+        return _build_fixed_sets(pages, out, seed, read_sources, copies, first_set)
+    if first_set:
+        raise ValueError("first_set shards a crawl of fixed duplicate sets: give copies too")
     source_count = variant = 0
     with _CorpusFiles(out) as files:
         while files.written < pages:
@@ -558,10 +567,10 @@ def build_corpus(
 
 
 def _build_fixed_sets(pages: int, out: Path, seed: int, read_sources: Callable[[], Iterable[SourcePage]],
-                      copies: int) -> dict:
+                      copies: int, first_set: int = 0) -> dict:
     sets = generation = 0
-    with _CorpusFiles(out) as files:
-        distinct = _fixed_sets(read_sources, seed)
+    with _CorpusFiles(out, dated_from=first_set * copies) as files:
+        distinct = _fixed_sets(read_sources, seed, first_set)
         while files.written < pages:
             page, key, generation = next(distinct)
             sets += 1
@@ -590,13 +599,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-shared", action="store_true", help="Debian documentation only")
     parser.add_argument("--copies", type=int, default=None, metavar="K",
                         help="fixed duplicate sets: every distinct page K times (fresh pages past the sources)")
+    parser.add_argument("--first-set", type=int, default=0, metavar="S",
+                        help="with --copies: the shard of a larger crawl that starts at its S-th duplicate set "
+                             "(the same records as that part of the whole; shards built side by side)")
     args = parser.parse_args(argv)
     if args.copies is not None and args.copies < 1:
         parser.error("--copies must be 1 or more")
-    out = args.out or corpus_path(args.pages, args.seed, args.copies)
+    if args.first_set and not args.copies:
+        parser.error("--first-set shards a crawl of fixed duplicate sets: give --copies too")
+    if args.first_set < 0:
+        parser.error("--first-set must be 0 or more")
+    out = args.out or corpus_path(args.pages, args.seed, args.copies, args.first_set)
     try:
         counts = build_corpus(args.pages, out, args.seed, None if args.no_shared else SHARED_DATA,
-                              copies=args.copies)
+                              copies=args.copies, first_set=args.first_set)
     except DataMissing as exc:
         print(f"corpus: {exc}", file=sys.stderr)
         return 1

@@ -82,6 +82,25 @@ def test_fixed_sets_have_exactly_k_pages_whatever_n(tmp_path):
     assert out.read_bytes() == again.read_bytes()
 
 
+def test_shards_of_fixed_sets_are_the_whole_crawl_cut_in_parts(tmp_path):
+    whole = tmp_path / "whole.warc.gz"
+    build_corpus(20, whole, seed=1, sources=_long_sources(), copies=2)
+    parts = [(0, 6), (3, 8), (7, 6)]  # (first set, pages): sets 0-2, 3-6, 7-9; one across a generation
+    for first, pages in parts:
+        build_corpus(pages, tmp_path / f"part{first}.warc.gz", seed=1, sources=_long_sources(), copies=2,
+                     first_set=first)
+    assert b"".join((tmp_path / f"part{f}.warc.gz").read_bytes() for f, _ in parts) == whole.read_bytes()
+    truths = "".join((tmp_path / f"part{f}.warc.gz.truth.jsonl").read_text() for f, _ in parts)
+    assert truths == (tmp_path / "whole.warc.gz.truth.jsonl").read_text()
+
+
+def test_a_shard_needs_fixed_sets(tmp_path):
+    import pytest
+
+    with pytest.raises(ValueError, match="copies"):
+        build_corpus(4, tmp_path / "x.warc.gz", sources=_long_sources(), first_set=2)
+
+
 def test_a_fresh_page_rewrites_the_text_and_keeps_scripts_navigation_and_entities():
     from bench.corpus import WordPool, fresh_page
 
