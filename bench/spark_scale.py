@@ -18,6 +18,7 @@ Usage: nice -n 10 python -m bench.spark_scale --pages 5000 20000 [--master local
        [--crawls DIR: where the --copies crawls are kept (default bench/data)]
        [--conf spark.KEY=VALUE ...: Spark configuration for the Spark run]
        [--set spark.split_bytes=4194304 ...: settings for both runs, spark.* for Spark's only]
+       [--corpus 'DIR/part-*.warc.gz': an existing crawl, or the shards of one (bench/corpus.py --first-set)]
 Each run is a child process (``--child``) so that its memory is its own. The two halves of one
 size can run side by side (``--no-local`` and ``--no-spark``, one --work; their CPU seconds stay
 comparable, their wall times do not), then ``--compare WORK/spark-N WORK/local-N``.
@@ -315,6 +316,18 @@ def _corpus(pages: int, sources: int, work: Path, copies: int | None = None, cra
     return out
 
 
+def crawl_files(corpus: Path | str) -> list[str]:
+    """The crawl files ``corpus`` names: one WARC, or a glob of the shards of one crawl
+    (``bench/corpus.py --first-set``), each beside its .truth.jsonl. The glob itself is what the
+    runs are given, as a user gives one."""
+    if not glob.has_magic(str(corpus)):
+        return [str(corpus)]
+    found = sorted(glob.glob(str(corpus)))
+    if not found:
+        raise SystemExit(f"--corpus {corpus}: no file matches")
+    return found
+
+
 def run_size(
     pages: int, master: str, with_local: bool, work: Path, sources: int = 0, sets: dict | None = None,
     copies: int | None = None, crawls: Path | None = None, spark_conf: dict | None = None,
@@ -325,10 +338,11 @@ def run_size(
     ``--no-local`` one, and ``--compare`` compares their outputs)."""
     corpus = corpus or _corpus(pages, sources, work, copies, crawls)
     truth = {}
-    with open(f"{corpus}.truth.jsonl") as fh:
-        for line in fh:
-            t = json.loads(line)
-            truth[t["url"]] = t["source"]
+    for crawl in crawl_files(corpus):
+        with open(f"{crawl}.truth.jsonl") as fh:
+            for line in fh:
+                t = json.loads(line)
+                truth[t["url"]] = t["source"]
     me = [sys.executable, "-m", "bench.spark_scale", "--child"]
     events = work / f"events-{pages}"
     result: dict = {"pages": pages}
@@ -390,7 +404,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lean-report", type=Path, nargs="+", metavar="OUT",
                         help="only print the lean index's bytes a page, by column or table, of these output folders")
     parser.add_argument("--corpus", type=Path, default=None, metavar="WARC",
-                        help="an existing crawl (with its .truth.jsonl) instead of one made for --pages (one size)")
+                        help="an existing crawl (with its .truth.jsonl) instead of one made for --pages (one size); "
+                             "a quoted glob for a crawl built in shards, each with its .truth.jsonl")
     parser.add_argument("--explain-report", type=Path, nargs=2, metavar=("SPARK_OUT", "LOCAL_OUT"),
                         help="only compare pagetwin explain on a Spark executors' output and a local one of the same crawl")
     parser.add_argument("--explain-pairs", type=int, default=5, metavar="N",

@@ -81,3 +81,16 @@ def test_compare_counts_the_rows_that_differ_and_the_halves_run_alone(tmp_path, 
     with pytest.raises(SystemExit) as refused:
         main(["--no-local", "--no-spark", "--pages", "10"])
     assert refused.value.code == 2
+
+
+def test_a_corpus_glob_names_the_shards_of_one_crawl_in_order(tmp_path):
+    import pytest
+
+    from bench.spark_scale import crawl_files
+
+    for name in ("part-1.warc.gz", "part-0.warc.gz", "part-0.warc.gz.truth.jsonl", "other.warc.gz"):
+        (tmp_path / name).write_bytes(b"")
+    assert crawl_files(tmp_path / "part-*.warc.gz") == [str(tmp_path / "part-0.warc.gz"), str(tmp_path / "part-1.warc.gz")]
+    assert crawl_files(tmp_path / "other.warc.gz") == [str(tmp_path / "other.warc.gz")]
+    with pytest.raises(SystemExit, match="no file matches"):
+        crawl_files(tmp_path / "none-*.warc.gz")
