@@ -434,11 +434,11 @@ class _SparkReader:
 def _same_digest(prow: dict[str, Any], digest: str | None) -> bool:
     """Whether a record read back has the payload digest pages.parquet keeps of it: whole
     (``spark.index = features``) or shortened (``digest_key``, the lean index)."""
-    from pagetwin.runners.spark_link import _digest_key, short_key
+    from pagetwin.runners.spark_link import lean_digest_key
 
     if "payload_digest" in prow:
         return digest == prow["payload_digest"]
-    return (short_key(_digest_key(digest)) if digest else None) == prow.get("digest_key")
+    return lean_digest_key(digest) == prow.get("digest_key")
 
 
 def _same_fingerprints(prow: dict[str, Any], result: Any) -> bool:

@@ -109,7 +109,7 @@ def _lean_index_finds_every_pair(out: Path, clusters: list[dict]) -> None:
     and every page's record is located (source and offset)."""
     import pyarrow.parquet as pq
 
-    from pagetwin.runners.spark_link import _digest_key, short_key, unpack_keys
+    from pagetwin.runners.spark_link import lean_digest_key, unpack_keys
 
     pages = pq.read_table(out / "pages.parquet").to_pylist()
     assert not {"features", "id", "url", "text", "payload_digest"} & set(pages[0])
@@ -124,7 +124,7 @@ def _lean_index_finds_every_pair(out: Path, clusters: list[dict]) -> None:
         passed = [e["algorithm"] for e in pair["evidence"] if e["passed"]]
         if "revisit" in passed:
             revisit, original = (a, b) if a["kind"] == "revisit" else (b, a)
-            assert short_key(_digest_key(revisit["refers_to_digest"])) == original["digest_key"], pair
+            assert lean_digest_key(revisit["refers_to_digest"]) == original["digest_key"], pair
             found["revisit"] += 1
             continue
         shared = [n for n in passed if set(unpack_keys(keys_a.get(n, b""))) & set(unpack_keys(keys_b.get(n, b"")))]

@@ -606,9 +606,8 @@ def _lean_row(item: tuple[int, Lean]) -> tuple:
     """A row of pages.parquet with ``spark.index = "lean"`` (the default): what finds a page's
     candidates (its keys and payload digest, shortened) and where its record is."""
     pid, p = item
-    digest = short_key(_digest_key(p.payload_digest)) if p.payload_digest else None
-    return (pid, p.source, p.warc_offset, p.kind, p.crawl_date, p.text_len, p.http_status, p.error, digest,
-            p.refers_to_digest, short_keys(p.keys))  # fmt: skip
+    return (pid, p.source, p.warc_offset, p.kind, p.crawl_date, p.text_len, p.http_status, p.error,
+            lean_digest_key(p.payload_digest), p.refers_to_digest, short_keys(p.keys))  # fmt: skip
 
 
 # -- the lean index's shortened keys ---------------------------------------------------------
@@ -632,6 +631,12 @@ def short_keys(keys: dict[str, list[int]]) -> dict[str, bytes]:
 def unpack_keys(data: bytes) -> list[int]:
     """The short keys ``short_keys`` packed, as ``short_key`` gives them."""
     return [int.from_bytes(data[i : i + KEY_BYTES], "little", signed=True) for i in range(0, len(data), KEY_BYTES)]
+
+
+def lean_digest_key(digest: str | None) -> int | None:
+    """pages.parquet's ``digest_key`` of a payload digest (None without one): ``_digest_key``
+    shortened as the candidate keys are (``short_key``)."""
+    return short_key(_digest_key(digest)) if digest else None
 
 
 def _digest_key(digest: str) -> int:
