@@ -678,3 +678,49 @@ def test_parsed_page_bytes_from_many_threads_at_once():
         assert all(pool.map(round_trip, range(16)))
     # The calling thread's pair is made once and kept.
     assert compressor(1).__self__ is compressor(1).__self__ and decompressor().__self__ is decompressor().__self__
+
+
+# Class and id names for _class_facts against its reference: chrome, wrapper, comment, body-hint,
+# caption and popup words, split by "-" and "_" ("article-bo_dy" is a body hint), ASCII and other
+# digits ("٣", "３", "𝟙": \d matches them), and letters that lower-case into ASCII (the Kelvin sign).
+_FACT_PIECES = st.sampled_from(
+    ["nav", "menu", "sidebar", "comments", "comment", "wrap", "content", "entry", "-", "_", " ", "article", "bo", "dy",
+     "body", "Body", "text", "main", "story", "caption", "Gallery", "slide", "show", "accredit", "credit", "widget",
+     "elementor-widget", "widget-type-", "tooltip", "trigger", "/", "d-none", "d-lg-block", "sr-only", "12", "٣", "３",
+     "𝟙", "\u212a", "İ", "ß", "\t", "\u00a0", "x"]
+)  # fmt: skip
+_FACT_NAMES = st.lists(st.one_of(_FACT_PIECES, st.text(max_size=4)), max_size=8).map("".join)
+
+
+@hsettings(max_examples=600, deadline=None)
+@given(tag=st.sampled_from(["div", "span", "section"]), cls=_FACT_NAMES, ident=_FACT_NAMES,
+       itemprop=st.sampled_from(["", "articleBody", "headline", "Article-Body", "text"]))  # fmt: skip
+def test_property_class_facts_are_the_references(tag, cls, ident, itemprop):
+    assert blocks._class_facts(tag, cls, ident, itemprop) == blocks._class_facts_reference(tag, cls, ident, itemprop)
+
+
+def test_class_facts_are_the_references_on_real_pages():
+    # Every (tag, class, id, itemprop) of the extraction sets' pages (read where they are).
+    import sys
+    from pathlib import Path
+
+    import pytest
+
+    root = Path(__file__).resolve().parents[2]
+    shared = root.parent / "shared" / "data"
+    if not (shared / "extraction").exists():
+        pytest.skip(f"no extraction sets at {shared / 'extraction'}")
+    sys.path.insert(0, str(root / "bench"))
+    from extraction import load_set
+
+    from pagetwin.html.parse import decode_html
+
+    seen = set()
+    for name in ("cleanportaleval", "scrapinghub", "chinese_wce"):
+        for page in load_set(name, shared, 60):
+            for node in parse_html(decode_html(page["body"], None)).css("[class], [id], [itemprop]"):
+                attrs = node.attributes
+                seen.add((node.tag, attrs.get("class") or "", attrs.get("id") or "", attrs.get("itemprop") or ""))
+    assert len(seen) > 1000
+    for key in seen:
+        assert blocks._class_facts(*key) == blocks._class_facts_reference(*key), key
