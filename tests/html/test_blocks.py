@@ -724,3 +724,21 @@ def test_class_facts_are_the_references_on_real_pages():
     assert len(seen) > 1000
     for key in seen:
         assert blocks._class_facts(*key) == blocks._class_facts_reference(*key), key
+
+
+# Blocks of a page that shows little (texts of 0-12 words, sizes around PARAGRAPH_CHARS, linked
+# or not) and hidden boxes of a few words to HIDDEN_PAGE_WORDS and more, named as chrome or not.
+_SHOWN_BLOCK = st.tuples(st.sampled_from(["", "one", "two words", "one two three four five six seven", "extraordinarily " * 12]),
+                         st.sampled_from([0, 20, 149, 150, 400]), st.sampled_from([0, 30, 60, 500]))  # fmt: skip
+_HIDDEN_BOX = st.sampled_from(
+    ["<div hidden>" + "hidden words " * 60 + "</div>", "<div hidden class='footer'>" + "x " * 120 + "</div>",
+     "<section aria-hidden='true'>" + "y " * 30 + "</section>", "<div hidden><p>two words</p></div>"]
+)  # fmt: skip
+
+
+@hsettings(max_examples=400, deadline=None)
+@given(shown=st.lists(_SHOWN_BLOCK, max_size=6), boxes=st.lists(_HIDDEN_BOX, max_size=4))
+def test_property_hidden_pages_is_the_reference(shown, boxes):
+    out = blocks.Blocks(text=[t for t, _, _ in shown], size=[s for _, s, _ in shown], link=[k for _, _, k in shown])
+    hidden = parse_html("<html><body>" + "".join(boxes) + "</body></html>").css("body > *")
+    assert blocks._hidden_pages(out, hidden) == blocks._hidden_pages_reference(out, hidden)

@@ -598,12 +598,32 @@ def _hidden_pages(out: Blocks, hidden: list) -> frozenset:
     """The hidden boxes that hold the page (their mem_ids), when the walk gave no paragraph of
     content and fewer than SHOWN_WORDS words: the boxes hidden until a script shows them (eBay's
     sections with display:none, a <main aria-hidden>) that hold HIDDEN_PAGE_WORDS words and
-    twice the words of the rest, and are not named as chrome (a hidden footer)."""
+    twice the words of the rest, and are not named as chrome (a hidden footer). The words are
+    counted first, up to SHOWN_WORDS (a few blocks on most pages, which have hidden boxes:
+    1,649 of corpus-2000's 1,998): _hidden_pages_reference's answer, sooner."""
+    rest = 0
+    for text in out.text:
+        rest += len(text.split())
+        if rest >= SHOWN_WORDS:
+            return frozenset()
+    if any(size >= PARAGRAPH_CHARS and link <= 0.3 * len(text) for text, size, link in zip(out.text, out.size, out.link)):
+        return frozenset()
+    return _hidden_boxes(hidden, rest)
+
+
+def _hidden_pages_reference(out: Blocks, hidden: list) -> frozenset:
+    """_hidden_pages as first written (its tests' reference)."""
     if any(size >= PARAGRAPH_CHARS and link <= 0.3 * len(text) for text, size, link in zip(out.text, out.size, out.link)):
         return frozenset()
     rest = sum(len(t.split()) for t in out.text)
     if rest >= SHOWN_WORDS:
         return frozenset()
+    return _hidden_boxes(hidden, rest)
+
+
+def _hidden_boxes(hidden: list, rest: int) -> frozenset:
+    """The mem_ids of the ``hidden`` boxes not named as chrome that hold HIDDEN_PAGE_WORDS words
+    and twice ``rest``, the words of the rest of the page."""
     boxes = []
     for node in hidden:
         attrs = node.attributes
