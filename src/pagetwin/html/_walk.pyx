@@ -273,6 +273,15 @@ cdef inline bint _contains(const unsigned char *s, size_t n, const char *lit, si
     return False
 
 
+cdef inline pt_node *_preorder_next(pt_node *node, pt_node *top) noexcept nogil:
+    """The node after ``node`` in document order (pre-order) in ``top``'s subtree; NULL past its end."""
+    if node.first_child != NULL:
+        return node.first_child
+    while node != top and node.next == NULL:
+        node = node.parent
+    return NULL if node == top else node.next
+
+
 # The attributes head_candidates reads (codes of NativeWalk.head_attrs).
 DEF H_OTHER = 0
 DEF H_NAME = 1
@@ -744,13 +753,7 @@ cdef class NativeWalk:
                     out.append(self._node(node, parser))
                     if sure is not None:
                         sure.append(certain)
-            # the next node in document order (pre-order), never above top
-            if node.first_child != NULL:
-                node = node.first_child
-                continue
-            while node != top and node.next == NULL:
-                node = node.parent
-            node = NULL if node == top else node.next
+            node = _preorder_next(node, top)
         return out
 
     def first(self, node, str selector):
@@ -783,13 +786,7 @@ cdef class NativeWalk:
                         if self._attr_code(attr) == A_ITEMPROP:
                             return self._node(node, parser)
                         attr = attr.next
-            # the next node in document order (pre-order), never above top
-            if node.first_child != NULL:
-                node = node.first_child
-                continue
-            while node != top and node.next == NULL:
-                node = node.parent
-            node = NULL if node == top else node.next
+            node = _preorder_next(node, top)
         return None
 
     def tables_holding(self, root, uintptr_t table_id, uintptr_t cell_id):
