@@ -678,3 +678,67 @@ def test_parsed_page_bytes_from_many_threads_at_once():
         assert all(pool.map(round_trip, range(16)))
     # The calling thread's pair is made once and kept.
     assert compressor(1).__self__ is compressor(1).__self__ and decompressor().__self__ is decompressor().__self__
+
+
+# Class and id names for _class_facts against its reference: chrome, wrapper, comment, body-hint,
+# caption and popup words, split by "-" and "_" ("article-bo_dy" is a body hint), ASCII and other
+# digits ("٣", "３", "𝟙": \d matches them), and letters that lower-case into ASCII (the Kelvin sign).
+_FACT_PIECES = st.sampled_from(
+    ["nav", "menu", "sidebar", "comments", "comment", "wrap", "content", "entry", "-", "_", " ", "article", "bo", "dy",
+     "body", "Body", "text", "main", "story", "caption", "Gallery", "slide", "show", "accredit", "credit", "widget",
+     "elementor-widget", "widget-type-", "tooltip", "trigger", "/", "d-none", "d-lg-block", "sr-only", "12", "٣", "３",
+     "𝟙", "\u212a", "İ", "ß", "\t", "\u00a0", "x"]
+)  # fmt: skip
+_FACT_NAMES = st.lists(st.one_of(_FACT_PIECES, st.text(max_size=4)), max_size=8).map("".join)
+
+
+@hsettings(max_examples=600, deadline=None)
+@given(tag=st.sampled_from(["div", "span", "section"]), cls=_FACT_NAMES, ident=_FACT_NAMES,
+       itemprop=st.sampled_from(["", "articleBody", "headline", "Article-Body", "text"]))  # fmt: skip
+def test_property_class_facts_are_the_references(tag, cls, ident, itemprop):
+    assert blocks._class_facts(tag, cls, ident, itemprop) == blocks._class_facts_reference(tag, cls, ident, itemprop)
+
+
+def test_class_facts_are_the_references_on_real_pages():
+    # Every (tag, class, id, itemprop) of the extraction sets' pages (read where they are).
+    import sys
+    from pathlib import Path
+
+    import pytest
+
+    root = Path(__file__).resolve().parents[2]
+    shared = root.parent / "shared" / "data"
+    if not (shared / "extraction").exists():
+        pytest.skip(f"no extraction sets at {shared / 'extraction'}")
+    sys.path.insert(0, str(root / "bench"))
+    from extraction import load_set
+
+    from pagetwin.html.parse import decode_html
+
+    seen = set()
+    for name in ("cleanportaleval", "scrapinghub", "chinese_wce"):
+        for page in load_set(name, shared, 60):
+            for node in parse_html(decode_html(page["body"], None)).css("[class], [id], [itemprop]"):
+                attrs = node.attributes
+                seen.add((node.tag, attrs.get("class") or "", attrs.get("id") or "", attrs.get("itemprop") or ""))
+    assert len(seen) > 1000
+    for key in seen:
+        assert blocks._class_facts(*key) == blocks._class_facts_reference(*key), key
+
+
+# Blocks of a page that shows little (texts of 0-12 words, sizes around PARAGRAPH_CHARS, linked
+# or not) and hidden boxes of a few words to HIDDEN_PAGE_WORDS and more, named as chrome or not.
+_SHOWN_BLOCK = st.tuples(st.sampled_from(["", "one", "two words", "one two three four five six seven", "extraordinarily " * 12]),
+                         st.sampled_from([0, 20, 149, 150, 400]), st.sampled_from([0, 30, 60, 500]))  # fmt: skip
+_HIDDEN_BOX = st.sampled_from(
+    ["<div hidden>" + "hidden words " * 60 + "</div>", "<div hidden class='footer'>" + "x " * 120 + "</div>",
+     "<section aria-hidden='true'>" + "y " * 30 + "</section>", "<div hidden><p>two words</p></div>"]
+)  # fmt: skip
+
+
+@hsettings(max_examples=400, deadline=None)
+@given(shown=st.lists(_SHOWN_BLOCK, max_size=6), boxes=st.lists(_HIDDEN_BOX, max_size=4))
+def test_property_hidden_pages_is_the_reference(shown, boxes):
+    out = blocks.Blocks(text=[t for t, _, _ in shown], size=[s for _, s, _ in shown], link=[k for _, _, k in shown])
+    hidden = parse_html("<html><body>" + "".join(boxes) + "</body></html>").css("body > *")
+    assert blocks._hidden_pages(out, hidden) == blocks._hidden_pages_reference(out, hidden)

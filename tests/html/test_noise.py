@@ -1,6 +1,7 @@
 import random
 import time
 
+import pytest
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
 from pagetwin.config import ExtractSettings
@@ -608,6 +609,25 @@ def test_property_page_meta_and_product_facts_as_one_query_per_selector(pieces):
 
     assert page_meta(tree) == _page_meta_reference(tree)
     assert product_facts(tree) == _product_facts_reference(tree)
+
+
+@hsettings(max_examples=300, deadline=None)
+@given(pieces=st.lists(st.tuples(_META_PIECES, st.sampled_from(["Shop", "x"])), max_size=12))
+def test_property_head_candidates_sure_of_a_candidate_only_when_the_selectors_match_it(pieces):
+    # noise._head_nodes does not ask lexbor about a candidate the C pass is sure of.
+    from pagetwin.html import noise
+    from pagetwin.html.blocks import BlockWalker
+
+    native = BlockWalker().native
+    if native is None:
+        pytest.skip("native walk off")
+    tree = parse_html("<html><head>" + "".join(piece.format(w=word) for piece, word in pieces) + "</body></html>")
+    sure = []
+    nodes = native.head_candidates(tree.root, noise._TITLE_ID, noise._META_ID, noise._SCRIPT_ID, sure)
+    assert len(sure) == len(nodes)
+    for node, certain in zip(nodes, sure):
+        first = node.css_first(noise._HEAD_TAGS)
+        assert not certain or (first is not None and first.mem_id == node.mem_id), node.html
 
 
 def test_page_meta_takes_the_first_of_each_kind_in_page_order():

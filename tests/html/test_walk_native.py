@@ -282,3 +282,51 @@ def test_native_walk_declines_what_it_does_not_take(walkers):
     native, _ = walkers
     with pytest.raises(_walk.Unsupported):
         native.native.walk("not a node", 512, False, blocks.Blocks(), [], [], frozenset())
+
+
+# -- the native first (blocks._FIRST_SELECTORS) ----------------------------------------------------
+
+FIRST_PIECES = [
+    "<P>x</P>", "<p itemprop='text'>y</p>", "<H1>t</H1>", "<main>m</main>", "<div ITEMPROP>z</div>", "<div itemprop=''></div>",
+    "<svg><p>s</p><main>n</main><g itemprop='x'/></svg>", "<math><mi itemprop=v>v</mi></math>", "<template><p>t</p><h1>h</h1></template>",
+    "<table><tr><td><p>c</p></td></tr></table>", "<noscript><div>d</div></noscript>", "<x-p itemprop2='a'>e</x-p>", "<o:p>o</o:p>",
+    "<blockquote><pre>q</pre></blockquote>", "<section data-itemprop='1'><article>a</article></section>", "<ul><li>l</li></ul>",
+]  # fmt: skip
+first_bodies = st.recursive(st.sampled_from(FIRST_PIECES) | words, element, max_leaves=20)
+
+
+def _same_firsts(native, tree) -> list:
+    """(node, selector) pairs where the native first differs from css_first, over every element."""
+    out = []
+    for node in tree.root.traverse(include_text=False):
+        for selector in blocks._FIRST_SELECTORS:
+            a, b = native.first(node, selector), node.css_first(selector)
+            if (a.mem_id if a is not None else None) != (b.mem_id if b is not None else None):
+                out.append((node.tag, selector))
+    return out
+
+
+@settings(max_examples=300, **FAST)
+@given(body=st.lists(first_bodies, min_size=1, max_size=4).map("".join))
+def test_native_first_is_css_first_on_generated_pages(walkers, body):
+    tree = LexborHTMLParser(f"<html><head><title>t</title></head><body>{body}</body></html>")
+    assert _same_firsts(walkers[0].native, tree) == []
+
+
+@pytest.mark.parametrize("name", ["cleanportaleval", "scrapinghub", "chinese_wce"])
+def test_native_first_is_css_first_on_real_pages(walkers, name):
+    if not (SHARED / "extraction").exists():
+        pytest.skip(f"no extraction sets at {SHARED / 'extraction'}")
+    sys.path.insert(0, str(ROOT / "bench"))
+    from extraction import load_set
+
+    for page in load_set(name, SHARED, 25):
+        assert _same_firsts(walkers[0].native, parse_html(decode_html(page["body"], None))) == [], page["id"]
+
+
+def test_native_first_answers_only_its_selectors(walkers):
+    node = LexborHTMLParser("<p>x</p>").css_first("p")
+    with pytest.raises(KeyError):
+        walkers[0].native.first(node, "p.x")
+    with pytest.raises(ValueError):
+        blocks._simple_selector("p.x, h1")

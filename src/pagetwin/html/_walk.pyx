@@ -139,6 +139,7 @@ DEF A_TYPE = 5
 DEF A_STYLE = 6
 DEF IMAGE = 7
 DEF MAX_IMAGE_ATTRS = 40
+DEF MAX_FIRST_TAGS = 16  # tags of a selector ``first`` answers
 
 # Stack entries that are not nodes (node pointers are aligned, so never 1 or 2).
 DEF LINK_END = 1
@@ -256,6 +257,29 @@ cdef inline bint _icontains(const unsigned char *s, size_t n, const char *lit, s
         if _ieq(s + i, m, lit, m):
             return True
     return False
+
+
+cdef inline bint _eq(const unsigned char *s, size_t n, const char *lit, size_t m) noexcept nogil:
+    return n == m and memcmp(s, lit, n) == 0
+
+
+cdef inline bint _contains(const unsigned char *s, size_t n, const char *lit, size_t m) noexcept nogil:
+    cdef size_t i
+    if m > n:
+        return False
+    for i in range(n - m + 1):
+        if memcmp(s + i, lit, m) == 0:
+            return True
+    return False
+
+
+cdef inline pt_node *_preorder_next(pt_node *node, pt_node *top) noexcept nogil:
+    """The node after ``node`` in document order (pre-order) in ``top``'s subtree; NULL past its end."""
+    if node.first_child != NULL:
+        return node.first_child
+    while node != top and node.next == NULL:
+        node = node.parent
+    return NULL if node == top else node.next
 
 
 # The attributes head_candidates reads (codes of NativeWalk.head_attrs).
@@ -496,6 +520,7 @@ cdef class NativeWalk:
     cdef Py_ssize_t class_memo_size
     cdef object kind_of, class_facts, hidden_style, page_chrome, content_root, own_roots
     cdef object noscript_content, holds_the_page, disclosed, hover_card, chrome_tags, chrome_tag_wraps
+    cdef dict selectors  # selector -> (tag ids, [itemprop] in it): the ones ``first`` answers
     cdef Buf *own  # per depth: the open block's own text
     cdef Buf *imgs  # per depth: the open block's image sources, joined by " "
     cdef Py_ssize_t *img_count
@@ -519,7 +544,8 @@ cdef class NativeWalk:
 
     def __init__(self, lexbor_node_type, attr_name_address, element_name_address, text_id, picture_id,
                  kind_of, class_facts, hidden_style, image_attrs, page_chrome, content_root,
-                 noscript_content, holds_the_page, disclosed, hover_card, chrome_tags, chrome_tag_wraps, class_memo_size):
+                 noscript_content, holds_the_page, disclosed, hover_card, chrome_tags, chrome_tag_wraps, class_memo_size,
+                 selectors):
         self.vtab = PyCapsule_GetPointer(lexbor_node_type.__dict__["__pyx_vtable__"], NULL)
         self.attr_name = <void *><uintptr_t>attr_name_address
         self.element_name = <void *><uintptr_t>element_name_address
@@ -547,6 +573,12 @@ cdef class NativeWalk:
         self.names = [None] * KINDS
         self.class_memo = {}
         self.class_memo_size = class_memo_size
+        for ids, _ in selectors.values():
+            if len(ids) > MAX_FIRST_TAGS or any(tid >= KINDS for tid in ids):
+                raise ValueError("a selector of too many tags, or of tags that are not static")
+        self.selectors = dict(selectors)
+        if noscript_content not in self.selectors:
+            raise ValueError("the noscript content selector is not one of the selectors")
 
     def __dealloc__(self):
         cdef Py_ssize_t i
@@ -669,19 +701,22 @@ cdef class NativeWalk:
             self.head_attrs[aid] = code
         return code
 
-    def head_candidates(self, root, uintptr_t title_id, uintptr_t meta_id, uintptr_t script_id):
+    def head_candidates(self, root, uintptr_t title_id, uintptr_t meta_id, uintptr_t script_id, list sure=None):
         """The elements of ``root``'s document (``root``: a LexborNode), in document order, that
         noise._HEAD_TAGS may match: every <title>; a <meta> whose name or property is
         description / og:description / og:title; a <script> of type application/ld+json;
         any element whose itemtype holds schema.org/product (values and names with ASCII
         case ignored: more than the selectors' own matches, which noise._head_nodes then
-        asks each candidate). One pass of C over the DOM instead of lexbor's CSS engine."""
+        asks each candidate). One pass of C over the DOM instead of lexbor's CSS engine.
+        ``sure``: a list given gets, for each candidate, whether _HEAD_TAGS matches it for
+        certain (a title; a value with the selectors' own case: noise._head_nodes then need not
+        ask; a value that matches only with case ignored is left to lexbor's matching rules)."""
         cdef pt_node *top
         cdef pt_node *node
         cdef pt_attr *attr
         cdef pt_str *v
         cdef uintptr_t tid, aid
-        cdef bint take
+        cdef bint take, certain
         cdef int code
         cdef list out = []
         top = self._document(root)
@@ -690,7 +725,7 @@ cdef class NativeWalk:
         while node != NULL:
             if node.type == ELEMENT:
                 tid = node.local_name
-                take = tid == title_id
+                take = certain = tid == title_id
                 attr = (<pt_element *>node).first_attr
                 while attr != NULL and not take:
                     aid = attr.node.local_name  # (the name first: most attributes end there)
@@ -702,22 +737,57 @@ cdef class NativeWalk:
                     if code != H_OTHER and v != NULL and v.data != NULL:
                         if code == H_ITEMTYPE:
                             take = _icontains(v.data, v.length, b"schema.org/product", 18)
+                            certain = take and _contains(v.data, v.length, b"schema.org/Product", 18)
                         elif tid == meta_id and (code == H_NAME or code == H_PROPERTY):
                             take = (_ieq(v.data, v.length, b"description", 11) or _ieq(v.data, v.length, b"og:description", 14)
                                     or _ieq(v.data, v.length, b"og:title", 8))
+                            if take and code == H_NAME:
+                                certain = _eq(v.data, v.length, b"description", 11) or _eq(v.data, v.length, b"Description", 11)
+                            elif take:
+                                certain = _eq(v.data, v.length, b"og:description", 14) or _eq(v.data, v.length, b"og:title", 8)
                         elif tid == script_id and code == H_TYPE:
                             take = _ieq(v.data, v.length, b"application/ld+json", 19)
+                            certain = take and _eq(v.data, v.length, b"application/ld+json", 19)
                     attr = attr.next
                 if take:
                     out.append(self._node(node, parser))
-            # the next node in document order (pre-order), never above top
-            if node.first_child != NULL:
-                node = node.first_child
-                continue
-            while node != top and node.next == NULL:
-                node = node.parent
-            node = NULL if node == top else node.next
+                    if sure is not None:
+                        sure.append(certain)
+            node = _preorder_next(node, top)
         return out
+
+    def first(self, node, str selector):
+        """``node.css_first(selector)`` (the first element of ``node``'s subtree, ``node``
+        included, in document order, that ``selector`` matches) for the selectors given at init,
+        without lexbor parsing the selector at each call (~7 us): a list of tag names and
+        ``[itemprop]``, which blocks._simple_selector compiles to (tag ids, itemprop)."""
+        if type(node) is not self.node_type:
+            raise Unsupported("not a LexborNode")
+        return self._first((<pt_lexbor_node *><PyObject *>node).node, <object>(<pt_lexbor_node *><PyObject *>node).parser,
+                           self.selectors[selector])
+
+    cdef object _first(self, pt_node *top, object parser, tuple spec):
+        cdef uintptr_t ids[MAX_FIRST_TAGS]
+        cdef tuple tags = spec[0]
+        cdef bint itemprop = spec[1]
+        cdef Py_ssize_t n = len(tags), i
+        cdef pt_node *node = top
+        cdef pt_attr *attr
+        for i in range(n):
+            ids[i] = tags[i]
+        while node != NULL:
+            if node.type == ELEMENT:
+                for i in range(n):
+                    if node.local_name == ids[i]:
+                        return self._node(node, parser)
+                if itemprop:
+                    attr = (<pt_element *>node).first_attr
+                    while attr != NULL:
+                        if self._attr_code(attr) == A_ITEMPROP:
+                            return self._node(node, parser)
+                        attr = attr.next
+            node = _preorder_next(node, top)
+        return None
 
     def tables_holding(self, root, uintptr_t table_id, uintptr_t cell_id):
         """The elements of ``root``'s document (``root``: a LexborNode) whose tag id is
@@ -920,9 +990,9 @@ cdef class NativeWalk:
             if kind == K_INLINE:
                 pass
             elif kind == K_NOSCRIPT:
-                py = self._node(node, parser)
-                if py.css_first(self.noscript_content) is None:
+                if self._first(node, parser, self.selectors[self.noscript_content]) is None:
                     continue
+                py = self._node(node, parser)
                 if not noscript:
                     copies.append(py)
                     continue
@@ -947,7 +1017,7 @@ cdef class NativeWalk:
                     is_caption = facts[3]
                     if chrome and not self.flags[tid] & 4:
                         py = self._node(node, parser)
-                        if not self.holds_the_page(py, root, page_chars, chrome):  # blocks._holds_the_page
+                        if not self.holds_the_page(py, root, page_chars, chrome, self.first):  # blocks._holds_the_page
                             if chrome != 2:  # blocks.py's _COMMENTS
                                 continue
                             if not noscript:

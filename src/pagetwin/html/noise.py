@@ -1048,15 +1048,15 @@ def _head_nodes(tree, walker: BlockWalker | None = None) -> tuple[list, list]:
     takes ~0.1 ms a page for the same pass); each is kept when it matches itself (it is the
     first match of a search from it) and sorted as the reference sorts it (the reference
     lists a node once for each selector it matches: both readers take the first of each
-    kind, so their results are the same); else _head_nodes_reference."""
+    kind, so their results are the same); else _head_nodes_reference. A candidate the C pass
+    is sure of (``sure``: a title, values in the selectors' own case) is not asked."""
     native = walker.native if walker is not None else None
     root = tree.root
     if native is None or root is None:
         return _head_nodes_reference(tree)
-    meta, products = [], []
-    for node in native.head_candidates(root, _TITLE_ID, _META_ID, _SCRIPT_ID):
-        first = node.css_first(_HEAD_TAGS)
-        if first is not None and first.mem_id == node.mem_id:
+    meta, products, sure = [], [], []
+    for node, certain in zip(native.head_candidates(root, _TITLE_ID, _META_ID, _SCRIPT_ID, sure), sure):
+        if certain or ((first := node.css_first(_HEAD_TAGS)) is not None and first.mem_id == node.mem_id):
             _sort_head_node(node, meta, products)
     return meta, products
 
