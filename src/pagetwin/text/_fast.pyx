@@ -12,7 +12,7 @@ and lang.py give the same output (tests/text/test_fast.py checks it, property by
 * ``DfaCounter``: py3langid's byte DFA walk (``visit_counts``) over its own model, giving the
   same feature counts in the same order, so the same scores.
 * ``keyword_counts``: the counts of a page's keyword candidates (``keywords.top_keywords``),
-  one pass over its tokens and stop flags.
+  counted by token object in C, merged by equality once a distinct object.
 * ``top_weights``: a page's n highest keyword weights (density or tf-idf) picked from its
   counts in one pass (``keywords.top_keywords``), the weights computed as Python computes them.
 * ``compat_substitute``: a text's characters that NFKC changes alone (fullwidth punctuation,
@@ -29,6 +29,7 @@ and lang.py give the same output (tests/text/test_fast.py checks it, property by
 import numpy as np
 
 from cpython.object cimport PyObject
+from cpython.list cimport PyList_GET_ITEM
 from cpython.ref cimport Py_DECREF, Py_INCREF
 from libc.stdint cimport uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc
@@ -42,6 +43,8 @@ cdef extern from "Python.h":
     bint Py_UNICODE_ISSPACE(Py_UCS4 ch)  # the test str.split() splits at
     int PyUnicode_Compare(object a, object b) except? -1
     bytes PyBytes_FromStringAndSize(const char* v, Py_ssize_t n)
+    dict _PyDict_NewPresized(Py_ssize_t minused)
+    PyObject* PyDict_SetDefault(object d, object key, object default) except NULL  # borrowed
 
 # Character class bits (tokenize.char_classes builds the table with these values).
 cdef enum:
@@ -358,45 +361,67 @@ def analyze_words(str text, const unsigned char[::1] table, bint bigram_kana, bi
         i = j
 
 
+cdef struct TokenCount:
+    PyObject* token  # NULL: an empty slot; else borrowed from the caller's list
+    Py_ssize_t count
+
+
 def keyword_counts(list tokens, list stop, object is_candidate, dict known):
     """{token: count} of the tokens whose stop flag is false and ``is_candidate(token)`` true,
-    in order of first sight (``keywords.keyword_counts_reference``): one pass over the two
-    lists, one dict lookup a token (its slot), the counts kept in a C array until the end.
-    ``known`` holds is_candidate's answers (asked once a token, then kept there: the caller's
-    memo, from page to page)."""
-    cdef Py_ssize_t i, slot, n = len(tokens), distinct = 0
-    cdef dict slots = {}  # token -> its slot in counts, or -1 when it is no candidate
-    cdef list order = []
-    cdef Py_ssize_t* counts
+    in order of first sight (``keywords.keyword_counts_reference``). The tokens are counted by
+    object (a pointer hash in C: the word scan hands out the same token object for each sight
+    of a known word, so a page of ~770 tokens has ~200 objects), then the objects, in order of
+    first sight, are merged into the dict by equality: one dict lookup a distinct object, not a
+    token, and a token's first object is its first sight. ``known`` holds is_candidate's
+    answers (asked once a token, then kept there: the caller's memo, from page to page)."""
+    cdef Py_ssize_t i, k, n = len(tokens), distinct = 0, mask = 63, size, count
+    cdef PyObject* token
+    cdef PyObject* flag
+    cdef uint64_t h
+    cdef TokenCount* table
+    cdef Py_ssize_t* order  # slots in order of first sight
+    cdef dict out
     if len(stop) != n:
         raise ValueError(f"{n} tokens but {len(stop)} stop flags")
-    counts = <Py_ssize_t*>malloc(max(n, 1) * sizeof(Py_ssize_t))
-    if counts == NULL:
+    while mask + 1 < 2 * n:  # at most half full
+        mask = 2 * mask + 1
+    table = <TokenCount*>calloc(mask + 1, sizeof(TokenCount))
+    order = <Py_ssize_t*>malloc(max(n, 1) * sizeof(Py_ssize_t))
+    if table == NULL or order == NULL:
+        free(table)
+        free(order)
         raise MemoryError()
     try:
         for i in range(n):
-            if stop[i]:
+            flag = PyList_GET_ITEM(stop, i)
+            if flag == <PyObject*>True or (flag != <PyObject*>False and <object>flag):
                 continue
-            token = tokens[i]
-            found = slots.get(token)
-            if found is not None:
-                slot = <Py_ssize_t>found
-                if slot >= 0:
-                    counts[slot] += 1
-            else:
-                flag = known.get(token)
-                if flag is None:
-                    flag = known[token] = bool(is_candidate(token))
-                if not flag:
-                    slots[token] = -1
-                    continue
-                slots[token] = distinct
-                order.append(token)
-                counts[distinct] = 1
+            token = PyList_GET_ITEM(tokens, i)
+            h = (<uint64_t><size_t>token >> 4) * 0x9E3779B97F4A7C15ULL
+            k = <Py_ssize_t>(h >> 32) & mask
+            while table[k].token != NULL and table[k].token != token:
+                k = (k + 1) & mask
+            if table[k].token == NULL:
+                table[k].token = token
+                order[distinct] = k
                 distinct += 1
-        return {order[i]: counts[i] for i in range(distinct)}
+            table[k].count += 1
+        out = _PyDict_NewPresized(distinct)  # no resize as it fills
+        for i in range(distinct):
+            word = <object>table[order[i]].token
+            candidate = known.get(word)
+            if candidate is None:
+                candidate = known[word] = bool(is_candidate(word))
+            if candidate:
+                size = len(out)
+                count = table[order[i]].count
+                seen = <object>PyDict_SetDefault(out, word, count)  # one lookup: most tokens are one object
+                if len(out) == size:  # a later object of a token already counted
+                    out[word] = seen + count
+        return out
     finally:
-        free(counts)
+        free(table)
+        free(order)
 
 
 cdef class DfaCounter:
