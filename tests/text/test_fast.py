@@ -171,6 +171,18 @@ def test_native_kernels_equal_the_references_on_real_pages(analyzer, real_texts)
             assert _both(analyzer, text[3:2000], other)[0] == _both(analyzer, text[3:2000], other)[1]
 
 
+def test_native_keyword_counts_equal_the_reference_on_real_pages(analyzer, real_texts):
+    """The counts of the native scan's tokens (one object for each sight of a known word, so
+    counted by object and merged) are the reference's, in its order."""
+    from pagetwin.text.keywords import is_keyword_candidate, keyword_counts_reference
+
+    known = {}
+    for text in real_texts:
+        a = analyzer.analyze(text)
+        expected = list(keyword_counts_reference(a.tokens, a.stop).items())
+        assert list(_fast.keyword_counts(a.tokens, a.stop, is_keyword_candidate, known).items()) == expected
+
+
 @settings(max_examples=300, deadline=None)
 @given(text=texts)
 def test_native_language_identifier_equals_py3langid(text):

@@ -177,6 +177,23 @@ def test_native_keyword_counts_are_the_references_in_order(words):
         _fast.keyword_counts(tokens + ["cat"], stop, is_keyword_candidate, {})
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from("cat dog the 7 猫 bird кот".split()), st.sampled_from([True, False, 0, 1, None]), st.booleans()),
+                max_size=120), st.integers(0, 400))
+def test_native_keyword_counts_merge_equal_tokens_that_are_other_objects(words, repeat):
+    """_fast.keyword_counts counts by token object, then merges equal objects: tokens that are
+    equal but not the same object (a copy), counts past the small ints, and stop flags that are
+    only truthy or falsy give the reference's counts in its order."""
+    from pagetwin.text import _fast
+    from pagetwin.text.keywords import keyword_counts_reference
+
+    tokens = [("".join(list(t)) if copy else t) for t, _, copy in words] + ["bird"] * repeat
+    stop = [s for _, s, _ in words] + [False] * repeat
+    expected = keyword_counts_reference(tokens, stop)
+    got = _fast.keyword_counts(tokens, stop, is_keyword_candidate, {})
+    assert list(got.items()) == list(expected.items())
+
+
 _WORDS = "cat dog the a 猫 bird fish tree Tree x кот é ß ﬁ b2 zz".split()
 
 

@@ -12,7 +12,7 @@ and lang.py give the same output (tests/text/test_fast.py checks it, property by
 * ``DfaCounter``: py3langid's byte DFA walk (``visit_counts``) over its own model, giving the
   same feature counts in the same order, so the same scores.
 * ``keyword_counts``: the counts of a page's keyword candidates (``keywords.top_keywords``),
-  one pass over its tokens and stop flags.
+  counted by token object in C, merged by equality once a distinct object.
 * ``top_weights``: a page's n highest keyword weights (density or tf-idf) picked from its
   counts in one pass (``keywords.top_keywords``), the weights computed as Python computes them.
 * ``compat_substitute``: a text's characters that NFKC changes alone (fullwidth punctuation,
@@ -29,6 +29,7 @@ and lang.py give the same output (tests/text/test_fast.py checks it, property by
 import numpy as np
 
 from cpython.object cimport PyObject
+from cpython.list cimport PyList_GET_ITEM
 from cpython.ref cimport Py_DECREF, Py_INCREF
 from libc.stdint cimport uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc
@@ -42,6 +43,8 @@ cdef extern from "Python.h":
     bint Py_UNICODE_ISSPACE(Py_UCS4 ch)  # the test str.split() splits at
     int PyUnicode_Compare(object a, object b) except? -1
     bytes PyBytes_FromStringAndSize(const char* v, Py_ssize_t n)
+    dict _PyDict_NewPresized(Py_ssize_t minused)
+    PyObject* PyDict_SetDefault(object d, object key, object default) except NULL  # borrowed
 
 # Character class bits (tokenize.char_classes builds the table with these values).
 cdef enum:
@@ -55,6 +58,10 @@ cdef enum:
 cdef enum:
     MAX_LANES = 8
     MIN_PIECE = 256
+
+# gather_rows asks for the rows this far ahead of the one it converts.
+cdef enum:
+    PREFETCH_ROWS = 8
 
 # Span kinds handed to the segmenters of runs.
 cdef enum:
@@ -358,45 +365,77 @@ def analyze_words(str text, const unsigned char[::1] table, bint bigram_kana, bi
         i = j
 
 
+cdef struct TokenCount:
+    PyObject* token  # NULL: an empty slot; else borrowed from the caller's list
+    Py_ssize_t count
+
+
 def keyword_counts(list tokens, list stop, object is_candidate, dict known):
     """{token: count} of the tokens whose stop flag is false and ``is_candidate(token)`` true,
-    in order of first sight (``keywords.keyword_counts_reference``): one pass over the two
-    lists, one dict lookup a token (its slot), the counts kept in a C array until the end.
-    ``known`` holds is_candidate's answers (asked once a token, then kept there: the caller's
-    memo, from page to page)."""
-    cdef Py_ssize_t i, slot, n = len(tokens), distinct = 0
-    cdef dict slots = {}  # token -> its slot in counts, or -1 when it is no candidate
-    cdef list order = []
-    cdef Py_ssize_t* counts
+    in order of first sight (``keywords.keyword_counts_reference``). The tokens are counted by
+    object (a pointer hash in C: the word scan hands out the same token object for each sight
+    of a known word, so a page of ~770 tokens has ~200 objects), then the objects, in order of
+    first sight, are merged into the dict by equality: one dict lookup a distinct object, not a
+    token, and a token's first object is its first sight. ``known`` holds is_candidate's
+    answers (asked once a token, then kept there: the caller's memo, from page to page)."""
+    cdef Py_ssize_t i, k, n = len(tokens), distinct = 0, mask = 63, size, count
+    cdef PyObject* token
+    cdef PyObject* flag
+    cdef uint64_t h
+    cdef TokenCount* table
+    cdef Py_ssize_t* order  # slots in order of first sight
+    cdef dict out
     if len(stop) != n:
         raise ValueError(f"{n} tokens but {len(stop)} stop flags")
-    counts = <Py_ssize_t*>malloc(max(n, 1) * sizeof(Py_ssize_t))
-    if counts == NULL:
+    while mask + 1 < 2 * n:  # at most half full
+        mask = 2 * mask + 1
+    table = <TokenCount*>calloc(mask + 1, sizeof(TokenCount))
+    order = <Py_ssize_t*>malloc(max(n, 1) * sizeof(Py_ssize_t))
+    if table == NULL or order == NULL:
+        free(table)
+        free(order)
         raise MemoryError()
     try:
         for i in range(n):
-            if stop[i]:
+            flag = PyList_GET_ITEM(stop, i)
+            if flag == <PyObject*>True or (flag != <PyObject*>False and <object>flag):
                 continue
-            token = tokens[i]
-            found = slots.get(token)
-            if found is not None:
-                slot = <Py_ssize_t>found
-                if slot >= 0:
-                    counts[slot] += 1
-            else:
-                flag = known.get(token)
-                if flag is None:
-                    flag = known[token] = bool(is_candidate(token))
-                if not flag:
-                    slots[token] = -1
-                    continue
-                slots[token] = distinct
-                order.append(token)
-                counts[distinct] = 1
+            token = PyList_GET_ITEM(tokens, i)
+            h = (<uint64_t><size_t>token >> 4) * 0x9E3779B97F4A7C15ULL
+            k = <Py_ssize_t>(h >> 32) & mask
+            while table[k].token != NULL and table[k].token != token:
+                k = (k + 1) & mask
+            if table[k].token == NULL:
+                table[k].token = token
+                order[distinct] = k
                 distinct += 1
-        return {order[i]: counts[i] for i in range(distinct)}
+            table[k].count += 1
+        out = _PyDict_NewPresized(distinct)  # no resize as it fills
+        for i in range(distinct):
+            word = <object>table[order[i]].token
+            candidate = known.get(word)
+            if candidate is None:
+                candidate = known[word] = bool(is_candidate(word))
+            if candidate:
+                size = len(out)
+                count = table[order[i]].count
+                seen = <object>PyDict_SetDefault(out, word, count)  # one lookup: most tokens are one object
+                if len(out) == size:  # a later object of a token already counted
+                    out[word] = seen + count
+        return out
     finally:
-        free(counts)
+        free(table)
+        free(order)
+
+
+cdef struct DfaState:
+    uint32_t base  # the state's row in nextmove, times 256
+    int feature  # the feature the state counts, or -1
+
+
+cdef struct FeatureVisits:
+    int count
+    int first  # position of the feature's first visit (valid while count > 0)
 
 
 cdef class DfaCounter:
@@ -409,34 +448,42 @@ cdef class DfaCounter:
     ``warmup`` bytes early from state 0 without counting; it is kept only if the state it has
     reached where it starts is the state the piece before it ends in (then every byte was
     walked from its true state), else the text is walked again in one piece: the counts and
-    their order are those of one walk, whatever the model."""
+    their order are those of one walk, whatever the model. A state's row base and feature sit
+    side by side (``DfaState``, 0.8 MB), as do a feature's count and first visit: in a run
+    these small tables are evicted too, and each step then misses once, not twice."""
 
     cdef const unsigned int[::1] nextmove
-    cdef const long long[::1] rowbase
-    cdef const int[::1] output
-    cdef int* counts
-    cdef Py_ssize_t* first  # position of each feature's first visit (valid while its count > 0)
+    cdef DfaState* states  # each state's row base and feature side by side: one cache miss a step, not two
+    cdef FeatureVisits* counts  # each feature's count and first visit, side by side likewise
     cdef int* seen  # the features counted so far, n_seen of them
     cdef Py_ssize_t n_seen
     cdef Py_ssize_t n_features
     cdef readonly Py_ssize_t warmup
 
     def __cinit__(self, nextmove, rowbase, output, Py_ssize_t n_features, Py_ssize_t warmup=0):
+        cdef const long long[::1] bases = rowbase
+        cdef const int[::1] features = output
+        cdef Py_ssize_t s, n_states = bases.shape[0]
         self.nextmove = nextmove
-        self.rowbase = rowbase
-        self.output = output
         self.n_features = n_features
         self.warmup = warmup
-        self.counts = <int*>calloc(n_features + 1, sizeof(int))
-        self.first = <Py_ssize_t*>calloc(n_features + 1, sizeof(Py_ssize_t))
+        if features.shape[0] != n_states:
+            raise ValueError(f"{n_states} row bases but {features.shape[0]} outputs")
+        self.states = <DfaState*>malloc(max(n_states, 1) * sizeof(DfaState))
+        self.counts = <FeatureVisits*>calloc(n_features + 1, sizeof(FeatureVisits))
         self.seen = <int*>calloc(n_features + 1, sizeof(int))
         self.n_seen = 0
-        if self.counts == NULL or self.first == NULL or self.seen == NULL:
+        if self.states == NULL or self.counts == NULL or self.seen == NULL:
             raise MemoryError()
+        for s in range(n_states):
+            if bases[s] < 0 or bases[s] > 0xFFFFFF00 or bases[s] + 256 > nextmove.shape[0] or features[s] >= n_features:
+                raise ValueError(f"state {s}: row base {bases[s]} or feature {features[s]} outside the tables")
+            self.states[s].base = <uint32_t>bases[s]
+            self.states[s].feature = features[s]
 
     def __dealloc__(self):
+        free(self.states)
         free(self.counts)
-        free(self.first)
         free(self.seen)
 
     def visits(self, const unsigned char[::1] data):
@@ -446,27 +493,29 @@ cdef class DfaCounter:
         cdef list order = []
         cdef dict out = {}
         for i in range(n):
-            state = self.nextmove[self.rowbase[state] + data[i]]
-            feature = self.output[state]
+            state = self.nextmove[self.states[state].base + data[i]]
+            feature = self.states[state].feature
             if feature >= 0:
-                if self.counts[feature] == 0:
+                if self.counts[feature].count == 0:
                     order.append(feature)
-                self.counts[feature] += 1
+                self.counts[feature].count += 1
         for feature in order:
-            out[feature] = self.counts[feature]
-            self.counts[feature] = 0
+            out[feature] = self.counts[feature].count
+            self.counts[feature].count = 0
         return out
 
     cdef inline void _count(self, long long state, Py_ssize_t i) noexcept nogil:
-        cdef int feature = self.output[state]
+        cdef int feature = self.states[state].feature
+        cdef FeatureVisits* f
         if feature >= 0:
-            if self.counts[feature] == 0:
-                self.first[feature] = i
+            f = &self.counts[feature]
+            if f.count == 0:
+                f.first = <int>i
                 self.seen[self.n_seen] = feature
                 self.n_seen += 1
-            elif i < self.first[feature]:
-                self.first[feature] = i
-            self.counts[feature] += 1
+            elif i < f.first:
+                f.first = <int>i
+            f.count += 1
 
     cdef bint _walk_lanes(self, const unsigned char* data, Py_ssize_t n, Py_ssize_t lanes) noexcept nogil:
         """Count every byte's visit, ``lanes`` pieces at once; False when a piece's warm-up
@@ -479,15 +528,15 @@ cdef class DfaCounter:
             state[k] = 0
             if k > 0:
                 for i in range(max(0, k * piece - self.warmup), k * piece):
-                    state[k] = self.nextmove[self.rowbase[state[k]] + data[i]]
+                    state[k] = self.nextmove[self.states[state[k]].base + data[i]]
             entry[k] = state[k]
         for step in range(piece):
             for k in range(lanes):
                 i = k * piece + step
-                state[k] = self.nextmove[self.rowbase[state[k]] + data[i]]
+                state[k] = self.nextmove[self.states[state[k]].base + data[i]]
                 self._count(state[k], i)
         for i in range(lanes * piece, n):  # the last piece's tail
-            state[lanes - 1] = self.nextmove[self.rowbase[state[lanes - 1]] + data[i]]
+            state[lanes - 1] = self.nextmove[self.states[state[lanes - 1]].base + data[i]]
             self._count(state[lanes - 1], i)
         for k in range(1, lanes):
             if state[k - 1] != entry[k]:
@@ -501,10 +550,10 @@ cdef class DfaCounter:
         if lanes > 1 and self._walk_lanes(data, n, lanes):
             return
         for i in range(self.n_seen):  # forget what the lanes counted
-            self.counts[self.seen[i]] = 0
+            self.counts[self.seen[i]].count = 0
         self.n_seen = 0
         for i in range(n):
-            state = self.nextmove[self.rowbase[state] + data[i]]
+            state = self.nextmove[self.states[state].base + data[i]]
             self._count(state, i)
 
     def visit_arrays(self, const unsigned char[::1] data, Py_ssize_t lanes=8):
@@ -512,6 +561,8 @@ cdef class DfaCounter:
         the same order (of first visit), walked in ``lanes`` pieces when the text is long."""
         cdef Py_ssize_t n = data.shape[0], i, m = 0, f
         cdef const unsigned char* text = &data[0] if n > 0 else NULL
+        if n > 0x7FFFFFFF:
+            raise ValueError(f"{n} bytes: at most 2**31 - 1 (positions are kept as int)")
         lanes = max(1, min(lanes, MAX_LANES, n // MIN_PIECE))
         # The GIL stays held: the counts are this object's, and threads (the server's readers
         # and its writer) share one identifier.
@@ -528,13 +579,13 @@ cdef class DfaCounter:
         for i in range(n):
             slot[i] = -1
         for i in range(self.n_seen):
-            slot[self.first[self.seen[i]]] = self.seen[i]
+            slot[self.counts[self.seen[i]].first] = self.seen[i]
         for i in range(n):
             f = slot[i]
             if f >= 0:
                 fv[m] = f
-                cv[m] = self.counts[f]
-                self.counts[f] = 0
+                cv[m] = self.counts[f].count
+                self.counts[f].count = 0
                 m += 1
         self.n_seen = 0
         free(slot)
@@ -562,15 +613,27 @@ cdef extern from *:
         }
         return bad == 0;
     }
+    /* Ask for the cache lines of bytes [p, p + size) (size > 0): the rows of a gather are known
+       ahead, and misses asked for together overlap instead of waiting one after another. */
+    static inline void pt_prefetch(const void* p, Py_ssize_t size) {
+    #if defined(__GNUC__)
+        const char* c = (const char*)p;
+        for (Py_ssize_t o = 0; o < size; o += 64)
+            __builtin_prefetch(c + o);
+        __builtin_prefetch(c + size - 1);
+    #endif
+    }
     """
     bint pt_normal_halves(const uint16_t* src, uint32_t* dst, Py_ssize_t m) noexcept nogil
+    void pt_prefetch(const void* p, Py_ssize_t size) noexcept nogil
 
 
 def gather_rows(const uint16_t[:, ::1] table, const Py_ssize_t[::1] rows, const float[::1] half_to_float):
     """float32 array (len(rows), table columns): row rows[r] of ``table`` (float16 values given
     by their bits) converted exactly: by bit arithmetic when every half of the row is normal
     (all of py3langid's table), else through ``half_to_float`` (the float32 of each of the
-    65,536 bit patterns). A table lookup per value was most of the scoring's time."""
+    65,536 bit patterns). A table lookup per value was most of the scoring's time. The rows
+    are asked for ``PREFETCH_ROWS`` ahead: they are scattered over 28 MB, mostly not cached."""
     cdef Py_ssize_t n = rows.shape[0], m = table.shape[1], r, c, row
     if half_to_float.shape[0] != 65536:
         raise ValueError("half_to_float must give the float32 of all 65,536 half bit patterns")
@@ -580,8 +643,13 @@ def gather_rows(const uint16_t[:, ::1] table, const Py_ssize_t[::1] rows, const 
     out = np.empty((n, m), dtype=np.uint32)
     cdef uint32_t[:, ::1] view = out
     with nogil:
+        for r in range(min(n, PREFETCH_ROWS)):
+            if m:
+                pt_prefetch(&table[rows[r], 0], 2 * m)
         for r in range(n):
             row = rows[r]
+            if m and r + PREFETCH_ROWS < n:
+                pt_prefetch(&table[rows[r + PREFETCH_ROWS], 0], 2 * m)
             if m and not pt_normal_halves(&table[row, 0], &view[r, 0], m):
                 for c in range(m):
                     memcpy(&view[r, c], &half_to_float[table[row, c]], 4)
