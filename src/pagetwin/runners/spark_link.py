@@ -26,12 +26,13 @@ Outputs, written by the executors under an output URI through Spark's Hadoop fil
 (``file:``, ``hdfs:``, ``s3a:``): clusters.jsonl/ and pairs.jsonl/ (part files whose lines,
 read in part order, are the local runner's clusters.jsonl and pairs.jsonl), clusters.parquet/,
 pairs.parquet/, pages.parquet/ (the lean index) and models.parquet/ (pass 1's learned models, the
-site templates a row per site, and the settings, runners.spark_output: what explain needs to
-fingerprint a record again). The
+site templates a row per site, the image hashes a row per URL, and the settings,
+runners.spark_output: what explain needs to fingerprint a record again). The
 driver gets counts only (dicts of a few entries, one SourceStats per partition) and of pass 1's
-models the document frequencies (bounded by the vocabulary) and the image hashes: the site
-templates stay on the executors (runners.spark_learn.SiteModels), each pass-2 partition given
-its own sites' (runners.spark ``pass2_rdd``), models.parquet written from them.
+models the document frequencies (bounded by the vocabulary): the site templates and image
+hashes stay on the executors (runners.spark_learn.SiteModels), each pass-2 partition given
+its own sites' and its own image URLs' (runners.spark ``pass2_rdd``), models.parquet written
+from them.
 
 The lean index (``spark.index = "lean"``, the default), a row per page by pid: where its record
 is (source, warc_offset), what picks a cluster's kept page without reading it (crawl_date,
