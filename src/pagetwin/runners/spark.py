@@ -308,7 +308,7 @@ class SparkEngine:
         sc = self._context(settings)
         shared = sc.broadcast((uuid.uuid4().hex, *shared))
         lists_images = apart and shared.value[2].images  # the image URLs its pages look up, for _site_side
-        rdd = _units_rdd(sc, units, partial(_learn_partition_keeping, shared, lists_images), with_index=True, one_a_batch=apart)
+        rdd = _units_rdd(sc, units, partial(_learn_partition_keeping, shared, lists_images=lists_images), with_index=True, one_a_batch=apart)
         # On disk only: unrolled into the JVM's heap first (MEMORY_AND_DISK), the parsed pages of
         # two 128 MiB splits at a time ran a 2 GB heap out of memory at 100k pages (bench
         # spark_scale); pass 2 reads them once, in order, so memory would buy nothing.
@@ -706,7 +706,7 @@ def _learn_partition(shared: Any, index: int, units: Iterable[Unit]) -> Iterator
 
 
 def _learn_partition_keeping(
-    shared: Any, lists_images: bool, index: int, units: Iterable[Unit]
+    shared: Any, index: int, units: Iterable[Unit], lists_images: bool = False
 ) -> Iterator[tuple[int, Any]]:
     """Pass 1 of partition ``index`` keeping its pages for pass 2: (_LEARNED, item) per item of
     runners.spark_learn.learn_items, then (_PAGE, page) per page that is not an image record
