@@ -528,3 +528,18 @@ def test_image_hashes_stay_on_the_executors_and_the_outputs_are_the_local_runner
     finally:
         models.unpersist()
         engine._drop_kept()
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.sets(st.tuples(st.integers(0, 4), st.integers(1, 2**40)), max_size=400))
+def test_member_filter_keeps_every_member_and_drops_most_others(members):
+    """The Bloom filter the membership join is cut down by (spark_link.member_filter): a member
+    is never dropped (the candidates would then differ from the local runner's), and at 8 bits
+    a member most other pages are."""
+    from pagetwin.runners import spark_link
+
+    bits = 1 << 13
+    bloom = (bits, next(spark_link._filter_of(bits, iter(sorted(members)))).tobytes())
+    assert all(spark_link.is_member(bloom, alg, pid) for alg, pid in members)
+    others = [(alg, -pid) for alg, pid in members] + [(alg + 5, pid) for alg, pid in members]
+    assert sum(spark_link.is_member(bloom, alg, pid) for alg, pid in others) <= max(3, len(others) // 20)
