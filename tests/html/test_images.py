@@ -14,6 +14,7 @@ from pagetwin.html.images import (
     image_phash,
     image_refs,
     is_tiny,
+    looked_up_urls,
     normalize_image_url,
     parse_srcset,
 )
@@ -178,6 +179,36 @@ def test_same_image_once_per_page_and_phash_lookup_by_any_rendition() -> None:
     ]
     # hill-big.webp was not in the crawl, hill.jpg (its src) was: the hash is found anyway
     assert refs[1].phash == 42 and refs[0].phash is None
+
+
+# Elements of a page's images: a few paths (sizes, cache busters, lazy and srcset variants of
+# them), declared sizes (tiny ones skipped), spacers and data: URIs (never looked up).
+_PATHS = st.sampled_from(["/p/sea.jpg", "/p/sea-300x200.jpg", "/p/sea.jpg?v=2", "/p/hill.png", "/p/hill@2x.png",
+                          "/p/sun.webp?w=80", "/spacer.gif", "data:image/png;base64,AA", "https://cdn.example/x.jpg"])  # fmt: skip
+_ELEMENT = st.fixed_dictionaries(
+    {},
+    optional={
+        "src": _PATHS,
+        "data-src": _PATHS,
+        "srcset": st.lists(st.tuples(_PATHS, st.integers(1, 2000)), max_size=3).map(
+            lambda xs: ", ".join(f"{p} {w}w" for p, w in xs)
+        ),
+        "width": st.sampled_from(["1", "16", "300"]),
+        "height": st.sampled_from(["1", "16", "200"]),
+    },
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_ELEMENT, max_size=6), st.sets(_PATHS, max_size=5), st.integers(0, 2**64 - 1))
+def test_hashes_cut_down_to_the_looked_up_urls_give_the_same_refs(raw, recorded, seed) -> None:
+    """Spark's pass 2 gets only the hashes of the URLs ``looked_up_urls`` lists for its pages
+    (runners.spark): image_refs must find every hash it would find in the whole table."""
+    table = {normalize_image_url(p, PAGE): (seed + i) % 2**64 for i, p in enumerate(sorted(recorded))}
+    table = {k: v for k, v in table.items() if k}
+    wanted = looked_up_urls(raw, PAGE)
+    assert image_refs(raw, PAGE, phashes={k: v for k, v in table.items() if k in wanted}) == image_refs(raw, PAGE, phashes=table)
+    assert all(ref.url in wanted for ref in image_refs(raw, PAGE))  # the chosen URL of every kept element
 
 
 def test_weird_raw_input_does_not_crash() -> None:

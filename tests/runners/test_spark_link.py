@@ -387,8 +387,8 @@ def test_each_partition_gets_its_own_sites_templates_and_the_local_runners_outpu
     try:
         assert isinstance(models, SiteModels) and models.rest.templates is None and models.count == 10
         kept = engine._kept
-        side = spark._site_side(kept.small, models.sites, kept.rdd.getNumPartitions(), 2)
-        given = side.mapPartitions(lambda items: [next(items)]).collect()
+        side = spark._site_side(kept.small, models, kept.rdd.getNumPartitions(), 2)
+        given = [blobs for blobs, _ in side.mapPartitions(lambda items: [next(items)]).collect()]
         local = SiteTemplates.from_bytes(dict(_models(tmp_path / "local" / "index.sqlite"))["site_templates"], s.extract)
         wanted = [sorted(f"site{k}.example" for k in sites) for sites in plan]
         assert [sorted(blobs) for blobs in given] == wanted
@@ -411,3 +411,135 @@ def _models(index: Path) -> list[tuple[str, bytes]]:
         return list(db.execute("SELECT name, data FROM models"))
     finally:
         db.close()
+
+
+def _photo(seed: int, size: tuple[int, int], fmt: str) -> bytes:
+    """Photograph ``seed`` (random blocks, so its renditions share a perceptual hash) at ``size``."""
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    pixels = (np.random.default_rng(seed).random((12, 16, 3)) * 255).astype("uint8")
+    buf = io.BytesIO()
+    Image.fromarray(pixels).resize(size, Image.Resampling.BILINEAR).save(buf, fmt, **({"quality": 80} if fmt == "JPEG" else {}))
+    return buf.getvalue()
+
+
+def _image_crawl(files: list[Path]) -> None:
+    """Three WARC files of image galleries whose image records are mostly in other files: five
+    albums of five photographs, each a gallery on a.example (file 0: JPEG URLs with a size and a
+    cache buster, folded by the URL's normal form) and a slideshow on b.example (file 1: PNG
+    renditions under other URLs, lazy data-src and srcset, a spacer as src), so gallery and
+    slideshow are one only by their perceptual hashes. Records: a.example's albums 0-2 in file
+    1, 3-4 in file 2; b.example's albums 0-2 in file 2, 3-4 in file 0; album 4's first slide
+    recorded again in file 2 as another photograph (the later record wins: album 4's pair has 4
+    of 6 images alike, under images.threshold). A c.example gallery in file 2 shows album 1 and
+    two unrecorded images (by URL), text pages and an image-free page in every file."""
+    import io
+
+    from warcio.statusandheaders import StatusAndHeaders
+    from warcio.warcwriter import WARCWriter
+
+    from tests.fixtures.news import article, page
+
+    def gallery(title: str, imgs: list[str]) -> bytes:
+        main = "".join(f"<figure>{img}<figcaption>Plate {k + 1}</figcaption></figure>" for k, img in enumerate(imgs))
+        html = page(title, [], site="Photos").replace("<p class='date'>", f"<div class='gallery'>{main}</div><p class='date'>")
+        return html.encode()
+
+    def a_img(album: int, k: int) -> str:
+        return f'<img src="/p/{album}-{k}-800x600.jpg?v=2" width="800" height="600" alt="">'
+
+    def b_img(album: int, k: int, host: str = "") -> str:
+        if k % 2:
+            return f'<img src="/spacer.gif" data-src="{host}/s/{album}/{k}.png" alt="">'
+        small = f"{host}/s/{album}/{k}-small.png"
+        return f'<img srcset="{small} 300w, {host}/s/{album}/{k}.png 1200w" src="{small}" alt="">'
+
+    records: list[list[tuple[str, bytes, str]]] = [[], [], []]
+    html_type = "text/html; charset=utf-8"
+    for album in range(5):
+        records[0].append((f"https://a.example/g/{album}", gallery(f"Album {album}", [a_img(album, k) for k in range(5)]), html_type))
+        records[1].append((f"https://b.example/show/{album}", gallery(f"Slideshow {album}", [b_img(album, k) for k in range(5)]), html_type))
+        for k in range(5):
+            photo = 10 * album + k
+            records[1 if album < 3 else 2].append((f"https://a.example/p/{album}-{k}.jpg", _photo(photo, (320, 240), "JPEG"), "image/jpeg"))
+            records[2 if album < 3 else 0].append((f"https://b.example/s/{album}/{k}.png", _photo(photo, (160, 120), "PNG"), "image/png"))
+    records[2].append(("https://b.example/s/4/0.png", _photo(99, (160, 120), "PNG"), "image/png"))
+    mixed = [b_img(1, k, "https://b.example") for k in range(5)] + ['<img src="https://c.example/own/1.jpg" alt="">', '<img src="/own/2.jpg" alt="">']
+    records[2].append(("https://c.example/mixed", gallery("Mixed", mixed), html_type))
+    for i, part in enumerate(records):
+        for n in range(3):
+            text = page(f"Story {i}-{n}", article(500 + 10 * i + n), site="Photos").encode()
+            part.append((f"https://{'abc'[n]}.example/story/{i}-{n}", text, html_type))
+    for path, part in zip(files, records):
+        with open(path, "wb") as fh:
+            writer = WARCWriter(fh, gzip=True)
+            for url, body, ctype in part:
+                http = StatusAndHeaders("200 OK", [("Content-Type", ctype)], protocol="HTTP/1.1")
+                writer.write_record(writer.create_warc_record(url, "response", payload=io.BytesIO(body), http_headers=http))
+
+
+def test_image_hashes_stay_on_the_executors_and_the_outputs_are_the_local_runners(session, tmp_path):
+    """The image crawl above (records in other files than the pages that show them): the
+    driver's model holds no image hash, each of pass 2's partitions is given the hashes of the
+    URLs its own pages may look up (a strict subset of the crawl's, the local model's values,
+    the later record's for a URL recorded twice), models.parquet has a row per image URL and
+    reads back as the local model; clusters, pairs and summaries are the local runner's."""
+    pytest.importorskip("PIL", reason="Pillow is not installed (extra 'images')")
+    from pagetwin.learned import Learning
+    from pagetwin.runners.spark_output import IMAGES, SparkOutput
+
+    files = [tmp_path / f"part{i}.warc.gz" for i in range(3)]
+    _image_crawl(files)
+    inputs = [str(f) for f in files]
+    algorithms = "exact,minhash,images"
+    summary = _same_as_local(inputs, tmp_path, match__algorithms=algorithms)
+    pairs = {frozenset((p["url_a"], p["url_b"])): p for p in _parts(tmp_path / "spark" / "pairs.jsonl")}
+    by_images = [p for p in pairs.values() if any(e["algorithm"] == "images" for e in p["evidence"])]
+    assert len(by_images) >= 4 and summary["duplicates"] >= 4  # the galleries found by phash across files
+    assert frozenset(("https://a.example/g/0", "https://b.example/show/0")) in pairs
+    assert frozenset(("https://a.example/g/4", "https://b.example/show/4")) not in pairs  # the later record won
+
+    local = json.loads(dict(_models(tmp_path / "local" / "index.sqlite"))["image_hashes"])
+    assert len(local) == 50
+    s = _settings("executors", match__algorithms=algorithms)
+    out = SparkOutput(str(tmp_path / "spark"))
+    assert out.learned(s).image_hashes == local and IMAGES not in out.parts  # no one cell holds them all
+    import pyarrow.parquet as pq
+
+    rows = pq.read_table(tmp_path / "spark" / "models.parquet").to_pylist()
+    assert sorted(r["site"] for r in rows if r["name"] == IMAGES) == sorted(local)
+
+    engine = spark.SparkEngine(master="local[2]")
+    models = engine.learn_apart(inputs, s, Learning.for_dedup(s))
+    try:
+        assert models.rest.image_hashes == {} and models.images is not None
+        kept = engine._kept
+        side = spark._site_side(kept.small, models, kept.rdd.getNumPartitions(), 2)
+        given = [images for _, images in side.mapPartitions(lambda items: [next(items)]).collect()]
+        a, b = "https://a.example/p/", "https://b.example/s/"
+        assert sorted(given[0]) == sorted(u for u in local if u.startswith(a))
+        assert sorted(given[1]) == sorted(u for u in local if u.startswith(b))
+        assert sorted(given[2]) == sorted(u for u in local if u.startswith(b + "1/"))  # c.example's mix
+        assert all(images == {u: local[u] for u in images} for images in given)
+        assert kept.rdd.zip(side).count() == kept.rdd.count()
+    finally:
+        models.unpersist()
+        engine._drop_kept()
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.sets(st.tuples(st.integers(0, 4), st.integers(1, 2**40)), max_size=400))
+def test_member_filter_keeps_every_member_and_drops_most_others(members):
+    """The Bloom filter the membership join is cut down by (spark_link.member_filter): a member
+    is never dropped (the candidates would then differ from the local runner's), and at 8 bits
+    a member most other pages are."""
+    from pagetwin.runners import spark_link
+
+    bits = 1 << 13
+    bloom = (bits, next(spark_link._filter_of(bits, iter(sorted(members)))).tobytes())
+    assert all(spark_link.is_member(bloom, alg, pid) for alg, pid in members)
+    others = [(alg, -pid) for alg, pid in members] + [(alg + 5, pid) for alg, pid in members]
+    assert sum(spark_link.is_member(bloom, alg, pid) for alg, pid in others) <= max(3, len(others) // 20)

@@ -406,6 +406,18 @@ def image_refs(
     return refs
 
 
+def looked_up_urls(raw: list[dict], page_url: str) -> set[str]:
+    """Every normalised URL ``image_refs(raw, page_url, phashes)`` may look up in ``phashes``
+    (each candidate of each element it does not skip as tiny; a superset of the lookups): so
+    ``phashes`` cut down to these URLs gives the same ImageRefs (Spark's pass 2 is given only
+    the hashes its pages may look up, runners.spark)."""
+    urls: set[str] = set()
+    for item in raw or ():
+        if isinstance(item, Mapping) and not is_tiny(*_declared_size(item)):
+            urls.update(filter(None, (_kept_url(cand, page_url) for cand in _candidates(item))))
+    return urls
+
+
 def _kept_url(cand: str, page_url: str) -> str:
     """The normal form of a candidate URL of a page's image, "" when it is no image to keep
     (inline data, a script, a tracking pixel or a spacer)."""

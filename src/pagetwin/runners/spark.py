@@ -37,9 +37,12 @@ pass 1 lists each partition's sites and counts its items (``_SITES``), the site 
 joined with those lists and shuffled to one partition per kept partition (``_site_side``), and
 ``RDD.zip`` puts that partition beside the kept one (a blob dict, then one None per further
 item: zip pairs items one to one, which is why the kept RDD is pickled an item a batch). The
-pages are not shuffled; the driver holds the document frequencies (bounded by the vocabulary),
-the image hashes and the settings, never a site's counts. Without kept pages (``run.reuse_parse``
-false) the site blobs are gathered on the driver and broadcast, as before.
+image hashes likewise (an RDD of (URL, phash)): pass 1 lists each partition's image URLs that
+pass 2 may look up (html.images.looked_up_urls on its pages' parsed blocks, ``_SITES``), and
+the partition gets those URLs' hashes beside its site blobs. The pages are not shuffled; the
+driver holds the document frequencies (bounded by the vocabulary) and the settings, never a
+site's counts or an image's hash. Without kept pages (``run.reuse_parse`` false) the site blobs
+and image hashes are gathered on the driver and broadcast, as before.
 
 Executors need pagetwin installed in the Python that runs them (``spark.pyspark.python``; by
 default this process's interpreter, which is right for ``local[N]``).
@@ -64,7 +67,7 @@ from pagetwin.config import ConfigError, Settings
 from pagetwin.engine import StoredPages, StoredSnapshot, worker_count
 from pagetwin.learned import Learned, Learning
 from pagetwin.model import Page
-from pagetwin.pipeline import PageResult, Worker
+from pagetwin.pipeline import PageResult, Worker, is_text_only
 from pagetwin.sources import InputError, Skip, SourceStats, is_uri, iter_pages
 
 MIN_SPLIT = 1 << 20  # no range smaller than this only to occupy the cores (spark.tasks_per_core)
@@ -304,7 +307,8 @@ class SparkEngine:
 
         sc = self._context(settings)
         shared = sc.broadcast((uuid.uuid4().hex, *shared))
-        rdd = _units_rdd(sc, units, partial(_learn_partition_keeping, shared), with_index=True, one_a_batch=apart)
+        lists_images = apart and shared.value[2].images  # the image URLs its pages look up, for _site_side
+        rdd = _units_rdd(sc, units, partial(_learn_partition_keeping, shared, lists_images=lists_images), with_index=True, one_a_batch=apart)
         # On disk only: unrolled into the JVM's heap first (MEMORY_AND_DISK), the parsed pages of
         # two 128 MiB splits at a time ran a 2 GB heap out of memory at 100k pages (bench
         # spark_scale); pass 2 reads them once, in order, so memory would buy nothing.
@@ -480,13 +484,14 @@ class SparkEngine:
         kept = self._kept
         reuse = kept is not None and kept.inputs == list(inputs) and settings.run.reuse_parse
         apart = given = learned if isinstance(learned, SiteModels) else None
-        if apart is not None and (apart.sites is None or not reuse or kept.small is None):
-            learned = _gathered(apart, settings)  # no kept pages to zip with: the sites broadcast
+        nothing_apart = apart is not None and apart.sites is None and apart.images is None
+        if apart is not None and (nothing_apart or not reuse or kept.small is None):
+            learned = _gathered(apart, settings)  # no kept pages to zip with: the models broadcast
             apart = None
         shared = sc.broadcast((uuid.uuid4().hex, settings, apart.rest if apart is not None else learned))
         if reuse and apart is not None:
             stats.merge(kept.unit_stats)
-            side = _site_side(kept.small, apart.sites, kept.rdd.getNumPartitions(), max(1, sc.defaultParallelism))
+            side = _site_side(kept.small, apart, kept.rdd.getNumPartitions(), max(1, sc.defaultParallelism))
             rdd = kept.rdd.zip(side).mapPartitions(partial(_fingerprint_kept_apart, shared))
         elif reuse:
             stats.merge(kept.unit_stats)
@@ -519,29 +524,40 @@ class _KeptPages:
 
 
 def _gathered(models: Any, settings: Settings) -> Learned:
-    """The whole model of a spark_learn.SiteModels, its site blobs brought to the driver (pass 2
-    without kept pages: nothing to zip the sites with, so they are broadcast as before)."""
+    """The whole model of a spark_learn.SiteModels, its site blobs and image hashes brought to
+    the driver (pass 2 without kept pages: nothing to zip them with, so they are broadcast as
+    before)."""
     from pagetwin.html.templates import SiteTemplates
 
     rest = models.rest
-    if models.sites is None:
+    if models.sites is None and models.images is None:
         return rest
-    log.info("pagetwin: pass 2 reads its inputs again (run.reuse_parse false): the site templates are broadcast")
-    blobs = dict(models.sites.toLocalIterator())
-    templates = SiteTemplates.from_site_blobs(blobs.get, lambda: sorted(blobs), settings.extract)
-    return Learned(templates, rest.doc_freq, rest.image_hashes, rest.learned_with)
+    log.info("pagetwin: pass 2 reads its inputs again (run.reuse_parse false): the site templates and image hashes are broadcast")
+    templates = rest.templates
+    if models.sites is not None:
+        blobs = dict(models.sites.toLocalIterator())
+        templates = SiteTemplates.from_site_blobs(blobs.get, lambda: sorted(blobs), settings.extract)
+    images = dict(models.images.toLocalIterator()) if models.images is not None else {}
+    return Learned(templates, rest.doc_freq, images, rest.learned_with)
 
 
-def _site_side(small: Any, sites: Any, partitions: int, n: int) -> Any:
+def _site_side(small: Any, models: Any, partitions: int, n: int) -> Any:
     """The RDD zipped with the kept pages (module docstring): partition i is (the site blobs of
-    kept partition i's sites, a dict), then None for each further item of kept partition i.
-    Sites are joined by xxhash (never Python's hash()) and the site itself compared."""
-    wanted = small.filter(_is_sites).map(_value)  # (partition, its sites, its item count)
-    need = wanted.flatMap(_needs)
-    have = sites.map(lambda pair: (_site_hash(pair[0]), pair))
-    shipped = need.join(have, n).flatMap(_shipped)
-    counts = wanted.map(lambda v: (v[0], (1, v[2])))
-    side = shipped.union(counts).partitionBy(partitions, _partition_of).mapPartitions(_side_partition)
+    kept partition i's sites, a dict, or None when templates were not learned; the hashes of
+    the image URLs its pages may look up, a dict), then None for each further item of kept
+    partition i. Sites and URLs are joined by xxhash (never Python's hash()) and compared."""
+    wanted = small.filter(_is_sites).map(_value)  # (partition, its sites, its item count, its image URLs)
+    parts = [wanted.map(lambda v: (v[0], (_COUNT, v[2])))]
+    if models.sites is not None:
+        need = wanted.flatMap(partial(_needs, 1, _BLOB))
+        parts.append(need.join(models.sites.map(_by_hash), n).flatMap(_shipped))
+    if models.images is not None:
+        need = wanted.flatMap(partial(_needs, 3, _PHASH))
+        parts.append(need.join(models.images.map(_by_hash), n).flatMap(_shipped))
+    side = parts[0]
+    for part in parts[1:]:
+        side = side.union(part)
+    side = side.partitionBy(partitions, _partition_of).mapPartitions(partial(_side_partition, models.sites is not None))
     return side._reserialize(_one_a_batch())
 
 
@@ -605,29 +621,44 @@ def _site_hash(site: str) -> int:
     return xxhash.xxh64_intdigest(site.encode("utf-8", "surrogatepass"))
 
 
-def _needs(value: tuple[int, list[str], int]) -> list[tuple[int, tuple[str, int]]]:
-    index, sites, _ = value
-    return [(_site_hash(site), (site, index)) for site in sites]
+# Kinds of _site_side's shuffled items: a site's blob, a URL's phash, the partition's item count.
+_BLOB, _PHASH, _COUNT = 0, 1, 2
 
 
-def _shipped(joined: tuple[int, tuple[tuple[str, int], tuple[str, bytes]]]) -> list[tuple[int, tuple[int, Any]]]:
-    _, ((site, index), (have, blob)) = joined
-    return [(index, (0, (site, blob)))] if site == have else []  # a 64-bit collision: another site
+def _needs(field: int, kind: int, value: tuple) -> list[tuple[int, tuple[str, tuple[int, int]]]]:
+    """(xxhash, (name, (partition, kind))) per site (``field`` 1) or image URL (``field`` 3) of
+    a partition's _SITES item."""
+    index = value[0]
+    return [(_site_hash(name), (name, (index, kind))) for name in value[field]]
+
+
+def _by_hash(pair: tuple[str, Any]) -> tuple[int, tuple[str, Any]]:
+    return _site_hash(pair[0]), pair
+
+
+def _shipped(joined: tuple[int, tuple[tuple[str, tuple[int, int]], tuple[str, Any]]]) -> list[tuple[int, tuple[int, Any]]]:
+    _, ((name, (index, kind)), (have, value)) = joined
+    return [(index, (kind, (name, value)))] if name == have else []  # a 64-bit collision: another name
 
 
 def _partition_of(index: int) -> int:
     return index
 
 
-def _side_partition(items: Iterable[tuple[int, tuple[int, Any]]]) -> Iterator[dict[str, bytes] | None]:
+def _side_partition(
+    templates: bool, items: Iterable[tuple[int, tuple[int, Any]]]
+) -> Iterator[tuple[dict[str, bytes] | None, dict[str, int]] | None]:
     blobs: dict[str, bytes] = {}
+    images: dict[str, int] = {}
     count = 0
     for _, (kind, value) in items:
-        if kind == 0:
+        if kind == _BLOB:
             blobs[value[0]] = value[1]
+        elif kind == _PHASH:
+            images[value[0]] = value[1]
         else:
             count = value
-    yield blobs
+    yield blobs if templates else None, images
     for _ in range(count - 1):
         yield None
 
@@ -674,11 +705,15 @@ def _learn_partition(shared: Any, index: int, units: Iterable[Unit]) -> Iterator
     yield from learn_items(index, _learned_from(pages, worker, stored))
 
 
-def _learn_partition_keeping(shared: Any, index: int, units: Iterable[Unit]) -> Iterator[tuple[int, Any]]:
+def _learn_partition_keeping(
+    shared: Any, index: int, units: Iterable[Unit], lists_images: bool = False
+) -> Iterator[tuple[int, Any]]:
     """Pass 1 of partition ``index`` keeping its pages for pass 2: (_LEARNED, item) per item of
     runners.spark_learn.learn_items, then (_PAGE, page) per page that is not an image record
     (its HTML replaced by its parsed blocks; a page that did not parse keeps its HTML;
-    (_KNOWN, page) for a page the index stores, not parsed), then (_STATS, SourceStats).
+    (_KNOWN, page) for a page the index stores, not parsed), then (_SITES, (index, its pages'
+    sites, its item count, the image URLs its pages may look up when ``lists_images``, else
+    [])), then (_STATS, SourceStats).
 
     The pages wait in a temporary file (runners.spill, bounded memory) while pass 1 reads the
     partition; if it cannot be written, the partition's pages are read again unparsed and pass
@@ -691,7 +726,7 @@ def _learn_partition_keeping(shared: Any, index: int, units: Iterable[Unit]) -> 
     worker = _worker(token, settings, None, keep_parsed=True, learning=learning)
     units = list(units)
     stats = SourceStats()
-    count, sites = 0, set()
+    count, sites, urls = 0, set(), set()
 
     with ParsedSpill(settings.run.temp_dir) as spill:
         pages = (page for unit in units for page in unit_pages(unit, settings, stats, learning.images))
@@ -709,10 +744,26 @@ def _learn_partition_keeping(shared: Any, index: int, units: Iterable[Unit]) -> 
                 tag = _KNOWN if stored is not None and stored.stored(page) else _PAGE
                 if tag == _PAGE:
                     sites.add(page_site(page, settings.extract))
+                    if lists_images:
+                        urls.update(_looked_up_urls(worker, page))
                 count += 1
                 yield tag, page
-    yield _SITES, (index, sorted(sites), count + 2)  # counting itself and the stats
+    yield _SITES, (index, sorted(sites), count + 2, sorted(urls))  # counting itself and the stats
     yield _STATS, stats
+
+
+def _looked_up_urls(worker: Worker, page: Page) -> set[str]:
+    """The image URLs pass 2 may look up for this page (html.images.looked_up_urls on its
+    blocks' images: every main-content image is one of them, whatever the templates keep)."""
+    from pagetwin.html.images import looked_up_urls
+
+    if page.kind != "response" or is_text_only(page):
+        return set()
+    try:
+        parsed = worker.parse(page)  # pass 1's blocks (page.parsed); parsed now only if none were kept
+    except Exception:  # noqa: BLE001 - pass 2 reports a page that cannot be parsed
+        return set()
+    return looked_up_urls([raw for _, raw in parsed.blocks.images], page.url)
 
 
 def _fingerprint_kept(
@@ -734,21 +785,24 @@ def _fingerprint_kept_with(worker: Worker, items: Iterable[tuple[int, Any]]) -> 
 
 
 def _fingerprint_kept_apart(
-    shared: Any, pairs: Iterable[tuple[tuple[int, Any], dict[str, bytes] | None]]
+    shared: Any, pairs: Iterable[tuple[tuple[int, Any], tuple[dict[str, bytes] | None, dict[str, int]] | None]]
 ) -> Iterator[tuple[SourceStats | None, PageResult | None]]:
     """_fingerprint_kept over the kept items zipped with ``_site_side``: the first pair brings
-    the site blobs of the partition's sites, which make the worker's templates until the next
-    partition's."""
+    the site blobs of the partition's sites and the hashes of its image URLs, which make the
+    worker's model until the next partition's."""
     from pagetwin.html.templates import SiteTemplates
 
     token, settings, rest = shared.value
     worker = _worker(token, settings, rest)
 
     def items() -> Iterator[tuple[int, Any]]:
-        for item, blobs in pairs:
-            if blobs is not None:
-                templates = SiteTemplates.from_site_blobs(blobs.get, lambda: sorted(blobs), settings.extract)
-                worker.learned = Learned(templates, rest.doc_freq, rest.image_hashes, rest.learned_with)
+        for item, side in pairs:
+            if side is not None:
+                blobs, images = side
+                templates = rest.templates
+                if blobs is not None:
+                    templates = SiteTemplates.from_site_blobs(blobs.get, lambda: sorted(blobs), settings.extract)
+                worker.learned = Learned(templates, rest.doc_freq, images, rest.learned_with)
             yield item
 
     yield from _fingerprint_kept_with(worker, items())

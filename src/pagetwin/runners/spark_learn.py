@@ -23,11 +23,13 @@ image records. Then (``fold``):
 3. the tasks' models (their sites are disjoint) merged on the driver, the image hashes merged
    in partition order (a later URL's hash wins, as in input order).
 
-``fold_apart`` is the same fold, the site templates left on the executors: step 3 keeps an RDD
-of (site, ``SiteTemplates.site_blobs``' blob), and only what is bounded by the vocabulary
-(document frequencies, merged as ``fold`` merges them) and the image hashes come to the driver
-(``SiteModels``). A crawl's site templates grow with its sites (each capped by
-``extract.max_hashes_per_site``): millions of hosts would not fit a driver (issue 18).
+``fold_apart`` is the same fold, the site templates and image hashes left on the executors:
+step 3 keeps an RDD of (site, ``SiteTemplates.site_blobs``' blob), the image hashes an RDD of
+(normalised URL, phash), a URL's hash the one of its last partition (``_image_hashes``: the
+same as merging in partition order), and only what is bounded by the vocabulary (document
+frequencies, merged as ``fold`` merges them) comes to the driver (``SiteModels``). A crawl's
+site templates grow with its sites (each capped by ``extract.max_hashes_per_site``), its image
+hashes with its image records: millions of hosts or images would not fit a driver (issue 18).
 
 Positions are (partition index, index in the partition): the partitions are the inputs in order.
 What can still differ from the local runner: ``SiteTemplates`` folds its buffered pages every
@@ -82,6 +84,16 @@ def fold(items: Any, settings: Settings, learning: Learning, partitions: int) ->
     ``partitions`` tasks by site."""
     from pyspark import StorageLevel
 
+    learned = _fold_models(items, settings, learning, partitions)
+    for images in items.filter(_is(_IMAGES)).map(_value).toLocalIterator():  # in partition order
+        learned.image_hashes.update(images)
+    return learned
+
+
+def _fold_models(items: Any, settings: Settings, learning: Learning, partitions: int) -> Learned:
+    """``fold``'s model without the image hashes."""
+    from pyspark import StorageLevel
+
     learned = Learned.empty(settings, learning)
     if learning.templates or learning.doc_freq:
         by_site = _by_site(items, partitions)
@@ -95,33 +107,55 @@ def fold(items: Any, settings: Settings, learning: Learning, partitions: int) ->
             models.unpersist()
     else:
         items.count()  # the partitions computed at once (Spark keeps them), then read in order
-    for images in items.filter(_is(_IMAGES)).map(_value).toLocalIterator():  # in partition order
-        learned.image_hashes.update(images)
     return learned
 
 
 @dataclass
 class SiteModels:
-    """Pass 1's models with the site templates on the executors (``fold_apart``): ``rest``
-    (document frequencies, image hashes, the settings learned with; no templates), ``sites``
-    an RDD of (site, site blob) kept by Spark (None when templates were not learned), and how
-    many sites it holds."""
+    """Pass 1's models with the site templates and image hashes on the executors
+    (``fold_apart``): ``rest`` (document frequencies, the settings learned with; no templates,
+    no image hashes), ``sites`` an RDD of (site, site blob) kept by Spark (None when templates
+    were not learned), how many sites it holds, and ``images`` an RDD of (normalised image URL,
+    phash) kept by Spark (None when the crawl gave no image hashes)."""
 
     rest: Learned
     sites: Any = None
     count: int = 0
+    images: Any = None
 
     def unpersist(self) -> None:
-        if self.sites is not None:
-            self.sites.unpersist()
+        for rdd in (self.sites, self.images):
+            if rdd is not None:
+                rdd.unpersist()
 
 
 def fold_apart(items: Any, settings: Settings, learning: Learning, partitions: int) -> SiteModels:
-    """``fold``'s model, its site templates left on the executors (the module docstring)."""
+    """``fold``'s model, its site templates and image hashes left on the executors (the module
+    docstring)."""
     from pyspark import StorageLevel
 
-    if not learning.templates:
-        return SiteModels(fold(items, settings, learning, partitions))
+    images = _image_hashes(items, partitions) if learning.images else None
+    try:
+        if not learning.templates:
+            models = SiteModels(_fold_models(items, settings, learning, partitions))
+        else:
+            models = _fold_sites_kept(items, settings, learning, partitions)
+        if images is not None:
+            images.persist(StorageLevel.MEMORY_AND_DISK)
+            if not images.count():  # no image record gave a hash: pass 2 needs no side for them
+                images.unpersist()
+                images = None
+    except BaseException:
+        if images is not None:
+            images.unpersist()
+        raise
+    models.images = images
+    return models
+
+
+def _fold_sites_kept(items: Any, settings: Settings, learning: Learning, partitions: int) -> SiteModels:
+    from pyspark import StorageLevel
+
     rest = Learned.empty(settings, replace(learning, templates=False))
     by_site = _by_site(items, partitions)
     models = by_site.mapPartitions(partial(_fold_sites_apart, settings, learning))
@@ -129,18 +163,36 @@ def fold_apart(items: Any, settings: Settings, learning: Learning, partitions: i
     sites = models.filter(_is(_SITE)).map(_value)
     sites.persist(StorageLevel.MEMORY_AND_DISK)
     try:
-        try:
-            count = sites.count()  # every task folds at once; the sites are kept from here
-            for blob in models.filter(_is(_REST)).map(_value).toLocalIterator():  # in task order, as fold merges
-                rest = Learned.from_bytes(blob, settings).merge(rest)
-        finally:
-            models.unpersist()
-        for images in items.filter(_is(_IMAGES)).map(_value).toLocalIterator():  # in partition order
-            rest.image_hashes.update(images)
+        count = sites.count()  # every task folds at once; the sites are kept from here
+        for blob in models.filter(_is(_REST)).map(_value).toLocalIterator():  # in task order, as fold merges
+            rest = Learned.from_bytes(blob, settings).merge(rest)
     except BaseException:
         sites.unpersist()
         raise
+    finally:
+        models.unpersist()
     return SiteModels(rest, sites, count)
+
+
+def _image_hashes(items: Any, partitions: int) -> Any:
+    """The RDD of (normalised image URL, phash) of the items' image records: a URL's hash from
+    the last partition that has one (a partition's own dict holds its last), as ``fold``'s
+    updates in partition order leave it. Shuffled by xxhash of the URL (never Python's hash())."""
+    by_url = items.mapPartitionsWithIndex(_indexed_images)
+    return by_url.reduceByKey(max, max(1, partitions), url_partition).mapValues(_value)
+
+
+def _indexed_images(index: int, items: Iterable[tuple[int, Any]]) -> Iterator[tuple[str, tuple[int, int]]]:
+    for tag, value in items:
+        if tag == _IMAGES:
+            yield from ((url, (index, phash)) for url, phash in value.items())
+
+
+def url_partition(url: str) -> int:
+    """A URL's (or a site's) shuffle partition, by xxhash (never Python's hash(): it varies by process)."""
+    import xxhash
+
+    return xxhash.xxh64_intdigest(url.encode("utf-8", "surrogatepass"))
 
 
 def fold_in_process(parts: Iterable[Iterable[tuple[int, Any]]], settings: Settings, learning: Learning) -> Learned:
@@ -207,10 +259,8 @@ def _keyed(record: tuple) -> tuple[tuple, LearnRecord]:
 
 
 def _site_partition(key: tuple) -> int:
-    """A shuffled key's task: its site's, by xxhash (never Python's hash(): it varies by process)."""
-    import xxhash
-
-    return xxhash.xxh64_intdigest(key[0].encode("utf-8", "surrogatepass"))
+    """A shuffled key's task: its site's."""
+    return url_partition(key[0])
 
 
 def _fold_sites(settings: Settings, learning: Learning, keyed: Iterable[tuple[tuple, Any]]) -> Iterator[bytes]:

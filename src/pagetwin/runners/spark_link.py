@@ -26,12 +26,13 @@ Outputs, written by the executors under an output URI through Spark's Hadoop fil
 (``file:``, ``hdfs:``, ``s3a:``): clusters.jsonl/ and pairs.jsonl/ (part files whose lines,
 read in part order, are the local runner's clusters.jsonl and pairs.jsonl), clusters.parquet/,
 pairs.parquet/, pages.parquet/ (the lean index) and models.parquet/ (pass 1's learned models, the
-site templates a row per site, and the settings, runners.spark_output: what explain needs to
-fingerprint a record again). The
+site templates a row per site, the image hashes a row per URL, and the settings,
+runners.spark_output: what explain needs to fingerprint a record again). The
 driver gets counts only (dicts of a few entries, one SourceStats per partition) and of pass 1's
-models the document frequencies (bounded by the vocabulary) and the image hashes: the site
-templates stay on the executors (runners.spark_learn.SiteModels), each pass-2 partition given
-its own sites' (runners.spark ``pass2_rdd``), models.parquet written from them.
+models the document frequencies (bounded by the vocabulary): the site templates and image
+hashes stay on the executors (runners.spark_learn.SiteModels), each pass-2 partition given
+its own sites' and its own image URLs' (runners.spark ``pass2_rdd``), models.parquet written
+from them.
 
 The lean index (``spark.index = "lean"``, the default), a row per page by pid: where its record
 is (source, warc_offset), what picks a cluster's kept page without reading it (crawl_date,
@@ -273,8 +274,13 @@ def _candidates(streamed: Any, need: list[int], over: set[int], n: int) -> Any:
     enough = counted.filter(lambda pc: need[pc[0][0]] <= 1 or pc[1] >= need[pc[0][0]]).keys()  # a window's pairs count 0
     if not any(need[alg] > 1 for alg in over):
         return enough
-    members = streamed.filter(lambda t: t[0] == 3).map(lambda t: (t[1][:2], t[1][2])).groupByKey(n).mapValues(frozenset)
+    listed = streamed.filter(lambda t: t[0] == 3).map(lambda t: t[1])  # (algorithm, pid, key)
+    members = listed.map(lambda t: (t[:2], t[2])).groupByKey(n).mapValues(frozenset)
     short = counted.filter(lambda pc: 1 < need[pc[0][0]] > pc[1] and pc[0][0] in over)
+    # Only a pair of two members of oversized buckets can be raised: the others are dropped
+    # before the joins shuffle them (a Bloom filter of the members: no member is ever dropped).
+    bits = member_filter(listed.map(lambda t: (t[0], t[1])))
+    short = short.filter(partial(_both_members, bits))
     raised = (
         short.map(lambda pc: (pc[0][:2], (pc[0][2], pc[1])))  # ((alg, a), (b, count))
         .join(members, n)
@@ -284,6 +290,52 @@ def _candidates(streamed: Any, need: list[int], over: set[int], n: int) -> Any:
         .map(lambda kv: (kv[0][0], kv[1][0][0], kv[0][1]))
     )
     return enough.union(raised)
+
+
+# The members' Bloom filter: bits a member (at least 2**13, at most 2**23: 1 MB in each task's
+# closure whatever the crawl; past 2**20 members more false positives pass, never a member less).
+_BITS_A_MEMBER, _MIN_BITS, _MAX_BITS, _PROBES = 8, 1 << 13, 1 << 23, 3
+
+
+def member_filter(members: Any) -> tuple[int, bytes]:
+    """(bits, the Bloom filter) of an RDD of (algorithm, pid), built on the executors, the
+    partitions' filters OR-ed in a tree: the driver gets one filter of at most _MAX_BITS bits."""
+    import numpy as np
+
+    count = members.count()
+    bits = min(_MAX_BITS, max(_MIN_BITS, 1 << max(0, count * _BITS_A_MEMBER - 1).bit_length()))
+    zero = np.zeros(bits // 8, dtype=np.uint8)
+    built = members.mapPartitions(partial(_filter_of, bits)).treeReduce(np.bitwise_or) if count else zero
+    return bits, built.tobytes()
+
+
+def _probes(bits: int, alg: int, pid: int) -> list[int]:
+    """The filter's bit numbers of (alg, pid): double hashing of one xxhash (never Python's hash())."""
+    import xxhash
+
+    h = xxhash.xxh64_intdigest(f"{alg}:{pid}".encode())
+    step = (h >> 32) | 1
+    return [(h + i * step) % bits for i in range(_PROBES)]
+
+
+def _filter_of(bits: int, members: Iterable[tuple[int, int]]) -> Iterator[Any]:
+    import numpy as np
+
+    positions = np.fromiter((b for alg, pid in members for b in _probes(bits, alg, pid)), dtype=np.int64)
+    filt = np.zeros(bits // 8, dtype=np.uint8)
+    np.bitwise_or.at(filt, positions >> 3, (1 << (positions & 7)).astype(np.uint8))
+    yield filt
+
+
+def is_member(bloom: tuple[int, bytes], alg: int, pid: int) -> bool:
+    """Whether ``member_filter``'s filter may hold (alg, pid) (False: it surely does not)."""
+    bits, filt = bloom
+    return all(filt[b >> 3] >> (b & 7) & 1 for b in _probes(bits, alg, pid))
+
+
+def _both_members(bloom: tuple[int, bytes], pair_count: tuple[tuple[int, int, int], int]) -> bool:
+    (alg, a, b), _ = pair_count
+    return is_member(bloom, alg, a) and is_member(bloom, alg, b)
 
 
 def _bucket_of(item: tuple[int, int, int]) -> int:

@@ -7,12 +7,14 @@ site, data): a row per site of the site templates (``site_templates``, the site,
 JSON), so that no Parquet cell or Spark task carries a crawl's every site (tens of millions of
 hosts would pass the 128 MB of a task's message) and a reader loads the sites it asks for; a
 row (name, null, blob) per other ``Learned.to_parts`` part (document frequencies, image hashes,
-the settings they were learned with), byte for byte the SQLite index's ``models`` rows; a row
-("settings", null, the run's settings as JSON, as the index's meta table keeps them). Written
+the settings they were learned with), byte for byte the SQLite index's ``models`` rows, but
+for the image hashes of pass 1's RDD (the link step on the executors): a row (``image_hashes``,
+normalised URL, its phash as JSON) per image URL, so that no cell holds a crawl's every image;
+a row ("settings", null, the run's settings as JSON, as the index's meta table keeps them). Written
 by the executors, each task a slice of the sites, through Spark's Hadoop file systems like the
 other outputs (``file:``, ``hdfs:``, ``s3a:``): the site rows from pass 1's RDD of site blobs
-(runners.spark_learn.SiteModels, the link step on the executors: the driver never holds
-them), or from a broadcast of a whole model (``Learned``). With them a page's features
+and of image hashes (runners.spark_learn.SiteModels, the link step on the executors: the
+driver never holds them), or from a broadcast of a whole model (``Learned``). With them a page's features
 can be derived again from its record, as pass 2 derived them: what ``pagetwin explain`` needs
 on a lean pages.parquet (no text, no features). An output written before the row per site
 (rows (name, data), the templates one blob) is read as it was.
@@ -38,6 +40,7 @@ from urllib.parse import unquote, urlparse
 
 MODELS = "models.parquet"
 TEMPLATES = "site_templates"
+IMAGES = "image_hashes"
 _MODELS_SCHEMA = "name string, site string, data binary"
 # Row groups of the run's Parquet files (bytes). Each file's rows are in the order a reader
 # looks them up by (clusters by id, pairs by a, pages by pid, models by site), so a lookup
@@ -88,11 +91,22 @@ def head_rows(rest: Any, settings: Any, sites: tuple[float, int] | None) -> Iter
     yield "settings", None, json.dumps(settings.to_dict(), sort_keys=True).encode()
 
 
-def _site_rows(shared: Any, index: int, sites: Iterator[tuple[str, bytes]]) -> Iterator[tuple[str, str | None, bytes]]:
-    """A task's rows from the RDD of site blobs: slice 0 begins with the head rows."""
+def _site_rows(shared: Any, index: int, rows: Iterator[tuple[tuple[str, str], bytes]]) -> Iterator[tuple[str, str | None, bytes]]:
+    """A task's rows from the RDDs of site blobs and image hashes: slice 0 begins with the head rows."""
     if index == 0:
         yield from shared.value
-    yield from ((TEMPLATES, site, blob) for site, blob in sites)
+    yield from ((name, key, data) for (name, key), data in rows)
+
+
+def _keyed(name: str, pair: tuple[str, Any]) -> tuple[tuple[str, str], bytes]:
+    """A row's sort key (name, site or URL) and data: a site's blob, or an image URL's phash
+    as JSON (the value ``Learned.to_parts`` writes for it)."""
+    key, value = pair
+    return (name, key), value if name == TEMPLATES else json.dumps(value).encode()
+
+
+def _slice_of_key(key: tuple[str, str], slices: int) -> int:
+    return _slice_of(key[1], slices)
 
 
 def _slice_rows(shared: Any, parts: int, part: int) -> Iterator[tuple[str, str | None, bytes]]:
@@ -113,11 +127,15 @@ def write_models(sc: Any, learned: Any, settings: Any, out_uri: str, overwrite: 
     target = f"{out_uri.rstrip('/')}/{MODELS}"
     parts = max(1, sc.defaultParallelism)
     apart = hasattr(learned, "rest")  # a SiteModels (this module imports no other runner's helper)
-    if apart and learned.sites is not None:
-        # The same rows and files: slice p's sites sorted in task p, the head rows first in task 0.
+    if apart and (learned.sites is not None or learned.images is not None):
+        # model_rows' rows and files: slice p's sites sorted in task p, the head rows first in
+        # task 0; an image URL's hash a row of its own, before the sites in its slice.
         share = settings.extract.template_share
-        shared = sc.broadcast(list(head_rows(learned.rest, settings, (share, learned.count))))
-        by_slice = learned.sites.repartitionAndSortWithinPartitions(parts, partial(_slice_of, slices=parts))
+        sites = (share, learned.count) if learned.sites is not None else None
+        shared = sc.broadcast(list(head_rows(learned.rest, settings, sites)))
+        keyed = [rdd.map(partial(_keyed, name)) for name, rdd in ((TEMPLATES, learned.sites), (IMAGES, learned.images)) if rdd is not None]
+        keyed_rows = keyed[0].union(keyed[1]) if len(keyed) == 2 else keyed[0]
+        by_slice = keyed_rows.repartitionAndSortWithinPartitions(parts, partial(_slice_of_key, slices=parts))
         rows = by_slice.mapPartitionsWithIndex(partial(_site_rows, shared))
     else:
         if apart:
@@ -246,10 +264,18 @@ class SparkOutput:
         from pagetwin.html.templates import SiteTemplates
         from pagetwin.learned import PART_NAMES, Learned
 
+        parts = {name: self.parts.get(name) for name in PART_NAMES}
+        if self._per_site and IMAGES not in self.parts:  # a row per image URL, or none
+            import pyarrow.dataset as ds
+
+            found = (ds.field("name") == IMAGES) & ds.field("site").is_valid()
+            rows = self._table(MODELS, found, ["site", "data"]).to_pylist()
+            if rows:
+                parts[IMAGES] = json.dumps({r["site"]: json.loads(r["data"]) for r in rows}).encode()
         if not self._per_site or TEMPLATES not in self.parts:
-            return Learned.from_parts({name: self.parts.get(name) for name in PART_NAMES}, settings)
+            return Learned.from_parts(parts, settings)
         templates = SiteTemplates.from_site_blobs(self.site_blob, self.sites, settings.extract)
-        return Learned.from_parts({n: self.parts.get(n) for n in PART_NAMES if n != TEMPLATES}, settings, templates)
+        return Learned.from_parts({n: parts[n] for n in PART_NAMES if n != TEMPLATES}, settings, templates)
 
     def site_blob(self, site: str) -> bytes | None:
         """One site's row of the templates (``SiteTemplates.site_blobs``), None when it has none."""
