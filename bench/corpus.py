@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import argparse
 import gzip
+import hashlib
 import itertools
 import json
 import random
@@ -187,6 +188,31 @@ def extraction_pages(shared: Path) -> Iterator[SourcePage]:
         yield SourcePage(url, url, file.read_bytes(), "text/html")
 
 
+def wcxb_pages(shared: Path) -> Iterator[SourcePage]:
+    """The WCXB development split's modern pages (1,497, of seven page types), under their own URLs."""
+    base = shared / "extraction" / "wcxb-dev"
+    for file in sorted((base / "html").glob("*.html.gz")):
+        page_id = file.name.removesuffix(".html.gz")
+        url = f"https://wcxb.example/{page_id}"
+        truth = base / "ground-truth" / f"{page_id}.json"
+        if truth.is_file():
+            try:
+                url = json.loads(truth.read_text()).get("url") or url
+            except ValueError:
+                pass
+        yield SourcePage(f"wcxb:{page_id}", url, gzip.decompress(file.read_bytes()), "text/html")
+
+
+def spotsigs_pages(shared: Path) -> Iterator[SourcePage]:
+    """The SpotSigs gold set's news reposts, each page on a host of its own (as bench/reposts.py lays them)."""
+    root = shared / "neardup" / "spotsigs-dev" / "GoldSetOfDuplicates"
+    for file in sorted(root.glob("*/*.htm*")):
+        rel = file.relative_to(root).as_posix()
+        host = "h" + hashlib.sha1(rel.encode()).hexdigest()[:12] + ".example.com"
+        url = f"http://{host}/article.htm"
+        yield SourcePage(f"spotsigs:{rel}", url, file.read_bytes(), "text/html")
+
+
 def debian_pages(packages: dict[str, str] = DEBIAN_SITES) -> Iterator[SourcePage]:
     roots = ensure_debian_docs(list(packages))
     for pkg, site in packages.items():
@@ -194,11 +220,15 @@ def debian_pages(packages: dict[str, str] = DEBIAN_SITES) -> Iterator[SourcePage
             yield SourcePage(f"{pkg}:{rel}", site + rel, path.read_bytes(), "text/html; charset=utf-8")
 
 
-def source_pages(shared: Path | None = SHARED_DATA, debian: bool = True) -> Iterator[SourcePage]:
-    """Every source page, in a fixed order."""
+def source_pages(shared: Path | None = SHARED_DATA, debian: bool = True, all_shared: bool = False) -> Iterator[SourcePage]:
+    """Every source page, in a fixed order. `all_shared`: every page of the shared data (the
+    WCXB pages and the SpotSigs reposts too), as issue 16's kept-back corpus is made."""
     if shared is not None and shared.is_dir():
         yield from warc_pages(shared)
         yield from extraction_pages(shared)
+        if all_shared:
+            yield from wcxb_pages(shared)
+            yield from spotsigs_pages(shared)
     else:
         print(f"corpus: {shared} not found, using Debian documentation only", file=sys.stderr)
     if debian:
@@ -477,9 +507,9 @@ def fresh_url(url: str, generation: int) -> str:
     return parts._replace(query=f"{query}pagetwin-fresh={generation}").geturl()
 
 
-def corpus_path(pages: int, seed: int = 0, copies: int | None = None, first_set: int = 0) -> Path:
+def corpus_path(pages: int, seed: int = 0, copies: int | None = None, first_set: int = 0, mix: str = "docs") -> Path:
     name = f"corpus-{pages}" + (f"-s{seed}" if seed else "") + (f"-k{copies}" if copies else "") \
-        + (f"-from{first_set}" if first_set else "")
+        + (f"-from{first_set}" if first_set else "") + ("" if mix == "docs" else f"-{mix}")
     return DATA_DIR / f"{name}.warc.gz"
 
 
@@ -521,6 +551,12 @@ class _CorpusFiles:
                 "warc_bytes": self.out.stat().st_size, "seconds": round(time.monotonic() - self.started, 1)}
 
 
+# Which sources a corpus reads: "docs" (the shared crawls and extraction pages, then the Debian
+# documentation sites) or "shared" (every page of ../shared/data: its crawls, all extraction sets
+# incl. WCXB, the SpotSigs reposts; no Debian pages), the mix of issue 16's kept-back corpus.
+MIXES = {"docs": {"debian": True, "all_shared": False}, "shared": {"debian": False, "all_shared": True}}
+
+
 def build_corpus(
     pages: int,
     out: Path,
@@ -529,6 +565,7 @@ def build_corpus(
     sources: Callable[[], Iterable[SourcePage]] | None = None,
     copies: int | None = None,
     first_set: int = 0,
+    mix: str = "docs",
 ) -> dict:
     """Write `pages` HTML responses to `out` (+ `out`.truth.jsonl); returns counts.
 
@@ -538,7 +575,9 @@ def build_corpus(
     is the shard of a larger one that starts at its `first_set`-th duplicate set: the same records,
     byte for byte, as that part of the whole (shards built side by side, then read as one folder).
     """
-    read_sources = sources or (lambda: source_pages(shared))
+    if mix not in MIXES:
+        raise ValueError(f"mix must be one of {sorted(MIXES)}, not {mix!r}")
+    read_sources = sources or (lambda: source_pages(shared, **MIXES[mix]))
     if copies is not None:
         if copies < 1:
             raise ValueError(f"copies must be 1 or more, not {copies}")
@@ -582,11 +621,11 @@ def _build_fixed_sets(pages: int, out: Path, seed: int, read_sources: Callable[[
     return files.counts(duplicate_sets=sets, copies=copies, generations=generation)
 
 
-def ensure_corpus(pages: int, seed: int = 0, copies: int | None = None) -> Path:
+def ensure_corpus(pages: int, seed: int = 0, copies: int | None = None, mix: str = "docs") -> Path:
     """The corpus WARC for `pages`, built on first use."""
-    out = corpus_path(pages, seed, copies)
+    out = corpus_path(pages, seed, copies, mix=mix)
     if not out.is_file():
-        counts = build_corpus(pages, out, seed, copies=copies)
+        counts = build_corpus(pages, out, seed, copies=copies, mix=mix)
         print(f"corpus: wrote {out} ({counts})", file=sys.stderr)
     return out
 
@@ -597,6 +636,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-shared", action="store_true", help="Debian documentation only")
+    parser.add_argument("--mix", choices=sorted(MIXES), default="docs",
+                        help="docs: the shared crawls and extraction pages, then Debian documentation (default); "
+                             "shared: every page of ../shared/data (crawls, extraction sets incl. WCXB, SpotSigs), "
+                             "as issue 16's kept-back corpus")
     parser.add_argument("--copies", type=int, default=None, metavar="K",
                         help="fixed duplicate sets: every distinct page K times (fresh pages past the sources)")
     parser.add_argument("--first-set", type=int, default=0, metavar="S",
@@ -609,10 +652,12 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--first-set shards a crawl of fixed duplicate sets: give --copies too")
     if args.first_set < 0:
         parser.error("--first-set must be 0 or more")
-    out = args.out or corpus_path(args.pages, args.seed, args.copies, args.first_set)
+    if args.no_shared and args.mix == "shared":
+        parser.error("--mix shared reads only the shared data: drop --no-shared")
+    out = args.out or corpus_path(args.pages, args.seed, args.copies, args.first_set, args.mix)
     try:
         counts = build_corpus(args.pages, out, args.seed, None if args.no_shared else SHARED_DATA,
-                              copies=args.copies, first_set=args.first_set)
+                              copies=args.copies, first_set=args.first_set, mix=args.mix)
     except DataMissing as exc:
         print(f"corpus: {exc}", file=sys.stderr)
         return 1

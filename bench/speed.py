@@ -350,6 +350,9 @@ def pages_per_second(run: dict, total_pages: int) -> tuple[float | None, float |
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pages", type=int, default=20000, help="corpus size (pages)")
+    parser.add_argument("--mix", choices=("docs", "shared"), default="docs",
+                        help="the corpus' sources (bench/corpus.py --mix): shared = every page of ../shared/data, "
+                             "WCXB and SpotSigs included, as issue 16's kept-back corpus")
     parser.add_argument("--memory-pages", type=int, default=10000,
                         help="smaller corpus for the memory comparison (0 to skip)")
     parser.add_argument("--peer-sample", type=int, default=2000,
@@ -381,7 +384,7 @@ def main(argv: list[str] | None = None) -> int:
 
     sizes = _sizes(args.scale, parser)
     skip = {s.strip() for s in args.skip.split(",") if s.strip()}
-    corpus = ensure_corpus(args.pages)
+    corpus = ensure_corpus(args.pages, mix=args.mix)
     runs: dict[str, dict] = {}
     if "pagetwin" not in skip:
         runs["pagetwin"] = pagetwin_run(corpus, None, f"pagetwin dedup (workers default = {os.cpu_count()})")
@@ -399,7 +402,7 @@ def main(argv: list[str] | None = None) -> int:
         runs["trafilatura"] = peer_run("trafilatura", corpus, every, "trafilatura + datasketch MinHashLSH")
     memory = None
     if args.memory_pages and args.memory_pages < args.pages and "memory" not in skip and "pagetwin" not in skip:
-        small = ensure_corpus(args.memory_pages)
+        small = ensure_corpus(args.memory_pages, mix=args.mix)
         runs["pagetwin_small"] = pagetwin_run(small, None, f"pagetwin dedup on {args.memory_pages} pages")
         big, little = runs["pagetwin"], runs["pagetwin_small"]
         memory = {
@@ -463,7 +466,7 @@ def scale_runs(sizes: list[int]) -> list[dict] | None:
         return None
     rows = []
     for n in sizes:
-        run = pagetwin_run(ensure_corpus(n), 1, f"pagetwin dedup --workers 1 on {n} pages")
+        run = pagetwin_run(ensure_corpus(n, mix=args.mix), 1, f"pagetwin dedup --workers 1 on {n} pages")
         pages = run.get("pages") or n
         rows.append({
             "pages": pages, "exit": run["exit"], "cpu_seconds": run["cpu_seconds"], "seconds": run["seconds"],

@@ -172,3 +172,32 @@ def test_a_source_read_twice_makes_one_set(tmp_path):
     build_corpus(8, out, seed=0, sources=twice, copies=2)
     truth = [json.loads(line) for line in open(str(out) + ".truth.jsonl")]
     assert set(Counter(t["source"] for t in truth).values()) == {2}
+
+
+def test_the_shared_mix_reads_every_shared_set_and_no_debian_page(tmp_path):
+    """--mix shared (issue 16's kept-back corpus): the crawls, the extraction sets with WCXB, the
+    SpotSigs reposts each on a host of its own; no Debian package is fetched."""
+    import gzip
+
+    from bench.corpus import source_pages
+
+    shared = tmp_path / "data"
+    wcxb = shared / "extraction" / "wcxb-dev"
+    (wcxb / "html").mkdir(parents=True)
+    (wcxb / "ground-truth").mkdir()
+    (wcxb / "html" / "0001.html.gz").write_bytes(gzip.compress(PAGE))
+    (wcxb / "ground-truth" / "0001.json").write_text(json.dumps({"url": "https://modern.test/a"}))
+    (wcxb / "html" / "0002.html.gz").write_bytes(gzip.compress(PAGE))  # no ground truth: a URL of its own
+    story = shared / "neardup" / "spotsigs-dev" / "GoldSetOfDuplicates" / "Story"
+    story.mkdir(parents=True)
+    for name in ("a1.htm", "a2.htm"):
+        (story / name).write_bytes(PAGE)
+    pages = list(source_pages(shared, debian=False, all_shared=True))
+    assert [p.key for p in pages] == ["wcxb:0001", "wcxb:0002", "spotsigs:Story/a1.htm", "spotsigs:Story/a2.htm"]
+    assert pages[0].url == "https://modern.test/a" and pages[1].url == "https://wcxb.example/0002"
+    hosts = {p.url.split("/")[2] for p in pages[2:]}
+    assert len(hosts) == 2 and all(p.body == PAGE for p in pages)
+    assert [p.key for p in source_pages(shared, debian=False)] == []  # the docs mix leaves them out
+    out = tmp_path / "c.warc.gz"
+    counts = build_corpus(6, out, shared=shared, mix="shared")
+    assert counts["source_pages"] == 4 and counts["pages"] == 6
