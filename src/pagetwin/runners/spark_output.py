@@ -57,9 +57,9 @@ class OutputNotReadable(Exception):
 
 
 def _slice_of(site: str, slices: int) -> int:
-    import xxhash
+    from pagetwin.runners.spark_learn import name_hash
 
-    return xxhash.xxh64_intdigest(site.encode("utf-8", "surrogatepass")) % slices
+    return name_hash(site) % slices
 
 
 def model_rows(learned: Any, settings: Any, part: int = 0, parts: int = 1) -> Iterator[tuple[str, str | None, bytes]]:
