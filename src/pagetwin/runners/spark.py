@@ -740,16 +740,17 @@ def _learn_partition_keeping(
                 if tag == _PAGE:
                     sites.add(page_site(page, settings.extract))
                     if lists_images:
-                        urls.update(_looked_up_urls(worker, page))
+                        urls.update(page_image_urls(worker, page))
                 count += 1
                 yield tag, page
     yield _SITES, (index, sorted(sites), count + 2, sorted(urls))  # counting itself and the stats
     yield _STATS, stats
 
 
-def _looked_up_urls(worker: Worker, page: Page) -> set[str]:
+def page_image_urls(worker: Worker, page: Page) -> set[str]:
     """The image URLs pass 2 may look up for this page (html.images.looked_up_urls on its
-    blocks' images: every main-content image is one of them, whatever the templates keep)."""
+    blocks' images: every main-content image is one of them, whatever the templates keep);
+    explain reads only these URLs' hashes too."""
     from pagetwin.html.images import looked_up_urls
 
     if page.kind != "response" or is_text_only(page):
