@@ -336,8 +336,7 @@ def explain_spark(folder: str, a: str, b: str) -> dict[str, Any]:
         pids = [r["pid"] for r in crows]
         prows = out.pages(pids)
         settings = out.settings()
-        reader = _SparkReader(settings, out)
-        read = [reader.read(r, prows.get(r["pid"])) for r in crows]
+        read = _SparkReader(settings, out).read([(r, prows.get(r["pid"])) for r in crows])
         pair = out.pair(crows[0]["id"], crows[1]["id"])
     except OutputNotReadable as exc:
         raise ExplainError(str(exc)) from None
@@ -373,14 +372,31 @@ def _resolve_spark(out: Any, refs: list[str]) -> list[dict[str, Any]]:
 
 class _SparkReader:
     """Reads a Spark output's pages back from their records and fingerprints them again with
-    the run's settings and learned models (the Worker built on first use)."""
+    the run's settings and learned models. The records are read first: of models.parquet's
+    image hashes (a row per image of the crawl) only the rows their pages may look up are read."""
 
     def __init__(self, settings: Any, out: Any) -> None:
-        self.settings, self.out, self.worker = settings, out, None
+        self.settings, self.out = settings, out
 
-    def read(self, crow: dict[str, Any], prow: dict[str, Any] | None) -> tuple[dict[str, Any], dict[str, Any] | None]:
-        """(the page's explain entry, {"features", "keys"} derived again or None when its
-        record could not be read back as it was fingerprinted)."""
+    def read(self, rows: list[tuple[dict[str, Any], dict[str, Any] | None]]) -> list[tuple[dict[str, Any], dict[str, Any] | None]]:
+        """For each (clusters.parquet row, pages.parquet row or None): (the page's explain
+        entry, {"features", "keys"} derived again or None when its record could not be read
+        back as it was fingerprinted)."""
+        from pagetwin.pipeline import Worker
+        from pagetwin.runners.spark import page_image_urls
+
+        records = [self._record(crow, prow) for crow, prow in rows]
+        pages = [page for _, page in records if page is not None]
+        if not pages:
+            return [(info, None) for info, _ in records]
+        worker = Worker(self.settings)  # parsing needs no model; the model is set once the URLs are known
+        worker.learned = self.out.learned(self.settings, set().union(*(page_image_urls(worker, page) for page in pages)))
+        return [(info, None if page is None else self._derived(worker, info, prow, page))
+                for (info, page), (_, prow) in zip(records, rows)]  # fmt: skip
+
+    def _record(self, crow: dict[str, Any], prow: dict[str, Any] | None) -> tuple[dict[str, Any], Any]:
+        """(the page's explain entry, its record read back as a Page), or the entry saying
+        why it cannot be read back (``text_problem``) and None."""
         from pagetwin.runners.spark_output import local_path
 
         info = {"pid": crow["pid"], "id": crow["id"], "url": crow["url"], "title": "", "lang": None,
@@ -388,7 +404,6 @@ class _SparkReader:
                 "cluster": crow["cluster"], "keep": crow["keep"]}  # fmt: skip
         source = (prow or {}).get("source") or ""
         offset = (prow or {}).get("warc_offset")
-        where = f"{source} at byte {offset}" if isinstance(offset, int) else source
         path = local_path(source) if source else None
         problem = None
         if prow is None:
@@ -406,29 +421,36 @@ class _SparkReader:
             info["text_problem"] = f"its source {path} cannot be read ({exc.strerror or exc})"
             return info, None
         except Exception as exc:  # noqa: BLE001 - a damaged file: said, not a traceback
-            info["text_problem"] = f"its record in {where} cannot be read ({type(exc).__name__}: {' '.join(str(exc).split())[:160]})"
+            info["text_problem"] = f"its record in {_where(prow)} cannot be read ({type(exc).__name__}: {' '.join(str(exc).split())[:160]})"
             return info, None
         if page is None:
-            info["text_problem"] = f"its record {crow['id']} is no longer in {where}"
+            info["text_problem"] = f"its record {crow['id']} is no longer in {_where(prow)}"
             return info, None
         if not _same_digest(prow, page.payload_digest):
-            info["text_problem"] = f"its record in {where} changed (another payload digest)"
+            info["text_problem"] = f"its record in {_where(prow)} changed (another payload digest)"
             return info, None
-        if self.worker is None:
-            from pagetwin.pipeline import Worker
+        return info, page
 
-            self.worker = Worker(self.settings, self.out.learned(self.settings))
-        result = self.worker.fingerprint(page)
+    def _derived(self, worker: Any, info: dict[str, Any], prow: dict[str, Any], page: Any) -> dict[str, Any] | None:
+        """The page fingerprinted again: {"features", "keys"}, its text and title in ``info``;
+        None (and why in ``info``) when that is not what pages.parquet keeps of it."""
+        result = worker.fingerprint(page)
         text = result.doc.text if result.doc else ""
         if len(text) != prow.get("text_len") or not _same_fingerprints(prow, result):
-            info["text_problem"] = (f"the text read back from {where} is not the one fingerprinted "
+            info["text_problem"] = (f"the text read back from {_where(prow)} is not the one fingerprinted "
                                     "(the file changed since the run)")  # fmt: skip
-            return info, None
+            return None
         doc = result.doc
         info.update(title=(doc.title if doc else None) or "", lang=doc.lang if doc else None)
         if text:
             info.update(text=text, text_from="source")
-        return info, {"features": result.features, "keys": result.keys}
+        return {"features": result.features, "keys": result.keys}
+
+
+def _where(prow: dict[str, Any]) -> str:
+    """A pages.parquet row's record, for messages: its source, and its offset when it has one."""
+    offset = prow.get("warc_offset")
+    return f"{prow.get('source')} at byte {offset}" if isinstance(offset, int) else str(prow.get("source"))
 
 
 def _same_digest(prow: dict[str, Any], digest: str | None) -> bool:

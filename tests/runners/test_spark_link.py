@@ -488,6 +488,7 @@ def test_image_hashes_stay_on_the_executors_and_the_outputs_are_the_local_runner
     the later record's for a URL recorded twice), models.parquet has a row per image URL and
     reads back as the local model; clusters, pairs and summaries are the local runner's."""
     pytest.importorskip("PIL", reason="Pillow is not installed (extra 'images')")
+    from pagetwin.explain import explain
     from pagetwin.learned import Learning
     from pagetwin.runners.spark_output import IMAGES, SparkOutput
 
@@ -507,6 +508,14 @@ def test_image_hashes_stay_on_the_executors_and_the_outputs_are_the_local_runner
     s = _settings("executors", match__algorithms=algorithms)
     out = SparkOutput(str(tmp_path / "spark"))
     assert out.learned(s).image_hashes == local and IMAGES not in out.parts  # no one cell holds them all
+    # explain reads only the rows of the URLs its pages may look up, and says what it says locally
+    cut = {u for u in local if u.startswith("https://b.example/s/1/")} | {"https://c.example/own/1.jpg"}
+    assert out.learned(s, cut).image_hashes == {u: local[u] for u in cut & local.keys()}
+    assert out.learned(s, set()).image_hashes == {}
+    pair = ("https://a.example/g/0", "https://b.example/show/0")
+    ours, theirs = explain(str(tmp_path / "spark"), *pair), explain(str(tmp_path / "local"), *pair)
+    assert ours["same_cluster"] and ours["edge"] == theirs["edge"] and ours["algorithms"] == theirs["algorithms"]
+    assert [a["passed"] for a in ours["algorithms"] if a["algorithm"] == "images"] == [True]
     import pyarrow.parquet as pq
 
     rows = pq.read_table(tmp_path / "spark" / "models.parquet").to_pylist()

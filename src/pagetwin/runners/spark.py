@@ -68,6 +68,7 @@ from pagetwin.engine import StoredPages, StoredSnapshot, worker_count
 from pagetwin.learned import Learned, Learning
 from pagetwin.model import Page
 from pagetwin.pipeline import PageResult, Worker, is_text_only
+from pagetwin.runners.spark_learn import name_hash
 from pagetwin.sources import InputError, Skip, SourceStats, is_uri, iter_pages
 
 MIN_SPLIT = 1 << 20  # no range smaller than this only to occupy the cores (spark.tasks_per_core)
@@ -615,12 +616,6 @@ def _one_a_batch() -> Any:
     return BatchedSerializer(CPickleSerializer(), 1)
 
 
-def _site_hash(site: str) -> int:
-    import xxhash
-
-    return xxhash.xxh64_intdigest(site.encode("utf-8", "surrogatepass"))
-
-
 # Kinds of _site_side's shuffled items: a site's blob, a URL's phash, the partition's item count.
 _BLOB, _PHASH, _COUNT = 0, 1, 2
 
@@ -629,11 +624,11 @@ def _needs(field: int, kind: int, value: tuple) -> list[tuple[int, tuple[str, tu
     """(xxhash, (name, (partition, kind))) per site (``field`` 1) or image URL (``field`` 3) of
     a partition's _SITES item."""
     index = value[0]
-    return [(_site_hash(name), (name, (index, kind))) for name in value[field]]
+    return [(name_hash(name), (name, (index, kind))) for name in value[field]]
 
 
 def _by_hash(pair: tuple[str, Any]) -> tuple[int, tuple[str, Any]]:
-    return _site_hash(pair[0]), pair
+    return name_hash(pair[0]), pair
 
 
 def _shipped(joined: tuple[int, tuple[tuple[str, tuple[int, int]], tuple[str, Any]]]) -> list[tuple[int, tuple[int, Any]]]:
@@ -745,16 +740,17 @@ def _learn_partition_keeping(
                 if tag == _PAGE:
                     sites.add(page_site(page, settings.extract))
                     if lists_images:
-                        urls.update(_looked_up_urls(worker, page))
+                        urls.update(page_image_urls(worker, page))
                 count += 1
                 yield tag, page
     yield _SITES, (index, sorted(sites), count + 2, sorted(urls))  # counting itself and the stats
     yield _STATS, stats
 
 
-def _looked_up_urls(worker: Worker, page: Page) -> set[str]:
+def page_image_urls(worker: Worker, page: Page) -> set[str]:
     """The image URLs pass 2 may look up for this page (html.images.looked_up_urls on its
-    blocks' images: every main-content image is one of them, whatever the templates keep)."""
+    blocks' images: every main-content image is one of them, whatever the templates keep);
+    explain reads only these URLs' hashes too."""
     from pagetwin.html.images import looked_up_urls
 
     if page.kind != "response" or is_text_only(page):

@@ -179,7 +179,7 @@ def _image_hashes(items: Any, partitions: int) -> Any:
     the last partition that has one (a partition's own dict holds its last), as ``fold``'s
     updates in partition order leave it. Shuffled by xxhash of the URL (never Python's hash())."""
     by_url = items.mapPartitionsWithIndex(_indexed_images)
-    return by_url.reduceByKey(max, max(1, partitions), url_partition).mapValues(_value)
+    return by_url.reduceByKey(max, max(1, partitions), name_hash).mapValues(_value)
 
 
 def _indexed_images(index: int, items: Iterable[tuple[int, Any]]) -> Iterator[tuple[str, tuple[int, int]]]:
@@ -188,11 +188,12 @@ def _indexed_images(index: int, items: Iterable[tuple[int, Any]]) -> Iterator[tu
             yield from ((url, (index, phash)) for url, phash in value.items())
 
 
-def url_partition(url: str) -> int:
-    """A URL's (or a site's) shuffle partition, by xxhash (never Python's hash(): it varies by process)."""
+def name_hash(name: str) -> int:
+    """A site's or an image URL's xxh64 (never Python's hash(): it varies by process): the key
+    the runners shuffle, join and slice names by, so each of them must use this one."""
     import xxhash
 
-    return xxhash.xxh64_intdigest(url.encode("utf-8", "surrogatepass"))
+    return xxhash.xxh64_intdigest(name.encode("utf-8", "surrogatepass"))
 
 
 def fold_in_process(parts: Iterable[Iterable[tuple[int, Any]]], settings: Settings, learning: Learning) -> Learned:
@@ -260,7 +261,7 @@ def _keyed(record: tuple) -> tuple[tuple, LearnRecord]:
 
 def _site_partition(key: tuple) -> int:
     """A shuffled key's task: its site's."""
-    return url_partition(key[0])
+    return name_hash(key[0])
 
 
 def _fold_sites(settings: Settings, learning: Learning, keyed: Iterable[tuple[tuple, Any]]) -> Iterator[bytes]:

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -57,9 +57,9 @@ class OutputNotReadable(Exception):
 
 
 def _slice_of(site: str, slices: int) -> int:
-    import xxhash
+    from pagetwin.runners.spark_learn import name_hash
 
-    return xxhash.xxh64_intdigest(site.encode("utf-8", "surrogatepass")) % slices
+    return name_hash(site) % slices
 
 
 def model_rows(learned: Any, settings: Any, part: int = 0, parts: int = 1) -> Iterator[tuple[str, str | None, bytes]]:
@@ -240,10 +240,15 @@ class SparkOutput:
         except (OSError, pyarrow.ArrowException) as exc:
             raise OutputNotReadable(f"{os.path.join(self.folder, name)} cannot be read ({' '.join(str(exc).split())[:200]})") from None
 
-    def _table(self, name: str, filter: Any = None, columns: list[str] | None = None) -> Any:
+    def _table(self, name: str, filter: Any = None, columns: list[str] | None = None, files: set[str] | None = None) -> Any:
+        """Rows of the Parquet folder ``name``, or of its ``files`` only (paths as listed)."""
         import pyarrow
+        import pyarrow.dataset as ds
 
         dataset = self._dataset(name)
+        if files is not None:
+            fragments = [f for f in dataset.get_fragments() if f.path in files]
+            dataset = ds.FileSystemDataset(fragments, dataset.schema, dataset.format, dataset.filesystem)
         try:
             # One thread: a lookup reads a few rows; a thread pool's start costs more CPU than it saves.
             return dataset.to_table(filter=filter, columns=columns, use_threads=False)
@@ -259,17 +264,20 @@ class SparkOutput:
         except (ConfigError, ValueError):
             return Settings()
 
-    def learned(self, settings: Any) -> Any:
-        """The run's learned model (learned.Learned), as the index's stored_model reads it."""
+    def learned(self, settings: Any, image_urls: Collection[str] | None = None) -> Any:
+        """The run's learned model (learned.Learned), as the index's stored_model reads it.
+        With ``image_urls`` (normalised URLs: html.images.looked_up_urls), only their rows of
+        the image hashes are read, as a pass-2 task is given them: a crawl has a row per image."""
         from pagetwin.html.templates import SiteTemplates
         from pagetwin.learned import PART_NAMES, Learned
 
         parts = {name: self.parts.get(name) for name in PART_NAMES}
-        if self._per_site and IMAGES not in self.parts:  # a row per image URL, or none
+        if self._per_site and IMAGES not in self.parts and (image_urls is None or image_urls):  # a row per image URL, or none
             import pyarrow.dataset as ds
 
-            found = (ds.field("name") == IMAGES) & ds.field("site").is_valid()
-            rows = self._table(MODELS, found, ["site", "data"]).to_pylist()
+            # The rows of a slice are sorted by URL: the row groups' statistics skip the others.
+            urls = ds.field("site").is_valid() if image_urls is None else ds.field("site").isin(sorted(image_urls))
+            rows = self._table(MODELS, (ds.field("name") == IMAGES) & urls, ["site", "data"]).to_pylist()
             if rows:
                 parts[IMAGES] = json.dumps({r["site"]: json.loads(r["data"]) for r in rows}).encode()
         if not self._per_site or TEMPLATES not in self.parts:
@@ -295,11 +303,17 @@ class SparkOutput:
     def find(self, column: str, values: list[str]) -> dict[str, list[dict[str, Any]]]:
         """For each value, clusters.parquet's rows (pid, id, url, cluster, keep) whose ``column``
         is that value (one scan for all of them: each file's rows are in id order, so by id its
-        row groups' statistics skip all but the ones that can hold it; by URL the scan is whole), with
-        their crawl_date and source (pages.parquet) when several share it, by (crawl date, pid)."""
+        row groups' statistics skip all but the ones that can hold it; by URL no statistics can,
+        so the URL column alone is scanned for the files that hold them, and only these files'
+        other columns are read), with their crawl_date and source (pages.parquet) when several
+        share it, by (crawl date, pid)."""
         import pyarrow.dataset as ds
 
-        table = self._table("clusters.parquet", ds.field(column).isin(values), ["pid", "id", "url", "cluster", "keep"])
+        wanted = ds.field(column).isin(values)
+        files = None
+        if column == "url":
+            files = set(self._table("clusters.parquet", wanted, ["__filename"]).column("__filename").to_pylist())
+        table = self._table("clusters.parquet", wanted, ["pid", "id", "url", "cluster", "keep"], files)
         found: dict[str, list[dict[str, Any]]] = {v: [] for v in values}
         for row in table.to_pylist():
             found[row[column]].append(row)
