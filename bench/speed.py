@@ -416,7 +416,7 @@ def main(argv: list[str] | None = None) -> int:
     for run in runs.values():
         total = args.memory_pages if run is runs.get("pagetwin_small") else args.pages
         run["pages_per_second"], run["pages_per_cpu_second"], run["extrapolated"] = pages_per_second(run, total)
-    scale = scale_runs(sizes)
+    scale = scale_runs(sizes, args.mix)
 
     ratios = {}
     for mine, peer in (("pagetwin", "resiliparse"), ("pagetwin", "trafilatura"),
@@ -459,14 +459,14 @@ def _sizes(text: str, parser: argparse.ArgumentParser) -> list[int]:
     return sizes
 
 
-def scale_runs(sizes: list[int]) -> list[dict] | None:
+def scale_runs(sizes: list[int], mix: str = "docs") -> list[dict] | None:
     """`pagetwin dedup --workers 1` on a corpus of each size: CPU ms per page and peak memory,
     each against the smallest size's (1.0 = flat)."""
     if not sizes:
         return None
     rows = []
     for n in sizes:
-        run = pagetwin_run(ensure_corpus(n, mix=args.mix), 1, f"pagetwin dedup --workers 1 on {n} pages")
+        run = pagetwin_run(ensure_corpus(n, mix=mix), 1, f"pagetwin dedup --workers 1 on {n} pages")
         pages = run.get("pages") or n
         rows.append({
             "pages": pages, "exit": run["exit"], "cpu_seconds": run["cpu_seconds"], "seconds": run["seconds"],

@@ -67,7 +67,7 @@ def test_before_must_be_a_checkout(tmp_path, capsys):
 
 def test_scale_runs_dedup_on_each_size_and_compares_with_the_smallest(tmp_path, monkeypatch):
     corpus = _three_pages(tmp_path)
-    monkeypatch.setattr(speed, "ensure_corpus", lambda n: corpus)  # every size: the 3-page corpus
+    monkeypatch.setattr(speed, "ensure_corpus", lambda n, mix="docs": corpus)  # every size: the 3-page corpus
     rows = speed.scale_runs([3, 6])
     assert [r["exit"] for r in rows] == [0, 0] and rows[0]["pages"] == 3
     assert rows[0]["cost_vs_smallest"] == rows[0]["memory_vs_smallest"] == 1.0
