@@ -573,7 +573,9 @@ class EvidenceRows:
     def _item(self, e: Evidence) -> tuple[str, float, bool, Any, tuple[str, str, float]]:
         """``_item_row(e)``, kept for the items equal to it when its key decides its text."""
         detail = e.detail
-        key = (e.algorithm, e.score, e.score.__class__, e.passed, e.passed.__class__, *detail.items(), *map(type, detail.values()))
+        # The detail's keys, values and their classes laid flat (no (key, value) tuple each):
+        # two keys of one length hold as many items, at the same places.
+        key = (e.algorithm, e.score, e.score.__class__, e.passed, e.passed.__class__, *detail, *detail.values(), *map(type, detail.values()))
         try:
             return self._items[key]
         except KeyError:
