@@ -19,9 +19,10 @@ import json
 import re
 from array import array
 from bisect import bisect_right
-from collections import Counter, OrderedDict
+from collections import Counter, OrderedDict, defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -129,10 +130,8 @@ def distinct_pair_arrays(
 
     merged, counts = np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.int64)
     chunk, wide = array("Q"), Counter()
-    # Buckets compared all-pairs, their members kept by bucket size until their pairs are made
-    # in numpy, all the buckets of a size at once (_all_pair_keys): most buckets hold 2-4 pages.
-    alike: dict[int, array] = {}
-    waiting = 0  # their pairs
+    # Buckets compared all-pairs (most hold 2-4 pages), by size, until _all_pair_keys; their pairs
+    alike, waiting = defaultdict(partial(array, "Q")), 0
     # With shared > 1: pid -> its oversized buckets (numbered), and those buckets' pairs, kept
     # apart from the counted ones (their sharing is counted by membership instead).
     windowed: dict[int, set[int]] = {}
@@ -152,16 +151,14 @@ def distinct_pair_arrays(
             outer.extend(a << 32 | b for a, b in pairs_of(bucket))
             continue
         if new_after is None and not chain and len(bucket) <= max_bucket:
-            members = alike.get(len(bucket))
-            if members is None:
-                members = alike[len(bucket)] = array("Q")
-            members.extend(bucket)
+            alike[len(bucket)].extend(bucket)
             waiting += len(bucket) * (len(bucket) - 1) // 2
         else:
             chunk.extend(a << 32 | b for a, b in pairs_of(bucket))
         if len(chunk) + waiting >= _PAIR_CHUNK:
             chunk.frombytes(_all_pair_keys(alike))
-            alike, waiting = {}, 0
+            alike.clear()
+            waiting = 0
             merged, counts = _merge_pairs(merged, counts, chunk, shared > 1)
             chunk = array("Q")
     chunk.frombytes(_all_pair_keys(alike))
