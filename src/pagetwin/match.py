@@ -398,7 +398,6 @@ def _verify_pairs(
         return
     stats.candidates[algorithm.name] += len(first)
     pids = sorted_unique(np.concatenate([first, second]))
-    cache.prefetch(pids.tolist())  # a few queries, not one a page
     decoded = [cache[pid] for pid in pids.tolist()]
     present = np.fromiter((f is not None for f in decoded), dtype=bool, count=len(decoded))
     at_first, at_second = np.searchsorted(pids, first), np.searchsorted(pids, second)
