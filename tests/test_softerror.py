@@ -103,6 +103,23 @@ def test_page_kind_normalises_a_piece_at_a_time_as_the_whole_text(words, title, 
     assert short == (None if words_in_body > MAX_TITLE_WORDS else (body, words_in_body))
 
 
+_ANY_WORDS = st.one_of(_TRICKY_WORDS, st.text(max_size=6), st.sampled_from(["a", "Z9", "_", "x\u0301", "<\u0338", "\x1c", "a,b"]))
+_ANY_SEPARATORS = st.one_of(_SEPARATORS, st.text(st.characters(categories=["Zs", "Zl", "Zp", "Cc", "Mn", "Po"]), max_size=3))
+
+
+@given(st.lists(st.tuples(_ANY_WORDS, _ANY_SEPARATORS), min_size=380, max_size=900))
+def test_surely_long_is_a_lower_bound_of_the_words(words):
+    """_surely_long (ASCII word tokens of a prefix, counted in bytes) says a text is long only
+    when its normalised text has more than MAX_TITLE_WORDS words, and _short_body with it
+    gives what normalising the whole text gives."""
+    text = "".join(w + sep for w, sep in words)
+    body = softerror.normalize(text)
+    words_in_body = len(softerror._WORD.findall(body))
+    if softerror._surely_long(text):
+        assert words_in_body > MAX_TITLE_WORDS
+    assert softerror._short_body(text) == (None if words_in_body > MAX_TITLE_WORDS else (body, words_in_body))
+
+
 def _compile_reference(patterns):
     """softerror._compile as first written: each pattern with its own bounds."""
     import re

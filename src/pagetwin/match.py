@@ -19,9 +19,10 @@ import json
 import re
 from array import array
 from bisect import bisect_right
-from collections import Counter, OrderedDict
+from collections import Counter, OrderedDict, defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -129,6 +130,8 @@ def distinct_pair_arrays(
 
     merged, counts = np.zeros(0, dtype=np.uint64), np.zeros(0, dtype=np.int64)
     chunk, wide = array("Q"), Counter()
+    # Buckets compared all-pairs (most hold 2-4 pages), by size, until _all_pair_keys; their pairs
+    alike, waiting = defaultdict(partial(array, "Q")), 0
     # With shared > 1: pid -> its oversized buckets (numbered), and those buckets' pairs, kept
     # apart from the counted ones (their sharing is counted by membership instead).
     windowed: dict[int, set[int]] = {}
@@ -147,13 +150,19 @@ def distinct_pair_arrays(
         if apart:
             outer.extend(a << 32 | b for a, b in pairs_of(bucket))
             continue
-        if new_after is None and not chain and _ALL_PAIRS_AT_ONCE <= len(bucket) <= max_bucket:
-            chunk.frombytes(_all_pair_keys(bucket))  # the pairs bucket_pairs gives, in numpy
+        if new_after is None and not chain and len(bucket) <= max_bucket:
+            alike[len(bucket)].extend(bucket)
+            waiting += len(bucket) * (len(bucket) - 1) // 2
         else:
             chunk.extend(a << 32 | b for a, b in pairs_of(bucket))
-        if len(chunk) >= _PAIR_CHUNK:
+        if len(chunk) + waiting >= _PAIR_CHUNK:
+            chunk.frombytes(_all_pair_keys(alike))
+            alike.clear()
+            waiting = 0
             merged, counts = _merge_pairs(merged, counts, chunk, shared > 1)
             chunk = array("Q")
+    chunk.frombytes(_all_pair_keys(alike))
+    del alike
     merged, counts = _merge_pairs(merged, counts, chunk, shared > 1)
     del chunk
     if shared > 1:
@@ -202,17 +211,16 @@ def _merge_pairs(merged: np.ndarray, counts: np.ndarray, chunk: array, counting:
     return union, np.bincount(where, weights=np.concatenate([counts, times]), minlength=len(union)).astype(np.int64)
 
 
-# A bucket this large has its pairs' keys made in numpy (one Python step a pair costs more
-# past it); the buckets' pairs are most of a run's candidates (214,000 at 2,000 pages).
-_ALL_PAIRS_AT_ONCE = 8
-
-
-def _all_pair_keys(bucket: list[int]) -> bytes:
-    """``a << 32 | b`` of every pair of a bucket of 32-bit pids (uint64 bytes, in
-    bucket_pairs' order)."""
-    pids = np.asarray(bucket, dtype=np.uint64)
-    first, second = np.triu_indices(len(pids), 1)
-    return ((pids[first] << np.uint64(32)) | pids[second]).tobytes()
+def _all_pair_keys(alike: dict[int, array]) -> bytes:
+    """``a << 32 | b`` of every pair of every bucket of 32-bit pids, the buckets given by size
+    (size -> their members, one bucket after another): bucket_pairs' pairs of each, all-pairs,
+    as uint64 bytes (in no order that matters: they are merged by a sort)."""
+    parts = []
+    for size, members in alike.items():
+        buckets = np.frombuffer(members, dtype=np.uint64).reshape(-1, size)
+        first, second = np.triu_indices(size, 1)
+        parts.append(((buckets[:, first] << np.uint64(32)) | buckets[:, second]).ravel().tobytes())
+    return b"".join(parts)
 
 
 def bucket_pairs(bucket: list[int], max_bucket: int, chain: bool) -> Iterator[tuple[int, int]]:
@@ -535,51 +543,65 @@ class EvidenceRows:
     score, verdict and detail, each value of the same class): an edge's evidence is mostly
     one MinHash item whose score is an agreement count over num_perm, so corpus-2000's 22,295
     edges hold 445 distinct texts, and encoding each edge's list was most of the row's cost.
-    An item with another value (a zero or NaN float, a class outside _PLAIN, a key not a str)
-    is encoded each time, as ``evidence_row`` does. Holds up to ``size`` items, then starts
+    An edge of one item (corpus-10000-shared: 232,500 of 269,616) takes the row kept with it.
+    An item with another value (a zero or NaN float, a class outside _PLAIN, a key not a str,
+    an unhashable value) is encoded each time, alone. Holds up to ``size`` items, then starts
     again (the items of containment verdicts carry the pair's digests: most are seen once)."""
 
     def __init__(self, size: int = 1 << 16) -> None:
         self.size = size
-        self._items: dict[tuple, tuple[str, float, bool, Any] | None] = {}
+        self._items: dict[tuple, tuple[str, float, bool, Any, tuple[str, str, float]]] = {}
 
-    def edge_row(self, evidence: tuple[Evidence, ...]) -> tuple[str, str, float]:
+    def edge_row(self, evidence: tuple[Evidence, ...] | list[Evidence]) -> tuple[str, str, float]:
         """(edge_kind(evidence), *evidence_row(evidence))."""
+        if len(evidence) == 1:
+            return self._item(evidence[0])[4]
         texts, best, kinds = [], None, set()
-        items = self._items
         for e in evidence:
-            detail = e.detail
-            key = (e.algorithm, e.score, e.score.__class__, e.passed, e.passed.__class__, *detail.items(), *map(type, detail.values()))
-            try:
-                item = items[key]
-            except KeyError:
-                if len(items) >= self.size:
-                    items.clear()
-                item = items[key] = _plain_item(e)
-            except TypeError:  # an unhashable value
-                item = None
-            if item is None:
-                return edge_kind(evidence), *evidence_row(evidence)
-            texts.append(item[0])
-            kinds.add(item[3])
-            if item[2] and (best is None or item[1] > best):  # as evidence_row
-                best = item[1]
+            text, score, passed, kind, _ = self._item(e)
+            texts.append(text)
+            kinds.add(kind)
+            if passed and (best is None or score > best):  # as evidence_row
+                best = score
         # The encoder's own list: items joined by its item separator
         return _kind_of_items(kinds), "[" + ", ".join(texts) + "]", 1.0 if best is None else best
 
+    def _item(self, e: Evidence) -> tuple[str, float, bool, Any, tuple[str, str, float]]:
+        """``_item_row(e)``, kept for the items equal to it when its key decides its text."""
+        detail = e.detail
+        # The detail's keys, values and their classes laid flat (no (key, value) tuple each):
+        # two keys of one length hold as many items, at the same places.
+        key = (e.algorithm, e.score, e.score.__class__, e.passed, e.passed.__class__, *detail, *detail.values(), *map(type, detail.values()))
+        try:
+            return self._items[key]
+        except KeyError:
+            item = _item_row(e)
+            if _text_follows_from_key(e):
+                if len(self._items) >= self.size:
+                    self._items.clear()
+                self._items[key] = item
+            return item
+        except TypeError:  # an unhashable value
+            return _item_row(e)
 
-def _plain_item(e: Evidence) -> tuple[str, float, bool, Any] | None:
+
+def _item_row(e: Evidence) -> tuple[str, float, bool, Any, tuple[str, str, float]]:
     """(JSON text, rounded score, passed, kind) of one evidence item, as evidence_json writes
-    it and edge_kind reads it, when its text follows from the key EvidenceRows looks it up
-    by; else None."""
-    values = (e.score, e.passed, *e.detail.values())
-    if type(e.algorithm) is not str or not all(type(k) is str for k in e.detail) or not _PLAIN.issuperset(map(type, values)):
-        return None
-    if any(type(v) is float and (v == 0 or v != v) for v in values):
-        return None
+    it (the encoder writes a list as its items' texts joined) and edge_kind reads it, and the
+    row of an edge of this item alone."""
     score = round(e.score, 6)
     text = _EVIDENCE_ENCODER.encode({"algorithm": e.algorithm, "score": score, "passed": e.passed, **e.detail})
-    return text, score, e.passed, _item_kind(e)
+    kind = _item_kind(e)
+    return text, score, e.passed, kind, (_kind_of_items({kind}), "[" + text + "]", score if e.passed else 1.0)
+
+
+def _text_follows_from_key(e: Evidence) -> bool:
+    """Whether the key EvidenceRows looks ``e`` up by decides its text: str keys, values of
+    _PLAIN classes, no float that is 0 (0.0 == -0.0) or NaN."""
+    values = (e.score, e.passed, *e.detail.values())
+    if type(e.algorithm) is not str or not all(type(k) is str for k in e.detail) or not _PLAIN.issuperset(map(type, values)):
+        return False
+    return not any(type(v) is float and (v == 0 or v != v) for v in values)
 
 
 class Link(NamedTuple):
