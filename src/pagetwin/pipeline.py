@@ -67,6 +67,12 @@ def needs_doc_freq(settings: Settings) -> bool:
     return settings.keywords.weighting == "tfidf" and needs_keywords(settings)
 
 
+def needs_images(settings: Settings) -> bool:
+    """Whether an algorithm reads Doc.images (only then are a page's images resolved, and pass 1
+    hashes the image records)."""
+    return "images" in settings.match.algorithms
+
+
 class Worker:
     """Per-process state: settings, learned models, analyzer and algorithms, built once."""
 
@@ -86,6 +92,7 @@ class Worker:
         self.analyzer = TextAnalyzer(settings.text)
         self.algorithms = build_algorithms(settings)
         self.wants_keywords = needs_keywords(settings)
+        self.wants_images = needs_images(settings)
         self.keep_parsed = keep_parsed  # learn() returns each page's ParsedPage bytes for pass 2
         self.walker = BlockWalker()  # the block walk's memos, kept from page to page
         self.keyword_tokens: dict[str, bool] = {}  # top_keywords' memo of which tokens may be keywords
@@ -201,7 +208,7 @@ class Worker:
             doc.keywords = top_keywords(
                 analysis, self.settings.keywords.n, self.settings.keywords.weighting, self.learned.doc_freq, self.keyword_tokens
             )
-        if extracted.images:
+        if self.wants_images and extracted.images:
             doc.images = self._images(extracted.images, page.url)
         return doc, extraction
 

@@ -67,7 +67,7 @@ from pagetwin.config import ConfigError, Settings
 from pagetwin.engine import StoredPages, StoredSnapshot, worker_count
 from pagetwin.learned import Learned, Learning
 from pagetwin.model import Page
-from pagetwin.pipeline import PageResult, Worker, is_text_only
+from pagetwin.pipeline import PageResult, Worker, is_text_only, needs_images
 from pagetwin.sources import InputError, Skip, SourceStats, is_uri, iter_pages
 
 MIN_SPLIT = 1 << 20  # no range smaller than this only to occupy the cores (spark.tasks_per_core)
@@ -812,7 +812,7 @@ def _fingerprint_partition(shared: Any, units: Iterable[Unit]) -> Iterator[tuple
     """(None, result) per page (image records are read for pass 1 only), then (stats, None)."""
     token, settings, learned = shared.value
     worker = _worker(token, settings, learned)
-    want_images = "images" in settings.match.algorithms
+    want_images = needs_images(settings)
     stats = SourceStats()
     for unit in units:
         for page in unit_pages(unit, settings, stats, want_images):
