@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 from pagetwin.compression import compressor, decompressor
 from pagetwin.config import Settings
 from pagetwin.html.blocks import Extracted, ParsedPage
+from pagetwin.html.images import KeptURLs
 from pagetwin.html.noise import extract_parsed, parse_page
 from pagetwin.html.parse import decode_html, parse_limited
 from pagetwin.learned import ImageHash, Learned, Learning, LearnRecord
@@ -93,6 +94,7 @@ class Worker:
         self.algorithms = build_algorithms(settings)
         self.wants_keywords = needs_keywords(settings)
         self.wants_images = needs_images(settings)
+        self.image_urls = KeptURLs()  # image_refs' memo of candidate URLs, kept from page to page
         self.keep_parsed = keep_parsed  # learn() returns each page's ParsedPage bytes for pass 2
         self.walker = BlockWalker()  # the block walk's memos, kept from page to page
         self.keyword_tokens: dict[str, bool] = {}  # top_keywords' memo of which tokens may be keywords
@@ -215,7 +217,7 @@ class Worker:
     def _images(self, raw: list[dict], page_url: str) -> list:
         from pagetwin.html.images import image_refs
 
-        return image_refs(raw, page_url, phashes=self.learned.image_hashes)
+        return image_refs(raw, page_url, phashes=self.learned.image_hashes, urls=self.image_urls)
 
     def fingerprint(self, page: Page) -> PageResult:
         """Pass 2 for one page. Never raises: a failure is reported in PageResult.error."""

@@ -763,7 +763,7 @@ def _looked_up_urls(worker: Worker, page: Page) -> set[str]:
         parsed = worker.parse(page)  # pass 1's blocks (page.parsed); parsed now only if none were kept
     except Exception:  # noqa: BLE001 - pass 2 reports a page that cannot be parsed
         return set()
-    return looked_up_urls([raw for _, raw in parsed.blocks.images], page.url)
+    return looked_up_urls([raw for _, raw in parsed.blocks.images], page.url, worker.image_urls)
 
 
 def _fingerprint_kept(
