@@ -8,6 +8,8 @@ processes changes least), the medians and the ratios B / A.
 
     git worktree add /tmp/before <commit>
     python bench/ab_speed.py /tmp/before . --corpus bench/data/corpus-5000.warc.gz --rounds 3
+
+``--set SECTION.NAME=VALUE`` (repeatable) is passed to both runs.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import time
 from pathlib import Path
 
 
-def run_once(checkout: Path, corpus: Path, workers: int) -> tuple[float, float]:
+def run_once(checkout: Path, corpus: Path, workers: int, settings: list[str] | tuple[str, ...] = ()) -> tuple[float, float]:
     """(pages per second, pages per CPU second) of one dedup run: wall clock of the whole
     process, start-up included, and its user + system CPU time (os.wait4, the process and the
     workers it waited for), the steadier figure on a shared machine."""
@@ -31,6 +33,7 @@ def run_once(checkout: Path, corpus: Path, workers: int) -> tuple[float, float]:
     with tempfile.TemporaryDirectory() as tmp, tempfile.TemporaryFile() as err:
         out = Path(tmp) / "out"
         cmd = [sys.executable, "-m", "pagetwin", "dedup", str(corpus), "--out", str(out), "--workers", str(workers)]
+        cmd += [arg for setting in settings for arg in ("--set", setting)]
         started = time.monotonic()
         proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err, env=env)
         _, status, usage = os.wait4(proc.pid, 0)
@@ -50,12 +53,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--corpus", type=Path, default=Path("bench/data/corpus-5000.warc.gz"))
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--set", action="append", default=[], metavar="SECTION.NAME=VALUE",
+                        help="a setting of both runs (e.g. match.algorithms=exact,con-w,minhash,images)")  # fmt: skip
     args = parser.parse_args(argv)
     speeds: dict[str, list[float]] = {"a": [], "b": []}
     cpu: dict[str, list[float]] = {"a": [], "b": []}
     for round_no in range(args.rounds):
         for name in ("a", "b") if round_no % 2 == 0 else ("b", "a"):
-            speed, per_cpu = run_once(getattr(args, name).resolve(), args.corpus.resolve(), args.workers)
+            speed, per_cpu = run_once(getattr(args, name).resolve(), args.corpus.resolve(), args.workers, args.set)
             speeds[name].append(speed)
             cpu[name].append(per_cpu)
             print(f"round {round_no + 1} {name}: {speed:.1f} pages/s, {per_cpu:.1f} pages/CPU-s", file=sys.stderr)

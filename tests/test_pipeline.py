@@ -97,3 +97,19 @@ def test_stored_text_is_read_back_from_any_thread():
     with ThreadPoolExecutor(4) as pool:
         assert list(pool.map(decompress_text, stored)) == texts
     assert [zstandard.decompress(d).decode("utf-8") for d in stored] == texts
+
+
+def test_images_are_resolved_only_when_an_algorithm_reads_them():
+    """Doc.images is read by the images algorithm alone: without it no image URL is resolved."""
+    figures = "".join(
+        f"<figure><img src='/photos/{i}.jpg' width='800'><figcaption>The harbour in spring, photograph {i}.</figcaption></figure>"
+        for i in range(4)
+    )
+    words = " ".join(f"word{i}" for i in range(200))
+    html = f"<html><body><div class='story'><h1>Harbour</h1><p>{words}</p>{figures}</div></body></html>".encode()
+    page = Page("g", "https://x.example/g", html)
+    assert Worker(Settings()).analyse(page)[0].images == []
+    settings = Settings()
+    settings.match.algorithms = ["exact", "images"]
+    urls = [ref.url for ref in Worker(settings).analyse(page)[0].images]
+    assert urls == [f"https://x.example/photos/{i}.jpg" for i in range(4)]

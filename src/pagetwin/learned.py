@@ -60,9 +60,9 @@ class Learning:
     @classmethod
     def for_dedup(cls, settings: Settings) -> Learning:
         """What ``pagetwin dedup`` with these settings needs."""
-        from pagetwin.pipeline import needs_doc_freq
+        from pagetwin.pipeline import needs_doc_freq, needs_images
 
-        return cls(settings.extract.templates, needs_doc_freq(settings), "images" in settings.match.algorithms)
+        return cls(settings.extract.templates, needs_doc_freq(settings), needs_images(settings))
 
 
 class ImageHash(NamedTuple):

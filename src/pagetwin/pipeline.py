@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 from pagetwin.compression import compressor, decompressor
 from pagetwin.config import Settings
 from pagetwin.html.blocks import Extracted, ParsedPage
+from pagetwin.html.images import KeptURLs
 from pagetwin.html.noise import extract_parsed, parse_page
 from pagetwin.html.parse import decode_html, parse_limited
 from pagetwin.learned import ImageHash, Learned, Learning, LearnRecord
@@ -67,6 +68,12 @@ def needs_doc_freq(settings: Settings) -> bool:
     return settings.keywords.weighting == "tfidf" and needs_keywords(settings)
 
 
+def needs_images(settings: Settings) -> bool:
+    """Whether an algorithm reads Doc.images (only then are a page's images resolved, and pass 1
+    hashes the image records)."""
+    return "images" in settings.match.algorithms
+
+
 class Worker:
     """Per-process state: settings, learned models, analyzer and algorithms, built once."""
 
@@ -86,6 +93,8 @@ class Worker:
         self.analyzer = TextAnalyzer(settings.text)
         self.algorithms = build_algorithms(settings)
         self.wants_keywords = needs_keywords(settings)
+        self.wants_images = needs_images(settings)
+        self.image_urls = KeptURLs()  # image_refs' memo of candidate URLs, kept from page to page
         self.keep_parsed = keep_parsed  # learn() returns each page's ParsedPage bytes for pass 2
         self.walker = BlockWalker()  # the block walk's memos, kept from page to page
         self.keyword_tokens: dict[str, bool] = {}  # top_keywords' memo of which tokens may be keywords
@@ -201,14 +210,14 @@ class Worker:
             doc.keywords = top_keywords(
                 analysis, self.settings.keywords.n, self.settings.keywords.weighting, self.learned.doc_freq, self.keyword_tokens
             )
-        if extracted.images:
+        if self.wants_images and extracted.images:
             doc.images = self._images(extracted.images, page.url)
         return doc, extraction
 
     def _images(self, raw: list[dict], page_url: str) -> list:
         from pagetwin.html.images import image_refs
 
-        return image_refs(raw, page_url, phashes=self.learned.image_hashes)
+        return image_refs(raw, page_url, phashes=self.learned.image_hashes, urls=self.image_urls)
 
     def fingerprint(self, page: Page) -> PageResult:
         """Pass 2 for one page. Never raises: a failure is reported in PageResult.error."""

@@ -10,6 +10,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pagetwin.html.images import (
+    KeptURLs,
+    _candidates,
+    _kept_url,
+    _plain_kept_url,
+    _resolver,
     hamming,
     image_phash,
     image_refs,
@@ -209,6 +214,89 @@ def test_hashes_cut_down_to_the_looked_up_urls_give_the_same_refs(raw, recorded,
     wanted = looked_up_urls(raw, PAGE)
     assert image_refs(raw, PAGE, phashes={k: v for k, v in table.items() if k in wanted}) == image_refs(raw, PAGE, phashes=table)
     assert all(ref.url in wanted for ref in image_refs(raw, PAGE))  # the chosen URL of every kept element
+
+
+# Candidate URLs and page URLs made of the pieces urljoin and urlsplit treat specially: schemes
+# (case, none, "//"), hosts, dot segments, queries, and the characters urlsplit drops or strips.
+_URL_PIECES = st.sampled_from(
+    ["http:", "HTTPS:", "ftp:", "data:", "//", "/", "///", "\t", "\n", "\x01", " ", "a.example", "WWW.B.example",
+     "[::1]", "[", ":8080", "..", ".", "img", "p.jpg", "x-300x200.png", "?", "#f", "&", "w=3", "id=7", ";p", ":", "@", "%20"]
+)  # fmt: skip
+_URLS = st.lists(_URL_PIECES, max_size=8).map("".join)
+_PAGE_URLS = st.one_of(
+    _URLS,
+    _URLS.map(lambda path: "https://a.example/" + path),
+    st.sampled_from(
+        [PAGE, "https://a.example/x/y.html", "HTTPS://a.example/", "http://A.example", "http://www.a.example/x/?q#f",
+         "http://a.example/a//b/c", "http://a.example/a/./b", "http://a.example/a/..", "http://a.example/a;p/b",
+         "http://a.example:8080/x/", "http://u@a.example/x/", "http://a.example./x", "ftp://a.example/", "",
+         "http://[x/", "http://web.archive.org/web/2020/http://b.example/x/"]
+    ),
+)  # fmt: skip
+
+
+# Absolute URLs near the plain form _plain_kept_url takes: hosts, paths and queries of the
+# characters it allows, and of those it must leave to the reference.
+_PLAIN_PIECES = st.sampled_from(
+    ["http://", "HTTPS://", "https://", "www.", "WWW.", "web.archive.org", "cdn", ".example", ".", "-", ":443", "@",
+     "/", "/web/2020/", "..", "./", "img", "a-300x200.jpg", "b@2x.PNG", "c.jpg_400x400.jpg", "spacer.gif", "pixel",
+     "/tr", "facebook.com", "doubleclick.net", "%20", "%", "~_!$&'()*+,=:", ";p", "?", "w=1", "&", "id=b", "#f",
+     "\t", " ", "é", "\x01", "%2e", "a//b", "./x", "x/.."]
+)  # fmt: skip
+_PLAIN_URLS = st.lists(_PLAIN_PIECES, max_size=10).map("".join)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.one_of(_PLAIN_URLS, _URLS), _PAGE_URLS)
+def test_plain_urls_without_urllib_are_the_reference(cand, page_url) -> None:
+    """The fast path gives what normalize_image_url and the tracking check give, on any page
+    whose URL urljoin accepts; the resolver falls back to the reference everywhere else."""
+    plain = _plain_kept_url(cand)
+    assert plain is None or plain == _kept_url(cand, PAGE) == _kept_url(cand, "http://a.example/b/")
+    assert _resolver(page_url)(cand) == _kept_url(cand, page_url)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.tuples(_PAGE_URLS, st.lists(st.one_of(_PLAIN_URLS, _URLS), max_size=6)), max_size=6))
+def test_kept_urls_remembered_from_page_to_page_are_the_reference(pages) -> None:
+    """A KeptURLs shared by pages gives every candidate the normal form it has on its own page."""
+    urls = KeptURLs(size=8)  # small: emptied along the way too
+    for page_url, cands in pages:
+        resolve = _resolver(page_url, urls)
+        for cand in cands + cands:
+            assert resolve(cand) == _kept_url(cand, page_url), (cand, page_url)
+        raw = [{"src": cand} for cand in cands]
+        assert image_refs(raw, page_url, urls=urls) == image_refs(raw, page_url)
+
+
+def test_kept_urls_on_real_pages_are_the_reference() -> None:
+    """The image URLs of the extraction sets' pages (read where they are), resolved with one
+    KeptURLs for all of them, by the fast path where it applies: the reference's."""
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    shared = root.parent / "shared" / "data"
+    if not (shared / "extraction").exists():
+        pytest.skip(f"no extraction sets at {shared / 'extraction'}")
+    sys.path.insert(0, str(root / "bench"))
+    from extraction import load_set
+
+    from pagetwin.html.noise import parse_page
+    from pagetwin.html.parse import decode_html, parse_html
+
+    urls, checked, plain = KeptURLs(), 0, 0
+    for name in ("cleanportaleval", "scrapinghub", "chinese_wce"):
+        for page in load_set(name, shared, 60):
+            raw = [attrs for _, attrs in parse_page(parse_html(decode_html(page["body"], None))).blocks.images]
+            page_url = page.get("url") or PAGE
+            resolve = _resolver(page_url, urls)
+            for cand in (cand for item in raw for cand in _candidates(item)):
+                assert resolve(cand) == _kept_url(cand, page_url), (cand, page_url)
+                plain += _plain_kept_url(cand) is not None
+                checked += 1
+            assert looked_up_urls(raw, page_url, urls) == looked_up_urls(raw, page_url)
+    assert checked > 1000 and plain > 100
 
 
 def test_weird_raw_input_does_not_crash() -> None:

@@ -4,7 +4,8 @@ Pure kernels; the runner owns the loops:
 
 - pass 1: for every image record of the crawl, ``table[normalize_image_url(url)] = image_phash(body)``
   (in workers; None results are simply not stored);
-- pass 2: ``Doc.images = image_refs(extracted.images, page.url, phashes=table)``.
+- pass 2: ``Doc.images = image_refs(extracted.images, page.url, phashes=table, urls=kept_urls)``
+  (``kept_urls``: a ``KeptURLs``, the process's memo of candidate URLs from page to page).
 
 URL normal form (``normalize_image_url``), the rule:
 
@@ -36,7 +37,9 @@ from __future__ import annotations
 
 import re
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from functools import partial
+from itertools import islice
 from urllib.parse import parse_qsl, quote, urlencode, urljoin, urlsplit, urlunsplit
 
 from pagetwin.model import ImageRef
@@ -308,12 +311,15 @@ def is_tracking_or_spacer(url: str) -> bool:
         parts = urlsplit(url)
     except ValueError:
         return True
-    host = (parts.hostname or "").lower()
+    return _tracking_or_spacer((parts.hostname or "").lower(), parts.path)
+
+
+def _tracking_or_spacer(host: str, path: str) -> bool:
+    """is_tracking_or_spacer of a URL's (lower-cased) host and its path."""
     if _tracking_host(host):
         return True
-    if _TRACKING_FACEBOOK.match(host) and parts.path.startswith("/tr"):
+    if _TRACKING_FACEBOOK.match(host) and path.startswith("/tr"):
         return True
-    path = parts.path
     return bool(_SPACER_NAME.search(path) or _TRACKING_PATH.search(path))
 
 
@@ -353,15 +359,17 @@ def _candidates(raw: Mapping[str, object]) -> list[str]:
 
 
 def image_refs(
-    raw: list[dict], page_url: str, phashes: Mapping[str, int] | None = None
+    raw: list[dict], page_url: str, phashes: Mapping[str, int] | None = None, urls: KeptURLs | None = None
 ) -> list[ImageRef]:
     """The main-content images of a page from the raw attributes of its <img> / <source> elements.
 
     One ImageRef per distinct normalised URL, in page order; tracking pixels, spacers and
     placeholders skipped. When ``phashes`` (normalised URL -> perceptual hash, from pass 1) is
     given, every candidate URL of the element (lazy attribute, each srcset entry, src) is looked
-    up, so the hash is found whichever rendition the crawler fetched.
+    up, so the hash is found whichever rendition the crawler fetched. ``urls``: the caller's
+    memo of candidate URLs kept from page to page (the same ImageRefs with it or without).
     """
+    resolve = _resolver(page_url, urls)
     refs: list[ImageRef] = []
     seen: set[str] = set()
     # candidate URL -> _kept_url: a page names a third of its URLs more than once (srcset and
@@ -378,7 +386,7 @@ def image_refs(
         for cand in _candidates(item):
             norm = kept.get(cand)
             if norm is None:
-                norm = kept[cand] = _kept_url(cand, page_url)
+                norm = kept[cand] = resolve(cand)
             if not norm:
                 continue
             normals.append(norm)
@@ -406,16 +414,17 @@ def image_refs(
     return refs
 
 
-def looked_up_urls(raw: list[dict], page_url: str) -> set[str]:
+def looked_up_urls(raw: list[dict], page_url: str, urls: KeptURLs | None = None) -> set[str]:
     """Every normalised URL ``image_refs(raw, page_url, phashes)`` may look up in ``phashes``
     (each candidate of each element it does not skip as tiny; a superset of the lookups): so
     ``phashes`` cut down to these URLs gives the same ImageRefs (Spark's pass 2 is given only
     the hashes its pages may look up, runners.spark)."""
-    urls: set[str] = set()
+    resolve = _resolver(page_url, urls)
+    found: set[str] = set()
     for item in raw or ():
         if isinstance(item, Mapping) and not is_tiny(*_declared_size(item)):
-            urls.update(filter(None, (_kept_url(cand, page_url) for cand in _candidates(item))))
-    return urls
+            found.update(filter(None, map(resolve, _candidates(item))))
+    return found
 
 
 def _kept_url(cand: str, page_url: str) -> str:
@@ -427,6 +436,104 @@ def _kept_url(cand: str, page_url: str) -> str:
     if not norm or is_tracking_or_spacer(norm):
         return ""
     return norm
+
+
+# A candidate with a host of its own ("https://cdn.example/a.png", "//cdn.example/a.png"): the
+# scheme (if any) is scheme characters up to the first colon, and what follows "//" starts a
+# host, even once urlsplit has dropped tabs and newlines. urljoin keeps such a candidate's
+# host, path and query, and takes only the scheme of the page URL (when it has none of its own,
+# or to compare): its normal form depends of the page on that scheme alone.
+_OWN_HOST = re.compile(r"(?:[A-Za-z][A-Za-z0-9+.-]*:)?//[^/?#\t\r\n]")
+# An absolute http(s) URL that urljoin and urlsplit leave as it is: a plain host (no user, port
+# or trailing dot), a path and a query of characters they neither drop nor split off (no tab,
+# space, fragment, nor ";" parameters, which urljoin may drop when empty).
+_PLAIN_HOST = re.compile(r"[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*", re.ASCII)
+_PATH_CHARS = r"\w/.~!$&'()*+,=@%-"
+_QUERY_TO_END = rf"(?:\?([{_PATH_CHARS};:?]*))?\Z"
+_PLAIN_URL = re.compile(rf"https?://({_PLAIN_HOST.pattern})(/[{_PATH_CHARS}:]*)?{_QUERY_TO_END}", re.IGNORECASE | re.ASCII)
+# A relative URL urljoin appends to the page's folder (or origin, from "/") as it is, when it
+# has no dot segment, nor "//" in a path relative to the folder (urljoin drops empty segments):
+# no scheme (no ":" before a "?"), no host ("//"), a path (else the page's path is used).
+_PLAIN_RELATIVE = re.compile(rf"(?!//)([{_PATH_CHARS}]+){_QUERY_TO_END}", re.ASCII)
+_DOT_SEGMENT = re.compile(r"(?:\A|/)\.\.?(?:/|\Z)")
+KEPT_URLS_SIZE = 50_000  # candidates a KeptURLs holds (the older half dropped when full; ~18 MB)
+
+
+class KeptURLs:
+    """_kept_url of the candidate URLs with a host of their own, remembered from page to page
+    (logos, icons and CDN images recur over a site's pages). Keyed by the candidate and the
+    page URL's scheme, all of the page URL it depends on (``_OWN_HOST``); other candidates
+    depend on the page's host or path and are resolved for their page alone. One per process,
+    owned by the caller (pipeline.Worker), bounded by ``size``."""
+
+    def __init__(self, size: int = KEPT_URLS_SIZE) -> None:
+        self.size = size
+        self.memo: dict[tuple[str, str], str] = {}
+
+    def remembered(self, resolve: Callable[[str], str], scheme: str) -> Callable[[str], str]:
+        """``resolve`` (one page's _kept_url, its page URL of this scheme), memoised."""
+        memo, own_host = self.memo, _OWN_HOST.match
+
+        def kept(cand: str) -> str:
+            if not own_host(cand):
+                return resolve(cand)
+            norm = memo.get((scheme, cand))
+            if norm is None:
+                if len(memo) >= self.size:  # the older half goes: URLs recur in runs of a site's pages
+                    for old in list(islice(memo, len(memo) // 2 + 1)):
+                        del memo[old]
+                norm = memo[(scheme, cand)] = resolve(cand)
+            return norm
+
+        return kept
+
+
+def _resolver(page_url: str, urls: KeptURLs | None = None) -> Callable[[str], str]:
+    """``_kept_url(cand, page_url)`` as a function of the candidate: plain absolute URLs, and
+    plain relative ones on a plain page URL, without urllib (``_plain_kept_url``); the
+    candidates with a host of their own remembered in ``urls`` when given."""
+    try:
+        base = urlsplit(page_url) if page_url else None
+    except ValueError:  # urljoin refuses the page URL: every candidate gives ""
+        base = None
+    if base is None:
+        return partial(_kept_url, page_url=page_url)
+    origin = folder = ""
+    path = base.path  # (urljoin's: urlparse's path is urlsplit's when it holds no ";")
+    if base.scheme in ("http", "https") and _PLAIN_HOST.fullmatch(base.netloc) and not (
+        ";" in path or "//" in path or _DOT_SEGMENT.search(path)
+    ):
+        origin = f"{base.scheme}://{base.netloc}"
+        folder = origin + (path[: path.rfind("/") + 1] or "/")
+
+    def resolve(cand: str) -> str:
+        norm = _plain_kept_url(cand)
+        if norm is None and origin and (m := _PLAIN_RELATIVE.match(cand)):
+            rel = m.group(1)
+            if not _DOT_SEGMENT.search(rel) and (rel[0] == "/" or "//" not in rel):
+                norm = _plain_kept_url((origin if rel[0] == "/" else folder) + cand)
+        return _kept_url(cand, page_url) if norm is None else norm
+
+    return urls.remembered(resolve, base.scheme) if urls is not None else resolve
+
+
+def _plain_kept_url(cand: str) -> str | None:
+    """_kept_url of a plain absolute http(s) URL (``_PLAIN_URL``) on a page whose URL urljoin
+    accepts, made without urllib: the steps of normalize_image_url that change such a URL; None
+    for any other candidate."""
+    m = _PLAIN_URL.match(cand)
+    if m is None:
+        return None
+    host = m.group(1).lower()
+    if host.startswith("www."):
+        host = host[4:]
+    if host == "web.archive.org":  # a replay URL: the reference unwraps it
+        return None
+    path = _normalize_path(m.group(2) or "/")
+    if _tracking_or_spacer(host, path):
+        return ""
+    query = _normalize_query(m.group(3) or "")
+    return f"https://{host}{path}?{query}" if query else f"https://{host}{path}"
 
 
 # --- perceptual hash -------------------------------------------------------------------------

@@ -27,7 +27,7 @@ from pagetwin.config import Settings
 from pagetwin.engine import Progress, StoredPages, worker_count
 from pagetwin.learned import Learned, Learning
 from pagetwin.model import Page
-from pagetwin.pipeline import PageResult, Worker, load_shared_models
+from pagetwin.pipeline import PageResult, Worker, load_shared_models, needs_images
 from pagetwin.runners.spill import ParsedSpill
 from pagetwin.sources import SourceStats, iter_pages
 
@@ -192,7 +192,7 @@ class LocalEngine:
     ) -> Iterator[PageResult]:
         """Pass 2 over the pages that ``known`` does not claim, in input order; image records
         (read for pass 1) are not pages. ``stats`` counts the records read."""
-        pages = _pass2_pages(inputs, settings, stats, self._spill, "images" in settings.match.algorithms)
+        pages = _pass2_pages(inputs, settings, stats, self._spill, needs_images(settings))
         pages = (page for page in pages if page.kind != "image" and not known(page))
         try:
             for _, result in map_pages(Task("fingerprint"), pages, settings, learned):

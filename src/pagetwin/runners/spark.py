@@ -67,7 +67,7 @@ from pagetwin.config import ConfigError, Settings
 from pagetwin.engine import StoredPages, StoredSnapshot, worker_count
 from pagetwin.learned import Learned, Learning
 from pagetwin.model import Page
-from pagetwin.pipeline import PageResult, Worker, is_text_only
+from pagetwin.pipeline import PageResult, Worker, is_text_only, needs_images
 from pagetwin.runners.spark_learn import name_hash
 from pagetwin.sources import InputError, Skip, SourceStats, is_uri, iter_pages
 
@@ -759,7 +759,7 @@ def page_image_urls(worker: Worker, page: Page) -> set[str]:
         parsed = worker.parse(page)  # pass 1's blocks (page.parsed); parsed now only if none were kept
     except Exception:  # noqa: BLE001 - pass 2 reports a page that cannot be parsed
         return set()
-    return looked_up_urls([raw for _, raw in parsed.blocks.images], page.url)
+    return looked_up_urls([raw for _, raw in parsed.blocks.images], page.url, worker.image_urls)
 
 
 def _fingerprint_kept(
@@ -808,7 +808,7 @@ def _fingerprint_partition(shared: Any, units: Iterable[Unit]) -> Iterator[tuple
     """(None, result) per page (image records are read for pass 1 only), then (stats, None)."""
     token, settings, learned = shared.value
     worker = _worker(token, settings, learned)
-    want_images = "images" in settings.match.algorithms
+    want_images = needs_images(settings)
     stats = SourceStats()
     for unit in units:
         for page in unit_pages(unit, settings, stats, want_images):
