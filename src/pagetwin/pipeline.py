@@ -117,7 +117,7 @@ class Worker:
             return LearnRecord()
         site = templates.page_site(page, self.settings.extract)
         if is_text_only(page):  # no markup: nothing of a template; only its words are learned
-            words = sorted(set(self.analyzer.analyze(_plain_text(page)).tokens)) if self.learning.doc_freq else None
+            words = sorted(set(self.analyzer.analyze(_plain_text(page), surfaces=False).tokens)) if self.learning.doc_freq else None
             return LearnRecord(site, None, words)
         try:
             parsed = self.parse(page)
@@ -129,7 +129,7 @@ class Worker:
         words = None
         if self.learning.doc_freq:
             text = extract_parsed(parsed, None, self.settings.extract).text
-            words = sorted(set(self.analyzer.analyze(text).tokens))
+            words = sorted(set(self.analyzer.analyze(text, surfaces=False).tokens))
         return LearnRecord(site, stats, words, None, parsed.to_bytes() if self.keep_parsed else b"")
 
     # -- pass 2 ---------------------------------------------------------------------------
@@ -178,7 +178,7 @@ class Worker:
 
         try:
             text = self.extract(page)[0].text if page.kind == "response" else ""
-            analysis = self.analyzer.analyze(text)
+            analysis = self.analyzer.analyze(text, surfaces=False)
             top_words = top_keywords(analysis, top, weighting, self.learned.doc_freq, self.keyword_tokens)
         except Exception:  # noqa: BLE001 - bad data must not stop the run
             return {"lang": "und", "keywords": []}
@@ -190,7 +190,7 @@ class Worker:
 
         extraction = self.extract(page)
         extracted = extraction.extracted
-        analysis = self.analyzer.analyze(extracted.text)
+        analysis = self.analyzer.analyze(extracted.text, surfaces=False)
         doc = Doc(
             page_id=page.id,
             url=page.url,

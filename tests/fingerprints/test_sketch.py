@@ -1,6 +1,6 @@
 """The native fingerprint kernels (pagetwin/fingerprints/_sketch.pyx) give exactly what their
 numpy references give: token hashes through the shared cache, window hashes, MinHash
-signatures and distinct counts, on generated values and on the pages of a real crawl."""
+signatures with their distinct counts, on generated values and on the pages of a real crawl."""
 
 from __future__ import annotations
 
@@ -14,13 +14,7 @@ from hypothesis import strategies as st
 
 from pagetwin.fingerprints import hashing
 from pagetwin.fingerprints.hashing import TokenHasher, token_hashes, window_hashes, window_hashes_reference
-from pagetwin.fingerprints.minhash import (
-    MinHash,
-    distinct_count,
-    minhash_signature,
-    minhash_signature_reference,
-    permutations,
-)
+from pagetwin.fingerprints.minhash import MinHash, minhash_features, minhash_features_reference, permutations
 
 pytest.importorskip("pagetwin.fingerprints._sketch", reason="native kernels not built (pip install -e .)")
 
@@ -46,24 +40,20 @@ def test_window_hashes_equal_the_reference(values, k, mixed):
 
 @settings(max_examples=300, deadline=None)
 @given(HASHES, st.integers(1, 200), st.integers(0, 3))
-def test_minhash_signature_equals_the_reference(values, num_perm, seed):
+def test_minhash_features_equal_the_reference(values, num_perm, seed):
+    # num_perm not a multiple of 4 too: the native loop takes permutations four at a time
     a, b = permutations(num_perm, seed)
     shingles = _array(values)
-    native = minhash_signature(shingles, a, b)
-    assert native.dtype == np.uint32 and native.shape == (num_perm,)
-    assert native.tolist() == minhash_signature_reference(shingles, a, b).tolist()
+    native = minhash_features(shingles, a, b)
+    assert native.dtype == np.uint32 and native.shape == (num_perm + 1,)
+    assert native.tolist() == minhash_features_reference(shingles, a, b).tolist()
+    assert native[-1] == len(np.unique(shingles))
 
 
-def test_signature_of_no_shingles_is_all_ones_as_the_reference():
+def test_features_of_no_shingles_are_all_ones_and_no_count_as_the_reference():
     a, b = permutations(16, 1)
     empty = np.zeros(0, dtype=np.uint64)
-    assert minhash_signature(empty, a, b).tolist() == minhash_signature_reference(empty, a, b).tolist() == [0xFFFFFFFF] * 16
-
-
-@settings(max_examples=300, deadline=None)
-@given(HASHES)
-def test_distinct_count_is_the_number_of_unique_values(values):
-    assert distinct_count(_array(values)) == len(np.unique(_array(values)))
+    assert minhash_features(empty, a, b).tolist() == minhash_features_reference(empty, a, b).tolist() == [0xFFFFFFFF] * 16 + [0]
 
 
 @settings(max_examples=200, deadline=None)
@@ -75,6 +65,17 @@ def test_token_hasher_gives_the_reference_values_page_after_page(pages, max_toke
         assert got.dtype == np.uint64
         assert got.tolist() == reference.reference(tokens).tolist() == token_hashes(tokens).tolist()
         assert len(native._cache) <= max_tokens  # the cache stays bounded
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(0, 5), max_size=80), st.integers(1, 4))
+def test_token_hasher_by_object_gives_each_sight_its_hash(picks, max_tokens):
+    # the word scan hands out one object for many sights of a word, and equal tokens as other
+    # objects too: each object is looked up once, each position still gets its token's hash
+    words = ["alpha", "beta", "gamma"]
+    copies = ["".join(w) for w in words]  # equal strings, other objects
+    tokens = [(words + copies)[p] for p in picks]
+    assert TokenHasher(max_tokens)(tokens).tolist() == token_hashes(tokens).tolist()
 
 
 def test_token_hasher_keeps_hashes_between_pages():

@@ -5,6 +5,7 @@ identifier (detect_language vs detect_language_reference), on generated and real
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -43,7 +44,11 @@ def analyzer():
 
 
 def _both(analyzer, text, lang):
-    return analyzer.analyze(text, lang), analyzer.analyze_reference(text, lang)
+    native, reference = analyzer.analyze(text, lang), analyzer.analyze_reference(text, lang)
+    # without the words as written (the pipeline's analyses): the same tokens and stop flags
+    assert analyzer.analyze(text, lang, surfaces=False) == replace(native, surface=[], starts=[])
+    assert analyzer.analyze_reference(text, lang, surfaces=False) == replace(reference, surface=[], starts=[])
+    return native, reference
 
 
 @settings(max_examples=400, deadline=None)

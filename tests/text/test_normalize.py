@@ -1,6 +1,6 @@
-from hypothesis import given, strategies as st
+from hypothesis import example, given, settings, strategies as st
 
-from pagetwin.text.normalize import normalize_text, text_digest, url_host
+from pagetwin.text.normalize import normalize_text, text_digest, url_host, url_host_reference
 
 
 @given(st.text())
@@ -23,6 +23,30 @@ def test_url_host():
     assert url_host("https://WWW.Example.org:8080/a?b") == "example.org"
     assert url_host("file:///tmp/x.html") == ""
     assert url_host("http://[::1") == ""
+
+
+# URLs made of the pieces where url_host's regex and urlsplit decide: schemes, user info,
+# ports, brackets, controls urlsplit removes, non-ASCII hosts, the path's delimiters.
+_SCHEMES = st.sampled_from(["http", "HTTPS", "a+b.c-d", "1x", "x_y", "", " http", "\x00http", "h\ttp"])
+_SEPARATORS = st.sampled_from(["://", ":", ":/", "//", ":///", "", ":\n//"])
+_HOST_PIECES = st.sampled_from([
+    "www.", "WWW.", "Example.COM", "a-b_c", ".", "..", ":80", ":", ":x", "@", "user:pw@", "[", "]", "[::1]",
+    "%25", "\t", "\r", "\x00", " ", "\u00e9", "\uff0e", "\u2100", "ö.de", "xn--bcher-kva", "",
+])  # fmt: skip
+_TAILS = st.sampled_from(["", "/", "/a@b:c", "?q=1", "#f", "/x\ty", " ", "\n"])
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.tuples(_SCHEMES, _SEPARATORS, st.lists(_HOST_PIECES, max_size=6).map("".join), _TAILS).map("".join))
+@example("http://@Example.COM/")
+@example("HTTP://WWW.Example.com.:8080")
+def test_url_host_equals_the_urlsplit_reference(url):
+    assert url_host(url) == url_host_reference(url)
+
+
+@given(st.sampled_from(["http://", "https://", "ftp://", ""]), st.text(max_size=30))
+def test_url_host_equals_the_reference_on_any_text(scheme, rest):
+    assert url_host(scheme + rest) == url_host_reference(scheme + rest)
 
 
 def _normalize_by_definition(text: str) -> str:

@@ -67,19 +67,10 @@ def universal_hash(x: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return (a * x + b) >> _SHIFT
 
 
-def minhash_signature(shingles: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """uint32 signature (len(a)) of a set given by 64-bit element hashes (repeats allowed):
-    natively when the kernels are built (``_sketch.minhash_signature``: one pass over the
-    shingles, no unique and no (num_perm x shingles) matrix), else the numpy reference."""
-    sketch = hashing._sketch
-    if sketch is None:
-        return minhash_signature_reference(shingles, a, b)
-    return sketch.minhash_signature(np.ascontiguousarray(shingles, dtype=np.uint64), a.ravel(), b.ravel())
-
-
 def minhash_signature_reference(shingles: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``minhash_signature`` in numpy: the distinct high halves x of the hashes, through all
-    the permutations at once in blocks of ``_CHUNK`` shingles."""
+    """uint32 signature (len(a)) of a set given by 64-bit element hashes (repeats allowed), in
+    numpy: the distinct high halves x of the hashes, through all the permutations at once in
+    blocks of ``_CHUNK`` shingles."""
     x = np.unique(np.asarray(shingles, dtype=np.uint64) >> _SHIFT)
     sig = np.full(a.shape[0], np.iinfo(np.uint64).max, dtype=np.uint64)
     with np.errstate(over="ignore"):
@@ -89,13 +80,21 @@ def minhash_signature_reference(shingles: np.ndarray, a: np.ndarray, b: np.ndarr
     return (sig >> _SHIFT).astype(np.uint32)
 
 
-def distinct_count(values: np.ndarray) -> int:
-    """How many different values ``values`` holds: ``len(np.unique(values))``, natively (a
-    sort of a copy) when the kernels are built."""
+def minhash_features(shingles: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The signature (``minhash_signature_reference``) with the number of distinct shingles (at
+    most 2^32 - 1) after it, as one uint32 array: natively when the kernels are built
+    (``_sketch.minhash_features``: the distinct shingles found once for both, then through the
+    permutations with no (num_perm x shingles) matrix), else in numpy."""
     sketch = hashing._sketch
     if sketch is None:
-        return len(np.unique(values))
-    return sketch.distinct_count(np.ascontiguousarray(values, dtype=np.uint64))
+        return minhash_features_reference(shingles, a, b)
+    return sketch.minhash_features(np.ascontiguousarray(shingles, dtype=np.uint64), a.ravel(), b.ravel())
+
+
+def minhash_features_reference(shingles: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``minhash_features`` in numpy."""
+    size = min(len(np.unique(np.asarray(shingles, dtype=np.uint64))), 0xFFFFFFFF)
+    return np.append(minhash_signature_reference(shingles, a, b), np.uint32(size))
 
 
 def estimate_jaccard(a: np.ndarray, b: np.ndarray) -> float:
@@ -136,9 +135,7 @@ class MinHash(Algorithm):
         tokens = self.tokens(doc)
         if len(tokens) < self.settings.min_tokens:
             return None
-        shingles = self.shingles(doc, tokens)
-        size = min(distinct_count(shingles), 0xFFFFFFFF)
-        return np.append(minhash_signature(shingles, self._a, self._b), np.uint32(size))
+        return minhash_features(self.shingles(doc, tokens), self._a, self._b)
 
     def keys(self, features: np.ndarray) -> Iterable[int]:
         sig = np.ascontiguousarray(features, dtype=np.uint32)

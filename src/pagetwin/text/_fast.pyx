@@ -121,6 +121,18 @@ cdef Py_ssize_t _word_end(const unsigned char* tab, int kind, void* data, Py_ssi
     return j
 
 
+cdef inline int _append(object token, object surface, Py_ssize_t start, object stop,
+                        list tokens, list surfaces, list starts, list stops) except -1:
+    """Append one word to the outputs (its surface and start only when ``surfaces`` is a list)."""
+    if token:
+        tokens.append(token)
+        if surfaces is not None:
+            surfaces.append(surface)
+            starts.append(start)
+        stops.append(stop)
+    return 0
+
+
 cdef int _emit(str surface, object norm, Py_ssize_t start, dict cache, object compute,
                list tokens, list surfaces, list starts, list stops) except -1:
     """Append one word's normal form and stop flag (cached by surface, or (surface, norm))."""
@@ -128,13 +140,7 @@ cdef int _emit(str surface, object norm, Py_ssize_t start, dict cache, object co
     hit = cache.get(key)
     if hit is None:
         hit = compute(surface, norm)  # also stores it in the cache
-    token = (<tuple>hit)[0]
-    if token:
-        tokens.append(token)
-        surfaces.append(surface)
-        starts.append(start)
-        stops.append((<tuple>hit)[1])
-    return 0
+    return _append((<tuple>hit)[0], surface, start, (<tuple>hit)[1], tokens, surfaces, starts, stops)
 
 
 cdef struct WordSlot:
@@ -269,24 +275,14 @@ cdef int _emit_word(WordTable table, str text, int kind, void* data, Py_ssize_t 
     cdef uint64_t h = _span_hash(kind, data, i, j)
     cdef WordSlot* slot = table._find(h, kind, data, i, j)
     if slot.surface != NULL:
-        token = <object>slot.token
-        if token:
-            tokens.append(token)
-            surfaces.append(<object>slot.surface)
-            starts.append(i)
-            stops.append(True if slot.stop else False)
-        return 0
+        return _append(<object>slot.token, <object>slot.surface, i, True if slot.stop else False, tokens, surfaces, starts, stops)
     surface = text[i:j]
     hit = cache.get(surface)
     if hit is None:
         hit = compute(surface, None)  # also stores it in the cache
     token = (<tuple>hit)[0]
     stop = (<tuple>hit)[1]
-    if token:
-        tokens.append(token)
-        surfaces.append(surface)
-        starts.append(i)
-        stops.append(stop)
+    _append(token, surface, i, stop, tokens, surfaces, starts, stops)
     if len(cache) < table.count:  # the dict started again: so does the table
         table._release()
     if type(token) is str:
@@ -297,7 +293,8 @@ cdef int _emit_word(WordTable table, str text, int kind, void* data, Py_ssize_t 
 def analyze_words(str text, const unsigned char[::1] table, bint bigram_kana, bint bigram_all,
                   dict cache, object compute, object han, object sea, object bigrams,
                   list tokens, list surfaces, list starts, list stops, WordTable words=None):
-    """Fill tokens, surfaces, starts and stops with the words of ``text`` (analyze._Language.words).
+    """Fill tokens, surfaces, starts and stops with the words of ``text`` (analyze._Language.words);
+    with ``surfaces`` and ``starts`` None, only tokens and stops (what the fingerprints read).
 
     ``cache`` maps a surface (or (surface, norm)) to (token, is_stop); ``compute(surface, norm)``
     gives and caches a missing one. Han/kana runs go to ``bigrams(run, offset)`` when

@@ -114,38 +114,42 @@ class TextAnalyzer:
     def detect(self, text: str) -> str:
         return detect_language(text)
 
-    def analyze(self, text: str, lang: str | None = None) -> Analysis:
-        """Analyse ``text``; ``lang`` (or settings.lang) forces the language instead of detecting it."""
+    def analyze(self, text: str, lang: str | None = None, surfaces: bool = True) -> Analysis:
+        """Analyse ``text``; ``lang`` (or settings.lang) forces the language instead of detecting it.
+        ``surfaces``: also the words as written and where they start (``Analysis.surface`` and
+        ``.starts``, left empty without); the pipeline reads only tokens and stop flags, and
+        goes without (a list entry a word, and an int made for most offsets)."""
         lang = (lang or self.settings.lang or "").strip().lower() or self.detect(text)
         if _fast is None:
             _warn_reference()
-            return self.analyze_reference(text, lang)
+            return self.analyze_reference(text, lang, surfaces)
         out = Analysis(lang=lang)
         if not text or (lang == "ja" and tokenize.japanese_dictionary()):
-            return self.analyze_reference(text, lang)  # Sudachi finds Japanese words itself
+            return self.analyze_reference(text, lang, surfaces)  # Sudachi finds Japanese words itself
         tools = self.language(lang if lang != UNDETERMINED else "und")
         _fast.analyze_words(
             text, tokenize.char_classes(), lang != "zh", lang == "ja", tools.cache, tools.compute,
             tokenize.han_cut, tokenize.sea_words, tokenize.char_bigrams,
-            out.tokens, out.surface, out.starts, out.stop, tools.words,
+            out.tokens, out.surface if surfaces else None, out.starts if surfaces else None, out.stop, tools.words,
         )  # fmt: skip
         return out
 
-    def analyze_reference(self, text: str, lang: str) -> Analysis:
+    def analyze_reference(self, text: str, lang: str, surfaces: bool = True) -> Analysis:
         """``analyze`` in pure Python, language given: the reference of the native kernel."""
         out = Analysis(lang=lang)
         if not text:
             return out
         tools = self.language(lang if lang != UNDETERMINED else "und")
         word = tools.word
-        tokens, surfaces, starts, stop = out.tokens, out.surface, out.starts, out.stop
+        tokens, stop = out.tokens, out.stop
         for seg in segment(text, lang):
             token, is_stop = word(seg.surface, seg.norm)
             if not token:
                 continue
             tokens.append(token)
-            surfaces.append(seg.surface)
-            starts.append(seg.start)
+            if surfaces:
+                out.surface.append(seg.surface)
+                out.starts.append(seg.start)
             stop.append(is_stop)
         return out
 
