@@ -252,6 +252,44 @@ def test_native_depth_bound_on_real_pages():
         assert _walk.depth_bound(data) == parse._depth_bound_of_reference(data)
 
 
+CUT_PIECES = TAG_PIECES + ["<br>", "<P>", "</p>", "<img/>", "<li>", "</li>", "<x-y-z-long-name-here>", "</X-Y-Z-LONG-NAME-HERE>",
+                           "<abcdefghijklm>", "</abcdefghijklm>", "<abcdefghijkl>", "</abcdefghijklz>", "<div/>", "</div>", "😀"]
+
+
+@settings(max_examples=1000, **FAST)
+@given(text=st.lists(st.sampled_from(CUT_PIECES) | st.text(max_size=3), max_size=80).map("".join), max_depth=st.integers(0, 6))
+def test_native_depth_cuts_is_the_python_scan(text, max_depth):
+    import numpy as np
+
+    from pagetwin.html import parse
+
+    cut = parse._scan_depth(text, max_depth)[1]
+    for data in (
+        np.frombuffer(text.encode("utf-8", "surrogatepass"), dtype=np.uint8),
+        np.frombuffer(text.encode("utf-16-le", "surrogatepass"), dtype=np.uint16),
+    ):
+        assert _walk.depth_cuts(data, max_depth, parse._FLAT) == cut
+
+
+def test_native_depth_cuts_on_real_pages():
+    import numpy as np
+
+    from pagetwin.html import parse
+
+    pages = [p.read_bytes() for p in sorted((ROOT / "tests" / "fixtures").glob("**/*.html"))[:20]]
+    if (SHARED / "extraction").exists():
+        sys.path.insert(0, str(ROOT / "bench"))
+        from extraction import load_set
+
+        pages += [p["body"] for p in load_set("scrapinghub", SHARED, 60)]
+    pages.append(b"<html><body>" + b"<div><span>" * 300 + b"</span></div>" * 10 + b"<p>x</p></x></y>" * 50)
+    for body in pages:
+        text = body.decode("utf-8", "replace")
+        data = np.frombuffer(text.encode("utf-16-le", "surrogatepass"), dtype=np.uint16)
+        for max_depth in (8, 64, 512):
+            assert _walk.depth_cuts(data, max_depth, parse._FLAT) == parse._scan_depth(text, max_depth)[1]
+
+
 @settings(max_examples=300, **FAST)
 @given(data=st.binary(max_size=200))
 def test_xxh64_is_xxhash(data):

@@ -1375,3 +1375,157 @@ def depth_bound(data):
     finally:
         free(counts)
     return best
+
+
+# -- html/parse.py's depth guard: its tag-by-tag scan, for whether it cuts anything ---------------
+
+cdef struct NameCount:
+    Py_ssize_t start  # where the name is in the page (-1: a free slot)
+    Py_ssize_t length
+    uint64_t hash
+    Py_ssize_t open  # elements of this name opened and not yet closed
+
+
+cdef struct Names:
+    NameCount *slots
+    Py_ssize_t mask, used
+
+
+cdef int _grow(Names *names) noexcept nogil:
+    """Doubles the open-addressing table (starting at 64 slots); -1 when out of memory."""
+    cdef Py_ssize_t size = 64 if names.slots == NULL else 2 * (names.mask + 1), i, j
+    cdef NameCount *slots = <NameCount *>calloc(size, sizeof(NameCount))
+    if slots == NULL:
+        return -1
+    for i in range(size):
+        slots[i].start = -1
+    if names.slots != NULL:
+        for i in range(names.mask + 1):
+            if names.slots[i].start >= 0:
+                j = names.slots[i].hash & (size - 1)
+                while slots[j].start >= 0:
+                    j = (j + 1) & (size - 1)
+                slots[j] = names.slots[i]
+        free(names.slots)
+    names.slots, names.mask = slots, size - 1
+    return 0
+
+
+cdef NameCount *_name_slot(Names *names, const code_unit[::1] data, Py_ssize_t start, Py_ssize_t length, uint64_t h) noexcept nogil:
+    """The slot of a tag name (case-insensitive, as parse.py lowers names), made on first sight;
+    NULL when out of memory."""
+    cdef Py_ssize_t j, k
+    cdef NameCount *slot
+    if names.slots == NULL or 2 * (names.used + 1) > names.mask + 1:
+        if _grow(names) < 0:
+            return NULL
+    j = h & names.mask
+    while True:
+        slot = &names.slots[j]
+        if slot.start < 0:
+            slot.start, slot.length, slot.hash, slot.open = start, length, h, 0
+            names.used += 1
+            return slot
+        if slot.hash == h and slot.length == length:
+            k = 0
+            while k < length and _name_class(data[slot.start + k]) == _name_class(data[start + k]):
+                k += 1
+            if k == length:
+                return slot
+        j = (j + 1) & names.mask
+
+
+cdef int _cuts(const code_unit[::1] data, Py_ssize_t max_depth, const uint64_t *flat, Py_ssize_t n_flat) noexcept nogil:
+    """parse.py's _scan_depth, deciding only: 1 when a tag is nested deeper than max_depth,
+    0 when none is, -1 when out of memory. Its regex _TAG, by hand: a '<', an optional '/'
+    before a letter, the name (name characters, _name_class), and what follows up to the first
+    '>' (only up to the page's last '>': a tag must end)."""
+    cdef Py_ssize_t end = data.shape[0], i, j, k, f, gt, depth = 0, level
+    cdef uint64_t h, code
+    cdef bint close, is_flat
+    cdef int result = 0
+    cdef const unsigned char *found
+    cdef Names names
+    cdef NameCount *slot
+    names.slots, names.mask, names.used = NULL, 0, 0
+    while end > 0 and data[end - 1] != 62:  # '>'
+        end -= 1
+    i = 0
+    while i < end:
+        if code_unit is cython.uchar:
+            found = <const unsigned char *>memchr(&data[i], 60, end - i)
+            if found == NULL:
+                break
+            i = found - &data[0]
+        elif data[i] != 60:  # '<'
+            i += 1
+            continue
+        j = i + 1
+        close = j + 1 < end and data[j] == 47 and 1 <= _name_class(data[j + 1]) <= 26
+        j += close
+        if j >= end or not 1 <= _name_class(data[j]) <= 26:
+            i += 1  # no tag starts here
+            continue
+        # the name, its hash and (up to 12 characters: 39 ** 12 < 2 ** 64) its code in base 39
+        h, code, k = 0, 0, j
+        while _name_class(data[k]) > 0:  # (data[end - 1] is '>': no read past end)
+            h = h * 131 + _name_class(data[k])
+            if k - j < 12:
+                code = code * 39 + _name_class(data[k])
+            k += 1
+        gt = k
+        while data[gt] != 62:
+            gt += 1
+        i = gt + 1
+        if data[gt - 1] == 47:
+            continue  # self-closing
+        is_flat = False
+        if k - j <= 12:
+            for f in range(n_flat):
+                if flat[f] == code:
+                    is_flat = True
+                    break
+        if is_flat:
+            continue
+        slot = _name_slot(&names, data, j, k - j, h)
+        if slot == NULL:
+            result = -1
+            break
+        if close:
+            if slot.open == 0:
+                continue  # a stray end tag
+            slot.open -= 1
+            level = depth
+            depth -= 1
+        else:
+            slot.open += 1
+            depth += 1
+            level = depth
+        if level > max_depth:
+            result = 1
+            break
+    free(names.slots)
+    return result
+
+
+def depth_cuts(data, Py_ssize_t max_depth, flat_names):
+    """Whether parse.py's _scan_depth cuts any tag of a page given as its code units (a uint8 or
+    uint16 numpy array, as depth_bound reads them) at ``max_depth``. ``flat_names``: its _FLAT,
+    lowercase ASCII names of at most 12 characters."""
+    cdef uint64_t flat[64]
+    cdef Py_ssize_t n_flat = 0
+    cdef int result
+    for name in flat_names:
+        if n_flat == 64 or len(name) > 12:
+            raise ValueError("flat names: at most 64, of at most 12 characters")
+        flat[n_flat] = 0
+        for c in name.encode("ascii"):
+            flat[n_flat] = flat[n_flat] * 39 + _name_class(c)
+        n_flat += 1
+    if data.dtype.itemsize == 1:
+        result = _cuts[cython.uchar](data, max_depth, flat, n_flat)
+    else:
+        result = _cuts[cython.ushort](data, max_depth, flat, n_flat)
+    if result < 0:
+        raise MemoryError()
+    return result == 1
