@@ -699,6 +699,11 @@ def test_property_class_facts_are_the_references(tag, cls, ident, itemprop):
     assert blocks._class_facts(tag, cls, ident, itemprop) == blocks._class_facts_reference(tag, cls, ident, itemprop)
 
 
+def test_every_hiding_class_has_a_dash():
+    # _class_hidden tests for a "-" before it splits the class.
+    assert all("-" in name for name in blocks._HIDING_CLASSES)
+
+
 def test_class_facts_are_the_references_on_real_pages():
     # Every (tag, class, id, itemprop) of the extraction sets' pages (read where they are).
     import sys

@@ -281,7 +281,7 @@ def _class_facts(tag: str, cls: str, ident: str, itemprop: str) -> tuple[int, bo
     class, _class_hidden) of a block element (the walk memoises them: a site repeats the same
     few class names on every page, but ids such as "post-123" miss: 20,000 calls a 2,000-page
     run). _class_facts_reference's results, each regex run only when a substring test says it
-    may match, and ASCII digits dropped by str.translate (``\\d`` is ASCII-only on ASCII text)."""
+    may match, and ASCII digits dropped by bytes.translate (``\\d`` is ASCII-only on ASCII text)."""
     lowered = f"{cls} {ident}".lower()
     words = _WORDS.findall(lowered)
     chrome = 0
@@ -297,8 +297,8 @@ def _class_facts(tag: str, cls: str, ident: str, itemprop: str) -> tuple[int, bo
     hint = ("body" in marker or "content" in marker or "text" in marker) and _BODY_HINT.search(marker) is not None
     if not (cls or ident):
         part = tag
-    elif cls.isascii() and ident.isascii():
-        part = f"{tag}.{cls.strip().translate(_NO_ASCII_DIGITS)}#{ident.strip().translate(_NO_ASCII_DIGITS)}"
+    elif cls.isascii() and ident.isascii():  # (bytes.translate deletes 3 times faster than str's)
+        part = f"{tag}.{f'{cls.strip()}#{ident.strip()}'.encode().translate(None, _ASCII_DIGITS).decode()}"
     else:
         part = f"{tag}.{_DIGITS.sub('', cls.strip())}#{_DIGITS.sub('', ident.strip())}"
     caption = ("caption" in lowered or "gallery" in lowered or "slideshow" in lowered or "credit" in lowered) and (
@@ -308,7 +308,7 @@ def _class_facts(tag: str, cls: str, ident: str, itemprop: str) -> tuple[int, bo
     return chrome, hint, part, caption, _class_hidden(cls), popup
 
 
-_NO_ASCII_DIGITS = str.maketrans("", "", "0123456789")
+_ASCII_DIGITS = b"0123456789"
 
 
 def _class_facts_reference(tag: str, cls: str, ident: str, itemprop: str) -> tuple[int, bool, str, bool, bool, bool]:
@@ -361,8 +361,9 @@ def _hover_card(node) -> bool:
 
 
 def _class_hidden(cls: str) -> bool:
-    """Whether a class attribute hides its box at every screen width (_HIDING_CLASSES)."""
-    return bool(cls) and not _HIDING_CLASSES.isdisjoint(cls.split()) and _SHOWN_AGAIN.search(cls) is None
+    """Whether a class attribute hides its box at every screen width (_HIDING_CLASSES: each
+    has a "-", a test cheaper than splitting the class)."""
+    return "-" in cls and not _HIDING_CLASSES.isdisjoint(cls.split()) and _SHOWN_AGAIN.search(cls) is None
 
 
 # A paragraph of content (noise.GOOD_SIZE characters, few links): a page with one outside its
