@@ -518,6 +518,7 @@ cdef class NativeWalk:
     cdef tuple image_keys  # IMAGE_ATTRS (str)
     cdef readonly dict class_memo
     cdef Py_ssize_t class_memo_size
+    cdef tuple naming_words, hint_parts, caption_parts, hiding_classes  # blocks._NAMING_PARTS, as bytes
     cdef object kind_of, class_facts, hidden_style, page_chrome, content_root, own_roots
     cdef object noscript_content, holds_the_page, disclosed, hover_card, chrome_tags, chrome_tag_wraps
     cdef dict selectors  # selector -> (tag ids, [itemprop] in it): the ones ``first`` answers
@@ -545,7 +546,7 @@ cdef class NativeWalk:
     def __init__(self, lexbor_node_type, attr_name_address, element_name_address, text_id, picture_id,
                  kind_of, class_facts, hidden_style, image_attrs, page_chrome, content_root,
                  noscript_content, holds_the_page, disclosed, hover_card, chrome_tags, chrome_tag_wraps, class_memo_size,
-                 selectors):
+                 selectors, naming_parts):
         self.vtab = PyCapsule_GetPointer(lexbor_node_type.__dict__["__pyx_vtable__"], NULL)
         self.attr_name = <void *><uintptr_t>attr_name_address
         self.element_name = <void *><uintptr_t>element_name_address
@@ -573,6 +574,9 @@ cdef class NativeWalk:
         self.names = [None] * KINDS
         self.class_memo = {}
         self.class_memo_size = class_memo_size
+        self.naming_words, self.hint_parts, self.caption_parts, self.hiding_classes = [
+            tuple(sorted(name.encode("ascii") for name in names)) for names in naming_parts
+        ]
         for ids, _ in selectors.values():
             if len(ids) > MAX_FIRST_TAGS or any(tid >= KINDS for tid in ids):
                 raise ValueError("a selector of too many tags, or of tags that are not static")
@@ -1141,12 +1145,78 @@ cdef class NativeWalk:
         key = PyBytes_FromStringAndSize(<char *>k.data, k.length)
         facts = self.class_memo.get(key)
         if facts is None:
+            facts = self._plain_facts(self.name_ptr[tid], self.name_len[tid], parts[1], parts[2], parts[3])
+        if facts is None:
             chrome, hint, part, caption, hidden, popup = self.class_facts(self.names[tid][0], _str(a.cls), _str(a.ident), _str(a.itemprop))
             facts = (chrome, hint, part.encode("utf-8", "surrogatepass"), caption, hidden, popup)
             if len(self.class_memo) > self.class_memo_size:
                 self.class_memo.clear()
             self.class_memo[key] = facts
         return <tuple>facts
+
+    cdef object _plain_facts(self, const char *name, size_t name_len, pt_str *cls, pt_str *ident, pt_str *itemprop):
+        """_class_facts of an ASCII (tag, class, id, itemprop) that names nothing: none of
+        blocks._NAMING_PARTS is in it, so its facts are (0, False, part, False, False, False),
+        its part made here as _class_facts makes it (the class and id stripped of whitespace,
+        then of digits). None when one may be there, or it is not ASCII: _class_facts decides."""
+        cdef Buf *k = &self.scratch
+        cdef pt_str *source
+        cdef Py_ssize_t i, j
+        cdef unsigned char c
+        if not (_ascii(<const unsigned char *>name, name_len) and _ascii(cls.data, cls.length)
+                and _ascii(ident.data, ident.length) and _ascii(itemprop.data, itemprop.length)):
+            return None
+        # the class and id lowered, as _class_facts's "lowered": its words, then its caption parts
+        k.length = 0
+        _append(k, cls.data, cls.length)
+        _append(k, b" ", 1)
+        _append(k, ident.data, ident.length)
+        for i in range(<Py_ssize_t>k.length):
+            if 65 <= k.data[i] <= 90:
+                k.data[i] += 32
+        i = 0
+        while i < <Py_ssize_t>k.length:
+            if not 97 <= k.data[i] <= 122:
+                i += 1
+                continue
+            j = i
+            while j < <Py_ssize_t>k.length and 97 <= k.data[j] <= 122:
+                j += 1
+            for word in self.naming_words:
+                if len(<bytes>word) == j - i and memcmp(<const char *><bytes>word, k.data + i, j - i) == 0:
+                    return None
+            i = j
+        if _holds_any(k.data, k.length, self.caption_parts) or _holds_any(cls.data, cls.length, self.hiding_classes):
+            return None
+        # the marker: the itemprop, class or id (the first given) lowered, without "-" and "_"
+        source = itemprop if itemprop.length else (cls if cls.length else ident)
+        k.length = 0
+        for i in range(<Py_ssize_t>source.length):
+            c = source.data[i]
+            if c != 45 and c != 95:
+                c = c + 32 if 65 <= c <= 90 else c
+                _append(k, &c, 1)
+        if _holds_any(k.data, k.length, self.hint_parts):
+            return None
+        if cls.length == 0 and ident.length == 0:
+            part = PyBytes_FromStringAndSize(name, name_len)
+        else:
+            k.length = 0
+            _append(k, <const unsigned char *>name, name_len)
+            _append(k, b".", 1)
+            _append_name(k, cls)
+            _append(k, b"#", 1)
+            _append_name(k, ident)
+            part = PyBytes_FromStringAndSize(<char *>k.data, k.length)
+        return (0, False, part, False, False, False)
+
+    def plain_facts(self, bytes tag, bytes cls, bytes ident, bytes itemprop):
+        """_plain_facts of these (for the tests: _class_facts is its reference)."""
+        cdef pt_str c, i, p
+        c.data, c.length = <unsigned char *><const char *>cls, len(cls)
+        i.data, i.length = <unsigned char *><const char *>ident, len(ident)
+        p.data, p.length = <unsigned char *><const char *>itemprop, len(itemprop)
+        return self._plain_facts(<const char *>tag, len(tag), &c, &i, &p)
 
     cdef uint64_t _sig(self, uint64_t sig, uintptr_t tid, object part) except? 0:
         """xxh64 of f"{sig}/{part}" (blocks.py's signature of a block's path)."""
@@ -1287,6 +1357,40 @@ cdef inline bint _contains_ci(const unsigned char *s, size_t n, const char *word
         else:
             return True
     return False
+
+
+cdef inline bint _ascii(const unsigned char *s, size_t n) noexcept:
+    cdef size_t i
+    for i in range(n):
+        if s[i] >= 128:
+            return False
+    return True
+
+
+cdef bint _holds_any(const unsigned char *s, size_t n, tuple parts):
+    """Whether any of ``parts`` (bytes) is in s[:n]."""
+    cdef size_t i, m
+    for part in parts:
+        m = len(<bytes>part)
+        if m <= n:
+            for i in range(n - m + 1):
+                if s[i] == (<const unsigned char *><bytes>part)[0] and memcmp(s + i, <const char *><bytes>part, m) == 0:
+                    return True
+    return False
+
+
+cdef int _append_name(Buf *k, pt_str *value) except -1:
+    """An ASCII class or id as _class_facts puts it in a part: stripped of whitespace
+    (str.strip's), then of digits."""
+    cdef size_t start = 0, end = value.length, i
+    while start < end and Py_UNICODE_ISSPACE(value.data[start]):
+        start += 1
+    while end > start and Py_UNICODE_ISSPACE(value.data[end - 1]):
+        end -= 1
+    for i in range(start, end):
+        if not 48 <= value.data[i] <= 57:
+            _append(k, value.data + i, 1)
+    return 0
 
 
 cdef inline str _str(pt_str *value):
