@@ -235,11 +235,8 @@ def test_native_depth_bound_is_the_numpy_one(text):
         assert _walk.depth_bound(data) == parse._depth_bound_of_reference(data) == parse._depth_bound_of(data)
 
 
-def test_native_depth_bound_on_real_pages():
-    import numpy as np
-
-    from pagetwin.html import parse
-
+def _depth_test_pages() -> list[bytes]:
+    """Fixture pages, real pages when the extraction sets are there, and a page nested deep."""
     pages = [p.read_bytes() for p in sorted((ROOT / "tests" / "fixtures").glob("**/*.html"))[:20]]
     if (SHARED / "extraction").exists():
         sys.path.insert(0, str(ROOT / "bench"))
@@ -247,7 +244,15 @@ def test_native_depth_bound_on_real_pages():
 
         pages += [p["body"] for p in load_set("scrapinghub", SHARED, 60)]
     pages.append(b"<html><body>" + b"<div><span>" * 3000 + b"</span></div>" * 10 + b"<p>x</p></x></y>" * 50)
-    for body in pages:
+    return pages
+
+
+def test_native_depth_bound_on_real_pages():
+    import numpy as np
+
+    from pagetwin.html import parse
+
+    for body in _depth_test_pages():
         data = np.frombuffer(body, dtype=np.uint8)
         assert _walk.depth_bound(data) == parse._depth_bound_of_reference(data)
 
@@ -276,14 +281,7 @@ def test_native_depth_cuts_on_real_pages():
 
     from pagetwin.html import parse
 
-    pages = [p.read_bytes() for p in sorted((ROOT / "tests" / "fixtures").glob("**/*.html"))[:20]]
-    if (SHARED / "extraction").exists():
-        sys.path.insert(0, str(ROOT / "bench"))
-        from extraction import load_set
-
-        pages += [p["body"] for p in load_set("scrapinghub", SHARED, 60)]
-    pages.append(b"<html><body>" + b"<div><span>" * 300 + b"</span></div>" * 10 + b"<p>x</p></x></y>" * 50)
-    for body in pages:
+    for body in _depth_test_pages():
         text = body.decode("utf-8", "replace")
         data = np.frombuffer(text.encode("utf-16-le", "surrogatepass"), dtype=np.uint16)
         for max_depth in (8, 64, 512):
