@@ -519,6 +519,7 @@ cdef class NativeWalk:
     cdef readonly dict class_memo
     cdef Py_ssize_t class_memo_size
     cdef tuple naming_words, hint_parts, caption_parts, hiding_classes  # blocks._NAMING_PARTS, as bytes
+    cdef Py_ssize_t longest_word  # (naming_words[n]: the words of n letters)
     cdef object kind_of, class_facts, hidden_style, page_chrome, content_root, own_roots
     cdef object noscript_content, holds_the_page, disclosed, hover_card, chrome_tags, chrome_tag_wraps
     cdef dict selectors  # selector -> (tag ids, [itemprop] in it): the ones ``first`` answers
@@ -574,9 +575,10 @@ cdef class NativeWalk:
         self.names = [None] * KINDS
         self.class_memo = {}
         self.class_memo_size = class_memo_size
-        self.naming_words, self.hint_parts, self.caption_parts, self.hiding_classes = [
-            tuple(sorted(name.encode("ascii") for name in names)) for names in naming_parts
-        ]
+        words, hint_parts, caption_parts, hiding_classes = [sorted(name.encode("ascii") for name in names) for names in naming_parts]
+        self.longest_word = max(len(word) for word in words)
+        self.naming_words = tuple(tuple(word for word in words if len(word) == n) for n in range(self.longest_word + 1))
+        self.hint_parts, self.caption_parts, self.hiding_classes = tuple(hint_parts), tuple(caption_parts), tuple(hiding_classes)
         for ids, _ in selectors.values():
             if len(ids) > MAX_FIRST_TAGS or any(tid >= KINDS for tid in ids):
                 raise ValueError("a selector of too many tags, or of tags that are not static")
@@ -1126,17 +1128,24 @@ cdef class NativeWalk:
         return copies
 
     cdef tuple _facts(self, uintptr_t tid, Attrs *a):
-        """blocks.py's _class_facts(tag, class, id, itemprop), memoised by their bytes."""
+        """blocks.py's _class_facts(tag, class, id, itemprop): _plain_facts, else memoised by
+        their bytes."""
         cdef Buf *k = &self.scratch
         cdef unsigned int lengths[4]
         cdef pt_str *parts[4]
         cdef int i
         parts[0], parts[1], parts[2], parts[3] = &EMPTY, a.cls, a.ident, a.itemprop
-        k.length = 0
-        lengths[0] = self.name_len[tid]
         for i in range(1, 4):
             if parts[i] == NULL:
                 parts[i] = &EMPTY
+        # Names that name nothing are most of them: made here at each call, they leave the memo
+        # to the others, whose facts cost a Python call (so it holds a whole run's of them).
+        facts = self._plain_facts(self.name_ptr[tid], self.name_len[tid], parts[1], parts[2], parts[3])
+        if facts is not None:
+            return <tuple>facts
+        k.length = 0
+        lengths[0] = self.name_len[tid]
+        for i in range(1, 4):
             lengths[i] = parts[i].length
         _append(k, <const unsigned char *>lengths, sizeof(lengths))
         _append(k, <const unsigned char *>self.name_ptr[tid], self.name_len[tid])
@@ -1144,8 +1153,6 @@ cdef class NativeWalk:
             _append(k, parts[i].data, parts[i].length)
         key = PyBytes_FromStringAndSize(<char *>k.data, k.length)
         facts = self.class_memo.get(key)
-        if facts is None:
-            facts = self._plain_facts(self.name_ptr[tid], self.name_len[tid], parts[1], parts[2], parts[3])
         if facts is None:
             chrome, hint, part, caption, hidden, popup = self.class_facts(self.names[tid][0], _str(a.cls), _str(a.ident), _str(a.itemprop))
             facts = (chrome, hint, part.encode("utf-8", "surrogatepass"), caption, hidden, popup)
@@ -1182,9 +1189,10 @@ cdef class NativeWalk:
             j = i
             while j < <Py_ssize_t>k.length and 97 <= k.data[j] <= 122:
                 j += 1
-            for word in self.naming_words:
-                if len(<bytes>word) == j - i and memcmp(<const char *><bytes>word, k.data + i, j - i) == 0:
-                    return None
+            if j - i <= self.longest_word:
+                for word in <tuple>self.naming_words[j - i]:
+                    if memcmp(<const char *><bytes>word, k.data + i, j - i) == 0:
+                        return None
             i = j
         if _holds_any(k.data, k.length, self.caption_parts) or _holds_any(cls.data, cls.length, self.hiding_classes):
             return None
