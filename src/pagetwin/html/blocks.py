@@ -282,7 +282,8 @@ def _class_facts(tag: str, cls: str, ident: str, itemprop: str) -> tuple[int, bo
     marked as the article body; signature part; named as a caption or gallery; hidden by its
     class, _class_hidden) of a block element (the walk memoises them: a site repeats the same
     few class names on every page, but ids such as "post-123" miss: 20,000 calls a 2,000-page
-    run). _class_facts_reference's results, each regex run only when a substring test says it
+    run; the native walk makes those of names that name nothing itself, _NAMING_PARTS, and
+    memoises the others). _class_facts_reference's results, each regex run only when a substring test says it
     may match, and ASCII digits dropped by bytes.translate (``\\d`` is ASCII-only on ASCII text)."""
     lowered = f"{cls} {ident}".lower()
     words = _WORDS.findall(lowered)
