@@ -215,7 +215,8 @@ def test_the_walker_memos_stay_bounded(monkeypatch):
     from pagetwin.html.blocks import BlockWalker
 
     walker = BlockWalker(native=False)
-    html = "".join(f"<div class='c{i}' id='i{i}'><p>x</p></div>" for i in range(3000))
+    # (Named as chrome: the native walk memoises only the facts _class_facts gives, _plain_facts.)
+    html = "".join(f"<div class='nav c{i}' id='i{i}'><p>x</p></div>" for i in range(3000))
     for _ in range(3):
         walker.walk(parse_html(html))
     assert len(walker.class_memo) <= blocks._CLASS_MEMO_SIZE + 1
@@ -697,6 +698,11 @@ _FACT_NAMES = st.lists(st.one_of(_FACT_PIECES, st.text(max_size=4)), max_size=8)
        itemprop=st.sampled_from(["", "articleBody", "headline", "Article-Body", "text"]))  # fmt: skip
 def test_property_class_facts_are_the_references(tag, cls, ident, itemprop):
     assert blocks._class_facts(tag, cls, ident, itemprop) == blocks._class_facts_reference(tag, cls, ident, itemprop)
+
+
+def test_every_hiding_class_has_a_dash():
+    # _class_hidden tests for a "-" before it splits the class.
+    assert all("-" in name for name in blocks._HIDING_CLASSES)
 
 
 def test_class_facts_are_the_references_on_real_pages():

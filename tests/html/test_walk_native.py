@@ -235,11 +235,8 @@ def test_native_depth_bound_is_the_numpy_one(text):
         assert _walk.depth_bound(data) == parse._depth_bound_of_reference(data) == parse._depth_bound_of(data)
 
 
-def test_native_depth_bound_on_real_pages():
-    import numpy as np
-
-    from pagetwin.html import parse
-
+def _depth_test_pages() -> list[bytes]:
+    """Fixture pages, real pages when the extraction sets are there, and a page nested deep."""
     pages = [p.read_bytes() for p in sorted((ROOT / "tests" / "fixtures").glob("**/*.html"))[:20]]
     if (SHARED / "extraction").exists():
         sys.path.insert(0, str(ROOT / "bench"))
@@ -247,9 +244,78 @@ def test_native_depth_bound_on_real_pages():
 
         pages += [p["body"] for p in load_set("scrapinghub", SHARED, 60)]
     pages.append(b"<html><body>" + b"<div><span>" * 3000 + b"</span></div>" * 10 + b"<p>x</p></x></y>" * 50)
-    for body in pages:
+    return pages
+
+
+def test_native_depth_bound_on_real_pages():
+    import numpy as np
+
+    from pagetwin.html import parse
+
+    for body in _depth_test_pages():
         data = np.frombuffer(body, dtype=np.uint8)
         assert _walk.depth_bound(data) == parse._depth_bound_of_reference(data)
+
+
+CUT_PIECES = TAG_PIECES + ["<br>", "<P>", "</p>", "<img/>", "<li>", "</li>", "<x-y-z-long-name-here>", "</X-Y-Z-LONG-NAME-HERE>",
+                           "<abcdefghijklm>", "</abcdefghijklm>", "<abcdefghijkl>", "</abcdefghijklz>", "<div/>", "</div>", "😀"]
+
+
+@settings(max_examples=1000, **FAST)
+@given(text=st.lists(st.sampled_from(CUT_PIECES) | st.text(max_size=3), max_size=80).map("".join), max_depth=st.integers(0, 6))
+def test_native_depth_cuts_is_the_python_scan(text, max_depth):
+    import numpy as np
+
+    from pagetwin.html import parse
+
+    cut = parse._scan_depth(text, max_depth)[1]
+    for data in (
+        np.frombuffer(text.encode("utf-8", "surrogatepass"), dtype=np.uint8),
+        np.frombuffer(text.encode("utf-16-le", "surrogatepass"), dtype=np.uint16),
+    ):
+        assert _walk.depth_cuts(data, max_depth, parse._FLAT) == cut
+
+
+def test_native_depth_cuts_on_real_pages():
+    import numpy as np
+
+    from pagetwin.html import parse
+
+    for body in _depth_test_pages():
+        text = body.decode("utf-8", "replace")
+        data = np.frombuffer(text.encode("utf-16-le", "surrogatepass"), dtype=np.uint16)
+        for max_depth in (8, 64, 512):
+            assert _walk.depth_cuts(data, max_depth, parse._FLAT) == parse._scan_depth(text, max_depth)[1]
+
+
+# Class and id names with and without what _class_facts looks for: chrome and popup words
+# (whole and inside others), body hints split by "-" and "_", caption names, hiding classes,
+# upper case, digits, str.strip's ASCII whitespace (\x1c-\x1f too) and non-ASCII characters.
+_NAMING_PIECES = st.sampled_from(
+    ["nav", "navy", "menu", "Sidebar", "comments", "tooltip", "rollover", "wrap", "entry-content", "bo", "dy", "-", "_", " ",
+     "Body", "text", "caption", "Gallery", "accredit", "d-none", "sr-only", "d-lg-block", "12", "x", "flex", "mb-2", "\t",
+     "\x1c", "\x0b", "é", "\u212a", "#", "."]
+)  # fmt: skip
+_NAMING = st.lists(st.one_of(_NAMING_PIECES, st.text(st.characters(max_codepoint=127), max_size=4)), max_size=8).map("".join)
+
+
+@settings(max_examples=1000, **FAST)
+@given(tag=st.sampled_from(["div", "span", "h1", "my-box"]), cls=_NAMING, ident=_NAMING,
+       itemprop=st.sampled_from(["", "articleBody", "headline", "name", "é"]))  # fmt: skip
+def test_native_plain_facts_are_class_facts(walkers, tag, cls, ident, itemprop):
+    facts = walkers[0].native.plain_facts(*(s.encode("utf-8") for s in (tag, cls, ident, itemprop)))
+    if facts is not None:
+        chrome, hint, part, caption, hidden, popup = blocks._class_facts(tag, cls, ident, itemprop)
+        assert facts == (chrome, hint, part.encode("utf-8"), caption, hidden, popup)
+        assert (cls + ident + itemprop).isascii()
+
+
+def test_native_plain_facts_of_names_that_name_nothing(walkers):
+    plain = walkers[0].native.plain_facts
+    assert plain(b"div", b" mb-2 flex12 ", b"x1", b"") == (0, False, b"div.mb- flex#x", False, False, False)
+    assert plain(b"p", b"", b"", b"") == (0, False, b"p", False, False, False)
+    for named in (b"nav-bar", b"post_Body", b"wp-caption", b"d-none", b"my-tooltip"):
+        assert plain(b"div", named, b"", b"") is None
 
 
 @settings(max_examples=300, **FAST)

@@ -518,6 +518,8 @@ cdef class NativeWalk:
     cdef tuple image_keys  # IMAGE_ATTRS (str)
     cdef readonly dict class_memo
     cdef Py_ssize_t class_memo_size
+    cdef tuple naming_words, hint_parts, caption_parts, hiding_classes  # blocks._NAMING_PARTS, as bytes
+    cdef Py_ssize_t longest_word  # (naming_words[n]: the words of n letters)
     cdef object kind_of, class_facts, hidden_style, page_chrome, content_root, own_roots
     cdef object noscript_content, holds_the_page, disclosed, hover_card, chrome_tags, chrome_tag_wraps
     cdef dict selectors  # selector -> (tag ids, [itemprop] in it): the ones ``first`` answers
@@ -545,7 +547,7 @@ cdef class NativeWalk:
     def __init__(self, lexbor_node_type, attr_name_address, element_name_address, text_id, picture_id,
                  kind_of, class_facts, hidden_style, image_attrs, page_chrome, content_root,
                  noscript_content, holds_the_page, disclosed, hover_card, chrome_tags, chrome_tag_wraps, class_memo_size,
-                 selectors):
+                 selectors, naming_parts):
         self.vtab = PyCapsule_GetPointer(lexbor_node_type.__dict__["__pyx_vtable__"], NULL)
         self.attr_name = <void *><uintptr_t>attr_name_address
         self.element_name = <void *><uintptr_t>element_name_address
@@ -573,6 +575,10 @@ cdef class NativeWalk:
         self.names = [None] * KINDS
         self.class_memo = {}
         self.class_memo_size = class_memo_size
+        words, hint_parts, caption_parts, hiding_classes = [sorted(name.encode("ascii") for name in names) for names in naming_parts]
+        self.longest_word = max(len(word) for word in words)
+        self.naming_words = tuple(tuple(word for word in words if len(word) == n) for n in range(self.longest_word + 1))
+        self.hint_parts, self.caption_parts, self.hiding_classes = tuple(hint_parts), tuple(caption_parts), tuple(hiding_classes)
         for ids, _ in selectors.values():
             if len(ids) > MAX_FIRST_TAGS or any(tid >= KINDS for tid in ids):
                 raise ValueError("a selector of too many tags, or of tags that are not static")
@@ -1122,17 +1128,24 @@ cdef class NativeWalk:
         return copies
 
     cdef tuple _facts(self, uintptr_t tid, Attrs *a):
-        """blocks.py's _class_facts(tag, class, id, itemprop), memoised by their bytes."""
+        """blocks.py's _class_facts(tag, class, id, itemprop): _plain_facts, else memoised by
+        their bytes."""
         cdef Buf *k = &self.scratch
         cdef unsigned int lengths[4]
         cdef pt_str *parts[4]
         cdef int i
         parts[0], parts[1], parts[2], parts[3] = &EMPTY, a.cls, a.ident, a.itemprop
-        k.length = 0
-        lengths[0] = self.name_len[tid]
         for i in range(1, 4):
             if parts[i] == NULL:
                 parts[i] = &EMPTY
+        # Names that name nothing are most of them: made here at each call, they leave the memo
+        # to the others, whose facts cost a Python call (so it holds a whole run's of them).
+        facts = self._plain_facts(self.name_ptr[tid], self.name_len[tid], parts[1], parts[2], parts[3])
+        if facts is not None:
+            return <tuple>facts
+        k.length = 0
+        lengths[0] = self.name_len[tid]
+        for i in range(1, 4):
             lengths[i] = parts[i].length
         _append(k, <const unsigned char *>lengths, sizeof(lengths))
         _append(k, <const unsigned char *>self.name_ptr[tid], self.name_len[tid])
@@ -1147,6 +1160,71 @@ cdef class NativeWalk:
                 self.class_memo.clear()
             self.class_memo[key] = facts
         return <tuple>facts
+
+    cdef object _plain_facts(self, const char *name, size_t name_len, pt_str *cls, pt_str *ident, pt_str *itemprop):
+        """_class_facts of an ASCII (tag, class, id, itemprop) that names nothing: none of
+        blocks._NAMING_PARTS is in it, so its facts are (0, False, part, False, False, False),
+        its part made here as _class_facts makes it (the class and id stripped of whitespace,
+        then of digits). None when one may be there, or it is not ASCII: _class_facts decides."""
+        cdef Buf *k = &self.scratch
+        cdef pt_str *source
+        cdef Py_ssize_t i, j
+        cdef unsigned char c
+        if not (_ascii(<const unsigned char *>name, name_len) and _ascii(cls.data, cls.length)
+                and _ascii(ident.data, ident.length) and _ascii(itemprop.data, itemprop.length)):
+            return None
+        # the class and id lowered, as _class_facts's "lowered": its words, then its caption parts
+        k.length = 0
+        _append(k, cls.data, cls.length)
+        _append(k, b" ", 1)
+        _append(k, ident.data, ident.length)
+        for i in range(<Py_ssize_t>k.length):
+            if 65 <= k.data[i] <= 90:
+                k.data[i] += 32
+        i = 0
+        while i < <Py_ssize_t>k.length:
+            if not 97 <= k.data[i] <= 122:
+                i += 1
+                continue
+            j = i
+            while j < <Py_ssize_t>k.length and 97 <= k.data[j] <= 122:
+                j += 1
+            if j - i <= self.longest_word:
+                for word in <tuple>self.naming_words[j - i]:
+                    if memcmp(<const char *><bytes>word, k.data + i, j - i) == 0:
+                        return None
+            i = j
+        if _holds_any(k.data, k.length, self.caption_parts) or _holds_any(cls.data, cls.length, self.hiding_classes):
+            return None
+        # the marker: the itemprop, class or id (the first given) lowered, without "-" and "_"
+        source = itemprop if itemprop.length else (cls if cls.length else ident)
+        k.length = 0
+        for i in range(<Py_ssize_t>source.length):
+            c = source.data[i]
+            if c != 45 and c != 95:
+                c = c + 32 if 65 <= c <= 90 else c
+                _append(k, &c, 1)
+        if _holds_any(k.data, k.length, self.hint_parts):
+            return None
+        if cls.length == 0 and ident.length == 0:
+            part = PyBytes_FromStringAndSize(name, name_len)
+        else:
+            k.length = 0
+            _append(k, <const unsigned char *>name, name_len)
+            _append(k, b".", 1)
+            _append_name(k, cls)
+            _append(k, b"#", 1)
+            _append_name(k, ident)
+            part = PyBytes_FromStringAndSize(<char *>k.data, k.length)
+        return (0, False, part, False, False, False)
+
+    def plain_facts(self, bytes tag, bytes cls, bytes ident, bytes itemprop):
+        """_plain_facts of these (for the tests: _class_facts is its reference)."""
+        cdef pt_str c, i, p
+        c.data, c.length = <unsigned char *><const char *>cls, len(cls)
+        i.data, i.length = <unsigned char *><const char *>ident, len(ident)
+        p.data, p.length = <unsigned char *><const char *>itemprop, len(itemprop)
+        return self._plain_facts(<const char *>tag, len(tag), &c, &i, &p)
 
     cdef uint64_t _sig(self, uint64_t sig, uintptr_t tid, object part) except? 0:
         """xxh64 of f"{sig}/{part}" (blocks.py's signature of a block's path)."""
@@ -1289,6 +1367,40 @@ cdef inline bint _contains_ci(const unsigned char *s, size_t n, const char *word
     return False
 
 
+cdef inline bint _ascii(const unsigned char *s, size_t n) noexcept:
+    cdef size_t i
+    for i in range(n):
+        if s[i] >= 128:
+            return False
+    return True
+
+
+cdef bint _holds_any(const unsigned char *s, size_t n, tuple parts):
+    """Whether any of ``parts`` (bytes) is in s[:n]."""
+    cdef size_t i, m
+    for part in parts:
+        m = len(<bytes>part)
+        if m <= n:
+            for i in range(n - m + 1):
+                if s[i] == (<const unsigned char *><bytes>part)[0] and memcmp(s + i, <const char *><bytes>part, m) == 0:
+                    return True
+    return False
+
+
+cdef int _append_name(Buf *k, pt_str *value) except -1:
+    """An ASCII class or id as _class_facts puts it in a part: stripped of whitespace
+    (str.strip's), then of digits."""
+    cdef size_t start = 0, end = value.length, i
+    while start < end and Py_UNICODE_ISSPACE(value.data[start]):
+        start += 1
+    while end > start and Py_UNICODE_ISSPACE(value.data[end - 1]):
+        end -= 1
+    for i in range(start, end):
+        if not 48 <= value.data[i] <= 57:
+            _append(k, value.data + i, 1)
+    return 0
+
+
 cdef inline str _str(pt_str *value):
     """An attribute value as selectolax decodes it ("" for none)."""
     if value == NULL or value.data == NULL:
@@ -1375,3 +1487,157 @@ def depth_bound(data):
     finally:
         free(counts)
     return best
+
+
+# -- html/parse.py's depth guard: its tag-by-tag scan, for whether it cuts anything ---------------
+
+cdef struct NameCount:
+    Py_ssize_t start  # where the name is in the page (-1: a free slot)
+    Py_ssize_t length
+    uint64_t hash
+    Py_ssize_t open  # elements of this name opened and not yet closed
+
+
+cdef struct Names:
+    NameCount *slots
+    Py_ssize_t mask, used
+
+
+cdef int _grow(Names *names) noexcept nogil:
+    """Doubles the open-addressing table (starting at 64 slots); -1 when out of memory."""
+    cdef Py_ssize_t size = 64 if names.slots == NULL else 2 * (names.mask + 1), i, j
+    cdef NameCount *slots = <NameCount *>calloc(size, sizeof(NameCount))
+    if slots == NULL:
+        return -1
+    for i in range(size):
+        slots[i].start = -1
+    if names.slots != NULL:
+        for i in range(names.mask + 1):
+            if names.slots[i].start >= 0:
+                j = names.slots[i].hash & (size - 1)
+                while slots[j].start >= 0:
+                    j = (j + 1) & (size - 1)
+                slots[j] = names.slots[i]
+        free(names.slots)
+    names.slots, names.mask = slots, size - 1
+    return 0
+
+
+cdef NameCount *_name_slot(Names *names, const code_unit[::1] data, Py_ssize_t start, Py_ssize_t length, uint64_t h) noexcept nogil:
+    """The slot of a tag name (case-insensitive, as parse.py lowers names), made on first sight;
+    NULL when out of memory."""
+    cdef Py_ssize_t j, k
+    cdef NameCount *slot
+    if names.slots == NULL or 2 * (names.used + 1) > names.mask + 1:
+        if _grow(names) < 0:
+            return NULL
+    j = h & names.mask
+    while True:
+        slot = &names.slots[j]
+        if slot.start < 0:
+            slot.start, slot.length, slot.hash, slot.open = start, length, h, 0
+            names.used += 1
+            return slot
+        if slot.hash == h and slot.length == length:
+            k = 0
+            while k < length and _name_class(data[slot.start + k]) == _name_class(data[start + k]):
+                k += 1
+            if k == length:
+                return slot
+        j = (j + 1) & names.mask
+
+
+cdef int _cuts(const code_unit[::1] data, Py_ssize_t max_depth, const uint64_t *flat, Py_ssize_t n_flat) noexcept nogil:
+    """parse.py's _scan_depth, deciding only: 1 when a tag is nested deeper than max_depth,
+    0 when none is, -1 when out of memory. Its regex _TAG, by hand: a '<', an optional '/'
+    before a letter, the name (name characters, _name_class), and what follows up to the first
+    '>' (only up to the page's last '>': a tag must end)."""
+    cdef Py_ssize_t end = data.shape[0], i, j, k, f, gt, depth = 0, level
+    cdef uint64_t h, code
+    cdef bint close, is_flat
+    cdef int result = 0
+    cdef const unsigned char *found
+    cdef Names names
+    cdef NameCount *slot
+    names.slots, names.mask, names.used = NULL, 0, 0
+    while end > 0 and data[end - 1] != 62:  # '>'
+        end -= 1
+    i = 0
+    while i < end:
+        if code_unit is cython.uchar:
+            found = <const unsigned char *>memchr(&data[i], 60, end - i)
+            if found == NULL:
+                break
+            i = found - &data[0]
+        elif data[i] != 60:  # '<'
+            i += 1
+            continue
+        j = i + 1
+        close = j + 1 < end and data[j] == 47 and 1 <= _name_class(data[j + 1]) <= 26
+        j += close
+        if j >= end or not 1 <= _name_class(data[j]) <= 26:
+            i += 1  # no tag starts here
+            continue
+        # the name, its hash and (up to 12 characters: 39 ** 12 < 2 ** 64) its code in base 39
+        h, code, k = 0, 0, j
+        while _name_class(data[k]) > 0:  # (data[end - 1] is '>': no read past end)
+            h = h * 131 + _name_class(data[k])
+            if k - j < 12:
+                code = code * 39 + _name_class(data[k])
+            k += 1
+        gt = k
+        while data[gt] != 62:
+            gt += 1
+        i = gt + 1
+        if data[gt - 1] == 47:
+            continue  # self-closing
+        is_flat = False
+        if k - j <= 12:
+            for f in range(n_flat):
+                if flat[f] == code:
+                    is_flat = True
+                    break
+        if is_flat:
+            continue
+        slot = _name_slot(&names, data, j, k - j, h)
+        if slot == NULL:
+            result = -1
+            break
+        if close:
+            if slot.open == 0:
+                continue  # a stray end tag
+            slot.open -= 1
+            level = depth
+            depth -= 1
+        else:
+            slot.open += 1
+            depth += 1
+            level = depth
+        if level > max_depth:
+            result = 1
+            break
+    free(names.slots)
+    return result
+
+
+def depth_cuts(data, Py_ssize_t max_depth, flat_names):
+    """Whether parse.py's _scan_depth cuts any tag of a page given as its code units (a uint8 or
+    uint16 numpy array, as depth_bound reads them) at ``max_depth``. ``flat_names``: its _FLAT,
+    lowercase ASCII names of at most 12 characters."""
+    cdef uint64_t flat[64]
+    cdef Py_ssize_t n_flat = 0
+    cdef int result
+    for name in flat_names:
+        if n_flat == 64 or len(name) > 12:
+            raise ValueError("flat names: at most 64, of at most 12 characters")
+        flat[n_flat] = 0
+        for c in name.encode("ascii"):
+            flat[n_flat] = flat[n_flat] * 39 + _name_class(c)
+        n_flat += 1
+    if data.dtype.itemsize == 1:
+        result = _cuts[cython.uchar](data, max_depth, flat, n_flat)
+    else:
+        result = _cuts[cython.ushort](data, max_depth, flat, n_flat)
+    if result < 0:
+        raise MemoryError()
+    return result == 1
