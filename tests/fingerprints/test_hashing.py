@@ -6,7 +6,7 @@ import xxhash
 from hypothesis import given, settings, strategies as st
 
 from pagetwin.fingerprints.chunks import chunk_hashes
-from pagetwin.fingerprints.hashing import GOLDEN, TokenHasher, mix64, token_hashes, window_hashes
+from pagetwin.fingerprints.hashing import GOLDEN, TokenHasher, mix64, name_hash, token_hashes, window_hashes
 from pagetwin.fingerprints.lsh import shingle_hashes
 
 MASK = (1 << 64) - 1
@@ -80,3 +80,10 @@ def test_build_algorithms_share_one_hasher():
     cfg.match.algorithms = ["minhash", "simhash", "chunks"]
     algorithms = build_algorithms(cfg)
     assert len({id(a.hasher) for a in algorithms}) == 1
+
+
+def test_name_hash_keeps_the_join_keys_of_earlier_runs():
+    """Sites and image URLs are shuffled, joined and sliced (models.parquet) by this key: it
+    stays xxh64 of the UTF-8, lone surrogates passed through, as the runners wrote it."""
+    assert name_hash("example.org") == 0xAF2E84D72D027535
+    assert name_hash("http://b\u00fccher.example/\udc80.png") == 0x12837896E048A05C

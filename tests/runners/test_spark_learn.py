@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from pagetwin.config import Settings
 from pagetwin.learned import Learned, Learning
 from pagetwin.pipeline import Worker
-from pagetwin.runners.spark_learn import fold_in_process, learn_items, name_hash
+from pagetwin.runners.spark_learn import fold_in_process, learn_items
 from pagetwin.sources import SourceStats, iter_pages
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -54,13 +54,6 @@ def test_any_partitioning_folds_to_the_whole_inputs_model(example_records, cuts,
     bounds = sorted({0, len(records), *(min(c, len(records)) for c in cuts)})
     parts = [list(learn_items(i, records[a:b])) for i, (a, b) in enumerate(zip(bounds, bounds[1:]))]
     assert _canonical(fold_in_process(parts, s, learning)) == _canonical(Learned.fit(records, s, learning))
-
-
-def test_name_hash_keeps_the_join_keys_of_earlier_runs():
-    """Sites and image URLs are shuffled, joined and sliced (models.parquet) by this key: it
-    stays xxh64 of the UTF-8, lone surrogates passed through, as the runners wrote it."""
-    assert name_hash("example.org") == 0xAF2E84D72D027535
-    assert name_hash("http://b\u00fccher.example/\udc80.png") == 0x12837896E048A05C
 
 
 def test_a_later_copy_on_another_site_is_not_counted(example_records):

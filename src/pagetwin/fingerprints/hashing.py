@@ -34,6 +34,13 @@ _M2 = _U64(0x94D049BB133111EB)
 GOLDEN = _U64(0x9E3779B97F4A7C15)  # odd: multiplication by it is a bijection mod 2^64
 
 
+def name_hash(name: str) -> int:
+    """A site's or an image URL's xxh64 of its UTF-8, lone surrogates passed through: the key the
+    Spark runner's modules shuffle, join and slice names by (models.parquet's slices too), so each
+    of them must use this one. Not a fingerprint: here because no runner may import another."""
+    return xxhash.xxh64_intdigest(name.encode("utf-8", "surrogatepass"))
+
+
 def mix64(x: np.ndarray) -> np.ndarray:
     """splitmix64 finaliser applied elementwise to a uint64 array (wrapping arithmetic): every
     output bit depends on every input bit."""

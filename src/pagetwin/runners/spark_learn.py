@@ -47,6 +47,7 @@ from typing import Any
 
 from pagetwin.config import Settings
 from pagetwin.fingerprints.base import key64
+from pagetwin.fingerprints.hashing import name_hash
 from pagetwin.learned import Learned, Learning, LearnRecord
 from pagetwin.model import Page
 
@@ -186,14 +187,6 @@ def _indexed_images(index: int, items: Iterable[tuple[int, Any]]) -> Iterator[tu
     for tag, value in items:
         if tag == _IMAGES:
             yield from ((url, (index, phash)) for url, phash in value.items())
-
-
-def name_hash(name: str) -> int:
-    """A site's or an image URL's xxh64 (never Python's hash(): it varies by process): the key
-    the runners shuffle, join and slice names by, so each of them must use this one."""
-    import xxhash
-
-    return xxhash.xxh64_intdigest(name.encode("utf-8", "surrogatepass"))
 
 
 def fold_in_process(parts: Iterable[Iterable[tuple[int, Any]]], settings: Settings, learning: Learning) -> Learned:

@@ -57,7 +57,7 @@ class OutputNotReadable(Exception):
 
 
 def _slice_of(site: str, slices: int) -> int:
-    from pagetwin.runners.spark_learn import name_hash
+    from pagetwin.fingerprints.hashing import name_hash
 
     return name_hash(site) % slices
 
