@@ -65,10 +65,10 @@ from typing import Any
 
 from pagetwin.config import ConfigError, Settings
 from pagetwin.engine import StoredPages, StoredSnapshot, worker_count
+from pagetwin.fingerprints.hashing import name_hash
 from pagetwin.learned import Learned, Learning
 from pagetwin.model import Page
 from pagetwin.pipeline import PageResult, Worker, is_text_only, needs_images
-from pagetwin.fingerprints.hashing import name_hash
 from pagetwin.sources import InputError, Skip, SourceStats, is_uri, iter_pages
 
 MIN_SPLIT = 1 << 20  # no range smaller than this only to occupy the cores (spark.tasks_per_core)
