@@ -216,6 +216,10 @@ class _Source:
 
     def skip_blank(self, at: int) -> int:
         """The offset of the first byte from ``at`` on that is not a line end or padding."""
+        if at < self.size:
+            buf, i = self.view(at, 1)
+            if buf[i] not in _BLANK:  # the usual case: a record starts right here
+                return at
         while at < self.size:
             chunk = self.peek(at, 1 << 12)
             rest = chunk.lstrip(_BLANK)
@@ -298,13 +302,26 @@ def _plain_head(buf: bytes, pos: int, lim: int, head: _Head) -> bool:
     end = m.end()
     fields = head.fields
     if end - pos > 2:
-        for line in buf[pos : end - 4].split(b"\r\n"):
-            colon = line.find(b":")
-            name = line[:colon].strip().decode("latin-1").lower()
-            if name and name not in fields:
-                fields[name] = line[colon + 1 :].strip().decode("utf-8", "replace")
+        lines = buf[pos : end - 4]
+        if lines.isascii():
+            # (the usual header) decoded once: latin-1 and UTF-8 read ASCII alike, and the
+            # strips take the blanks bytes.strip() takes (str.strip() would take \x1c-\x1f too)
+            for line in lines.decode("ascii").split("\r\n"):
+                name, _, value = line.partition(":")
+                name = name.strip(_ASCII_BLANKS).lower()
+                if name and name not in fields:
+                    fields[name] = value.strip(_ASCII_BLANKS)
+        else:
+            for line in lines.split(b"\r\n"):
+                colon = line.find(b":")
+                name = line[:colon].strip().decode("latin-1").lower()
+                if name and name not in fields:
+                    fields[name] = line[colon + 1 :].strip().decode("utf-8", "replace")
     head.end = end
     return True
+
+
+_ASCII_BLANKS = " \t\n\r\x0b\x0c"  # what bytes.strip() strips
 
 
 def _put(fields: _Fields, name: str, parts: list[bytes]) -> None:
