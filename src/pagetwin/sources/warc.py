@@ -474,7 +474,6 @@ class _Member:
     def __init__(self, fh, start: int, fast: bool = False):
         self.fh, self.start = fh, start
         fh.seek(start)
-        self.fast = fast
         self.d = _isal_decompressobj(16 + zlib.MAX_WBITS) if fast else zlib.decompressobj(16 + zlib.MAX_WBITS)
         self.pending = b""
         self.raw_at = start  # file offset of pending[0]
