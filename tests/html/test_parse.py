@@ -282,3 +282,11 @@ def test_single_byte_pages_are_not_read_as_cjk():
         text = " ".join(rng.choice(words.split()) for _ in range(3000))
         got = decode_html(f"<html><body><p>{text}</p></body></html>".encode(codec))
         assert got.charset not in ("gb18030", "big5hkscs", "cp932", "euc_jp"), (codec, got.charset)
+
+
+@given(st.binary(max_size=3000))
+def test_property_binary_control_bytes_counted_by_deletion_as_by_the_pattern(data):
+    """looks_like_html counts a head's control bytes by deleting them: as many as the pattern finds."""
+    from pagetwin.html.parse import _BINARY_CTRL, _BINARY_CTRL_BYTES
+
+    assert len(data) - len(data.translate(None, _BINARY_CTRL_BYTES)) == len(_BINARY_CTRL.findall(data))

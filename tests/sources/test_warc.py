@@ -218,6 +218,7 @@ _HEAD_LINES = st.sampled_from([
     b"WARC-Type: response", b"WARC-Type:response", b"warc-type: request", b"Content-Length: 12", b"Content-Length:  7 ",
     b"WARC-Target-URI: http://a.example/\xc3\xa9", b"X: \xff\xfe", b"X:", b": no name", b"\x0b: space name", b"no colon",
     b" continued", b"\tcontinued", b" folded: value", b"A: b\rc", b"WARC-Date: 2020-01-01T00:00:00Z",
+    b"\x1cA\x0c: \x1fv\x1d", b"B\x0b:\x0b",  # blanks str.strip() takes and bytes.strip() does not, and both take
 ])  # fmt: skip
 _ENDS = st.sampled_from([b"\r\n", b"\r\n", b"\r\n", b"\n", b"\r"])
 

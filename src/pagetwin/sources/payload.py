@@ -74,7 +74,8 @@ def parse_http_head(block: bytes, max_head: int = 65536) -> HttpMessage | None:
         return None
     head_end, sep = -1, 0
     crlf = block.find(b"\r\n\r\n", 0, max_head)
-    lf = block.find(b"\n\n", 0, max_head)
+    # only a "\n\n" before the "\r\n\r\n" matters: not searched for past it (through the payload)
+    lf = block.find(b"\n\n", 0, crlf + 1 if crlf >= 0 else max_head)
     if crlf >= 0 and (lf < 0 or crlf <= lf):
         head_end, sep = crlf, 4
     elif lf >= 0:

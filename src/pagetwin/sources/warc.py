@@ -32,6 +32,12 @@ from typing import BinaryIO
 
 from fastwarc.warc import ArchiveIterator
 
+try:  # ISA-L's inflate: twice zlib's speed on the gzip members of a WARC (see _Member)
+    from isal.isal_zlib import decompressobj as _isal_decompressobj
+    from isal.isal_zlib import error as _IsalError
+except ImportError:  # not installed: zlib reads every member
+    _isal_decompressobj, _IsalError = None, zlib.error
+
 from pagetwin.config import InputSettings
 from pagetwin.model import Page
 from pagetwin.sources.base import Skip, SourceStats
@@ -210,6 +216,10 @@ class _Source:
 
     def skip_blank(self, at: int) -> int:
         """The offset of the first byte from ``at`` on that is not a line end or padding."""
+        if at < self.size:
+            buf, i = self.view(at, 1)
+            if buf[i] not in _BLANK:  # the usual case: a record starts right here
+                return at
         while at < self.size:
             chunk = self.peek(at, 1 << 12)
             rest = chunk.lstrip(_BLANK)
@@ -292,13 +302,26 @@ def _plain_head(buf: bytes, pos: int, lim: int, head: _Head) -> bool:
     end = m.end()
     fields = head.fields
     if end - pos > 2:
-        for line in buf[pos : end - 4].split(b"\r\n"):
-            colon = line.find(b":")
-            name = line[:colon].strip().decode("latin-1").lower()
-            if name and name not in fields:
-                fields[name] = line[colon + 1 :].strip().decode("utf-8", "replace")
+        lines = buf[pos : end - 4]
+        if lines.isascii():
+            # (the usual header) decoded once: latin-1 and UTF-8 read ASCII alike, and the
+            # strips take the blanks bytes.strip() takes (str.strip() would take \x1c-\x1f too)
+            for line in lines.decode("ascii").split("\r\n"):
+                name, _, value = line.partition(":")
+                name = name.strip(_ASCII_BLANKS).lower()
+                if name and name not in fields:
+                    fields[name] = value.strip(_ASCII_BLANKS)
+        else:
+            for line in lines.split(b"\r\n"):
+                colon = line.find(b":")
+                name = line[:colon].strip().decode("latin-1").lower()
+                if name and name not in fields:
+                    fields[name] = line[colon + 1 :].strip().decode("utf-8", "replace")
     head.end = end
     return True
+
+
+_ASCII_BLANKS = " \t\n\r\x0b\x0c"  # what bytes.strip() strips
 
 
 def _put(fields: _Fields, name: str, parts: list[bytes]) -> None:
@@ -410,7 +433,15 @@ class _Block:
     """Reads of the bytes [start, end) of a source: a record's block."""
 
     def __init__(self, src: _Source, start: int, end: int):
-        self.src, self.pos, self.end = src, start, end
+        self.src, self.start, self.pos, self.end = src, start, start, end
+
+    def in_memory(self) -> tuple[bytes, int] | None:
+        """(a buffer holding the whole block, the index of its start) when the source's
+        window already holds it (a gzip member read whole, most records of a plain WARC)."""
+        src = self.src
+        if src.buf_at <= self.start and self.end <= src.buf_at + len(src.buf):
+            return src.buf, self.start - src.buf_at
+        return None
 
     def read(self, n: int = -1) -> bytes:
         n = self.end - self.pos if n is None or n < 0 else min(n, self.end - self.pos)
@@ -432,12 +463,18 @@ class _Block:
 class _Member:
     """The decompressed bytes of the gzip member at file offset ``start``, read to its end
     and no further. ``state`` once read to its end: "end" (complete; ``next_at`` is where the
-    next member may start), "cut" (the file ends inside it) or "corrupt" (``error``)."""
+    next member may start), "cut" (the file ends inside it) or "corrupt" (``error``).
 
-    def __init__(self, fh, start: int):
+    ``fast``: inflate with ISA-L instead of zlib. Only a member ISA-L reads to its end is
+    taken from it: ISA-L then has checked the member's CRC-32 and length, and the inflated
+    bytes of valid deflate data are the same whichever library inflates them. A damaged or
+    cut member is read again with zlib (_gzip_warc), whose messages and partial output the
+    reader reports, as are members too large to be read in memory."""
+
+    def __init__(self, fh, start: int, fast: bool = False):
         self.fh, self.start = fh, start
         fh.seek(start)
-        self.d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        self.d = _isal_decompressobj(16 + zlib.MAX_WBITS) if fast else zlib.decompressobj(16 + zlib.MAX_WBITS)
         self.pending = b""
         self.raw_at = start  # file offset of pending[0]
         self.out = 0  # decompressed bytes given
@@ -445,7 +482,11 @@ class _Member:
         self.error = ""
         self.next_at = start
         self.reported = False  # its damage is counted by a record it clipped
-        self.step = 1 << 14  # raw bytes read at a time: members are mostly small, some large
+        # raw bytes read at a time, doubling: members are mostly small, some large. What a
+        # zlib call inflated before an error is lost, so a corrupt member's partial output
+        # depends on these reads: zlib's stay as they were; ISA-L's output is taken only whole,
+        # and its first read holds most members (tens of KB) at once.
+        self.step = 1 << 16 if fast else 1 << 14
 
     def read(self, n: int = -1) -> bytes:
         n = READ_STEP if n is None or n < 0 else n
@@ -458,7 +499,7 @@ class _Member:
                     break
             try:
                 out = self.d.decompress(self.pending, n)
-            except zlib.error as exc:
+            except (zlib.error, _IsalError) as exc:
                 self.state, self.error = "corrupt", str(exc)
                 break
             rest = self.d.unused_data if self.d.eof else self.d.unconsumed_tail
@@ -484,7 +525,8 @@ def _gzip_warc(fh, starts: _Starts, size: int, ctx: _Ctx, at: int = 0, stop: int
     stop = size if stop is None else min(stop, size)
     while at < stop:
         fh.seek(at)
-        if fh.read(3) != b"\x1f\x8b\x08":
+        magic = fh.read(4)
+        if magic[:3] != b"\x1f\x8b\x08":
             nxt = starts.first_from(at + 1)
             if not _only_padding(fh, at, nxt if nxt is not None else size):
                 to = f"to the gzip member at byte {nxt}" if nxt is not None else "to the end of the file"
@@ -494,9 +536,13 @@ def _gzip_warc(fh, starts: _Starts, size: int, ctx: _Ctx, at: int = 0, stop: int
                 return
             at = nxt
             continue
-        member = ctx.member = _Member(fh, at)
+        fast = _isal_may_read(magic)
+        member = ctx.member = _Member(fh, at, fast)
         before = ctx.records
         data = _read_member(member)
+        if fast and member.state != "end" and data is not None:
+            member = ctx.member = _Member(fh, at)  # damaged or cut: zlib says how (see _Member)
+            data = _read_member(member)
         if data is not None:
             yield from _plain_warc(_Source(io.BytesIO(data), len(data), data), ctx, base=at)
         else:
@@ -521,6 +567,13 @@ def _gzip_warc(fh, starts: _Starts, size: int, ctx: _Ctx, at: int = 0, stop: int
     ctx.member = None
 
 
+def _isal_may_read(header: bytes) -> bool:
+    """Whether ISA-L may inflate the gzip member whose first bytes are ``header``: it is
+    installed, and the flags byte has none of the reserved bits, which zlib refuses and ISA-L
+    does not look at."""
+    return _isal_decompressobj is not None and len(header) >= 4 and not header[3] & 0xE0
+
+
 def _only_padding(fh, start: int, end: int) -> bool:
     """Whether the bytes [start, end) are all line ends or zero padding."""
     fh.seek(start)
@@ -542,13 +595,14 @@ def _read_member(member: _Member) -> bytes | None:
         return None
     if member.state is not None:  # the usual small member, in one read (and no copy)
         return first
-    out = bytearray(first)
+    parts, total = [first], len(first)  # joined once at the end (a growing buffer copies as it grows)
     while member.state is None:
-        chunk = member.read(MEMBER_IN_MEMORY + 1 - len(out))
-        out += chunk
-        if len(out) > MEMBER_IN_MEMORY:
+        chunk = member.read(MEMBER_IN_MEMORY + 1 - total)
+        parts.append(chunk)
+        total += len(chunk)
+        if total > MEMBER_IN_MEMORY:
             return None
-    return bytes(out)
+    return b"".join(parts)
 
 
 def _streamed_member(member: _Member, ctx: _Ctx) -> Iterator[Page | Skip]:
@@ -751,13 +805,15 @@ def _response(rec, seen: _Seen, ctx: _Ctx) -> tuple[Page | Skip, bool]:
     limit = settings.max_page_bytes
     keep = body_offset + limit + 1  # one byte over the limit tells that the payload was longer
     digest = normalize_digest(h.get("WARC-Payload-Digest"))
-    if len(first) == seen.length and type(rec.reader) is _Block:
-        # the whole block is in ``first`` (framed in memory, up to HEAD_BYTES: most pages):
-        # nothing is left to read, and the payload is sliced once (the bytearray, its slice and
+    whole = rec.reader.in_memory() if type(rec.reader) is _Block else None
+    if whole is not None:
+        # the whole block is in memory (``first`` is its start): the payload is sliced out of
+        # it once, and hashed in place, instead of read through (the bytearray, its slice and
         # bytes() below copy it three times)
-        raw = first[body_offset:keep]
+        buf, i = whole
+        raw = buf[i + body_offset : i + min(seen.length, keep)]
         if digest is None:
-            digest = b32_digest(hashlib.sha1(first[body_offset:]).digest())
+            digest = b32_digest(hashlib.sha1(memoryview(buf)[i + body_offset : i + seen.length]).digest())
     else:
         kept = bytearray(first[:keep])
         hasher = None
