@@ -369,3 +369,42 @@ def test_compat_table_is_what_nfkc_changes_alone():
     assert replacement[0xFF0C] == "," and replacement[0x2026] == "..." and replacement[0xA0] == " "
     for code, normal in replacement.items():
         assert unicodedata.normalize("NFKD", normal) == unicodedata.normalize("NFKD", chr(code))
+
+
+@pytest.fixture(scope="module")
+def hashing_analyzer():
+    from pagetwin.fingerprints.hashing import token_hash
+
+    return TextAnalyzer(token_hash=token_hash)
+
+
+def _check_carried_hashes(analysis):
+    from pagetwin.fingerprints.hashing import TokenHasher, token_hashes
+
+    hashes = getattr(analysis.tokens, "hashes", None)  # a plain list: none carried (no text, Sudachi's words)
+    if hashes is not None:
+        assert hashes.dtype == np.uint64 and not hashes.flags.writeable
+        assert hashes.tolist() == token_hashes(list(analysis.tokens)).tolist()
+        assert TokenHasher()(analysis.tokens) is hashes  # read, not hashed again
+    return hashes
+
+
+@settings(max_examples=300, deadline=None)
+@given(pages=st.lists(texts, min_size=1, max_size=5), lang=st.sampled_from(LANGS), surfaces=st.booleans())
+def test_the_hashes_the_scan_carries_are_token_hashes(hashing_analyzer, pages, lang, surfaces):
+    # pages in turn through the language's one table: words hashed on an earlier page, or
+    # before the analyser hashed at all, carry the same values
+    for text in pages:
+        analysis = hashing_analyzer.analyze(text, lang, surfaces=surfaces)
+        assert analysis == hashing_analyzer.analyze_reference(text, lang, surfaces=surfaces)
+        _check_carried_hashes(analysis)
+
+
+def test_the_hashes_are_carried_on_real_pages(hashing_analyzer, analyzer, real_texts):
+    carried = 0
+    for text in real_texts:
+        lang = lang_module.detect_language(text)
+        analysis = hashing_analyzer.analyze(text, lang)
+        assert analysis == analyzer.analyze(text, lang)
+        carried += _check_carried_hashes(analysis) is not None
+    assert carried >= len(real_texts) // 2  # the pages in scripts without a segmenter

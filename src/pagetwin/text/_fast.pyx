@@ -31,10 +31,13 @@ import numpy as np
 from cpython.object cimport PyObject
 from cpython.list cimport PyList_GET_ITEM
 from cpython.ref cimport Py_DECREF, Py_INCREF
-from libc.stdint cimport uint16_t, uint32_t, uint64_t
-from libc.stdlib cimport calloc, free, malloc
+from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t
+from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.math cimport log
-from libc.string cimport memcmp, memcpy
+from libc.string cimport memcmp, memcpy, memset
+
+cdef extern from "stdlib.h":
+    int posix_memalign(void** memptr, size_t alignment, size_t size)
 
 cdef extern from "Python.h":
     int PyUnicode_KIND(object o)
@@ -43,6 +46,7 @@ cdef extern from "Python.h":
     bint Py_UNICODE_ISSPACE(Py_UCS4 ch)  # the test str.split() splits at
     int PyUnicode_Compare(object a, object b) except? -1
     bytes PyBytes_FromStringAndSize(const char* v, Py_ssize_t n)
+    Py_ssize_t PyUnicode_GET_LENGTH(object o)
     dict _PyDict_NewPresized(Py_ssize_t minused)
     PyObject* PyDict_SetDefault(object d, object key, object default) except NULL  # borrowed
 
@@ -143,11 +147,21 @@ cdef int _emit(str surface, object norm, Py_ssize_t start, dict cache, object co
     return _append((<tuple>hit)[0], surface, start, (<tuple>hit)[1], tokens, surfaces, starts, stops)
 
 
+cdef enum:
+    KEY_BYTES = 28  # a word's characters held in its slot, at most (WordSlot: 64 bytes, one cache line)
+    SLOT_ALIGN = 64
+
+
 cdef struct WordSlot:
     PyObject* surface  # NULL: an empty slot
     PyObject* token
+    uint64_t token_hash  # token_hash(token), when hashed
     uint32_t hash  # the low bits of _span_hash
-    uint32_t stop  # 1 when the word is a stop word
+    uint32_t length  # the surface's code points
+    uint8_t stop  # 1 when the word is a stop word
+    uint8_t hashed  # token_hash holds the token's hash
+    uint8_t key_kind  # the surface's characters are in key, of this width (1, 2, 4); 0: too long
+    uint8_t key[KEY_BYTES]
 
 
 cdef inline uint64_t _span_hash(int kind, void* data, Py_ssize_t i, Py_ssize_t j) noexcept:
@@ -159,31 +173,39 @@ cdef inline uint64_t _span_hash(int kind, void* data, Py_ssize_t i, Py_ssize_t j
     return h ^ (h >> 29)
 
 
-cdef inline bint _same_span(PyObject* surface, int kind, void* data, Py_ssize_t i, Py_ssize_t j):
-    cdef object word = <object>surface
-    cdef Py_ssize_t n = j - i, k
-    cdef int wkind
-    cdef void* wdata
-    if len(<str>word) != n:
-        return False
-    wkind = PyUnicode_KIND(word)
-    wdata = PyUnicode_DATA(word)
+cdef inline bint _same_chars(int wkind, const void* wdata, int kind, void* data, Py_ssize_t i, Py_ssize_t n) noexcept:
+    """The n code points at wdata (of width wkind) are those of data[i:i + n] (width kind)."""
+    cdef Py_ssize_t k
     if wkind == kind:
         return memcmp(wdata, <char*>data + i * kind, n * kind) == 0
     for k in range(n):
-        if <uint32_t>PyUnicode_READ(wkind, wdata, k) != <uint32_t>PyUnicode_READ(kind, data, i + k):
+        if <uint32_t>PyUnicode_READ(wkind, <void*>wdata, k) != <uint32_t>PyUnicode_READ(kind, data, i + k):
             return False
     return True
+
+
+cdef inline bint _same_span(WordSlot* slot, int kind, void* data, Py_ssize_t i, Py_ssize_t j):
+    """The slot's word is data[i:j]: compared with the characters in the slot when they are
+    there (no read of the string object, which is mostly not cached), else with the string."""
+    cdef Py_ssize_t n = j - i
+    if slot.length != n:
+        return False
+    if slot.key_kind:
+        return _same_chars(slot.key_kind, slot.key, kind, data, i, n)
+    word = <object>slot.surface
+    return _same_chars(PyUnicode_KIND(word), PyUnicode_DATA(word), kind, data, i, n)
 
 
 cdef class WordTable:
     """The word cache of ``analyze_words`` for words found in the text (not those a segmenter
     gives), looked up by the words' characters where they stand in the text: a known word
     costs no new string, no SipHash and no walk through the dict's entries, key and value
-    tuple (most of a word's time was the cache misses of that walk). Each slot holds the
-    surface, normal form and stop flag the language's dict holds for the word (its
-    ``compute`` is a function of the surface, so both give the same); at most ``limit``
-    words, then it starts again, as the dict does."""
+    tuple (most of a word's time was the cache misses of that walk). Each slot (one cache
+    line) holds the surface, normal form and stop flag the language's dict holds for the word
+    (its ``compute`` is a function of the surface, so both give the same), the surface's
+    characters when they fit (the comparison then reads no string object) and the normal
+    form's ``token_hash`` once asked for; at most ``limit`` words, then it starts again, as the
+    dict does."""
 
     cdef WordSlot* slots
     cdef Py_ssize_t mask  # capacity - 1 (a power of two)
@@ -194,9 +216,7 @@ cdef class WordTable:
         self.limit = max(limit, 1)
         self.count = 0
         self.mask = 1023
-        self.slots = <WordSlot*>calloc(self.mask + 1, sizeof(WordSlot))
-        if self.slots == NULL:
-            raise MemoryError()
+        self.slots = _new_slots(self.mask + 1)
 
     def __dealloc__(self):
         if self.slots != NULL:
@@ -225,16 +245,14 @@ cdef class WordTable:
         cdef WordSlot* slot
         while True:
             slot = &self.slots[k]
-            if slot.surface == NULL or (slot.hash == h32 and _same_span(slot.surface, kind, data, i, j)):
+            if slot.surface == NULL or (slot.hash == h32 and _same_span(slot, kind, data, i, j)):
                 return slot
             k = (k + 1) & self.mask
 
     cdef int _grow(self) except -1:
         cdef Py_ssize_t old_mask = self.mask, k, m
         cdef WordSlot* old = self.slots
-        cdef WordSlot* new = <WordSlot*>calloc(2 * (old_mask + 1), sizeof(WordSlot))
-        if new == NULL:
-            raise MemoryError()
+        cdef WordSlot* new = _new_slots(2 * (old_mask + 1))
         self.slots = new
         self.mask = 2 * (old_mask + 1) - 1
         for k in range(old_mask + 1):
@@ -247,52 +265,113 @@ cdef class WordTable:
         free(old)
         return 0
 
-    cdef int _put(self, uint64_t h, str surface, object token, object stop, int kind, void* data,
-                  Py_ssize_t i, Py_ssize_t j) except -1:
+    cdef WordSlot* _put(self, uint64_t h, str surface, object token, object stop, int kind, void* data,
+                        Py_ssize_t i, Py_ssize_t j) except? NULL:
+        """The slot the word now has; NULL when it is kept in the dict only."""
         cdef WordSlot* slot
+        cdef Py_ssize_t n = j - i
+        cdef int skind
         if stop is not True and stop is not False:
-            return 0  # kept in the dict only
+            return NULL  # kept in the dict only
+        if n > 0xFFFFFFFF:
+            return NULL
         if self.count >= self.limit:
             self._release()
         if 4 * (self.count + 1) > 3 * (self.mask + 1) and self.mask < 0x7FFFFFFF:
             self._grow()
         slot = self._find(h, kind, data, i, j)
         if slot.surface != NULL:
-            return 0
+            return slot
         Py_INCREF(surface)
         Py_INCREF(token)
         slot.surface = <PyObject*>surface
         slot.token = <PyObject*>token
         slot.hash = <uint32_t>h
+        slot.length = <uint32_t>n
         slot.stop = 1 if stop is True else 0
+        slot.hashed = 0
+        skind = PyUnicode_KIND(surface)
+        if n * skind <= KEY_BYTES:
+            memcpy(slot.key, PyUnicode_DATA(surface), n * skind)
+            slot.key_kind = <uint8_t>skind
+        else:
+            slot.key_kind = 0
         self.count += 1
-        return 0
+        return slot
+
+
+cdef WordSlot* _new_slots(Py_ssize_t capacity) except NULL:
+    """``capacity`` empty slots, each on a cache line of its own."""
+    cdef void* memory = NULL
+    if posix_memalign(&memory, SLOT_ALIGN, capacity * sizeof(WordSlot)) != 0:
+        raise MemoryError()
+    memset(memory, 0, capacity * sizeof(WordSlot))
+    return <WordSlot*>memory
+
+
+cdef struct TokenHashes:
+    # The hashes of the tokens appended so far, while each has been known (``valid``).
+    uint64_t* values
+    Py_ssize_t n
+    Py_ssize_t capacity
+    bint valid
+
+
+cdef int _push_hash(TokenHashes* out, uint64_t value) except -1:
+    cdef uint64_t* grown
+    if out.n == out.capacity:
+        out.capacity = max(256, 2 * out.capacity)
+        grown = <uint64_t*>realloc(out.values, out.capacity * sizeof(uint64_t))
+        if grown == NULL:
+            raise MemoryError()
+        out.values = grown
+    out.values[out.n] = value
+    out.n += 1
+    return 0
 
 
 cdef int _emit_word(WordTable table, str text, int kind, void* data, Py_ssize_t i, Py_ssize_t j,
-                    dict cache, object compute, list tokens, list surfaces, list starts, list stops) except -1:
-    """``_emit(text[i:j], None, i, ...)``, the word looked up in ``table`` first."""
+                    dict cache, object compute, list tokens, list surfaces, list starts, list stops,
+                    object token_hash, TokenHashes* hashes) except -1:
+    """``_emit(text[i:j], None, i, ...)``, the word looked up in ``table`` first; with
+    ``token_hash``, the token's hash (kept in its slot) pushed to ``hashes``."""
     cdef uint64_t h = _span_hash(kind, data, i, j)
     cdef WordSlot* slot = table._find(h, kind, data, i, j)
-    if slot.surface != NULL:
-        return _append(<object>slot.token, <object>slot.surface, i, True if slot.stop else False, tokens, surfaces, starts, stops)
-    surface = text[i:j]
-    hit = cache.get(surface)
-    if hit is None:
-        hit = compute(surface, None)  # also stores it in the cache
-    token = (<tuple>hit)[0]
-    stop = (<tuple>hit)[1]
-    _append(token, surface, i, stop, tokens, surfaces, starts, stops)
-    if len(cache) < table.count:  # the dict started again: so does the table
-        table._release()
-    if type(token) is str:
-        table._put(h, surface, token, stop, kind, data, i, j)
+    if slot.surface == NULL:
+        surface = text[i:j]
+        hit = cache.get(surface)
+        if hit is None:
+            hit = compute(surface, None)  # also stores it in the cache
+        token = (<tuple>hit)[0]
+        stop = (<tuple>hit)[1]
+        if len(cache) < table.count:  # the dict started again: so does the table
+            table._release()
+        slot = table._put(h, surface, token, stop, kind, data, i, j) if type(token) is str else NULL
+        if slot == NULL:  # not kept in the table: as _emit does
+            if token and hashes.valid:
+                hashes.valid = False
+            return _append(token, surface, i, stop, tokens, surfaces, starts, stops)
+    if PyUnicode_GET_LENGTH(<object>slot.token) == 0:
+        return 0  # an empty normal form is no token
+    # The slot's string objects are touched only when asked for: the token (appended), the
+    # surface only with the words as written (mostly not cached, they cost a miss each).
+    tokens.append(<object>slot.token)
+    if surfaces is not None:
+        surfaces.append(<object>slot.surface)
+        starts.append(i)
+    stops.append(True if slot.stop else False)
+    if token_hash is not None and hashes.valid:
+        if not slot.hashed:
+            slot.token_hash = token_hash(<object>slot.token)
+            slot.hashed = 1
+        _push_hash(hashes, slot.token_hash)
     return 0
 
 
 def analyze_words(str text, const unsigned char[::1] table, bint bigram_kana, bint bigram_all,
                   dict cache, object compute, object han, object sea, object bigrams,
-                  list tokens, list surfaces, list starts, list stops, WordTable words=None):
+                  object tokens, list surfaces, list starts, list stops, WordTable words=None,
+                  object token_hash=None):
     """Fill tokens, surfaces, starts and stops with the words of ``text`` (analyze._Language.words);
     with ``surfaces`` and ``starts`` None, only tokens and stops (what the fingerprints read).
 
@@ -302,7 +381,37 @@ def analyze_words(str text, const unsigned char[::1] table, bint bigram_kana, bi
     kana; else to ``han(run)``, which gives the run's words as strings, end to end.
     Thai/Lao/Khmer/Myanmar runs go to ``sea(run, offset)``. With ``words`` (the language's
     WordTable in front of ``cache``), a word of the text's own scan is looked up there first.
+
+    Returns, with ``words`` and ``token_hash`` (a function of a token), the uint64 array of
+    ``token_hash`` of every token appended, each token's hash kept in its slot (asked once a
+    word, not once a page); None without them, or when a token came from elsewhere than the
+    table (a segmenter's word, a word the table does not keep).
     """
+    cdef TokenHashes hashes
+    if not isinstance(tokens, list):  # a list, or text.analyze.TokenList
+        raise TypeError(f"tokens must be a list, not {type(tokens).__name__}")
+    hashes.values = NULL
+    hashes.n = 0
+    hashes.capacity = 0
+    hashes.valid = words is not None and token_hash is not None
+    try:
+        _scan(text, table, bigram_kana, bigram_all, cache, compute, han, sea, bigrams,
+              <list>tokens, surfaces, starts, stops, words, token_hash if hashes.valid else None, &hashes)
+        if not hashes.valid or hashes.n != len(tokens):
+            return None
+        out = np.empty(hashes.n, dtype=np.uint64)
+        if hashes.n:
+            memcpy(<void*><size_t>out.ctypes.data, hashes.values, hashes.n * sizeof(uint64_t))
+        return out
+    finally:
+        free(hashes.values)
+
+
+cdef int _scan(str text, const unsigned char[::1] table, bint bigram_kana, bint bigram_all,
+               dict cache, object compute, object han, object sea, object bigrams,
+               list tokens, list surfaces, list starts, list stops, WordTable words,
+               object token_hash, TokenHashes* hashes) except -1:
+    """``analyze_words``' loop."""
     cdef const unsigned char* tab = &table[0]
     cdef Py_ssize_t n = len(text)
     cdef int kind = PyUnicode_KIND(text)
@@ -333,10 +442,12 @@ def analyze_words(str text, const unsigned char[::1] table, bint bigram_kana, bi
             continue
         if span == K_WORD:
             if words is not None:
-                _emit_word(words, text, kind, data, i, j, cache, compute, tokens, surfaces, starts, stops)
+                _emit_word(words, text, kind, data, i, j, cache, compute, tokens, surfaces, starts, stops,
+                           token_hash, hashes)
             else:
                 _emit(text[i:j], None, i, cache, compute, tokens, surfaces, starts, stops)
         else:
+            hashes.valid = False  # a segmenter's words are not in the table
             run = text[i:j]
             if span == K_SEA:
                 pieces = sea(run, i)
@@ -360,6 +471,7 @@ def analyze_words(str text, const unsigned char[::1] table, bint bigram_kana, bi
             for piece in pieces:
                 _emit(piece[0], piece[2], piece[1], cache, compute, tokens, surfaces, starts, stops)
         i = j
+    return 0
 
 
 cdef struct TokenCount:
@@ -367,14 +479,18 @@ cdef struct TokenCount:
     Py_ssize_t count
 
 
-def keyword_counts(list tokens, list stop, object is_candidate, dict known):
+def keyword_counts(object token_list, list stop, object is_candidate, dict known):
     """{token: count} of the tokens whose stop flag is false and ``is_candidate(token)`` true,
     in order of first sight (``keywords.keyword_counts_reference``). The tokens are counted by
     object (a pointer hash in C: the word scan hands out the same token object for each sight
     of a known word, so a page of ~770 tokens has ~200 objects), then the objects, in order of
     first sight, are merged into the dict by equality: one dict lookup a distinct object, not a
     token, and a token's first object is its first sight. ``known`` holds is_candidate's
-    answers (asked once a token, then kept there: the caller's memo, from page to page)."""
+    answers (asked once a token, then kept there: the caller's memo, from page to page).
+    ``token_list``: a list (or a subclass, analyze.TokenList)."""
+    if not isinstance(token_list, list):
+        raise TypeError(f"tokens must be a list, not {type(token_list).__name__}")
+    cdef list tokens = <list>token_list
     cdef Py_ssize_t i, k, n = len(tokens), distinct = 0, mask = 63, size, count
     cdef PyObject* token
     cdef PyObject* flag

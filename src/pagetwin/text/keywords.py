@@ -142,7 +142,7 @@ def keyword_counts(tokens: list[str], stop: list[bool], known: dict[str, bool] |
     elif len(known) > KNOWN_TOKENS:
         known.clear()
     return _fast.keyword_counts(
-        tokens if type(tokens) is list else list(tokens), stop if type(stop) is list else list(stop), is_keyword_candidate, known
+        tokens if isinstance(tokens, list) else list(tokens), stop if type(stop) is list else list(stop), is_keyword_candidate, known
     )
 
 
