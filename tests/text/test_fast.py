@@ -408,3 +408,78 @@ def test_the_hashes_are_carried_on_real_pages(hashing_analyzer, analyzer, real_t
         assert analysis == analyzer.analyze(text, lang)
         carried += _check_carried_hashes(analysis) is not None
     assert carried >= len(real_texts) // 2  # the pages in scripts without a segmenter
+
+
+def _settled_and_exact(text: str):
+    """(settled label or None, py3langid's label from its own scores, the bound's check)."""
+    from py3langid.langid import RAW_FLOOR
+
+    identifier = lang_module._get_identifier()
+    scorer = lang_module._scorer
+    encoded = identifier._encode(text[: lang_module.SAMPLE_CHARS])
+    rows, counts = lang_module._counter.visit_arrays(encoded)
+    if not len(rows):
+        return None, None, True
+    reference = identifier._sparse_score(lang_module._counter.visits(encoded), identifier.nb_ptc)
+    # the double sums are within the bound of the float32 scores (before folding): half the
+    # bound settled() allows, which doubles it for the bound's own roundings
+    x = np.log1p(counts)
+    sums = scorer.sum_rows(scorer.bits, rows, x, scorer.half_to_float)
+    n = len(rows)
+    gamma = (n + 1) * 2.0**-24 / (1 - (n + 1) * 2.0**-24) + n * 2.0**-53
+    values = sums + scorer.prior64
+    within = bool(np.all(np.abs(reference.astype(np.float64) - values) <= gamma * -sums + 2.0**-24 * np.abs(values) + 1e-30))
+    for i, j in identifier._alias_pairs:
+        reference[i] = max(reference[i], reference[j])
+        reference[j] = RAW_FLOOR
+    return scorer.settled(rows, counts), int(reference.argmax()), within
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=texts)
+def test_a_settled_label_is_py3langids(text):
+    settled, exact, within = _settled_and_exact(text)
+    assert within and settled in (None, exact)
+
+
+def test_labels_are_settled_and_py3langids_on_real_pages(real_texts):
+    settled_count = 0
+    for text in real_texts:
+        settled, exact, within = _settled_and_exact(text)
+        assert within and settled in (None, exact)
+        settled_count += settled is not None
+    assert settled_count >= len(real_texts) - 1  # a near tie is rare
+
+
+def test_a_near_tie_is_left_to_the_product():
+    # two classes whose scores differ by less than the bound: no label is settled, and the
+    # label is still py3langid's
+    scorer = lang_module._scorer
+    identifier = lang_module._get_identifier()
+    row = np.zeros((1, scorer.bits.shape[1]), dtype=np.float16)
+    row[0, :] = -8.0
+    tie = lang_module._Scorer.__new__(lang_module._Scorer)
+    tie.__dict__.update(scorer.__dict__)
+    tie.bits = row.view(np.uint16)
+    tie.prior64 = np.zeros(row.shape[1])
+    tie.prior64[[3, 5]] = [1.0, 1.0 + 1e-7]
+    assert tie.settled(np.array([0], dtype=np.intp), np.array([2.0], dtype=np.float32)) is None
+    tie.prior64[5] = 2.0
+    assert tie.settled(np.array([0], dtype=np.intp), np.array([2.0], dtype=np.float32)) == 5
+    assert lang_module.detect_language("a near tie") == lang_module.detect_language_reference("a near tie")
+    assert identifier is lang_module._get_identifier()
+
+
+@settings(max_examples=100, deadline=None)
+@given(width=st.integers(0, 40), cells=st.lists(st.sampled_from(_EDGE_HALVES[:4] + _EDGE_HALVES[7:]) | st.integers(0, 0x7BFF),
+       min_size=1, max_size=200), picks=st.lists(st.integers(0, 1000), max_size=30))
+def test_sum_rows_is_the_double_sum_of_the_rows(width, cells, picks):
+    # every finite half, every width the vector loop ends on: sum_rows == the sum in double of
+    # numpy's float32 rows times the weights, up to the order of the double additions
+    n_rows = max(1, len(cells) // max(width, 1))
+    table = np.resize(np.asarray(cells, dtype=np.uint16), (n_rows, width))
+    rows = np.asarray([p % n_rows for p in picks], dtype=np.intp)
+    x = np.log1p(np.arange(1, len(rows) + 1, dtype=np.float32))
+    got = _fast.sum_rows(np.ascontiguousarray(table), rows, x, _HALF_TO_FLOAT)
+    terms = x.astype(np.float64)[:, None] * table[rows].view(np.float16).astype(np.float64)
+    assert got.shape == (width,) and np.allclose(got, terms.sum(axis=0), rtol=1e-12, atol=0)
