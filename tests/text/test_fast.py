@@ -379,13 +379,22 @@ def hashing_analyzer():
 
 
 def _check_carried_hashes(analysis):
+    """The hashes and keyword flags the tokens carry (when they do) are what the fingerprints
+    and keyword counts would compute; the hashes carried, or None."""
     from pagetwin.fingerprints.hashing import TokenHasher, token_hashes
+    from pagetwin.text.keywords import is_keyword_candidate, keyword_counts, keyword_counts_reference
 
     hashes = getattr(analysis.tokens, "hashes", None)  # a plain list: none carried (no text, Sudachi's words)
+    flags = getattr(analysis.tokens, "keywords", None)
+    assert (hashes is None) == (flags is None)  # both, or neither
     if hashes is not None:
         assert hashes.dtype == np.uint64 and not hashes.flags.writeable
         assert hashes.tolist() == token_hashes(list(analysis.tokens)).tolist()
         assert TokenHasher()(analysis.tokens) is hashes  # read, not hashed again
+        expected = [not s and is_keyword_candidate(t) for t, s in zip(analysis.tokens, analysis.stop)]
+        assert list(map(bool, flags)) == expected
+    counts = keyword_counts(analysis.tokens, analysis.stop, {})
+    assert list(counts.items()) == list(keyword_counts_reference(list(analysis.tokens), analysis.stop).items())
     return hashes
 
 

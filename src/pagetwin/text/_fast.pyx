@@ -148,6 +148,11 @@ cdef int _emit(str surface, object norm, Py_ssize_t start, dict cache, object co
 
 
 cdef enum:
+    KEYWORD_UNKNOWN = 0
+    NOT_KEYWORD = 1
+    KEYWORD = 2
+
+cdef enum:
     KEY_BYTES = 28  # a word's characters held in its slot, at most (WordSlot: 64 bytes, one cache line)
     SLOT_ALIGN = 64
 
@@ -160,6 +165,7 @@ cdef struct WordSlot:
     uint32_t length  # the surface's code points
     uint8_t stop  # 1 when the word is a stop word
     uint8_t hashed  # token_hash holds the token's hash
+    uint8_t keyword  # KEYWORD_UNKNOWN, NOT_KEYWORD or KEYWORD (no stop word, and is_candidate)
     uint8_t key_kind  # the surface's characters are in key, of this width (1, 2, 4); 0: too long
     uint8_t key[KEY_BYTES]
 
@@ -290,6 +296,7 @@ cdef class WordTable:
         slot.length = <uint32_t>n
         slot.stop = 1 if stop is True else 0
         slot.hashed = 0
+        slot.keyword = KEYWORD_UNKNOWN
         skind = PyUnicode_KIND(surface)
         if n * skind <= KEY_BYTES:
             memcpy(slot.key, PyUnicode_DATA(surface), n * skind)
@@ -309,32 +316,41 @@ cdef WordSlot* _new_slots(Py_ssize_t capacity) except NULL:
     return <WordSlot*>memory
 
 
-cdef struct TokenHashes:
-    # The hashes of the tokens appended so far, while each has been known (``valid``).
-    uint64_t* values
+cdef struct TokenFacts:
+    # Each token's hash and keyword flag, for the tokens appended so far, while every token has
+    # come from the table (``valid``).
+    uint64_t* hashes
+    uint8_t* keywords
     Py_ssize_t n
     Py_ssize_t capacity
     bint valid
 
 
-cdef int _push_hash(TokenHashes* out, uint64_t value) except -1:
-    cdef uint64_t* grown
+cdef int _push_facts(TokenFacts* out, uint64_t token_hash, uint8_t keyword) except -1:
+    cdef uint64_t* hashes
+    cdef uint8_t* keywords
     if out.n == out.capacity:
         out.capacity = max(256, 2 * out.capacity)
-        grown = <uint64_t*>realloc(out.values, out.capacity * sizeof(uint64_t))
-        if grown == NULL:
+        hashes = <uint64_t*>realloc(out.hashes, out.capacity * sizeof(uint64_t))
+        if hashes == NULL:
             raise MemoryError()
-        out.values = grown
-    out.values[out.n] = value
+        out.hashes = hashes
+        keywords = <uint8_t*>realloc(out.keywords, out.capacity)
+        if keywords == NULL:
+            raise MemoryError()
+        out.keywords = keywords
+    out.hashes[out.n] = token_hash
+    out.keywords[out.n] = keyword
     out.n += 1
     return 0
 
 
 cdef int _emit_word(WordTable table, str text, int kind, void* data, Py_ssize_t i, Py_ssize_t j,
                     dict cache, object compute, list tokens, list surfaces, list starts, list stops,
-                    object token_hash, TokenHashes* hashes) except -1:
-    """``_emit(text[i:j], None, i, ...)``, the word looked up in ``table`` first; with
-    ``token_hash``, the token's hash (kept in its slot) pushed to ``hashes``."""
+                    object token_hash, object is_candidate, TokenFacts* facts) except -1:
+    """``_emit(text[i:j], None, i, ...)``, the word looked up in ``table`` first; the token's
+    hash (``token_hash``) and keyword flag (not a stop word, and ``is_candidate``), each kept
+    in its slot once asked for, pushed to ``facts`` while it is valid."""
     cdef uint64_t h = _span_hash(kind, data, i, j)
     cdef WordSlot* slot = table._find(h, kind, data, i, j)
     if slot.surface == NULL:
@@ -348,8 +364,8 @@ cdef int _emit_word(WordTable table, str text, int kind, void* data, Py_ssize_t 
             table._release()
         slot = table._put(h, surface, token, stop, kind, data, i, j) if type(token) is str else NULL
         if slot == NULL:  # not kept in the table: as _emit does
-            if token and hashes.valid:
-                hashes.valid = False
+            if token and facts.valid:
+                facts.valid = False
             return _append(token, surface, i, stop, tokens, surfaces, starts, stops)
     if PyUnicode_GET_LENGTH(<object>slot.token) == 0:
         return 0  # an empty normal form is no token
@@ -360,18 +376,20 @@ cdef int _emit_word(WordTable table, str text, int kind, void* data, Py_ssize_t 
         surfaces.append(<object>slot.surface)
         starts.append(i)
     stops.append(True if slot.stop else False)
-    if token_hash is not None and hashes.valid:
-        if not slot.hashed:
+    if facts.valid:
+        if token_hash is not None and not slot.hashed:
             slot.token_hash = token_hash(<object>slot.token)
             slot.hashed = 1
-        _push_hash(hashes, slot.token_hash)
+        if is_candidate is not None and slot.keyword == KEYWORD_UNKNOWN:
+            slot.keyword = KEYWORD if not slot.stop and is_candidate(<object>slot.token) else NOT_KEYWORD
+        _push_facts(facts, slot.token_hash, slot.keyword == KEYWORD)
     return 0
 
 
 def analyze_words(str text, const unsigned char[::1] table, bint bigram_kana, bint bigram_all,
                   dict cache, object compute, object han, object sea, object bigrams,
                   object tokens, list surfaces, list starts, list stops, WordTable words=None,
-                  object token_hash=None):
+                  object token_hash=None, object is_candidate=None):
     """Fill tokens, surfaces, starts and stops with the words of ``text`` (analyze._Language.words);
     with ``surfaces`` and ``starts`` None, only tokens and stops (what the fingerprints read).
 
@@ -382,35 +400,42 @@ def analyze_words(str text, const unsigned char[::1] table, bint bigram_kana, bi
     Thai/Lao/Khmer/Myanmar runs go to ``sea(run, offset)``. With ``words`` (the language's
     WordTable in front of ``cache``), a word of the text's own scan is looked up there first.
 
-    Returns, with ``words`` and ``token_hash`` (a function of a token), the uint64 array of
-    ``token_hash`` of every token appended, each token's hash kept in its slot (asked once a
-    word, not once a page); None without them, or when a token came from elsewhere than the
-    table (a segmenter's word, a word the table does not keep).
+    Returns (hashes, keywords), with ``words``: the uint64 array of ``token_hash`` of every
+    token appended (with ``token_hash``, a function of a token), and the bytes of their keyword
+    flags, 1 for a token that is no stop word and ``is_candidate`` (with ``is_candidate``);
+    each word's hash and flag kept in its slot (asked once a word, not once a page). Each is
+    None when not asked for, or when a token came from elsewhere than the table (a
+    segmenter's word, a word the table does not keep).
     """
-    cdef TokenHashes hashes
+    cdef TokenFacts facts
     if not isinstance(tokens, list):  # a list, or text.analyze.TokenList
         raise TypeError(f"tokens must be a list, not {type(tokens).__name__}")
-    hashes.values = NULL
-    hashes.n = 0
-    hashes.capacity = 0
-    hashes.valid = words is not None and token_hash is not None
+    facts.hashes = NULL
+    facts.keywords = NULL
+    facts.n = 0
+    facts.capacity = 0
+    facts.valid = words is not None and (token_hash is not None or is_candidate is not None)
     try:
         _scan(text, table, bigram_kana, bigram_all, cache, compute, han, sea, bigrams,
-              <list>tokens, surfaces, starts, stops, words, token_hash if hashes.valid else None, &hashes)
-        if not hashes.valid or hashes.n != len(tokens):
-            return None
-        out = np.empty(hashes.n, dtype=np.uint64)
-        if hashes.n:
-            memcpy(<void*><size_t>out.ctypes.data, hashes.values, hashes.n * sizeof(uint64_t))
-        return out
+              <list>tokens, surfaces, starts, stops, words, token_hash, is_candidate, &facts)
+        if not facts.valid or facts.n != len(tokens):
+            return None, None
+        hashes = None
+        if token_hash is not None:
+            hashes = np.empty(facts.n, dtype=np.uint64)
+            if facts.n:
+                memcpy(<void*><size_t>hashes.ctypes.data, facts.hashes, facts.n * sizeof(uint64_t))
+        keywords = PyBytes_FromStringAndSize(<char*>facts.keywords, facts.n) if is_candidate is not None else None
+        return hashes, keywords
     finally:
-        free(hashes.values)
+        free(facts.hashes)
+        free(facts.keywords)
 
 
 cdef int _scan(str text, const unsigned char[::1] table, bint bigram_kana, bint bigram_all,
                dict cache, object compute, object han, object sea, object bigrams,
                list tokens, list surfaces, list starts, list stops, WordTable words,
-               object token_hash, TokenHashes* hashes) except -1:
+               object token_hash, object is_candidate, TokenFacts* facts) except -1:
     """``analyze_words``' loop."""
     cdef const unsigned char* tab = &table[0]
     cdef Py_ssize_t n = len(text)
@@ -443,11 +468,11 @@ cdef int _scan(str text, const unsigned char[::1] table, bint bigram_kana, bint 
         if span == K_WORD:
             if words is not None:
                 _emit_word(words, text, kind, data, i, j, cache, compute, tokens, surfaces, starts, stops,
-                           token_hash, hashes)
+                           token_hash, is_candidate, facts)
             else:
                 _emit(text[i:j], None, i, cache, compute, tokens, surfaces, starts, stops)
         else:
-            hashes.valid = False  # a segmenter's words are not in the table
+            facts.valid = False  # a segmenter's words are not in the table
             run = text[i:j]
             if span == K_SEA:
                 pieces = sea(run, i)
@@ -490,7 +515,25 @@ def keyword_counts(object token_list, list stop, object is_candidate, dict known
     ``token_list``: a list (or a subclass, analyze.TokenList)."""
     if not isinstance(token_list, list):
         raise TypeError(f"tokens must be a list, not {type(token_list).__name__}")
-    cdef list tokens = <list>token_list
+    if len(stop) != len(token_list):
+        raise ValueError(f"{len(token_list)} tokens but {len(stop)} stop flags")
+    return _object_counts(<list>token_list, stop, NULL, is_candidate, known)
+
+
+def flagged_counts(object token_list, const unsigned char[::1] flags):
+    """``keyword_counts`` of tokens whose keyword flags the word scan gave (``analyze_words``:
+    no stop word and a keyword candidate, a byte a token): the flagged tokens counted, no flag
+    asked of a memo."""
+    if not isinstance(token_list, list):
+        raise TypeError(f"tokens must be a list, not {type(token_list).__name__}")
+    if flags.shape[0] != len(token_list):
+        raise ValueError(f"{len(token_list)} tokens but {flags.shape[0]} keyword flags")
+    return _object_counts(<list>token_list, None, &flags[0] if flags.shape[0] else NULL, None, None)
+
+
+cdef dict _object_counts(list tokens, list stop, const unsigned char* flags, object is_candidate, dict known):
+    """The counts of ``keyword_counts`` (with ``stop``, ``is_candidate`` and ``known``) or of
+    ``flagged_counts`` (``flags``, the tokens counted; the others None)."""
     cdef Py_ssize_t i, k, n = len(tokens), distinct = 0, mask = 63, size, count
     cdef PyObject* token
     cdef PyObject* flag
@@ -498,8 +541,6 @@ def keyword_counts(object token_list, list stop, object is_candidate, dict known
     cdef TokenCount* table
     cdef Py_ssize_t* order  # slots in order of first sight
     cdef dict out
-    if len(stop) != n:
-        raise ValueError(f"{n} tokens but {len(stop)} stop flags")
     while mask + 1 < 2 * n:  # at most half full
         mask = 2 * mask + 1
     table = <TokenCount*>calloc(mask + 1, sizeof(TokenCount))
@@ -510,8 +551,11 @@ def keyword_counts(object token_list, list stop, object is_candidate, dict known
         raise MemoryError()
     try:
         for i in range(n):
-            flag = PyList_GET_ITEM(stop, i)
-            if flag == <PyObject*>True or (flag != <PyObject*>False and <object>flag):
+            if stop is not None:
+                flag = PyList_GET_ITEM(stop, i)
+                if flag == <PyObject*>True or (flag != <PyObject*>False and <object>flag):
+                    continue
+            elif not flags[i]:
                 continue
             token = PyList_GET_ITEM(tokens, i)
             h = (<uint64_t><size_t>token >> 4) * 0x9E3779B97F4A7C15ULL
@@ -526,15 +570,17 @@ def keyword_counts(object token_list, list stop, object is_candidate, dict known
         out = _PyDict_NewPresized(distinct)  # no resize as it fills
         for i in range(distinct):
             word = <object>table[order[i]].token
-            candidate = known.get(word)
-            if candidate is None:
-                candidate = known[word] = bool(is_candidate(word))
-            if candidate:
-                size = len(out)
-                count = table[order[i]].count
-                seen = <object>PyDict_SetDefault(out, word, count)  # one lookup: most tokens are one object
-                if len(out) == size:  # a later object of a token already counted
-                    out[word] = seen + count
+            if is_candidate is not None:
+                candidate = known.get(word)
+                if candidate is None:
+                    candidate = known[word] = bool(is_candidate(word))
+                if not candidate:
+                    continue
+            size = len(out)
+            count = table[order[i]].count
+            seen = <object>PyDict_SetDefault(out, word, count)  # one lookup: most tokens are one object
+            if len(out) == size:  # a later object of a token already counted
+                out[word] = seen + count
         return out
     finally:
         free(table)

@@ -20,6 +20,7 @@ from functools import cache
 
 from pagetwin.config import TextSettings
 from pagetwin.text import tokenize
+from pagetwin.text.keywords import is_keyword_candidate
 from pagetwin.text.lang import UNDETERMINED, detect_language
 from pagetwin.text.morph import Morphology, fold
 from pagetwin.text.tokenize import segment
@@ -36,16 +37,19 @@ WORD_CACHE = 300_000  # analysed surface forms kept per language (cleared when f
 
 
 class TokenList(list):
-    """A page's normal forms (a list of str), with ``hashes``: the uint64 array (read-only) of
-    the analyser's ``token_hash`` of each token, which the word scan keeps with each known
-    word, so that the fingerprints read them instead of hashing the page's tokens again
-    (``hashing.TokenHasher``); None when the scan could not give them all. Read, never changed."""
+    """A page's normal forms (a list of str), with what the word scan keeps with each known
+    word, so that it is not computed again a page: ``hashes``, the uint64 array (read-only) of
+    the analyser's ``token_hash`` of each token, which the fingerprints read
+    (``hashing.TokenHasher``), and ``keywords``, a byte a token, 1 for a keyword candidate that
+    is no stop word (``keywords.keyword_counts``); each None when the scan could not give it
+    for every token. Read, never changed."""
 
-    __slots__ = ("hashes",)
+    __slots__ = ("hashes", "keywords")
 
-    def __init__(self, tokens=(), hashes=None) -> None:
+    def __init__(self, tokens=(), hashes=None, keywords=None) -> None:
         super().__init__(tokens)
         self.hashes = hashes
+        self.keywords = keywords
 
 
 @dataclass(slots=True)
@@ -146,11 +150,11 @@ class TextAnalyzer:
             return self.analyze_reference(text, lang, surfaces)  # Sudachi finds Japanese words itself
         tools = self.language(lang if lang != UNDETERMINED else "und")
         out.tokens = tokens = TokenList()
-        tokens.hashes = _fast.analyze_words(
+        tokens.hashes, tokens.keywords = _fast.analyze_words(
             text, tokenize.char_classes(), lang != "zh", lang == "ja", tools.cache, tools.compute,
             tokenize.han_cut, tokenize.sea_words, tokenize.char_bigrams,
             tokens, out.surface if surfaces else None, out.starts if surfaces else None, out.stop, tools.words,
-            self.token_hash,
+            self.token_hash, is_keyword_candidate,
         )  # fmt: skip
         if tokens.hashes is not None:
             tokens.hashes.flags.writeable = False  # shared by every fingerprint that reads them
