@@ -949,6 +949,103 @@ def collapse_utf8(str text, bint lower_ascii=False):
         free(out)
 
 
+cdef inline Py_ssize_t _put_utf8(unsigned char* out, Py_ssize_t m, uint32_t c) noexcept:
+    """Write code point c (no surrogate) as UTF-8 at out[m]; the new end."""
+    if c < 0x80:
+        out[m] = <unsigned char>c
+        return m + 1
+    if c < 0x800:
+        out[m] = <unsigned char>(0xC0 | (c >> 6))
+        out[m + 1] = <unsigned char>(0x80 | (c & 0x3F))
+        return m + 2
+    if c < 0x10000:
+        out[m] = <unsigned char>(0xE0 | (c >> 12))
+        out[m + 1] = <unsigned char>(0x80 | ((c >> 6) & 0x3F))
+        out[m + 2] = <unsigned char>(0x80 | (c & 0x3F))
+        return m + 3
+    out[m] = <unsigned char>(0xF0 | (c >> 18))
+    out[m + 1] = <unsigned char>(0x80 | ((c >> 12) & 0x3F))
+    out[m + 2] = <unsigned char>(0x80 | ((c >> 6) & 0x3F))
+    out[m + 3] = <unsigned char>(0x80 | (c & 0x3F))
+    return m + 4
+
+
+def fold_collapse_utf8(str text, const uint32_t[::1] index, const uint32_t[::1] pool):
+    """``" ".join(normalize._folded(text).split()).encode("utf-8")`` (for an ASCII text, of its
+    lower case) in one pass, each character replaced by its entry in ``normalize.fold_table``
+    (index: 0 none, 1 itself, else (offset << 5) | length in pool); None when a character has
+    no entry (the caller then folds the whole text). No string is made but the bytes."""
+    cdef Py_ssize_t n = len(text), i, m = 0, capacity, k, end
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void* data = PyUnicode_DATA(text)
+    cdef uint32_t c, entry, limit = <uint32_t>index.shape[0]
+    cdef bint gap = False  # whitespace seen since the last word
+    cdef unsigned char* out
+    cdef unsigned char* grown
+    # each character gives at most 31 code points of 4 bytes each, and a space before them
+    cdef Py_ssize_t most = 4 * 31 + 1
+    capacity = 4 * n + most
+    out = <unsigned char*>malloc(capacity)
+    if out == NULL:
+        raise MemoryError()
+    try:
+        for i in range(n):
+            c = PyUnicode_READ(kind, data, i)
+            if c < 0x80:  # ASCII: folds to its lower case
+                if Py_UNICODE_ISSPACE(<Py_UCS4>c):
+                    gap = m > 0  # leading whitespace writes nothing
+                    continue
+                if m + 2 > capacity:
+                    capacity = 2 * capacity
+                    grown = <unsigned char*>realloc(out, capacity)
+                    if grown == NULL:
+                        raise MemoryError()
+                    out = grown
+                if gap:
+                    out[m] = 0x20
+                    m += 1
+                    gap = False
+                if 0x41 <= c <= 0x5A:
+                    c += 0x20
+                out[m] = <unsigned char>c
+                m += 1
+                continue
+            entry = index[c] if c < limit else 0
+            if entry == 0:
+                return None
+            if m + most > capacity:
+                capacity = 2 * capacity
+                grown = <unsigned char*>realloc(out, capacity)
+                if grown == NULL:
+                    raise MemoryError()
+                out = grown
+            if entry == 1:
+                k = 0
+                end = 0
+            else:
+                k = entry >> 5
+                end = k + (entry & 31)
+                if end > pool.shape[0]:
+                    raise ValueError(f"fold table entry of U+{c:04X} outside its pool")
+                c = pool[k]
+            while True:
+                if Py_UNICODE_ISSPACE(<Py_UCS4>c):
+                    gap = m > 0
+                else:
+                    if gap:
+                        out[m] = 0x20
+                        m += 1
+                        gap = False
+                    m = _put_utf8(out, m, c)
+                k += 1
+                if k >= end:
+                    break
+                c = pool[k]
+        return PyBytes_FromStringAndSize(<char*>out, m)
+    finally:
+        free(out)
+
+
 cdef inline bint _before(double w, object t, double w2, object t2) except -1:
     """(w, t) < (w2, t2) as Python compares the tuples (tokens distinct: a tie goes to the str)."""
     return w < w2 or (w == w2 and PyUnicode_Compare(t, t2) < 0)
