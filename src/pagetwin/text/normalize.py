@@ -78,7 +78,7 @@ FOLD_LENGTH_BITS = 5  # fold_table's index: (offset << 5) | length of the folded
 def fold_table() -> tuple[np.ndarray, np.ndarray]:
     """(index, pool): what ``_folded`` makes of each code point, where it can be done a
     character at a time (``_fast.fold_collapse_utf8``). Built from unicodedata and str.casefold
-    (~3 CPU-s, once) and kept between runs (``text.cache``, named by the Unicode and Python
+    (~1.7 CPU-s, once) and kept between runs (``text.cache``, named by the Unicode and Python
     versions)."""
     from pagetwin.text.cache import cached_arrays
 
