@@ -85,12 +85,13 @@ class Worker:
         learning: Learning | None = None,
     ) -> None:
         from pagetwin.fingerprints import build_algorithms
+        from pagetwin.fingerprints.hashing import token_hash
         from pagetwin.html.blocks import BlockWalker
         from pagetwin.text.analyze import TextAnalyzer
 
         self.settings = settings
         self.learned = learned or Learned()
-        self.analyzer = TextAnalyzer(settings.text)
+        self.analyzer = TextAnalyzer(settings.text, token_hash=token_hash)  # the tokens' hashes the fingerprints read
         self.algorithms = build_algorithms(settings)
         self.wants_keywords = needs_keywords(settings)
         self.wants_images = needs_images(settings)

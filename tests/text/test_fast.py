@@ -369,3 +369,126 @@ def test_compat_table_is_what_nfkc_changes_alone():
     assert replacement[0xFF0C] == "," and replacement[0x2026] == "..." and replacement[0xA0] == " "
     for code, normal in replacement.items():
         assert unicodedata.normalize("NFKD", normal) == unicodedata.normalize("NFKD", chr(code))
+
+
+@pytest.fixture(scope="module")
+def hashing_analyzer():
+    from pagetwin.fingerprints.hashing import token_hash
+
+    return TextAnalyzer(token_hash=token_hash)
+
+
+def _check_carried_hashes(analysis):
+    """The hashes and keyword flags the tokens carry (when they do) are what the fingerprints
+    and keyword counts would compute; the hashes carried, or None."""
+    from pagetwin.fingerprints.hashing import TokenHasher, token_hashes
+    from pagetwin.text.keywords import is_keyword_candidate, keyword_counts, keyword_counts_reference
+
+    hashes = getattr(analysis.tokens, "hashes", None)  # a plain list: none carried (no text, Sudachi's words)
+    flags = getattr(analysis.tokens, "keywords", None)
+    assert (hashes is None) == (flags is None)  # both, or neither
+    if hashes is not None:
+        assert hashes.dtype == np.uint64 and not hashes.flags.writeable
+        assert hashes.tolist() == token_hashes(list(analysis.tokens)).tolist()
+        assert TokenHasher()(analysis.tokens) is hashes  # read, not hashed again
+        expected = [not s and is_keyword_candidate(t) for t, s in zip(analysis.tokens, analysis.stop)]
+        assert list(map(bool, flags)) == expected
+    counts = keyword_counts(analysis.tokens, analysis.stop, {})
+    assert list(counts.items()) == list(keyword_counts_reference(list(analysis.tokens), analysis.stop).items())
+    return hashes
+
+
+@settings(max_examples=300, deadline=None)
+@given(pages=st.lists(texts, min_size=1, max_size=5), lang=st.sampled_from(LANGS), surfaces=st.booleans())
+def test_the_hashes_the_scan_carries_are_token_hashes(hashing_analyzer, pages, lang, surfaces):
+    # pages in turn through the language's one table: words hashed on an earlier page, or
+    # before the analyser hashed at all, carry the same values
+    for text in pages:
+        analysis = hashing_analyzer.analyze(text, lang, surfaces=surfaces)
+        assert analysis == hashing_analyzer.analyze_reference(text, lang, surfaces=surfaces)
+        _check_carried_hashes(analysis)
+
+
+def test_the_hashes_are_carried_on_real_pages(hashing_analyzer, analyzer, real_texts):
+    carried = 0
+    for text in real_texts:
+        lang = lang_module.detect_language(text)
+        analysis = hashing_analyzer.analyze(text, lang)
+        assert analysis == analyzer.analyze(text, lang)
+        carried += _check_carried_hashes(analysis) is not None
+    assert carried >= len(real_texts) // 2  # the pages in scripts without a segmenter
+
+
+def _settled_and_exact(text: str):
+    """(settled label or None, py3langid's label from its own scores, the bound's check)."""
+    from py3langid.langid import RAW_FLOOR
+
+    identifier = lang_module._get_identifier()
+    scorer = lang_module._scorer
+    encoded = identifier._encode(text[: lang_module.SAMPLE_CHARS])
+    rows, counts = lang_module._counter.visit_arrays(encoded)
+    if not len(rows):
+        return None, None, True
+    reference = identifier._sparse_score(lang_module._counter.visits(encoded), identifier.nb_ptc)
+    # the double sums are within the bound of the float32 scores (before folding): half the
+    # bound settled() allows, which doubles it for the bound's own roundings
+    x = np.log1p(counts)
+    sums = scorer.sum_rows(scorer.bits, rows, x, scorer.half_to_float)
+    n = len(rows)
+    gamma = (n + 1) * 2.0**-24 / (1 - (n + 1) * 2.0**-24) + n * 2.0**-53
+    values = sums + scorer.prior64
+    within = bool(np.all(np.abs(reference.astype(np.float64) - values) <= gamma * -sums + 2.0**-24 * np.abs(values) + 1e-30))
+    for i, j in identifier._alias_pairs:
+        reference[i] = max(reference[i], reference[j])
+        reference[j] = RAW_FLOOR
+    return scorer.settled(rows, counts), int(reference.argmax()), within
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=texts)
+def test_a_settled_label_is_py3langids(text):
+    settled, exact, within = _settled_and_exact(text)
+    assert within and settled in (None, exact)
+
+
+def test_labels_are_settled_and_py3langids_on_real_pages(real_texts):
+    settled_count = 0
+    for text in real_texts:
+        settled, exact, within = _settled_and_exact(text)
+        assert within and settled in (None, exact)
+        settled_count += settled is not None
+    assert settled_count >= len(real_texts) - 1  # a near tie is rare
+
+
+def test_a_near_tie_is_left_to_the_product():
+    # two classes whose scores differ by less than the bound: no label is settled, and the
+    # label is still py3langid's
+    scorer = lang_module._scorer
+    identifier = lang_module._get_identifier()
+    row = np.zeros((1, scorer.bits.shape[1]), dtype=np.float16)
+    row[0, :] = -8.0
+    tie = lang_module._Scorer.__new__(lang_module._Scorer)
+    tie.__dict__.update(scorer.__dict__)
+    tie.bits = row.view(np.uint16)
+    tie.prior64 = np.zeros(row.shape[1])
+    tie.prior64[[3, 5]] = [1.0, 1.0 + 1e-7]
+    assert tie.settled(np.array([0], dtype=np.intp), np.array([2.0], dtype=np.float32)) is None
+    tie.prior64[5] = 2.0
+    assert tie.settled(np.array([0], dtype=np.intp), np.array([2.0], dtype=np.float32)) == 5
+    assert lang_module.detect_language("a near tie") == lang_module.detect_language_reference("a near tie")
+    assert identifier is lang_module._get_identifier()
+
+
+@settings(max_examples=100, deadline=None)
+@given(width=st.integers(0, 40), cells=st.lists(st.sampled_from(_EDGE_HALVES[:4] + _EDGE_HALVES[7:]) | st.integers(0, 0x7BFF),
+       min_size=1, max_size=200), picks=st.lists(st.integers(0, 1000), max_size=30))
+def test_sum_rows_is_the_double_sum_of_the_rows(width, cells, picks):
+    # every finite half, every width the vector loop ends on: sum_rows == the sum in double of
+    # numpy's float32 rows times the weights, up to the order of the double additions
+    n_rows = max(1, len(cells) // max(width, 1))
+    table = np.resize(np.asarray(cells, dtype=np.uint16), (n_rows, width))
+    rows = np.asarray([p % n_rows for p in picks], dtype=np.intp)
+    x = np.log1p(np.arange(1, len(rows) + 1, dtype=np.float32))
+    got = _fast.sum_rows(np.ascontiguousarray(table), rows, x, _HALF_TO_FLOAT)
+    terms = x.astype(np.float64)[:, None] * table[rows].view(np.float16).astype(np.float64)
+    assert got.shape == (width,) and np.allclose(got, terms.sum(axis=0), rtol=1e-12, atol=0)

@@ -144,3 +144,44 @@ def test_folding_without_the_native_kernels_is_the_same(monkeypatch):
     native = [normalize._folded(t) for t in texts]
     monkeypatch.setattr(normalize, "_fast", None)
     assert [normalize._folded(t) for t in texts] == native
+
+
+def test_folding_a_character_at_a_time_equals_normalize_text_on_every_code_point():
+    """``_fast.fold_collapse_utf8`` with ``fold_table``: the UTF-8 of normalize_text for texts of
+    every character that has an entry (in order, spaced, reversed: neighbours that could
+    compose or reorder), None as soon as one character has none."""
+    import numpy as np
+    import pytest
+
+    from pagetwin.text import normalize
+
+    _fast = pytest.importorskip("pagetwin.text._fast")
+    index, pool = normalize.fold_table()
+    entries = np.flatnonzero(index).tolist()
+    assert len(entries) > 1_000_000  # nearly every character: the texts that need the whole fold are few
+    for start in range(0, len(entries), 4096):
+        text = "".join(map(chr, entries[start : start + 4096]))
+        for variant in (text, " ".join(text), text[::-1], "e".join(text), "\u3000".join(text)):
+            assert _fast.fold_collapse_utf8(variant, index, pool) == normalize_text(variant).encode("utf-8"), start
+    missing = [c for c in np.flatnonzero(index == 0).tolist() if c >= 0x80]
+    assert all(_fast.fold_collapse_utf8("a" + chr(c), index, pool) is None for c in missing)
+
+
+def _entry_characters():
+    import numpy as np
+
+    from pagetwin.text import normalize
+
+    index, _ = normalize.fold_table()
+    # characters that fold to others, and a sample of those that stay: letters that begin
+    # compositions, kana, Hangul syllables, spaces
+    changed = np.flatnonzero(index > 1).tolist()
+    return [chr(c) for c in changed] + list("eEaAoOuUiInNcCkK\u304b\u30ab\uac00\uac01\u00e9\u00c5 \u3000\u2002")
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.data())
+def test_digest_by_the_fold_table_is_the_hash_of_the_normalized_texts_utf8(data):
+    pieces = st.one_of(st.sampled_from(_entry_characters()), st.sampled_from(_COMPAT + _PIECES[:-2]), st.characters())
+    text = data.draw(st.lists(pieces, max_size=40).map("".join))
+    assert text_digest(text) == _digest_by_definition(text)

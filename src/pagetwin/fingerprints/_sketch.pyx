@@ -79,12 +79,16 @@ cdef struct TokenSlot:
     uint64_t value
 
 
-def token_hashes(list tokens, dict cache, Py_ssize_t max_tokens, object hash_token):
+def token_hashes(object token_list, dict cache, Py_ssize_t max_tokens, object hash_token):
     """uint64 hash of each token, in order, from ``cache`` (token -> int); a missing token gets
     ``hash_token(token)`` and is kept, the cache being emptied first when it holds max_tokens.
     Each token object is looked up in ``cache`` once (a pointer table in C: the word scan hands
     out one object for every sight of a known word, ~430 objects for ~1,120 tokens a page),
-    the cache's dict walk being mostly cache misses."""
+    the cache's dict walk being mostly cache misses. ``token_list``: a list (or a subclass,
+    text.analyze.TokenList)."""
+    if not isinstance(token_list, list):
+        raise TypeError(f"tokens must be a list, not {type(token_list).__name__}")
+    cdef list tokens = <list>token_list
     cdef Py_ssize_t i, k, n = len(tokens), mask = 63
     cdef PyObject* token
     cdef TokenSlot* table

@@ -82,10 +82,15 @@ class TokenHasher:
         self._cache: dict[str, int] = {}
 
     def __call__(self, tokens: list[str]) -> np.ndarray:
+        # The word scan's hashes of a page's tokens (text.analyze.TokenList), when it gave them
+        # all: token_hash's values, kept with each known word there
+        carried = getattr(tokens, "hashes", None)
+        if carried is not None and len(carried) == len(tokens):
+            return carried
         if _sketch is None:
             _warn_reference()
             return self.reference(tokens)
-        return _sketch.token_hashes(tokens if type(tokens) is list else list(tokens), self._cache, self.max_tokens, token_hash)
+        return _sketch.token_hashes(tokens if isinstance(tokens, list) else list(tokens), self._cache, self.max_tokens, token_hash)
 
     def reference(self, tokens: list[str]) -> np.ndarray:
         """``__call__`` in Python and numpy: the reference of the native lookup."""

@@ -31,10 +31,13 @@ import numpy as np
 from cpython.object cimport PyObject
 from cpython.list cimport PyList_GET_ITEM
 from cpython.ref cimport Py_DECREF, Py_INCREF
-from libc.stdint cimport uint16_t, uint32_t, uint64_t
-from libc.stdlib cimport calloc, free, malloc
+from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t
+from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.math cimport log
-from libc.string cimport memcmp, memcpy
+from libc.string cimport memcmp, memcpy, memset
+
+cdef extern from "stdlib.h":
+    int posix_memalign(void** memptr, size_t alignment, size_t size)
 
 cdef extern from "Python.h":
     int PyUnicode_KIND(object o)
@@ -43,6 +46,7 @@ cdef extern from "Python.h":
     bint Py_UNICODE_ISSPACE(Py_UCS4 ch)  # the test str.split() splits at
     int PyUnicode_Compare(object a, object b) except? -1
     bytes PyBytes_FromStringAndSize(const char* v, Py_ssize_t n)
+    Py_ssize_t PyUnicode_GET_LENGTH(object o)
     dict _PyDict_NewPresized(Py_ssize_t minused)
     PyObject* PyDict_SetDefault(object d, object key, object default) except NULL  # borrowed
 
@@ -143,11 +147,27 @@ cdef int _emit(str surface, object norm, Py_ssize_t start, dict cache, object co
     return _append((<tuple>hit)[0], surface, start, (<tuple>hit)[1], tokens, surfaces, starts, stops)
 
 
+cdef enum:
+    KEYWORD_UNKNOWN = 0
+    NOT_KEYWORD = 1
+    KEYWORD = 2
+
+cdef enum:
+    KEY_BYTES = 28  # a word's characters held in its slot, at most (WordSlot: 64 bytes, one cache line)
+    SLOT_ALIGN = 64
+
+
 cdef struct WordSlot:
     PyObject* surface  # NULL: an empty slot
     PyObject* token
+    uint64_t token_hash  # token_hash(token), when hashed
     uint32_t hash  # the low bits of _span_hash
-    uint32_t stop  # 1 when the word is a stop word
+    uint32_t length  # the surface's code points
+    uint8_t stop  # 1 when the word is a stop word
+    uint8_t hashed  # token_hash holds the token's hash
+    uint8_t keyword  # KEYWORD_UNKNOWN, NOT_KEYWORD or KEYWORD (no stop word, and is_candidate)
+    uint8_t key_kind  # the surface's characters are in key, of this width (1, 2, 4); 0: too long
+    uint8_t key[KEY_BYTES]
 
 
 cdef inline uint64_t _span_hash(int kind, void* data, Py_ssize_t i, Py_ssize_t j) noexcept:
@@ -159,31 +179,39 @@ cdef inline uint64_t _span_hash(int kind, void* data, Py_ssize_t i, Py_ssize_t j
     return h ^ (h >> 29)
 
 
-cdef inline bint _same_span(PyObject* surface, int kind, void* data, Py_ssize_t i, Py_ssize_t j):
-    cdef object word = <object>surface
-    cdef Py_ssize_t n = j - i, k
-    cdef int wkind
-    cdef void* wdata
-    if len(<str>word) != n:
-        return False
-    wkind = PyUnicode_KIND(word)
-    wdata = PyUnicode_DATA(word)
+cdef inline bint _same_chars(int wkind, const void* wdata, int kind, void* data, Py_ssize_t i, Py_ssize_t n) noexcept:
+    """The n code points at wdata (of width wkind) are those of data[i:i + n] (width kind)."""
+    cdef Py_ssize_t k
     if wkind == kind:
         return memcmp(wdata, <char*>data + i * kind, n * kind) == 0
     for k in range(n):
-        if <uint32_t>PyUnicode_READ(wkind, wdata, k) != <uint32_t>PyUnicode_READ(kind, data, i + k):
+        if <uint32_t>PyUnicode_READ(wkind, <void*>wdata, k) != <uint32_t>PyUnicode_READ(kind, data, i + k):
             return False
     return True
+
+
+cdef inline bint _same_span(WordSlot* slot, int kind, void* data, Py_ssize_t i, Py_ssize_t j):
+    """The slot's word is data[i:j]: compared with the characters in the slot when they are
+    there (no read of the string object, which is mostly not cached), else with the string."""
+    cdef Py_ssize_t n = j - i
+    if slot.length != n:
+        return False
+    if slot.key_kind:
+        return _same_chars(slot.key_kind, slot.key, kind, data, i, n)
+    word = <object>slot.surface
+    return _same_chars(PyUnicode_KIND(word), PyUnicode_DATA(word), kind, data, i, n)
 
 
 cdef class WordTable:
     """The word cache of ``analyze_words`` for words found in the text (not those a segmenter
     gives), looked up by the words' characters where they stand in the text: a known word
     costs no new string, no SipHash and no walk through the dict's entries, key and value
-    tuple (most of a word's time was the cache misses of that walk). Each slot holds the
-    surface, normal form and stop flag the language's dict holds for the word (its
-    ``compute`` is a function of the surface, so both give the same); at most ``limit``
-    words, then it starts again, as the dict does."""
+    tuple (most of a word's time was the cache misses of that walk). Each slot (one cache
+    line) holds the surface, normal form and stop flag the language's dict holds for the word
+    (its ``compute`` is a function of the surface, so both give the same), the surface's
+    characters when they fit (the comparison then reads no string object) and the normal
+    form's ``token_hash`` once asked for; at most ``limit`` words, then it starts again, as the
+    dict does."""
 
     cdef WordSlot* slots
     cdef Py_ssize_t mask  # capacity - 1 (a power of two)
@@ -194,9 +222,7 @@ cdef class WordTable:
         self.limit = max(limit, 1)
         self.count = 0
         self.mask = 1023
-        self.slots = <WordSlot*>calloc(self.mask + 1, sizeof(WordSlot))
-        if self.slots == NULL:
-            raise MemoryError()
+        self.slots = _new_slots(self.mask + 1)
 
     def __dealloc__(self):
         if self.slots != NULL:
@@ -225,16 +251,14 @@ cdef class WordTable:
         cdef WordSlot* slot
         while True:
             slot = &self.slots[k]
-            if slot.surface == NULL or (slot.hash == h32 and _same_span(slot.surface, kind, data, i, j)):
+            if slot.surface == NULL or (slot.hash == h32 and _same_span(slot, kind, data, i, j)):
                 return slot
             k = (k + 1) & self.mask
 
     cdef int _grow(self) except -1:
         cdef Py_ssize_t old_mask = self.mask, k, m
         cdef WordSlot* old = self.slots
-        cdef WordSlot* new = <WordSlot*>calloc(2 * (old_mask + 1), sizeof(WordSlot))
-        if new == NULL:
-            raise MemoryError()
+        cdef WordSlot* new = _new_slots(2 * (old_mask + 1))
         self.slots = new
         self.mask = 2 * (old_mask + 1) - 1
         for k in range(old_mask + 1):
@@ -247,52 +271,125 @@ cdef class WordTable:
         free(old)
         return 0
 
-    cdef int _put(self, uint64_t h, str surface, object token, object stop, int kind, void* data,
-                  Py_ssize_t i, Py_ssize_t j) except -1:
+    cdef WordSlot* _put(self, uint64_t h, str surface, object token, object stop, int kind, void* data,
+                        Py_ssize_t i, Py_ssize_t j) except? NULL:
+        """The slot the word now has; NULL when it is kept in the dict only."""
         cdef WordSlot* slot
+        cdef Py_ssize_t n = j - i
+        cdef int skind
         if stop is not True and stop is not False:
-            return 0  # kept in the dict only
+            return NULL  # kept in the dict only
+        if n > 0xFFFFFFFF:
+            return NULL
         if self.count >= self.limit:
             self._release()
         if 4 * (self.count + 1) > 3 * (self.mask + 1) and self.mask < 0x7FFFFFFF:
             self._grow()
         slot = self._find(h, kind, data, i, j)
         if slot.surface != NULL:
-            return 0
+            return slot
         Py_INCREF(surface)
         Py_INCREF(token)
         slot.surface = <PyObject*>surface
         slot.token = <PyObject*>token
         slot.hash = <uint32_t>h
+        slot.length = <uint32_t>n
         slot.stop = 1 if stop is True else 0
+        slot.hashed = 0
+        slot.keyword = KEYWORD_UNKNOWN
+        skind = PyUnicode_KIND(surface)
+        if n * skind <= KEY_BYTES:
+            memcpy(slot.key, PyUnicode_DATA(surface), n * skind)
+            slot.key_kind = <uint8_t>skind
+        else:
+            slot.key_kind = 0
         self.count += 1
-        return 0
+        return slot
+
+
+cdef WordSlot* _new_slots(Py_ssize_t capacity) except NULL:
+    """``capacity`` empty slots, each on a cache line of its own."""
+    cdef void* memory = NULL
+    if posix_memalign(&memory, SLOT_ALIGN, capacity * sizeof(WordSlot)) != 0:
+        raise MemoryError()
+    memset(memory, 0, capacity * sizeof(WordSlot))
+    return <WordSlot*>memory
+
+
+cdef struct TokenFacts:
+    # Each token's hash and keyword flag, for the tokens appended so far, while every token has
+    # come from the table (``valid``).
+    uint64_t* hashes
+    uint8_t* keywords
+    Py_ssize_t n
+    Py_ssize_t capacity
+    bint valid
+
+
+cdef int _push_facts(TokenFacts* out, uint64_t token_hash, uint8_t keyword) except -1:
+    cdef uint64_t* hashes
+    cdef uint8_t* keywords
+    if out.n == out.capacity:
+        out.capacity = max(256, 2 * out.capacity)
+        hashes = <uint64_t*>realloc(out.hashes, out.capacity * sizeof(uint64_t))
+        if hashes == NULL:
+            raise MemoryError()
+        out.hashes = hashes
+        keywords = <uint8_t*>realloc(out.keywords, out.capacity)
+        if keywords == NULL:
+            raise MemoryError()
+        out.keywords = keywords
+    out.hashes[out.n] = token_hash
+    out.keywords[out.n] = keyword
+    out.n += 1
+    return 0
 
 
 cdef int _emit_word(WordTable table, str text, int kind, void* data, Py_ssize_t i, Py_ssize_t j,
-                    dict cache, object compute, list tokens, list surfaces, list starts, list stops) except -1:
-    """``_emit(text[i:j], None, i, ...)``, the word looked up in ``table`` first."""
+                    dict cache, object compute, list tokens, list surfaces, list starts, list stops,
+                    object token_hash, object is_candidate, TokenFacts* facts) except -1:
+    """``_emit(text[i:j], None, i, ...)``, the word looked up in ``table`` first; the token's
+    hash (``token_hash``) and keyword flag (not a stop word, and ``is_candidate``), each kept
+    in its slot once asked for, pushed to ``facts`` while it is valid."""
     cdef uint64_t h = _span_hash(kind, data, i, j)
     cdef WordSlot* slot = table._find(h, kind, data, i, j)
-    if slot.surface != NULL:
-        return _append(<object>slot.token, <object>slot.surface, i, True if slot.stop else False, tokens, surfaces, starts, stops)
-    surface = text[i:j]
-    hit = cache.get(surface)
-    if hit is None:
-        hit = compute(surface, None)  # also stores it in the cache
-    token = (<tuple>hit)[0]
-    stop = (<tuple>hit)[1]
-    _append(token, surface, i, stop, tokens, surfaces, starts, stops)
-    if len(cache) < table.count:  # the dict started again: so does the table
-        table._release()
-    if type(token) is str:
-        table._put(h, surface, token, stop, kind, data, i, j)
+    if slot.surface == NULL:
+        surface = text[i:j]
+        hit = cache.get(surface)
+        if hit is None:
+            hit = compute(surface, None)  # also stores it in the cache
+        token = (<tuple>hit)[0]
+        stop = (<tuple>hit)[1]
+        if len(cache) < table.count:  # the dict started again: so does the table
+            table._release()
+        slot = table._put(h, surface, token, stop, kind, data, i, j) if type(token) is str else NULL
+        if slot == NULL:  # not kept in the table: as _emit does
+            if token and facts.valid:
+                facts.valid = False
+            return _append(token, surface, i, stop, tokens, surfaces, starts, stops)
+    if PyUnicode_GET_LENGTH(<object>slot.token) == 0:
+        return 0  # an empty normal form is no token
+    # The slot's string objects are touched only when asked for: the token (appended), the
+    # surface only with the words as written (mostly not cached, they cost a miss each).
+    tokens.append(<object>slot.token)
+    if surfaces is not None:
+        surfaces.append(<object>slot.surface)
+        starts.append(i)
+    stops.append(True if slot.stop else False)
+    if facts.valid:
+        if token_hash is not None and not slot.hashed:
+            slot.token_hash = token_hash(<object>slot.token)
+            slot.hashed = 1
+        if is_candidate is not None and slot.keyword == KEYWORD_UNKNOWN:
+            slot.keyword = KEYWORD if not slot.stop and is_candidate(<object>slot.token) else NOT_KEYWORD
+        _push_facts(facts, slot.token_hash, slot.keyword == KEYWORD)
     return 0
 
 
 def analyze_words(str text, const unsigned char[::1] table, bint bigram_kana, bint bigram_all,
                   dict cache, object compute, object han, object sea, object bigrams,
-                  list tokens, list surfaces, list starts, list stops, WordTable words=None):
+                  object tokens, list surfaces, list starts, list stops, WordTable words=None,
+                  object token_hash=None, object is_candidate=None):
     """Fill tokens, surfaces, starts and stops with the words of ``text`` (analyze._Language.words);
     with ``surfaces`` and ``starts`` None, only tokens and stops (what the fingerprints read).
 
@@ -302,7 +399,44 @@ def analyze_words(str text, const unsigned char[::1] table, bint bigram_kana, bi
     kana; else to ``han(run)``, which gives the run's words as strings, end to end.
     Thai/Lao/Khmer/Myanmar runs go to ``sea(run, offset)``. With ``words`` (the language's
     WordTable in front of ``cache``), a word of the text's own scan is looked up there first.
+
+    Returns (hashes, keywords), with ``words``: the uint64 array of ``token_hash`` of every
+    token appended (with ``token_hash``, a function of a token), and the bytes of their keyword
+    flags, 1 for a token that is no stop word and ``is_candidate`` (with ``is_candidate``);
+    each word's hash and flag kept in its slot (asked once a word, not once a page). Each is
+    None when not asked for, or when a token came from elsewhere than the table (a
+    segmenter's word, a word the table does not keep).
     """
+    cdef TokenFacts facts
+    if not isinstance(tokens, list):  # a list, or text.analyze.TokenList
+        raise TypeError(f"tokens must be a list, not {type(tokens).__name__}")
+    facts.hashes = NULL
+    facts.keywords = NULL
+    facts.n = 0
+    facts.capacity = 0
+    facts.valid = words is not None and (token_hash is not None or is_candidate is not None)
+    try:
+        _scan(text, table, bigram_kana, bigram_all, cache, compute, han, sea, bigrams,
+              <list>tokens, surfaces, starts, stops, words, token_hash, is_candidate, &facts)
+        if not facts.valid or facts.n != len(tokens):
+            return None, None
+        hashes = None
+        if token_hash is not None:
+            hashes = np.empty(facts.n, dtype=np.uint64)
+            if facts.n:
+                memcpy(<void*><size_t>hashes.ctypes.data, facts.hashes, facts.n * sizeof(uint64_t))
+        keywords = PyBytes_FromStringAndSize(<char*>facts.keywords, facts.n) if is_candidate is not None else None
+        return hashes, keywords
+    finally:
+        free(facts.hashes)
+        free(facts.keywords)
+
+
+cdef int _scan(str text, const unsigned char[::1] table, bint bigram_kana, bint bigram_all,
+               dict cache, object compute, object han, object sea, object bigrams,
+               list tokens, list surfaces, list starts, list stops, WordTable words,
+               object token_hash, object is_candidate, TokenFacts* facts) except -1:
+    """``analyze_words``' loop."""
     cdef const unsigned char* tab = &table[0]
     cdef Py_ssize_t n = len(text)
     cdef int kind = PyUnicode_KIND(text)
@@ -333,10 +467,12 @@ def analyze_words(str text, const unsigned char[::1] table, bint bigram_kana, bi
             continue
         if span == K_WORD:
             if words is not None:
-                _emit_word(words, text, kind, data, i, j, cache, compute, tokens, surfaces, starts, stops)
+                _emit_word(words, text, kind, data, i, j, cache, compute, tokens, surfaces, starts, stops,
+                           token_hash, is_candidate, facts)
             else:
                 _emit(text[i:j], None, i, cache, compute, tokens, surfaces, starts, stops)
         else:
+            facts.valid = False  # a segmenter's words are not in the table
             run = text[i:j]
             if span == K_SEA:
                 pieces = sea(run, i)
@@ -360,6 +496,7 @@ def analyze_words(str text, const unsigned char[::1] table, bint bigram_kana, bi
             for piece in pieces:
                 _emit(piece[0], piece[2], piece[1], cache, compute, tokens, surfaces, starts, stops)
         i = j
+    return 0
 
 
 cdef struct TokenCount:
@@ -367,14 +504,36 @@ cdef struct TokenCount:
     Py_ssize_t count
 
 
-def keyword_counts(list tokens, list stop, object is_candidate, dict known):
+def keyword_counts(object token_list, list stop, object is_candidate, dict known):
     """{token: count} of the tokens whose stop flag is false and ``is_candidate(token)`` true,
     in order of first sight (``keywords.keyword_counts_reference``). The tokens are counted by
     object (a pointer hash in C: the word scan hands out the same token object for each sight
     of a known word, so a page of ~770 tokens has ~200 objects), then the objects, in order of
     first sight, are merged into the dict by equality: one dict lookup a distinct object, not a
     token, and a token's first object is its first sight. ``known`` holds is_candidate's
-    answers (asked once a token, then kept there: the caller's memo, from page to page)."""
+    answers (asked once a token, then kept there: the caller's memo, from page to page).
+    ``token_list``: a list (or a subclass, analyze.TokenList)."""
+    if not isinstance(token_list, list):
+        raise TypeError(f"tokens must be a list, not {type(token_list).__name__}")
+    if len(stop) != len(token_list):
+        raise ValueError(f"{len(token_list)} tokens but {len(stop)} stop flags")
+    return _object_counts(<list>token_list, stop, NULL, is_candidate, known)
+
+
+def flagged_counts(object token_list, const unsigned char[::1] flags):
+    """``keyword_counts`` of tokens whose keyword flags the word scan gave (``analyze_words``:
+    no stop word and a keyword candidate, a byte a token): the flagged tokens counted, no flag
+    asked of a memo."""
+    if not isinstance(token_list, list):
+        raise TypeError(f"tokens must be a list, not {type(token_list).__name__}")
+    if flags.shape[0] != len(token_list):
+        raise ValueError(f"{len(token_list)} tokens but {flags.shape[0]} keyword flags")
+    return _object_counts(<list>token_list, None, &flags[0] if flags.shape[0] else NULL, None, None)
+
+
+cdef dict _object_counts(list tokens, list stop, const unsigned char* flags, object is_candidate, dict known):
+    """The counts of ``keyword_counts`` (with ``stop``, ``is_candidate`` and ``known``) or of
+    ``flagged_counts`` (``flags``, the tokens counted; the others None)."""
     cdef Py_ssize_t i, k, n = len(tokens), distinct = 0, mask = 63, size, count
     cdef PyObject* token
     cdef PyObject* flag
@@ -382,8 +541,6 @@ def keyword_counts(list tokens, list stop, object is_candidate, dict known):
     cdef TokenCount* table
     cdef Py_ssize_t* order  # slots in order of first sight
     cdef dict out
-    if len(stop) != n:
-        raise ValueError(f"{n} tokens but {len(stop)} stop flags")
     while mask + 1 < 2 * n:  # at most half full
         mask = 2 * mask + 1
     table = <TokenCount*>calloc(mask + 1, sizeof(TokenCount))
@@ -394,8 +551,11 @@ def keyword_counts(list tokens, list stop, object is_candidate, dict known):
         raise MemoryError()
     try:
         for i in range(n):
-            flag = PyList_GET_ITEM(stop, i)
-            if flag == <PyObject*>True or (flag != <PyObject*>False and <object>flag):
+            if stop is not None:
+                flag = PyList_GET_ITEM(stop, i)
+                if flag == <PyObject*>True or (flag != <PyObject*>False and <object>flag):
+                    continue
+            elif not flags[i]:
                 continue
             token = PyList_GET_ITEM(tokens, i)
             h = (<uint64_t><size_t>token >> 4) * 0x9E3779B97F4A7C15ULL
@@ -410,15 +570,17 @@ def keyword_counts(list tokens, list stop, object is_candidate, dict known):
         out = _PyDict_NewPresized(distinct)  # no resize as it fills
         for i in range(distinct):
             word = <object>table[order[i]].token
-            candidate = known.get(word)
-            if candidate is None:
-                candidate = known[word] = bool(is_candidate(word))
-            if candidate:
-                size = len(out)
-                count = table[order[i]].count
-                seen = <object>PyDict_SetDefault(out, word, count)  # one lookup: most tokens are one object
-                if len(out) == size:  # a later object of a token already counted
-                    out[word] = seen + count
+            if is_candidate is not None:
+                candidate = known.get(word)
+                if candidate is None:
+                    candidate = known[word] = bool(is_candidate(word))
+                if not candidate:
+                    continue
+            size = len(out)
+            count = table[order[i]].count
+            seen = <object>PyDict_SetDefault(out, word, count)  # one lookup: most tokens are one object
+            if len(out) == size:  # a later object of a token already counted
+                out[word] = seen + count
         return out
     finally:
         free(table)
@@ -653,6 +815,90 @@ def gather_rows(const uint16_t[:, ::1] table, const Py_ssize_t[::1] rows, const 
     return out.view(np.float32)
 
 
+cdef extern from *:
+    """
+    /* sums[c] += x[r] * row[c] over the rows of a page's features, in double (each product
+       of a float by a half is exact: 24 by 11 significant bits, so a fused multiply-add gives
+       what a multiply and an add give), every half made float exactly. The rows are asked
+       for PT_AHEAD rows ahead (scattered over 28 MB). With AVX2 and F16C (an instruction
+       converts 8 halves) when the CPU has them, else through the table of the 65,536 halves'
+       floats. */
+    #define PT_AHEAD 8
+    static void pt_sum_rows_plain(const uint16_t* table, Py_ssize_t width, const Py_ssize_t* rows,
+                                  Py_ssize_t n, const float* x, const float* half_to_float, double* sums) {
+        for (Py_ssize_t r = 0; r < n; r++) {
+            const uint16_t* row = table + rows[r] * width;
+            if (r + PT_AHEAD < n)
+                pt_prefetch(table + rows[r + PT_AHEAD] * width, 2 * width);
+            double weight = x[r];
+            for (Py_ssize_t c = 0; c < width; c++)
+                sums[c] += weight * (double)half_to_float[row[c]];
+        }
+    }
+    #if defined(__GNUC__) && defined(__x86_64__)
+    #include <immintrin.h>
+    #define PT_HAS_F16C_COPY 1
+    __attribute__((target("avx2,fma,f16c")))
+    static void pt_sum_rows_f16c(const uint16_t* table, Py_ssize_t width, const Py_ssize_t* rows,
+                                 Py_ssize_t n, const float* x, const float* half_to_float, double* sums) {
+        for (Py_ssize_t r = 0; r < n; r++) {
+            const uint16_t* row = table + rows[r] * width;
+            if (r + PT_AHEAD < n)
+                pt_prefetch(table + rows[r + PT_AHEAD] * width, 2 * width);
+            double weight = x[r];
+            __m256d w = _mm256_set1_pd(weight);
+            Py_ssize_t c = 0;
+            for (; c + 8 <= width; c += 8) {
+                __m256 f = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i*)(row + c)));
+                __m256d low = _mm256_cvtps_pd(_mm256_castps256_ps128(f));
+                __m256d high = _mm256_cvtps_pd(_mm256_extractf128_ps(f, 1));
+                _mm256_storeu_pd(sums + c, _mm256_fmadd_pd(w, low, _mm256_loadu_pd(sums + c)));
+                _mm256_storeu_pd(sums + c + 4, _mm256_fmadd_pd(w, high, _mm256_loadu_pd(sums + c + 4)));
+            }
+            for (; c < width; c++)
+                sums[c] += weight * (double)half_to_float[row[c]];
+        }
+    }
+    #endif
+    static void pt_sum_rows(const uint16_t* table, Py_ssize_t width, const Py_ssize_t* rows, Py_ssize_t n,
+                            const float* x, const float* half_to_float, double* sums) {
+        for (Py_ssize_t r = 0; r < (n < PT_AHEAD ? n : PT_AHEAD); r++)
+            pt_prefetch(table + rows[r] * width, 2 * width);
+    #ifdef PT_HAS_F16C_COPY
+        if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c")) {
+            pt_sum_rows_f16c(table, width, rows, n, x, half_to_float, sums);
+            return;
+        }
+    #endif
+        pt_sum_rows_plain(table, width, rows, n, x, half_to_float, sums);
+    }
+    """
+    void pt_sum_rows(const uint16_t* table, Py_ssize_t width, const Py_ssize_t* rows, Py_ssize_t n,
+                     const float* x, const float* half_to_float, double* sums) noexcept nogil
+
+
+def sum_rows(const uint16_t[:, ::1] table, const Py_ssize_t[::1] rows, const float[::1] x, const float[::1] half_to_float):
+    """float64 array of the table's columns: sum over r of x[r] * table[rows[r]] (float16 rows
+    given by their bits, made float32 exactly as ``gather_rows`` does), each product exact and
+    summed in double: the scores of py3langid's product ``x @ gather_rows(...)`` to within a
+    bound of float32 rounding (``lang._Scorer.settled``), without the matrix."""
+    cdef Py_ssize_t n = rows.shape[0], m = table.shape[1], r
+    if half_to_float.shape[0] != 65536:
+        raise ValueError("half_to_float must give the float32 of all 65,536 half bit patterns")
+    if x.shape[0] != n:
+        raise ValueError(f"{n} rows but {x.shape[0]} weights")
+    for r in range(n):
+        if rows[r] < 0 or rows[r] >= table.shape[0]:
+            raise IndexError(f"row {rows[r]} outside the table ({table.shape[0]} rows)")
+    out = np.zeros(m, dtype=np.float64)
+    if n == 0 or m == 0:
+        return out
+    cdef double[::1] sums = out
+    with nogil:
+        pt_sum_rows(&table[0, 0], m, &rows[0], n, &x[0], &half_to_float[0], &sums[0])
+    return out
+
+
 def collapse_utf8(str text, bint lower_ascii=False):
     """``" ".join(text.split()).encode("utf-8")`` in one pass (``normalize.text_digest``: the
     exact digest's bytes without a list of a page's words and the string joined from it), with
@@ -698,6 +944,103 @@ def collapse_utf8(str text, bint lower_ascii=False):
                 out[m + 2] = <unsigned char>(0x80 | ((c >> 6) & 0x3F))
                 out[m + 3] = <unsigned char>(0x80 | (c & 0x3F))
                 m += 4
+        return PyBytes_FromStringAndSize(<char*>out, m)
+    finally:
+        free(out)
+
+
+cdef inline Py_ssize_t _put_utf8(unsigned char* out, Py_ssize_t m, uint32_t c) noexcept:
+    """Write code point c (no surrogate) as UTF-8 at out[m]; the new end."""
+    if c < 0x80:
+        out[m] = <unsigned char>c
+        return m + 1
+    if c < 0x800:
+        out[m] = <unsigned char>(0xC0 | (c >> 6))
+        out[m + 1] = <unsigned char>(0x80 | (c & 0x3F))
+        return m + 2
+    if c < 0x10000:
+        out[m] = <unsigned char>(0xE0 | (c >> 12))
+        out[m + 1] = <unsigned char>(0x80 | ((c >> 6) & 0x3F))
+        out[m + 2] = <unsigned char>(0x80 | (c & 0x3F))
+        return m + 3
+    out[m] = <unsigned char>(0xF0 | (c >> 18))
+    out[m + 1] = <unsigned char>(0x80 | ((c >> 12) & 0x3F))
+    out[m + 2] = <unsigned char>(0x80 | ((c >> 6) & 0x3F))
+    out[m + 3] = <unsigned char>(0x80 | (c & 0x3F))
+    return m + 4
+
+
+def fold_collapse_utf8(str text, const uint32_t[::1] index, const uint32_t[::1] pool):
+    """``" ".join(normalize._folded(text).split()).encode("utf-8")`` (for an ASCII text, of its
+    lower case) in one pass, each character replaced by its entry in ``normalize.fold_table``
+    (index: 0 none, 1 itself, else (offset << 5) | length in pool); None when a character has
+    no entry (the caller then folds the whole text). No string is made but the bytes."""
+    cdef Py_ssize_t n = len(text), i, m = 0, capacity, k, end
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void* data = PyUnicode_DATA(text)
+    cdef uint32_t c, entry, limit = <uint32_t>index.shape[0]
+    cdef bint gap = False  # whitespace seen since the last word
+    cdef unsigned char* out
+    cdef unsigned char* grown
+    # each character gives at most 31 code points of 4 bytes each, and a space before them
+    cdef Py_ssize_t most = 4 * 31 + 1
+    capacity = 4 * n + most
+    out = <unsigned char*>malloc(capacity)
+    if out == NULL:
+        raise MemoryError()
+    try:
+        for i in range(n):
+            c = PyUnicode_READ(kind, data, i)
+            if c < 0x80:  # ASCII: folds to its lower case
+                if Py_UNICODE_ISSPACE(<Py_UCS4>c):
+                    gap = m > 0  # leading whitespace writes nothing
+                    continue
+                if m + 2 > capacity:
+                    capacity = 2 * capacity
+                    grown = <unsigned char*>realloc(out, capacity)
+                    if grown == NULL:
+                        raise MemoryError()
+                    out = grown
+                if gap:
+                    out[m] = 0x20
+                    m += 1
+                    gap = False
+                if 0x41 <= c <= 0x5A:
+                    c += 0x20
+                out[m] = <unsigned char>c
+                m += 1
+                continue
+            entry = index[c] if c < limit else 0
+            if entry == 0:
+                return None
+            if m + most > capacity:
+                capacity = 2 * capacity
+                grown = <unsigned char*>realloc(out, capacity)
+                if grown == NULL:
+                    raise MemoryError()
+                out = grown
+            if entry == 1:
+                k = 0
+                end = 0
+            else:
+                k = entry >> 5
+                end = k + (entry & 31)
+                if end > pool.shape[0]:
+                    raise ValueError(f"fold table entry of U+{c:04X} outside its pool")
+                c = pool[k]
+            while True:
+                if Py_UNICODE_ISSPACE(<Py_UCS4>c):
+                    gap = m > 0
+                else:
+                    if gap:
+                        out[m] = 0x20
+                        m += 1
+                        gap = False
+                    m = _put_utf8(out, m, c)
+                k += 1
+                if k >= end:
+                    break
+                c = pool[k]
         return PyBytes_FromStringAndSize(<char*>out, m)
     finally:
         free(out)

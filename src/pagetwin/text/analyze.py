@@ -14,11 +14,13 @@ module is not built (with one warning) and by the tests that hold both to the sa
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 
 from pagetwin.config import TextSettings
 from pagetwin.text import tokenize
+from pagetwin.text.keywords import is_keyword_candidate
 from pagetwin.text.lang import UNDETERMINED, detect_language
 from pagetwin.text.morph import Morphology, fold
 from pagetwin.text.tokenize import segment
@@ -32,6 +34,22 @@ except ImportError as exc:  # not compiled (a source checkout without `pip insta
     _FAST_MISSING = str(exc)
 
 WORD_CACHE = 300_000  # analysed surface forms kept per language (cleared when full)
+
+
+class TokenList(list):
+    """A page's normal forms (a list of str), with what the word scan keeps with each known
+    word, so that it is not computed again a page: ``hashes``, the uint64 array (read-only) of
+    the analyser's ``token_hash`` of each token, which the fingerprints read
+    (``hashing.TokenHasher``), and ``keywords``, a byte a token, 1 for a keyword candidate that
+    is no stop word (``keywords.keyword_counts``); each None when the scan could not give it
+    for every token. Read, never changed."""
+
+    __slots__ = ("hashes", "keywords")
+
+    def __init__(self, tokens=(), hashes=None, keywords=None) -> None:
+        super().__init__(tokens)
+        self.hashes = hashes
+        self.keywords = keywords
 
 
 @dataclass(slots=True)
@@ -101,8 +119,12 @@ class _Language:
 class TextAnalyzer:
     """Language, words, normal forms and stop-word flags of texts (one instance per process)."""
 
-    def __init__(self, settings: TextSettings | None = None) -> None:
+    def __init__(self, settings: TextSettings | None = None, token_hash: Callable[[str], int] | None = None) -> None:
+        """``token_hash``: a function of a token (a 64-bit int) whose value for each token the
+        analyses carry (``TokenList.hashes``), computed once a word by the word scan; the
+        pipeline gives the fingerprints' ``hashing.token_hash``."""
         self.settings = settings or TextSettings()
+        self.token_hash = token_hash
         self._languages: dict[str, _Language] = {}
 
     def language(self, lang: str) -> _Language:
@@ -127,11 +149,15 @@ class TextAnalyzer:
         if not text or (lang == "ja" and tokenize.japanese_dictionary()):
             return self.analyze_reference(text, lang, surfaces)  # Sudachi finds Japanese words itself
         tools = self.language(lang if lang != UNDETERMINED else "und")
-        _fast.analyze_words(
+        out.tokens = tokens = TokenList()
+        tokens.hashes, tokens.keywords = _fast.analyze_words(
             text, tokenize.char_classes(), lang != "zh", lang == "ja", tools.cache, tools.compute,
             tokenize.han_cut, tokenize.sea_words, tokenize.char_bigrams,
-            out.tokens, out.surface if surfaces else None, out.starts if surfaces else None, out.stop, tools.words,
+            tokens, out.surface if surfaces else None, out.starts if surfaces else None, out.stop, tools.words,
+            self.token_hash, is_keyword_candidate,
         )  # fmt: skip
+        if tokens.hashes is not None:
+            tokens.hashes.flags.writeable = False  # shared by every fingerprint that reads them
         return out
 
     def analyze_reference(self, text: str, lang: str, surfaces: bool = True) -> Analysis:

@@ -133,16 +133,20 @@ KNOWN_TOKENS = 1 << 17
 def keyword_counts(tokens: list[str], stop: list[bool], known: dict[str, bool] | None = None) -> dict[str, int]:
     """{token: count} of ``content_terms`` (not stop words, keyword candidates), in order of
     first sight: natively when the kernels are built (``_fast.keyword_counts``; ``known``, the
-    caller's memo of ``is_keyword_candidate`` from page to page, bounded by KNOWN_TOKENS),
-    else ``keyword_counts_reference``."""
+    caller's memo of ``is_keyword_candidate`` from page to page, bounded by KNOWN_TOKENS; or
+    ``_fast.flagged_counts`` when the tokens carry the word scan's keyword flags), else
+    ``keyword_counts_reference``."""
     if _fast is None:
         return keyword_counts_reference(tokens, stop)
+    flags = getattr(tokens, "keywords", None)  # the word scan's flags (analyze.TokenList), when it gave them
+    if flags is not None and len(flags) == len(tokens):
+        return _fast.flagged_counts(tokens, flags)
     if known is None:
         known = {}
     elif len(known) > KNOWN_TOKENS:
         known.clear()
     return _fast.keyword_counts(
-        tokens if type(tokens) is list else list(tokens), stop if type(stop) is list else list(stop), is_keyword_candidate, known
+        tokens if isinstance(tokens, list) else list(tokens), stop if type(stop) is list else list(stop), is_keyword_candidate, known
     )
 
 

@@ -141,24 +141,71 @@ def _native_counter(identifier):
     return _fast.DfaCounter(nextmove, rowbase, output, n_features, _WARMUP)
 
 
+# float32's and float64's unit roundoff
+_U32 = 2.0**-24
+_U64 = 2.0**-53
+
+
 class _Scorer:
     """py3langid's ``_sparse_score`` (log1p(counts) @ nb_ptc[features] + nb_pc), with the rows
     gathered and made float32 natively (``_fast.gather_rows``): numpy's product of a float32
     vector with float16 rows casts them to float32 first, one element at a time, which costs
-    more than the product; here the same float32 matrix goes into the same product."""
+    more than the product; here the same float32 matrix goes into the same product.
+
+    ``settled`` gives the label without that product when it is certain: the scores summed in
+    double (``_fast.sum_rows``: no matrix made) are within a bound of the float32 scores
+    numpy's product gives, whatever order or fused operations it sums in; when the first
+    label's lowest possible score beats every other's highest, py3langid's argmax is that
+    label. Else (a near tie, rare) the product decides as before."""
 
     def __init__(self, identifier) -> None:
         from pagetwin.text import _fast
+        from py3langid.langid import RAW_FLOOR
 
         self.gather = _fast.gather_rows
+        self.sum_rows = _fast.sum_rows
         self.bits = np.ascontiguousarray(identifier.nb_ptc).view(np.uint16)
         self.half_to_float = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(np.float16).astype(np.float32)
         self.prior = identifier.nb_pc
+        self.prior64 = np.asarray(identifier.nb_pc, dtype=np.float64)
+        self.alias_pairs = list(identifier._alias_pairs)
+        self.floor = float(np.float32(RAW_FLOOR))
+        # The bound below takes sum(|x * p|) as -sum(x * p): true when every log-probability
+        # is at most 0 (py3langid's all are), and the counts' log1p is positive
+        table = np.asarray(identifier.nb_ptc)
+        self.can_settle = bool(np.isfinite(table).all() and (table <= 0).all() and np.isfinite(self.prior64).all())
 
     def __call__(self, rows: np.ndarray, counts: np.ndarray) -> np.ndarray:
         """Scores of the features ``rows`` (intp) seen ``counts`` (float32) times, in the order
         of py3langid's visits (DfaCounter.visit_arrays): the order of its sum, so its rounding."""
         return np.log1p(counts) @ self.gather(self.bits, rows, self.half_to_float) + self.prior
+
+    def settled(self, rows: np.ndarray, counts: np.ndarray) -> int | None:
+        """The class py3langid's ``_decide`` + argmax gives these features (the scores of
+        ``__call__``, aliases folded), when a bound proves it; None when it cannot."""
+        if not self.can_settle:
+            return None
+        x = np.log1p(counts)  # the float32 weights the product reads
+        sums = self.sum_rows(self.bits, rows, x, self.half_to_float)
+        n = len(rows)
+        # numpy's float32 sum of n products, in any order and with or without fused
+        # multiply-adds, is within gamma(n + 1) * sum|x p| of the exact sum (Higham, Accuracy
+        # and Stability of Numerical Algorithms, 3.1); the double sum here within
+        # gamma64(n) * sum|x p|; adding the prior rounds once more. Twice that, to spare the
+        # bound's own roundings.
+        gamma32 = (n + 1) * _U32 / (1 - (n + 1) * _U32)
+        gamma64 = n * _U64 / (1 - n * _U64)
+        values = sums + self.prior64
+        err = (gamma32 + gamma64) * -sums
+        err = 2.0 * (err + _U32 * (np.abs(values) + err)) + 1e-30
+        low, high = values - err, values + err
+        for i, j in self.alias_pairs:  # as _decide folds the scores: the bounds alike
+            values[i], low[i], high[i] = max(values[i], values[j]), max(low[i], low[j]), max(high[i], high[j])
+            values[j] = low[j] = high[j] = self.floor
+        best = int(values.argmax())
+        lowest = low[best]
+        high[best] = -np.inf
+        return best if lowest > high.max() else None
 
 
 def _classify(sample: str) -> str:
@@ -168,7 +215,15 @@ def _classify(sample: str) -> str:
         return identifier.classify(sample)[0]
     from py3langid.langid import RAW_FLOOR
 
-    scores = _scores(identifier, identifier._encode(sample))
+    encoded = identifier._encode(sample)
+    if _scorer is not None:
+        rows, counts = _counter.visit_arrays(encoded)
+        best = _scorer.settled(rows, counts) if len(rows) else None
+        if best is not None:
+            return identifier.nb_classes[best]
+        scores = _scorer(rows, counts) if len(rows) else None
+    else:
+        scores = _scores(identifier, encoded)
     if scores is None:
         scores = np.full(len(identifier.nb_classes), RAW_FLOOR, dtype=np.float32)
     for i, j in identifier._alias_pairs:  # as _decide does without norm_probs

@@ -67,8 +67,91 @@ def _compat_table() -> tuple[np.ndarray, dict[int, str]]:
     return flags, replacement
 
 
+# Hangul's conjoining jamo: they compose with what precedes them by an algorithm, not by the
+# decompositions unicodedata lists (fold_table's "may compose" marks them by range).
+_JAMO_RANGES = ((0x1100, 0x1200), (0xA960, 0xA980), (0xD7B0, 0xD800))
+FOLD_IDENTITY = 1  # fold_table's index: the character folds to itself
+FOLD_LENGTH_BITS = 5  # fold_table's index: (offset << 5) | length of the folded code points
+
+
+@cache
+def fold_table() -> tuple[np.ndarray, np.ndarray]:
+    """(index, pool): what ``_folded`` makes of each code point, where it can be done a
+    character at a time (``_fast.fold_collapse_utf8``). Built from unicodedata and str.casefold
+    (~1.7 CPU-s, once) and kept between runs (``text.cache``, named by the Unicode and Python
+    versions)."""
+    from pagetwin.text.cache import cached_arrays
+
+    source = repr(("fold-table", 1, unicodedata.unidata_version, tuple(__import__("sys").version_info[:3]))).encode()
+    arrays = cached_arrays("fold-table", source, fold_table_reference)
+    index, pool = arrays["index"], arrays["pool"]
+    if index.shape != (0x110000,) or index.dtype != np.uint32 or pool.dtype != np.uint32:
+        built = fold_table_reference()
+        index, pool = built["index"], built["pool"]
+    index.flags.writeable = False
+    pool.flags.writeable = False
+    return index, pool
+
+
+def fold_table_reference() -> dict[str, np.ndarray]:
+    """``fold_table`` built here and now.
+
+    A character c is *plain* when NFKC leaves it alone, its combining class is 0 and nothing
+    composes with what precedes it (it is no second character of a canonical decomposition
+    pair, nor a conjoining jamo): in a text of plain characters NFKC changes nothing (its
+    quick check says so from each character alone). c gets an entry when its NFKC d (c, or
+    what NFKC makes of c alone: replacing c by d leaves the text's NFKC as it was, as
+    ``_fast.compat_substitute`` does) and the case folding of d are plain characters: then
+    a text of such characters folds (``_folded``) to the concatenation of its characters'
+    entries, in one round (the result is plain, so NFKC's check passes it). index[c] is 0
+    (no entry: the caller folds the whole text), FOLD_IDENTITY, or (offset << 5) | length of
+    the folded code points in pool."""
+    codes = np.arange(0x110000, dtype="<u4")
+    surrogate = (codes >= 0xD800) & (codes < 0xE000)
+    every = [chr(c) for c in codes[~surrogate & (codes > 0)].tolist()]  # U+0000 is the separator below; it is plain
+    # NFKC and case folding of each character alone, all at once: U+0000 between them is a
+    # starter that composes with nothing, so no character's result reaches into another's
+    normal = unicodedata.normalize("NFKC", "\x00".join(every)).split("\x00")
+    folded = "\x00".join(normal).casefold().split("\x00")
+    if len(normal) != len(every) or len(folded) != len(every):
+        raise ValueError("a character's NFKC or folding held U+0000")
+    composes = set()  # characters that compose with what precedes them
+    for ch in every:
+        d = unicodedata.decomposition(ch)
+        if d and not d.startswith("<"):
+            parts = d.split()
+            if len(parts) == 2:
+                composes.add(int(parts[1], 16))
+    for low, high in _JAMO_RANGES:
+        composes.update(range(low, high))
+    plain = np.zeros(0x110000, dtype=bool)
+    plain[0] = True
+    for ch, n in zip(every, normal):
+        code = ord(ch)
+        plain[code] = n == ch and unicodedata.combining(ch) == 0 and code not in composes
+    index = np.zeros(0x110000, dtype=np.uint32)
+    index[0] = FOLD_IDENTITY
+    pool = [0]
+    limit = (1 << FOLD_LENGTH_BITS) - 1
+    for ch, n, f in zip(every, normal, folded):
+        if not (all(plain[ord(x)] for x in n) and all(plain[ord(x)] for x in f)) or len(f) > limit:
+            continue
+        if f == ch:
+            index[ord(ch)] = FOLD_IDENTITY
+        else:
+            index[ord(ch)] = (len(pool) << FOLD_LENGTH_BITS) | len(f)
+            pool.extend(map(ord, f))
+    return {"index": index, "pool": np.asarray(pool, dtype=np.uint32)}
+
+
 def text_digest(text: str) -> str:
     """Hex xxh3-128 of the normalized text (its UTF-8)."""
+    if _fast is not None:
+        # natively, a character at a time, when every character has an entry in fold_table
+        # (NFKC, folding, spaces collapsed and UTF-8 in one pass); else as below
+        data = _fast.fold_collapse_utf8(text, *fold_table())
+        if data is not None:
+            return xxhash.xxh3_128_hexdigest(data)
     ascii_only = text.isascii()
     folded = text if ascii_only else _folded(text)
     # natively: the words' spaces collapsed straight into UTF-8 (no list of words, no joined
