@@ -14,7 +14,8 @@ cimport cython
 from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
 from cpython.long cimport PyLong_AsLongLong, PyLong_AsUnsignedLongLong
 from cpython.object cimport PyObject_IsTrue
-from libc.stdint cimport int64_t, uint64_t
+from cpython.set cimport PySet_Contains
+from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.stdlib cimport free, malloc, qsort
 
 import numpy as np
@@ -146,3 +147,229 @@ cdef void _columns(Pair *pairs, Py_ssize_t n, uint64_t[::1] keys, double[::1] va
     for i in range(n):
         keys[i] = pairs[i].key
         values[i] = (<double>pairs[i].kept) / (<double>pairs[i].total) if share else <double>pairs[i].total
+
+
+# -- pass 1's counts, folded (templates.fold_runs_reference) ----------------------------------
+
+cdef struct Entry:
+    uint64_t key
+    Py_ssize_t at  # place in the input: equal keys are summed in input order
+    int64_t pages
+    double weight
+
+
+cdef int _by_key_then_place(const void *a, const void *b) noexcept nogil:
+    cdef const Entry *x = <const Entry *>a
+    cdef const Entry *y = <const Entry *>b
+    if x.key != y.key:
+        return (x.key > y.key) - (x.key < y.key)
+    return (x.at > y.at) - (x.at < y.at)
+
+
+def fold_runs(const uint64_t[::1] keys, const int32_t[::1] pages, const float[::1] weights, list runs):
+    """``templates.fold_runs_reference``: the counts (``keys`` sorted and unique, their pages and
+    weights) with the runs (key array, pages each key adds, float32 weights or None for zeros)
+    added, by a merge: only the runs are sorted, not the counts again. Each key's weights are
+    summed in input order from 0.0 in a double, as ``np.bincount`` sums them, then rounded to
+    float32; pages in int64 (exact, as the reference's float64 sums of small integers). Keys
+    that are not sorted and unique, or pages past int32, raise ``ValueError`` / ``OverflowError``
+    (the caller then runs the reference)."""
+    cdef Py_ssize_t m = keys.shape[0], n = 0, i, j, k, at, u, length
+    cdef const uint64_t[::1] run_keys
+    cdef const float[::1] run_weights
+    cdef int64_t inc
+    cdef bint weighted
+    cdef Entry *entries
+    if pages.shape[0] != m or weights.shape[0] != m:
+        raise ValueError("the count columns differ in length")
+    for i in range(1, m):
+        if keys[i - 1] >= keys[i]:
+            raise ValueError("the counts' keys are not sorted and unique")
+    for run in runs:
+        n += len(run[0])
+    entries = <Entry *>malloc((n + 1) * sizeof(Entry))
+    if entries == NULL:
+        raise MemoryError()
+    try:
+        at = 0
+        for run_key_array, increment, weight_array in runs:
+            run_keys = run_key_array
+            length = run_keys.shape[0]
+            inc = increment
+            weighted = weight_array is not None
+            if weighted:
+                run_weights = weight_array
+                if run_weights.shape[0] != length:
+                    raise ValueError("a run's weights differ in length from its keys")
+            for i in range(length):
+                entries[at].key = run_keys[i]
+                entries[at].at = at
+                entries[at].pages = inc
+                entries[at].weight = run_weights[i] if weighted else 0.0
+                at += 1
+        qsort(entries, n, sizeof(Entry), _by_key_then_place)
+        # The union's size, then the union, merged.
+        u, i, j = 0, 0, 0
+        while i < m or j < n:
+            if j == n or (i < m and keys[i] < entries[j].key):
+                i += 1
+            else:
+                if i < m and keys[i] == entries[j].key:
+                    i += 1
+                k = j
+                while j < n and entries[j].key == entries[k].key:
+                    j += 1
+            u += 1
+        out_keys = np.empty(u, dtype=np.uint64)
+        out_pages = np.empty(u, dtype=np.int32)
+        out_weights = np.empty(u, dtype=np.float32)
+        _merge(keys, pages, weights, entries, n, out_keys, out_pages, out_weights)
+    finally:
+        free(entries)
+    return out_keys, out_pages, out_weights
+
+
+cdef void _merge(const uint64_t[::1] keys, const int32_t[::1] pages, const float[::1] weights, Entry *entries,
+                 Py_ssize_t n, uint64_t[::1] out_keys, int32_t[::1] out_pages, float[::1] out_weights) except *:
+    cdef Py_ssize_t m = keys.shape[0], i = 0, j = 0, u = 0
+    cdef uint64_t key
+    cdef int64_t total
+    cdef double acc
+    while i < m or j < n:
+        total, acc = 0, 0.0
+        if j == n or (i < m and keys[i] < entries[j].key):
+            key = keys[i]
+        else:
+            key = entries[j].key
+        if i < m and keys[i] == key:
+            total += pages[i]
+            acc += <double>weights[i]
+            i += 1
+        while j < n and entries[j].key == key:
+            total += entries[j].pages
+            acc += entries[j].weight
+            j += 1
+        if total > 2147483647 or total < -2147483648:
+            raise OverflowError("pages past int32")
+        out_keys[u], out_pages[u], out_weights[u] = key, <int32_t>total, <float>acc
+        u += 1
+
+
+# -- pass 2's look-ups in a site's counts (templates.SiteModel) ---------------------------------
+
+cdef inline Py_ssize_t _find(const uint64_t *keys, Py_ssize_t m, uint64_t key) noexcept nogil:
+    """The place of ``key`` in the sorted ``keys`` (the first, as searchsorted's), -1 when absent."""
+    cdef Py_ssize_t lo = 0, hi = m, mid
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if keys[mid] < key:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo if lo < m and keys[lo] == key else -1
+
+
+cdef Py_ssize_t *_places(const uint64_t[::1] keys, object query, Py_ssize_t *count) except NULL:
+    """The place of each key of ``query`` (a list of ints or a uint64 array) in ``keys``: a
+    malloc'd array the caller frees."""
+    cdef Py_ssize_t n, i, m = keys.shape[0]
+    cdef const uint64_t[::1] array
+    cdef Py_ssize_t *places
+    cdef const uint64_t *base = &keys[0] if m else NULL
+    if isinstance(query, list):
+        n = PyList_GET_SIZE(query)
+        places = <Py_ssize_t *>malloc((n + 1) * sizeof(Py_ssize_t))
+        if places == NULL:
+            raise MemoryError()
+        try:
+            for i in range(n):
+                places[i] = _find(base, m, PyLong_AsUnsignedLongLong(<object>PyList_GET_ITEM(query, i)))
+        except BaseException:
+            free(places)
+            raise
+    else:
+        array = query
+        n = array.shape[0]
+        places = <Py_ssize_t *>malloc((n + 1) * sizeof(Py_ssize_t))
+        if places == NULL:
+            raise MemoryError()
+        for i in range(n):
+            places[i] = _find(base, m, array[i])
+    count[0] = n
+    return places
+
+
+def lookup_columns(const uint64_t[::1] keys, object query, const int32_t[::1] pages, object shares=None):
+    """``SiteModel._lookup_columns`` of an int32 column and an optional float32 one: the value
+    of each key of ``query`` (a list of ints or a uint64 array) in the sorted ``keys``, 0 for a
+    key not there. Keys past uint64 raise ``OverflowError``, as numpy's conversion does."""
+    cdef Py_ssize_t n, i, m = keys.shape[0]
+    cdef const float[::1] share_column
+    cdef float[::1] share_view
+    cdef int32_t[::1] page_view
+    if pages.shape[0] != m:
+        raise ValueError("the columns differ in length from the keys")
+    if shares is not None:
+        share_column = shares
+        if share_column.shape[0] != m:
+            raise ValueError("the columns differ in length from the keys")
+    cdef Py_ssize_t *places = _places(keys, query, &n)
+    try:
+        out_pages = np.empty(n, dtype=np.int32)
+        page_view = out_pages
+        for i in range(n):
+            page_view[i] = pages[places[i]] if places[i] >= 0 else 0
+        if shares is None:
+            return [out_pages]
+        out_shares = np.empty(n, dtype=np.float32)
+        share_view = out_shares
+        for i in range(n):
+            share_view[i] = share_column[places[i]] if places[i] >= 0 else 0
+        return [out_pages, out_shares]
+    finally:
+        free(places)
+
+
+def slot_decisions(const uint64_t[::1] slot_keys, const int32_t[::1] slot_pages, const float[::1] slot_kept,
+                   Py_ssize_t site_pages, double min_share, double page_weight, double prior_weight,
+                   list sigs, list keep, list inside, list template, list texts):
+    """``SiteModel._with_slot_priors_reference``: (keep, images allowed) of each block, the slot
+    prior (its kept text over its pages; 0 for a slot not counted) combined with the page-level
+    decision where the slot is on ``min_share`` of the site's pages and the block has text. The
+    same double arithmetic, in the same order (built without fused multiply-add)."""
+    cdef Py_ssize_t n = PyList_GET_SIZE(sigs), i, m = slot_keys.shape[0], at
+    cdef double pages, kept, prior, share, page
+    cdef bint final
+    if slot_pages.shape[0] != m or slot_kept.shape[0] != m:
+        raise ValueError("the columns differ in length from the keys")
+    if not (PyList_GET_SIZE(keep) >= n and PyList_GET_SIZE(inside) >= n and PyList_GET_SIZE(template) >= n
+            and PyList_GET_SIZE(texts) >= n):
+        raise ValueError("the block columns differ in length")
+    cdef const uint64_t *base = &slot_keys[0] if m else NULL
+    cdef list finals = [False] * n, images = [False] * n
+    for i in range(n):
+        if PyObject_IsTrue(<object>PyList_GET_ITEM(template, i)):
+            continue
+        at = _find(base, m, PyLong_AsUnsignedLongLong(<object>PyList_GET_ITEM(sigs, i)))
+        pages = <double>slot_pages[at] if at >= 0 else 0.0
+        kept = <double>slot_kept[at] if at >= 0 else 0.0
+        prior = kept / pages if pages > 0 else 0.0
+        share = pages / <double>site_pages
+        page = 1.0 if PyObject_IsTrue(<object>PyList_GET_ITEM(keep, i)) else 0.0
+        if share >= min_share and PyObject_IsTrue(<object>PyList_GET_ITEM(texts, i)):
+            final = page_weight * page + prior_weight * prior >= 0.5
+        else:
+            final = page != 0.0
+        finals[i] = final
+        images[i] = final or PyObject_IsTrue(<object>PyList_GET_ITEM(inside, i))
+    return finals, images
+
+
+def in_set(const uint64_t[::1] keys, set members):
+    """``templates._in_set_reference``: whether each key is in ``members`` (a bool array)."""
+    cdef Py_ssize_t n = keys.shape[0], i
+    out = np.empty(n, dtype=np.uint8)
+    cdef unsigned char[::1] view = out
+    for i in range(n):
+        view[i] = PySet_Contains(members, keys[i])
+    return out.view(bool)
