@@ -258,8 +258,27 @@ cdef void _merge(const uint64_t[::1] keys, const int32_t[::1] pages, const float
 # -- pass 2's look-ups in a site's counts (templates.SiteModel) ---------------------------------
 
 cdef inline Py_ssize_t _find(const uint64_t *keys, Py_ssize_t m, uint64_t key) noexcept nogil:
-    """The place of ``key`` in the sorted ``keys`` (the first, as searchsorted's), -1 when absent."""
-    cdef Py_ssize_t lo = 0, hi = m, mid
+    """The place of ``key`` in the sorted ``keys`` (the first, as searchsorted's), -1 when absent.
+    The keys are hashes, spread evenly over uint64: a first guess in proportion to the key's
+    value lands near its place, and the search narrows from there (galloping) in a few cache
+    lines instead of ~18 misses over a large site's counts; any spread gives the same place."""
+    cdef Py_ssize_t lo = 0, hi = m, mid, step, guess
+    if m > 64:
+        guess = <Py_ssize_t>((<double>key) * (<double>m) * 5.421010862427522e-20)  # key / 2**64 * m
+        if guess >= m:
+            guess = m - 1
+        if keys[guess] < key:  # the place is after guess: gallop up
+            lo, step = guess + 1, 1
+            while lo + step < m and keys[lo + step] < key:
+                lo += step + 1
+                step <<= 1
+            hi = lo + step if lo + step < m else m
+        else:  # at guess or before: gallop down
+            hi, step = guess, 1
+            while hi - step >= 0 and keys[hi - step] >= key:
+                hi -= step
+                step <<= 1
+            lo = hi - step + 1 if hi - step >= 0 else 0
     while lo < hi:
         mid = (lo + hi) >> 1
         if keys[mid] < key:
