@@ -574,9 +574,7 @@ class SiteTemplates:
                     SiteModel._lookup(counts.hash_keys, counts.hash_pages, keys),
                     SiteModel._lookup(counts.slot_keys, counts.slot_pages, keys),
                 )
-                for key, n in zip(keys, seen.tolist()):
-                    if n < 2:
-                        continue
+                for key in compress(keys, (seen >= 2).tolist()):
                     snip = p.snippets[key]
                     have = counts.samples.get(key)
                     if have is None:
