@@ -47,7 +47,7 @@ pages and combines the slot prior with the page's own evidence. A site with fewe
 ``min_site_pages`` pages gets no model (page level only).
 
 Counts live in sorted numpy arrays (16 bytes per hash); ``fit`` buffers a few pages and folds
-them in with ``np.unique``. Memory per site is bounded by ``max_hashes_per_site``: above it the
+them in (``fold_runs``: the buffered pages' keys sorted and merged into the counts). Memory per site is bounded by ``max_hashes_per_site``: above it the
 rarest hashes are pruned (lossy counting: a hash seen on few pages when the site already has
 many cannot reach the share threshold any more, and one that was pruned early is undercounted
 by at most the pruning level). ``merge`` adds two models' counts (learn per shard, combine).
@@ -236,8 +236,8 @@ _Run = tuple[np.ndarray, int, "np.ndarray | None"]
 def fold_runs(keys: np.ndarray, pages: np.ndarray, weights: np.ndarray, runs: list[_Run]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """A site's counts (``keys`` sorted and unique, their pages int32 and weights float32) with
     ``runs`` added: natively by a merge when the kernel is built (``html._stats.fold_runs``: the
-    counts are not sorted again at every fold, only the runs; 34 -> x ms of a 10,000-page run),
-    else ``fold_runs_reference``."""
+    counts are not sorted again at every fold, only the runs; corpus-10000-shared's 5,480 folds:
+    1.5 -> 0.3 CPU-s), else ``fold_runs_reference``."""
     if _native_fold_runs is not None:
         try:
             return _native_fold_runs(keys, pages, weights, runs)
@@ -423,7 +423,7 @@ class SiteModel:
     ) -> tuple[list[bool], list[bool]]:
         """(keep, images allowed) of the blocks that are not template, the slot priors combined
         with the page-level decision: natively when the kernel is built (``html._stats``, the
-        same lists; 0.74 -> x s of a 10,000-page run's pass 2), else ``_with_slot_priors_reference``."""
+        same lists; corpus-10000-shared's 7,684 pages: 0.42 -> 0.15 CPU-s), else ``_with_slot_priors_reference``."""
         if _native_slot_decisions is not None:
             try:
                 return _native_slot_decisions(
