@@ -47,10 +47,10 @@ pages and combines the slot prior with the page's own evidence. A site with fewe
 ``min_site_pages`` pages gets no model (page level only).
 
 Counts live in sorted numpy arrays (16 bytes per hash); ``fit`` buffers a few pages and folds
-them in (``fold_runs``: the buffered pages' keys sorted and merged into the counts). Memory per site is bounded by ``max_hashes_per_site``: above it the
-rarest hashes are pruned (lossy counting: a hash seen on few pages when the site already has
-many cannot reach the share threshold any more, and one that was pruned early is undercounted
-by at most the pruning level). ``merge`` adds two models' counts (learn per shard, combine).
+them in (``fold_runs``: the buffered pages' keys sorted and merged into the counts). Memory per
+site is bounded by ``max_hashes_per_site``: above it the rarest hashes are pruned (lossy
+counting: a hash seen on few pages when the site already has many cannot reach the share
+threshold any more, and one that was pruned early is undercounted by at most the pruning level). ``merge`` adds two models' counts (learn per shard, combine).
 """
 
 from __future__ import annotations
@@ -423,7 +423,8 @@ class SiteModel:
     ) -> tuple[list[bool], list[bool]]:
         """(keep, images allowed) of the blocks that are not template, the slot priors combined
         with the page-level decision: natively when the kernel is built (``html._stats``, the
-        same lists; corpus-10000-shared's 7,684 pages: 0.42 -> 0.15 CPU-s), else ``_with_slot_priors_reference``."""
+        same lists; corpus-10000-shared's 7,684 pages: 0.42 -> 0.15 CPU-s), else
+        ``_with_slot_priors_reference``."""
         if _native_slot_decisions is not None:
             try:
                 return _native_slot_decisions(
