@@ -50,7 +50,8 @@ Counts live in sorted numpy arrays (16 bytes per hash); ``fit`` buffers a few pa
 them in (``fold_runs``: the buffered pages' keys sorted and merged into the counts). Memory per
 site is bounded by ``max_hashes_per_site``: above it the rarest hashes are pruned (lossy
 counting: a hash seen on few pages when the site already has many cannot reach the share
-threshold any more, and one that was pruned early is undercounted by at most the pruning level). ``merge`` adds two models' counts (learn per shard, combine).
+threshold any more, and one that was pruned early is undercounted by at most the pruning level).
+``merge`` adds two models' counts (learn per shard, combine).
 """
 
 from __future__ import annotations
