@@ -17,8 +17,8 @@ extensions = [
     Extension("pagetwin.html._walk", ["src/pagetwin/html/_walk.pyx"], extra_compile_args=["-O2"]),
     # -O3: MinHash's loop of minima is vectorized only there (GCC 12), 2x faster with AVX-512
     Extension("pagetwin.fingerprints._sketch", ["src/pagetwin/fingerprints/_sketch.pyx"], extra_compile_args=["-O3"]),
-    Extension("pagetwin.html._stats", ["src/pagetwin/html/_stats.pyx"], extra_compile_args=["-O2"]),
-    # (No fused multiply-add: the region scores must round as the Python reference's do.)
+    # (No fused multiply-add: the slot decisions and the region scores must round as the Python references' do.)
+    Extension("pagetwin.html._stats", ["src/pagetwin/html/_stats.pyx"], extra_compile_args=["-O2", "-ffp-contract=off"]),
     Extension("pagetwin.html._page", ["src/pagetwin/html/_page.pyx"], extra_compile_args=["-O2", "-ffp-contract=off"]),
 ]
 

@@ -3,6 +3,8 @@
 
 import random
 
+import numpy as np
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -83,3 +85,112 @@ def test_columns_the_kernel_does_not_take_go_to_the_reference():
     with pytest.raises(ValueError):
         templates._native_page_stats(short.hash, short.sig, short.size, [], [True], short.text, short.parent, 200)
     _same(templates.blocks_stats(short, settings_, ([True], [True])), templates.blocks_stats_reference(short, settings_, ([True], [True])))
+
+
+# -- pass 1's folds and pass 2's look-ups (fold_runs, lookup_columns, slot_decisions, in_set) --
+
+_key = st.one_of(st.integers(0, 12), st.integers(0, (1 << 64) - 1))  # few keys (repeats), and any uint64
+_weight = st.one_of(st.floats(0, 1, width=32), st.floats(width=32, allow_nan=False), st.just(-0.0))
+
+
+@st.composite
+def _counts(draw):
+    keys = np.array(sorted(draw(st.sets(_key, max_size=30))), dtype=np.uint64)
+    pages = np.array(draw(st.lists(st.integers(0, 1 << 20), min_size=len(keys), max_size=len(keys))), dtype=np.int32)
+    weights = np.array(draw(st.lists(_weight, min_size=len(keys), max_size=len(keys))), dtype=np.float32)
+    runs = []
+    for _ in range(draw(st.integers(0, 6))):
+        run = np.array(draw(st.lists(_key, max_size=20)), dtype=np.uint64)
+        w = None if draw(st.booleans()) else np.array(draw(st.lists(_weight, min_size=len(run), max_size=len(run))), dtype=np.float32)
+        runs.append((run, draw(st.integers(0, 1)), w))
+    return keys, pages, weights, runs
+
+
+@settings(max_examples=400, deadline=None)
+@given(case=_counts())
+def test_property_native_fold_is_the_references(case):
+    got = templates._native_fold_runs(*case)
+    want = templates.fold_runs_reference(*case)
+    for x, y in zip(got, want):
+        assert x.dtype == y.dtype and x.tobytes() == y.tobytes()
+
+
+def test_fold_takes_what_the_kernel_does_not_to_the_reference():
+    keys, pages, weights = np.array([3, 1], dtype=np.uint64), np.array([1, 1], dtype=np.int32), np.zeros(2, np.float32)
+    runs = [(np.array([1, 2], dtype=np.uint64), 1, np.array([0.5, 0.25]))]  # float64 weights, unsorted keys
+    with pytest.raises(ValueError):
+        templates._native_fold_runs(keys, pages, weights, [])
+    with pytest.raises(ValueError):
+        templates._native_fold_runs(np.sort(keys), pages, weights, runs)
+    got = templates.fold_runs(np.sort(keys), pages, weights, runs)
+    want = templates.fold_runs_reference(np.sort(keys), pages, weights, runs)
+    assert all(x.tobytes() == y.tobytes() for x, y in zip(got, want))
+    assert got[0].tolist() == [1, 2, 3] and got[1].tolist() == [2, 1, 1] and got[2].tolist() == [0.5, 0.25, 0.0]
+
+
+@settings(max_examples=300, deadline=None)
+@given(case=_counts(), query=st.lists(_key, max_size=30), as_list=st.booleans(), two=st.booleans())
+def test_property_native_lookup_is_the_references(case, query, as_list, two):
+    from pagetwin.html.templates import SiteModel
+
+    keys, pages, weights, _ = case
+    q = query if as_list else np.array(query, dtype=np.uint64)
+    columns = (pages, weights) if two else (pages,)
+    got = templates._native_lookup_columns(keys, q, *columns)
+    want = SiteModel._lookup_columns_reference(keys, q, *columns)
+    assert len(got) == len(want)
+    for x, y in zip(got, want):
+        assert x.dtype == y.dtype and x.tobytes() == y.tobytes()
+    with pytest.raises(OverflowError):  # as numpy's conversion of the list
+        SiteModel._lookup_columns(keys, [1 << 64], pages)
+
+
+@settings(max_examples=300, deadline=None)
+@given(case=_counts(), site_pages=st.integers(2, 40), data=st.data())
+def test_property_native_slot_decisions_are_the_references(case, site_pages, data):
+    from pagetwin.html.templates import SiteModel, _SiteCounts
+
+    keys, pages, kept, _ = case
+    # kept shares as the counts hold them: a sum of shares in [0, 1] per page, at most the pages
+    kept = (np.array(data.draw(st.lists(st.floats(0, 1), min_size=len(keys), max_size=len(keys)))) * pages).astype(np.float32)
+    model = SiteModel(_SiteCounts(pages=site_pages, slot_keys=keys, slot_pages=pages, slot_kept=kept), ExtractSettings(
+        min_slot_share=data.draw(st.sampled_from([0.0, 0.1, 0.5]))))  # fmt: skip
+    n = data.draw(st.integers(0, 30))
+    sig = st.one_of(st.sampled_from(keys.tolist()), _key) if len(keys) else _key
+    blocks = Blocks(tag=["p"] * n, parent=[-1] * n, sig=data.draw(st.lists(sig, min_size=n, max_size=n)), hash=[0] * n,
+                    text=data.draw(st.lists(st.sampled_from(["", "text"]), min_size=n, max_size=n)), link=[0] * n,
+                    size=[1] * n, content=[True] * n)  # fmt: skip
+    flags = [data.draw(st.lists(st.booleans(), min_size=n, max_size=n)) for _ in range(3)]
+    got = model._with_slot_priors(blocks, *flags, model.settings)
+    want = model._with_slot_priors_reference(blocks, *flags, model.settings)
+    assert got == want
+
+
+@given(keys=st.lists(_key, max_size=30), members=st.sets(_key, max_size=30))
+def test_property_native_in_set_is_the_references(keys, members):
+    array = np.array(keys, dtype=np.uint64)
+    got, want = templates._native_in_set(array, members), templates._in_set_reference(array, members)
+    assert got.dtype == want.dtype == bool and got.tolist() == want.tolist()
+
+
+@settings(max_examples=200, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), m=st.integers(0, 3000), spread=st.sampled_from(["even", "clustered", "small"]))
+def test_property_native_lookup_finds_every_place_in_large_counts(seed, m, spread):
+    """The kernel's search starts from a guess in proportion to the key (site counts are
+    hashes, spread evenly): keys spread otherwise are found all the same."""
+    from pagetwin.html.templates import SiteModel
+
+    rng = np.random.default_rng(seed)
+    if spread == "even":
+        raw = rng.integers(0, 2**64 - 1, size=m, dtype=np.uint64, endpoint=True)
+    elif spread == "clustered":  # most keys in a narrow band, a few anywhere
+        raw = np.concatenate([rng.integers(2**63, 2**63 + 5000, size=m, dtype=np.uint64),
+                              rng.integers(0, 2**64 - 1, size=m // 50, dtype=np.uint64, endpoint=True)])  # fmt: skip
+    else:
+        raw = rng.integers(0, 3 * m + 1, size=m, dtype=np.uint64)
+    keys = np.unique(raw)
+    pages = rng.integers(1, 1000, size=len(keys), dtype=np.int32)
+    # keys there, their neighbours (mostly not there), the ends of uint64
+    query = np.concatenate([keys, keys + np.uint64(1), keys - np.uint64(1), np.array([0, 2**64 - 1], dtype=np.uint64)])
+    got = templates._native_lookup_columns(keys, query, pages)[0]
+    assert got.tobytes() == SiteModel._lookup_columns_reference(keys, query, pages)[0].tobytes()
