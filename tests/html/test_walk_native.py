@@ -198,6 +198,23 @@ def test_fuzz_seeds_and_their_mutations(walkers):
             assert differences(*walkers, tree) == [], (name, seed)
 
 
+def _without_image_attrs(walked):
+    """A walk's blocks as a walk not asked for images' attributes gives them (None for each)."""
+    return dataclasses.replace(walked, images=[(b, None) for b, _ in walked.images])
+
+
+@settings(max_examples=300, **FAST)
+@given(body=st.lists(html_bodies, min_size=1, max_size=4).map("".join), junk=st.sampled_from(["", "\udcff", "\ufffd"]))
+def test_a_walk_without_image_attributes_is_the_same_walk_with_none_for_them(walkers, body, junk):
+    # BlockWalker(images=False) (the pipeline's when no algorithm reads images): the same blocks,
+    # hashes (image sources included) and captions, natively and in Python, each image's
+    # attributes None; ParsedPage.extracted then lists no images.
+    tree = LexborHTMLParser(f"<html><body>{body}<img src='/{junk}x.png'></body></html>")
+    full = walkers[1].walk(tree)
+    for walker in (blocks.BlockWalker(images=False), blocks.BlockWalker(native=False, images=False)):
+        assert walker.walk(tree) == _without_image_attrs(full)
+
+
 # -- real pages --------------------------------------------------------------------------------
 
 
@@ -210,10 +227,13 @@ def test_native_walk_is_the_python_walk_on_real_pages(walkers, name):
 
     pages = load_set(name, SHARED, 120)
     assert pages
+    lean, lean_reference = blocks.BlockWalker(images=False), blocks.BlockWalker(native=False, images=False)
     for page in pages:
         decoded = decode_html(page["body"], None)
         for depth in (512, 12):
             assert differences(*walkers, parse_html(decoded, depth), depth) == [], (page["id"], depth)
+        tree = parse_html(decoded, 512)
+        assert lean.walk(tree) == lean_reference.walk(tree) == _without_image_attrs(walkers[1].walk(tree)), page["id"]
 
 
 # -- the parts ---------------------------------------------------------------------------------

@@ -126,6 +126,8 @@ DEF K_SOURCE = 9
 DEF K_NOSCRIPT = 10
 
 SELECTOLAX = "1.0.2"  # the selectolax whose structs are declared above
+# The attributes an image's source is read from, the first it has that is not empty (blocks.SOURCE_ATTRS).
+SOURCE_ATTRS = ("src", "data-src", "srcset", "data-srcset", "data-original")
 CODES = (K_TEXT, K_SKIP, K_INLINE, K_BLOCK, K_A, K_SPAN, K_CELL, K_BR, K_IMG, K_SOURCE, K_NOSCRIPT, 2)  # (2: _COMMENTS)
 
 # Attributes the walk reads (codes), then the image attributes (IMAGE + their index).
@@ -516,6 +518,7 @@ cdef class NativeWalk:
     cdef object node_type
     cdef int image_count
     cdef tuple image_keys  # IMAGE_ATTRS (str)
+    cdef int src_of[5]  # (SOURCE_ATTRS) the image attribute index of each attribute an image's source is read from, in order (-1)
     cdef readonly dict class_memo
     cdef Py_ssize_t class_memo_size
     cdef tuple naming_words, hint_parts, caption_parts, hiding_classes  # blocks._NAMING_PARTS, as bytes
@@ -571,6 +574,8 @@ cdef class NativeWalk:
             self.attr_len[i] = len(<bytes>name)
         for i in range(IMAGE):
             self.image_of[i] = image_attrs.index(self.attr_names[i].decode()) if self.attr_names[i].decode() in image_attrs else -1
+        for i, name in enumerate(SOURCE_ATTRS):
+            self.src_of[i] = image_attrs.index(name) if name in image_attrs else -1
         self.node_type = lexbor_node_type
         self.names = [None] * KINDS
         self.class_memo = {}
@@ -936,9 +941,11 @@ cdef class NativeWalk:
             child = child.prev
         return 0
 
-    def walk(self, root, Py_ssize_t max_depth, bint noscript, out, list spans, list hidden, frozenset shown):
+    def walk(self, root, Py_ssize_t max_depth, bint noscript, out, list spans, list hidden, frozenset shown,
+             bint image_attrs=True):
         """Fill ``out`` (a blocks.Blocks) with the blocks under ``root`` (a LexborNode), as
-        ``BlockWalker.walk_reference`` does; the noscripts and comment boxes held back (unless
+        ``BlockWalker.walk_reference`` does (``image_attrs``: an image's raw attributes, else
+        None beside its block); the noscripts and comment boxes held back (unless
         ``noscript``) are returned as LexborNodes, the spans named as captions are added to
         ``spans`` as (block, LexborNode) (for blocks._span_captions), and the hidden blocks not
         entered to ``hidden`` (for blocks._hidden_pages); the hidden blocks whose node
@@ -1106,7 +1113,7 @@ cdef class NativeWalk:
             elif kind == K_IMG or (node.parent != NULL and node.parent.type == ELEMENT
                                    and node.parent.local_name == self.picture_id):  # K_SOURCE
                 if block >= 0:
-                    if self._image(node, &a, block, depth, images):
+                    if self._image(node, &a, block, depth, images, image_attrs):
                         has = True
                 continue
             # Children in reverse, so they come off the stack in document order; a lone text
@@ -1240,12 +1247,29 @@ cdef class NativeWalk:
             _append(k, <const unsigned char *><bytes>part, len(<bytes>part))
         return xxh64(k.data, k.length)
 
-    cdef bint _image(self, pt_node *node, Attrs *a, Py_ssize_t block, Py_ssize_t depth, list images) except -1:
-        """An <img> (or a <picture>'s <source>): its raw attributes, and its source into the
-        block's hash. Whether it had a source."""
-        cdef int i
+    cdef bint _image(self, pt_node *node, Attrs *a, Py_ssize_t block, Py_ssize_t depth, list images,
+                     bint image_attrs) except -1:
+        """An <img> (or a <picture>'s <source>): its raw attributes (``image_attrs``, else
+        None), and its source into the block's hash. Whether it had a source."""
+        cdef int i, k
+        cdef pt_str *value
         cdef Buf *keys = &self.imgs[depth]
         self._attrs(node, a, True)
+        if not image_attrs:  # the source only (blocks.SOURCE_ATTRS), without a dict of them all
+            for k in range(5):  # (SOURCE_ATTRS)
+                i = self.src_of[k]
+                if i >= 0 and a.image_set[i] and a.image[i] != NULL and a.image[i].length:
+                    value = a.image[i]
+                    images.append((block, None))
+                    if self.img_count[depth]:
+                        _append(keys, b" ", 1)
+                    if _utf8_valid(value.data, value.length):  # (as decoded and encoded again)
+                        _append(keys, value.data, value.length)
+                    else:
+                        self._str_piece(keys, _str(value))
+                    self.img_count[depth] += 1
+                    return True
+            return False
         raw = {}
         for i in range(self.image_count):
             if a.image_set[i] and a.image[i] != NULL and a.image[i].length:
