@@ -72,7 +72,7 @@ def attributes(draw) -> str:
     out = []
     for name, values in (
         ("class", CLASSES), ("id", ["", "main", "comments", "nav", "story-body", "sidebar-2"]),
-        ("itemprop", ["articleBody", "headline", "text", "name"]),
+        ("itemprop", ["articleBody", "headline", "text", "name", "articlebody"]),
         ("itemscope", [""]), ("itemtype", ["https://schema.org/Comment", "https://schema.org/Answer", "http://schema.org/Question/"]),
         ("style", ["display:none", "DISPLAY : None", "visibility: hidden", "color: red", "display:\u00a0none", "ſ"]),
         ("aria-hidden", ["true", "false"]), ("role", ["tabpanel", "region", "dialog"]), ("type", ["hidden", "text"]), ("hidden", [""]), ("data-x", ["1"]),
@@ -377,6 +377,8 @@ FIRST_PIECES = [
     "<svg><p>s</p><main>n</main><g itemprop='x'/></svg>", "<math><mi itemprop=v>v</mi></math>", "<template><p>t</p><h1>h</h1></template>",
     "<table><tr><td><p>c</p></td></tr></table>", "<noscript><div>d</div></noscript>", "<x-p itemprop2='a'>e</x-p>", "<o:p>o</o:p>",
     "<blockquote><pre>q</pre></blockquote>", "<section data-itemprop='1'><article>a</article></section>", "<ul><li>l</li></ul>",
+    "<div itemprop='articleBody'>b</div>", "<div itemprop='ARTICLEBODY'>B</div>", "<p itemprop='articlebody'>c</p>",
+    "<div itemprop='articleBody x'>d</div>", "<nav><main>m</main></nav>", "<aside itemprop=articleBody>a</aside>",
 ]  # fmt: skip
 first_bodies = st.recursive(st.sampled_from(FIRST_PIECES) | words, element, max_leaves=20)
 

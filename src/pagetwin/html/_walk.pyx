@@ -524,7 +524,8 @@ cdef class NativeWalk:
     cdef tuple naming_words, hint_parts, caption_parts, hiding_classes  # blocks._NAMING_PARTS, as bytes
     cdef Py_ssize_t longest_word  # (naming_words[n]: the words of n letters)
     cdef object kind_of, class_facts, hidden_style, page_chrome, content_root, own_roots
-    cdef object noscript_content, holds_the_page, disclosed, hover_card, chrome_tags, chrome_tag_wraps
+    cdef object noscript_content, holds_the_page, disclosed, hover_card, chrome_tags
+    cdef tuple wraps_the_page  # the selector spec of what makes a nav or an aside wrap the page
     cdef dict selectors  # selector -> (tag ids, [itemprop] in it): the ones ``first`` answers
     cdef Buf *own  # per depth: the open block's own text
     cdef Buf *imgs  # per depth: the open block's image sources, joined by " "
@@ -549,7 +550,7 @@ cdef class NativeWalk:
 
     def __init__(self, lexbor_node_type, attr_name_address, element_name_address, text_id, picture_id,
                  kind_of, class_facts, hidden_style, image_attrs, page_chrome, content_root,
-                 noscript_content, holds_the_page, disclosed, hover_card, chrome_tags, chrome_tag_wraps, class_memo_size,
+                 noscript_content, holds_the_page, disclosed, hover_card, chrome_tags, wraps_the_page, class_memo_size,
                  selectors, naming_parts):
         self.vtab = PyCapsule_GetPointer(lexbor_node_type.__dict__["__pyx_vtable__"], NULL)
         self.attr_name = <void *><uintptr_t>attr_name_address
@@ -561,7 +562,7 @@ cdef class NativeWalk:
         self.noscript_content, self.holds_the_page = noscript_content, holds_the_page
         self.disclosed = disclosed
         self.hover_card = hover_card
-        self.chrome_tags, self.chrome_tag_wraps = chrome_tags, chrome_tag_wraps
+        self.chrome_tags = chrome_tags
         if len(image_attrs) > MAX_IMAGE_ATTRS:
             raise ValueError("too many image attributes")
         self.image_keys = tuple(image_attrs)
@@ -584,12 +585,13 @@ cdef class NativeWalk:
         self.longest_word = max(len(word) for word in words)
         self.naming_words = tuple(tuple(word for word in words if len(word) == n) for n in range(self.longest_word + 1))
         self.hint_parts, self.caption_parts, self.hiding_classes = tuple(hint_parts), tuple(caption_parts), tuple(hiding_classes)
-        for ids, _ in selectors.values():
+        for ids, _, _ in selectors.values():
             if len(ids) > MAX_FIRST_TAGS or any(tid >= KINDS for tid in ids):
                 raise ValueError("a selector of too many tags, or of tags that are not static")
         self.selectors = dict(selectors)
-        if noscript_content not in self.selectors:
-            raise ValueError("the noscript content selector is not one of the selectors")
+        if noscript_content not in self.selectors or wraps_the_page not in self.selectors:
+            raise ValueError("the noscript content or the page wrapper selector is not one of the selectors")
+        self.wraps_the_page = self.selectors[wraps_the_page]
 
     def __dealloc__(self):
         cdef Py_ssize_t i
@@ -771,7 +773,8 @@ cdef class NativeWalk:
         """``node.css_first(selector)`` (the first element of ``node``'s subtree, ``node``
         included, in document order, that ``selector`` matches) for the selectors given at init,
         without lexbor parsing the selector at each call (~7 us): a list of tag names and
-        ``[itemprop]``, which blocks._simple_selector compiles to (tag ids, itemprop)."""
+        ``[itemprop]`` or ``[itemprop=value]``, which blocks._simple_selector compiles to (tag
+        ids, itemprop, its value or None)."""
         if type(node) is not self.node_type:
             raise Unsupported("not a LexborNode")
         return self._first((<pt_lexbor_node *><PyObject *>node).node, <object>(<pt_lexbor_node *><PyObject *>node).parser,
@@ -781,6 +784,8 @@ cdef class NativeWalk:
         cdef uintptr_t ids[MAX_FIRST_TAGS]
         cdef tuple tags = spec[0]
         cdef bint itemprop = spec[1]
+        cdef bytes value = spec[2]  # (None: any value)
+        cdef pt_str *v
         cdef Py_ssize_t n = len(tags), i
         cdef pt_node *node = top
         cdef pt_attr *attr
@@ -795,7 +800,12 @@ cdef class NativeWalk:
                     attr = (<pt_element *>node).first_attr
                     while attr != NULL:
                         if self._attr_code(attr) == A_ITEMPROP:
-                            return self._node(node, parser)
+                            if value is None:
+                                return self._node(node, parser)
+                            v = attr.value  # (compared as written: lexbor's [itemprop=x] minds case)
+                            if (v != NULL and v.data != NULL and v.length == <size_t>len(value)
+                                    and memcmp(v.data, <const char *>value, v.length) == 0):
+                                return self._node(node, parser)
                         attr = attr.next
             node = _preorder_next(node, top)
         return None
@@ -1012,8 +1022,8 @@ cdef class NativeWalk:
             elif kind == K_BLOCK:
                 if not article and self.flags[tid] & 1:
                     continue
-                if self.flags[tid] & 16 and not self.chrome_tag_wraps(self._node(node, parser)):
-                    continue  # nav, aside: chrome by their tag (blocks._chrome_tag_wraps)
+                if self.flags[tid] & 16 and self._first(node, parser, self.wraps_the_page) is None:
+                    continue  # nav, aside: chrome by their tag, unless they wrap the page (blocks._chrome_tag_wraps)
                 self._attrs(node, &a, False)
                 if a.any:
                     if a.hiding and self._hidden(&a):

@@ -475,7 +475,8 @@ _WRAPS_THE_PAGE = "main, [itemprop=articleBody]"
 def _chrome_tag_wraps(node) -> bool:
     """Whether a <nav> or an <aside> wraps the page's content: it holds its <main> or its marked
     article body (fermyon's <aside class="announcement-banner"> around the whole page; an h1 is
-    not enough: sidebars title their widgets with h1s). Else it is chrome."""
+    not enough: sidebars title their widgets with h1s). Else it is chrome. (The native walk
+    asks its ``first`` the same, _FIRST_SELECTORS.)"""
     return node.css_first(_WRAPS_THE_PAGE) is not None
 
 
@@ -1236,23 +1237,30 @@ def _lexbor_functions() -> list[int]:
     return [ctypes.cast(getattr(lexbor, f), ctypes.c_void_p).value for f in _WALK_FUNCTIONS]
 
 
-def _simple_selector(selector: str) -> tuple[tuple[int, ...], bool]:
-    """(The tag ids, whether ``[itemprop]`` is one) of a selector list of tag names and
-    ``[itemprop]`` (the native walk's ``first`` answers only those)."""
-    ids, itemprop = [], False
+def _simple_selector(selector: str) -> tuple[tuple[int, ...], bool, bytes | None]:
+    """(The tag ids, whether ``[itemprop]`` or ``[itemprop=value]`` is one, that value or None)
+    of a selector list of tag names and one of those (the native walk's ``first`` answers only
+    those)."""
+    ids, itemprop, value = [], False, None
     for part in selector.split(","):
         part = part.strip()
+        valued = re.fullmatch(r"\[itemprop=([A-Za-z]+)\]", part)
+        if (part == "[itemprop]" or valued) and itemprop:
+            raise ValueError(f"a second [itemprop]: {part!r}")
         if part == "[itemprop]":
             itemprop = True
+        elif valued:
+            itemprop, value = True, valued.group(1).encode()
         elif re.fullmatch(r"[a-z][a-z0-9]*", part):
             ids.append(LexborHTMLParser("").create_node(part).tag_id)
         else:
-            raise ValueError(f"not a tag name or [itemprop]: {part!r}")
-    return tuple(ids), itemprop
+            raise ValueError(f"not a tag name, [itemprop] or [itemprop=letters]: {part!r}")
+    return tuple(ids), itemprop, value
 
 
-# The selectors the native walk's ``first`` answers (_holds_the_page's, and the noscript test).
-_FIRST_SELECTORS = {s: _simple_selector(s) for s in (_MAY_HOLD_CONTENT_OR_P, _MAY_HOLD_CONTENT, "p", _NOSCRIPT_CONTENT)}
+# The selectors the native walk's ``first`` answers (_holds_the_page's, the noscript test and
+# _chrome_tag_wraps').
+_FIRST_SELECTORS = {s: _simple_selector(s) for s in (_MAY_HOLD_CONTENT_OR_P, _MAY_HOLD_CONTENT, "p", _NOSCRIPT_CONTENT, _WRAPS_THE_PAGE)}
 
 
 def _native_walk(names: list[int] | None = None):
@@ -1263,5 +1271,5 @@ def _native_walk(names: list[int] | None = None):
         LexborNode, *names, _TEXT_ID, LexborHTMLParser("").create_node("picture").tag_id,
         _kind_of, _class_facts, lambda style: _HIDDEN_STYLE.search(style) is not None, IMAGE_ATTRS,
         PAGE_CHROME_TAGS, CONTENT_ROOT_TAGS, _NOSCRIPT_CONTENT, _holds_the_page, _disclosed_box, _hover_card, CHROME_TAGS,
-        _chrome_tag_wraps, _CLASS_MEMO_SIZE, _FIRST_SELECTORS, _NAMING_PARTS,
+        _WRAPS_THE_PAGE, _CLASS_MEMO_SIZE, _FIRST_SELECTORS, _NAMING_PARTS,
     )  # fmt: skip
