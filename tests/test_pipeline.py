@@ -113,3 +113,25 @@ def test_images_are_resolved_only_when_an_algorithm_reads_them():
     settings.match.algorithms = ["exact", "images"]
     urls = [ref.url for ref in Worker(settings).analyse(page)[0].images]
     assert urls == [f"https://x.example/photos/{i}.jpg" for i in range(4)]
+
+
+def test_images_attributes_are_collected_only_when_an_algorithm_reads_them():
+    """Without the images algorithm the walk keeps no image's attributes (in ParsedPage's bytes
+    neither): the same blocks, hashes and decision, each image's attributes None."""
+    import dataclasses
+
+    from pagetwin.html.blocks import ParsedPage
+
+    figures = "".join(f"<figure><img src='/p/{i}.jpg' alt='photo {i}'><figcaption>Photograph {i} of the harbour.</figcaption></figure>" for i in range(3))
+    html = f"<html><body><article><h1>Harbour</h1><p>{'words of the story ' * 30}</p>{figures}</article></body></html>".encode()
+    page = Page("g", "https://x.example/g", html)
+    with_images = Settings()
+    with_images.match.algorithms = ["exact", "images"]
+    lean, full = Worker(Settings()).parse(page), Worker(with_images).parse(page)
+    assert [raw for _, raw in full.blocks.images] == [{"src": f"/p/{i}.jpg", "alt": f"photo {i}"} for i in range(3)]
+    assert lean.blocks.images == [(b, None) for b, _ in full.blocks.images]
+    assert dataclasses.replace(lean.blocks, images=[]) == dataclasses.replace(full.blocks, images=[])
+    assert lean.page_level() == full.page_level()
+    again = ParsedPage.from_bytes(lean.to_bytes())
+    assert again == lean and len(lean.to_bytes()) < len(full.to_bytes())
+    assert again.extracted(*again.page_level()).images == [] and again.extracted(*again.page_level()).text == full.extracted(*full.page_level()).text

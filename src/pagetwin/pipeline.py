@@ -97,7 +97,8 @@ class Worker:
         self.wants_images = needs_images(settings)
         self.image_urls = KeptURLs()  # image_refs' memo of candidate URLs, kept from page to page
         self.keep_parsed = keep_parsed  # learn() returns each page's ParsedPage bytes for pass 2
-        self.walker = BlockWalker()  # the block walk's memos, kept from page to page
+        # the block walk and its memos, kept from page to page; images' attributes only when read
+        self.walker = BlockWalker(images=self.wants_images)
         self.keyword_tokens: dict[str, bool] = {}  # top_keywords' memo of which tokens may be keywords
         self.learning = learning if learning is not None else Learning.for_dedup(settings)  # what learn() computes
 

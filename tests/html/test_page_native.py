@@ -33,6 +33,7 @@ _TEXTS = [
     "", "", "", "Home", "News", "Read the whole story of the week", "https://example.org/a", "www.example.org",
     "word " * 30, "A short line", "Price: 20 EUR", "Figure 2. A chart", "2020-11-26 08:04 来源:中国新闻网",
     "版权所有 2021 某某网", "滇ICP备11000491号", "中文的一段话，没有日期。" * 4, "Related articles", "x" * 950,
+    "Café de la gare, 2020-11-26", "“Quoted” 2020-11-26 08:04", "ICP 证 2020-11-26 更新", "ICP备 licence", "2020年11月26日 编辑",
     *_PROSE, _PROSE[0][:120],
 ]  # fmt: skip
 _TAGS = ["div", "p", "p", "li", "li", "tr", "td", "dd", "dt", "h1", "h2", "h3", "h5", "span", "article", "main", "object",
@@ -276,3 +277,11 @@ def test_page_keep_is_the_references_on_every_page_of_the_shared_warcs():
                     yield record.body, record.http_charset
 
     assert _same_on(bodies()) > 0
+
+
+def test_dateline_words_start_with_an_ideograph():
+    # _page.drop_datelines searches the legal line and dateline expressions only in texts with
+    # an ideograph (U+4E00-U+9FFF), the licence only where "ICP" is: so must every word start.
+    for pattern in (noise._CN_LEGAL, noise._CN_DATELINE):
+        assert all("\u4e00" <= word[0] <= "\u9fff" for word in pattern.pattern.split("|")), pattern
+    assert noise._CN_LICENCE.pattern.startswith("ICP") and not noise._CN_LICENCE.flags & 2  # (re.IGNORECASE)

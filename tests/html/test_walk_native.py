@@ -72,7 +72,7 @@ def attributes(draw) -> str:
     out = []
     for name, values in (
         ("class", CLASSES), ("id", ["", "main", "comments", "nav", "story-body", "sidebar-2"]),
-        ("itemprop", ["articleBody", "headline", "text", "name"]),
+        ("itemprop", ["articleBody", "headline", "text", "name", "articlebody"]),
         ("itemscope", [""]), ("itemtype", ["https://schema.org/Comment", "https://schema.org/Answer", "http://schema.org/Question/"]),
         ("style", ["display:none", "DISPLAY : None", "visibility: hidden", "color: red", "display:\u00a0none", "ſ"]),
         ("aria-hidden", ["true", "false"]), ("role", ["tabpanel", "region", "dialog"]), ("type", ["hidden", "text"]), ("hidden", [""]), ("data-x", ["1"]),
@@ -198,6 +198,23 @@ def test_fuzz_seeds_and_their_mutations(walkers):
             assert differences(*walkers, tree) == [], (name, seed)
 
 
+def _without_image_attrs(walked):
+    """A walk's blocks as a walk not asked for images' attributes gives them (None for each)."""
+    return dataclasses.replace(walked, images=[(b, None) for b, _ in walked.images])
+
+
+@settings(max_examples=300, **FAST)
+@given(body=st.lists(html_bodies, min_size=1, max_size=4).map("".join), junk=st.sampled_from(["", "\udcff", "\ufffd"]))
+def test_a_walk_without_image_attributes_is_the_same_walk_with_none_for_them(walkers, body, junk):
+    # BlockWalker(images=False) (the pipeline's when no algorithm reads images): the same blocks,
+    # hashes (image sources included) and captions, natively and in Python, each image's
+    # attributes None; ParsedPage.extracted then lists no images.
+    tree = LexborHTMLParser(f"<html><body>{body}<img src='/{junk}x.png'></body></html>")
+    full = walkers[1].walk(tree)
+    for walker in (blocks.BlockWalker(images=False), blocks.BlockWalker(native=False, images=False)):
+        assert walker.walk(tree) == _without_image_attrs(full)
+
+
 # -- real pages --------------------------------------------------------------------------------
 
 
@@ -210,10 +227,13 @@ def test_native_walk_is_the_python_walk_on_real_pages(walkers, name):
 
     pages = load_set(name, SHARED, 120)
     assert pages
+    lean, lean_reference = blocks.BlockWalker(images=False), blocks.BlockWalker(native=False, images=False)
     for page in pages:
         decoded = decode_html(page["body"], None)
         for depth in (512, 12):
             assert differences(*walkers, parse_html(decoded, depth), depth) == [], (page["id"], depth)
+        tree = parse_html(decoded, 512)
+        assert lean.walk(tree) == lean_reference.walk(tree) == _without_image_attrs(walkers[1].walk(tree)), page["id"]
 
 
 # -- the parts ---------------------------------------------------------------------------------
@@ -357,6 +377,8 @@ FIRST_PIECES = [
     "<svg><p>s</p><main>n</main><g itemprop='x'/></svg>", "<math><mi itemprop=v>v</mi></math>", "<template><p>t</p><h1>h</h1></template>",
     "<table><tr><td><p>c</p></td></tr></table>", "<noscript><div>d</div></noscript>", "<x-p itemprop2='a'>e</x-p>", "<o:p>o</o:p>",
     "<blockquote><pre>q</pre></blockquote>", "<section data-itemprop='1'><article>a</article></section>", "<ul><li>l</li></ul>",
+    "<div itemprop='articleBody'>b</div>", "<div itemprop='ARTICLEBODY'>B</div>", "<p itemprop='articlebody'>c</p>",
+    "<div itemprop='articleBody x'>d</div>", "<nav><main>m</main></nav>", "<aside itemprop=articleBody>a</aside>",
 ]  # fmt: skip
 first_bodies = st.recursive(st.sampled_from(FIRST_PIECES) | words, element, max_leaves=20)
 

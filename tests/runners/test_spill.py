@@ -119,3 +119,23 @@ def test_replay_is_the_added_pages_minus_images_in_order(items):
         assert (got.id, got.url, got.source, got.kind, got.truncated, got.meta) == (
             page.id, page.url, page.source, page.kind, page.truncated, page.meta
         )
+
+
+def test_a_page_marshal_does_not_take_is_pickled_and_a_seen_page_keeps_no_body(tmp_path):
+    import datetime
+
+    when = datetime.datetime(2024, 1, 8, 12, 0)
+    pages = [
+        Page("a", "https://x.example/a", body=b"<p>a</p>", meta={"metadata": {"date": when}}),  # (a Parquet row's timestamp)
+        Page("b", "https://x.example/b", body=b"<p>b</p>", meta={"lang": "en"}),
+        Page("c", "https://x.example/c", body=b"<p>c</p>"),
+    ]
+    with ParsedSpill(str(tmp_path)) as spill:
+        spill.add(pages[0], b"")
+        spill.add(pages[1], b"blocks-of-b")
+        spill.add(pages[2], b"", keep_body=False)  # stored already: pass 2 only marks it seen
+        spill.finish()
+        a, b, c = spill.replay()
+    assert a == pages[0] and a.meta["metadata"]["date"] == when
+    assert b.body == b"" and b.parsed == b"blocks-of-b" and b.meta == {"lang": "en"}
+    assert c.id == "c" and c.body == b"" and c.parsed == b""

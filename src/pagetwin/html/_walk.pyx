@@ -126,6 +126,8 @@ DEF K_SOURCE = 9
 DEF K_NOSCRIPT = 10
 
 SELECTOLAX = "1.0.2"  # the selectolax whose structs are declared above
+# The attributes an image's source is read from, the first it has that is not empty (blocks.SOURCE_ATTRS).
+SOURCE_ATTRS = ("src", "data-src", "srcset", "data-srcset", "data-original")
 CODES = (K_TEXT, K_SKIP, K_INLINE, K_BLOCK, K_A, K_SPAN, K_CELL, K_BR, K_IMG, K_SOURCE, K_NOSCRIPT, 2)  # (2: _COMMENTS)
 
 # Attributes the walk reads (codes), then the image attributes (IMAGE + their index).
@@ -516,12 +518,14 @@ cdef class NativeWalk:
     cdef object node_type
     cdef int image_count
     cdef tuple image_keys  # IMAGE_ATTRS (str)
+    cdef int src_of[5]  # (SOURCE_ATTRS) the image attribute index of each attribute an image's source is read from, in order (-1)
     cdef readonly dict class_memo
     cdef Py_ssize_t class_memo_size
     cdef tuple naming_words, hint_parts, caption_parts, hiding_classes  # blocks._NAMING_PARTS, as bytes
     cdef Py_ssize_t longest_word  # (naming_words[n]: the words of n letters)
     cdef object kind_of, class_facts, hidden_style, page_chrome, content_root, own_roots
-    cdef object noscript_content, holds_the_page, disclosed, hover_card, chrome_tags, chrome_tag_wraps
+    cdef object noscript_content, holds_the_page, disclosed, hover_card, chrome_tags
+    cdef tuple wraps_the_page  # the selector spec of what makes a nav or an aside wrap the page
     cdef dict selectors  # selector -> (tag ids, [itemprop] in it): the ones ``first`` answers
     cdef Buf *own  # per depth: the open block's own text
     cdef Buf *imgs  # per depth: the open block's image sources, joined by " "
@@ -546,7 +550,7 @@ cdef class NativeWalk:
 
     def __init__(self, lexbor_node_type, attr_name_address, element_name_address, text_id, picture_id,
                  kind_of, class_facts, hidden_style, image_attrs, page_chrome, content_root,
-                 noscript_content, holds_the_page, disclosed, hover_card, chrome_tags, chrome_tag_wraps, class_memo_size,
+                 noscript_content, holds_the_page, disclosed, hover_card, chrome_tags, wraps_the_page, class_memo_size,
                  selectors, naming_parts):
         self.vtab = PyCapsule_GetPointer(lexbor_node_type.__dict__["__pyx_vtable__"], NULL)
         self.attr_name = <void *><uintptr_t>attr_name_address
@@ -558,7 +562,7 @@ cdef class NativeWalk:
         self.noscript_content, self.holds_the_page = noscript_content, holds_the_page
         self.disclosed = disclosed
         self.hover_card = hover_card
-        self.chrome_tags, self.chrome_tag_wraps = chrome_tags, chrome_tag_wraps
+        self.chrome_tags = chrome_tags
         if len(image_attrs) > MAX_IMAGE_ATTRS:
             raise ValueError("too many image attributes")
         self.image_keys = tuple(image_attrs)
@@ -571,6 +575,8 @@ cdef class NativeWalk:
             self.attr_len[i] = len(<bytes>name)
         for i in range(IMAGE):
             self.image_of[i] = image_attrs.index(self.attr_names[i].decode()) if self.attr_names[i].decode() in image_attrs else -1
+        for i, name in enumerate(SOURCE_ATTRS):
+            self.src_of[i] = image_attrs.index(name) if name in image_attrs else -1
         self.node_type = lexbor_node_type
         self.names = [None] * KINDS
         self.class_memo = {}
@@ -579,12 +585,13 @@ cdef class NativeWalk:
         self.longest_word = max(len(word) for word in words)
         self.naming_words = tuple(tuple(word for word in words if len(word) == n) for n in range(self.longest_word + 1))
         self.hint_parts, self.caption_parts, self.hiding_classes = tuple(hint_parts), tuple(caption_parts), tuple(hiding_classes)
-        for ids, _ in selectors.values():
+        for ids, _, _ in selectors.values():
             if len(ids) > MAX_FIRST_TAGS or any(tid >= KINDS for tid in ids):
                 raise ValueError("a selector of too many tags, or of tags that are not static")
         self.selectors = dict(selectors)
-        if noscript_content not in self.selectors:
-            raise ValueError("the noscript content selector is not one of the selectors")
+        if noscript_content not in self.selectors or wraps_the_page not in self.selectors:
+            raise ValueError("the noscript content or the page wrapper selector is not one of the selectors")
+        self.wraps_the_page = self.selectors[wraps_the_page]
 
     def __dealloc__(self):
         cdef Py_ssize_t i
@@ -766,7 +773,8 @@ cdef class NativeWalk:
         """``node.css_first(selector)`` (the first element of ``node``'s subtree, ``node``
         included, in document order, that ``selector`` matches) for the selectors given at init,
         without lexbor parsing the selector at each call (~7 us): a list of tag names and
-        ``[itemprop]``, which blocks._simple_selector compiles to (tag ids, itemprop)."""
+        ``[itemprop]`` or ``[itemprop=value]``, which blocks._simple_selector compiles to (tag
+        ids, itemprop, its value or None)."""
         if type(node) is not self.node_type:
             raise Unsupported("not a LexborNode")
         return self._first((<pt_lexbor_node *><PyObject *>node).node, <object>(<pt_lexbor_node *><PyObject *>node).parser,
@@ -776,6 +784,8 @@ cdef class NativeWalk:
         cdef uintptr_t ids[MAX_FIRST_TAGS]
         cdef tuple tags = spec[0]
         cdef bint itemprop = spec[1]
+        cdef bytes value = spec[2]  # (None: any value)
+        cdef pt_str *v
         cdef Py_ssize_t n = len(tags), i
         cdef pt_node *node = top
         cdef pt_attr *attr
@@ -790,7 +800,12 @@ cdef class NativeWalk:
                     attr = (<pt_element *>node).first_attr
                     while attr != NULL:
                         if self._attr_code(attr) == A_ITEMPROP:
-                            return self._node(node, parser)
+                            if value is None:
+                                return self._node(node, parser)
+                            v = attr.value  # (compared as written: lexbor's [itemprop=x] minds case)
+                            if (v != NULL and v.data != NULL and v.length == <size_t>len(value)
+                                    and memcmp(v.data, <const char *>value, v.length) == 0):
+                                return self._node(node, parser)
                         attr = attr.next
             node = _preorder_next(node, top)
         return None
@@ -936,9 +951,11 @@ cdef class NativeWalk:
             child = child.prev
         return 0
 
-    def walk(self, root, Py_ssize_t max_depth, bint noscript, out, list spans, list hidden, frozenset shown):
+    def walk(self, root, Py_ssize_t max_depth, bint noscript, out, list spans, list hidden, frozenset shown,
+             bint image_attrs=True):
         """Fill ``out`` (a blocks.Blocks) with the blocks under ``root`` (a LexborNode), as
-        ``BlockWalker.walk_reference`` does; the noscripts and comment boxes held back (unless
+        ``BlockWalker.walk_reference`` does (``image_attrs``: an image's raw attributes, else
+        None beside its block); the noscripts and comment boxes held back (unless
         ``noscript``) are returned as LexborNodes, the spans named as captions are added to
         ``spans`` as (block, LexborNode) (for blocks._span_captions), and the hidden blocks not
         entered to ``hidden`` (for blocks._hidden_pages); the hidden blocks whose node
@@ -1005,8 +1022,8 @@ cdef class NativeWalk:
             elif kind == K_BLOCK:
                 if not article and self.flags[tid] & 1:
                     continue
-                if self.flags[tid] & 16 and not self.chrome_tag_wraps(self._node(node, parser)):
-                    continue  # nav, aside: chrome by their tag (blocks._chrome_tag_wraps)
+                if self.flags[tid] & 16 and self._first(node, parser, self.wraps_the_page) is None:
+                    continue  # nav, aside: chrome by their tag, unless they wrap the page (blocks._chrome_tag_wraps)
                 self._attrs(node, &a, False)
                 if a.any:
                     if a.hiding and self._hidden(&a):
@@ -1106,7 +1123,7 @@ cdef class NativeWalk:
             elif kind == K_IMG or (node.parent != NULL and node.parent.type == ELEMENT
                                    and node.parent.local_name == self.picture_id):  # K_SOURCE
                 if block >= 0:
-                    if self._image(node, &a, block, depth, images):
+                    if self._image(node, &a, block, depth, images, image_attrs):
                         has = True
                 continue
             # Children in reverse, so they come off the stack in document order; a lone text
@@ -1240,12 +1257,29 @@ cdef class NativeWalk:
             _append(k, <const unsigned char *><bytes>part, len(<bytes>part))
         return xxh64(k.data, k.length)
 
-    cdef bint _image(self, pt_node *node, Attrs *a, Py_ssize_t block, Py_ssize_t depth, list images) except -1:
-        """An <img> (or a <picture>'s <source>): its raw attributes, and its source into the
-        block's hash. Whether it had a source."""
-        cdef int i
+    cdef bint _image(self, pt_node *node, Attrs *a, Py_ssize_t block, Py_ssize_t depth, list images,
+                     bint image_attrs) except -1:
+        """An <img> (or a <picture>'s <source>): its raw attributes (``image_attrs``, else
+        None), and its source into the block's hash. Whether it had a source."""
+        cdef int i, k
+        cdef pt_str *value
         cdef Buf *keys = &self.imgs[depth]
         self._attrs(node, a, True)
+        if not image_attrs:  # the source only (blocks.SOURCE_ATTRS), without a dict of them all
+            for k in range(5):  # (SOURCE_ATTRS)
+                i = self.src_of[k]
+                if i >= 0 and a.image_set[i] and a.image[i] != NULL and a.image[i].length:
+                    value = a.image[i]
+                    images.append((block, None))
+                    if self.img_count[depth]:
+                        _append(keys, b" ", 1)
+                    if _utf8_valid(value.data, value.length):  # (as decoded and encoded again)
+                        _append(keys, value.data, value.length)
+                    else:
+                        self._str_piece(keys, _str(value))
+                    self.img_count[depth] += 1
+                    return True
+            return False
         raw = {}
         for i in range(self.image_count):
             if a.image_set[i] and a.image[i] != NULL and a.image[i].length:

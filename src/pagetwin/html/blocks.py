@@ -151,6 +151,8 @@ try:  # the attributes html.images.image_refs reads (lazy-loading variants inclu
     from pagetwin.html.images import RAW_IMAGE_ATTRS as IMAGE_ATTRS
 except ImportError:  # pragma: no cover
     IMAGE_ATTRS = ("src", "data-src", "srcset", "data-srcset", "alt", "title", "width", "height")
+# An image's source (what its block's hash holds): the first of these it has that is not empty.
+SOURCE_ATTRS = tuple(name for name in ("src", "data-src", "srcset", "data-srcset", "data-original") if name in IMAGE_ATTRS)
 
 
 @dataclass
@@ -168,7 +170,9 @@ class Blocks:
     in_article: list[bool] = field(default_factory=list)  # inside <article>/<main>
     hint: list[bool] = field(default_factory=list)  # marked as the article body by the page
     caption: list[bool] = field(default_factory=list)  # named as a caption, a credit or a gallery (_CAPTION_NAMES)
-    images: list[tuple[int, dict]] = field(default_factory=list)  # (block, raw attributes)
+    # (block, raw attributes) of each image with a source; (block, None) when the walk was not
+    # asked for their attributes (BlockWalker(images=False): no algorithm reads them)
+    images: list[tuple[int, dict | None]] = field(default_factory=list)
 
     def __len__(self) -> int:
         return len(self.tag)
@@ -218,7 +222,7 @@ class ParsedPage:
         images of the blocks ``images_ok`` says may carry main-content images."""
         blocks = self.blocks
         text = "\n".join(t for t, k in zip(blocks.text, keep) if k and t)
-        images = [raw for b, raw in blocks.images if images_ok[b]]
+        images = [raw for b, raw in blocks.images if images_ok[b] and raw is not None]
         return Extracted(text=text, title=self.title, description=self.description, images=images)
 
     def to_bytes(self) -> bytes:
@@ -471,7 +475,8 @@ _WRAPS_THE_PAGE = "main, [itemprop=articleBody]"
 def _chrome_tag_wraps(node) -> bool:
     """Whether a <nav> or an <aside> wraps the page's content: it holds its <main> or its marked
     article body (fermyon's <aside class="announcement-banner"> around the whole page; an h1 is
-    not enough: sidebars title their widgets with h1s). Else it is chrome."""
+    not enough: sidebars title their widgets with h1s). Else it is chrome. (The native walk
+    asks its ``first`` the same, _FIRST_SELECTORS.)"""
     return node.css_first(_WRAPS_THE_PAGE) is not None
 
 
@@ -871,9 +876,12 @@ class BlockWalker:
     each (tag, class, id, itemprop) (``class_memo``) and the signature of each (parent
     signature, path part) (``sig_memo``). A site repeats the same few of them on every page, so
     one walker per process (``pipeline.Worker``) walks all its pages; the memos are emptied when
-    they outgrow a bound, so memory stays flat."""
+    they outgrow a bound, so memory stays flat. ``images``: each image's raw attributes go into
+    ``Blocks.images``, else None beside its block (the pipeline's when no algorithm reads them:
+    its dict of attributes is most of an image's cost in the walk and in ParsedPage's bytes)."""
 
-    def __init__(self, native: bool = True) -> None:
+    def __init__(self, native: bool = True, images: bool = True) -> None:
+        self.images = images
         self.kinds: dict[int, int] = {}
         self.block_names: dict[int, str] = {}  # tag id -> name, for block tags (names are stored)
         self.class_memo: dict[tuple[str, str, str, str], tuple[int, bool, str, bool, bool, bool]] = {}
@@ -906,7 +914,7 @@ class BlockWalker:
         spans: list = []
         hidden: list = []
         try:
-            held = native.walk(root, max_depth, noscript, out, spans, hidden, shown)
+            held = native.walk(root, max_depth, noscript, out, spans, hidden, shown, self.images)
         except (_walk.Unsupported, UnicodeEncodeError):  # (no page seen yet: see _walk's raises)
             return self.walk_reference(tree, max_depth, noscript, shown)
         if spans:
@@ -937,7 +945,7 @@ class BlockWalker:
         closed: list[tuple] = []  # per block, when closed: (block, hash, text, link, size, content)
         image_keys: dict[int, list[str]] = {}  # block -> its image sources (few blocks have any)
         wide: list[int] = []  # blocks whose text may hold CJK characters (sized at the end, at once)
-        images = out.images
+        images, image_attrs = out.images, self.images
         xxh = xxhash.xxh64_intdigest
         digits = _DIGITS.sub
         kinds, block_names, sig_memo, class_memo = self.kinds, self.block_names, self.sig_memo, self.class_memo
@@ -1113,8 +1121,11 @@ class BlockWalker:
             elif kind == _IMG or (node.parent is not None and node.parent.tag == "picture"):  # _SOURCE
                 if block >= 0:
                     attrs = node.attributes
-                    raw = {k: attrs[k] for k in IMAGE_ATTRS if attrs.get(k)}
-                    src = raw.get("src") or raw.get("data-src") or raw.get("srcset") or raw.get("data-srcset") or raw.get("data-original")
+                    if image_attrs:
+                        raw = {k: attrs[k] for k in IMAGE_ATTRS if attrs.get(k)}
+                        src = raw.get("src") or raw.get("data-src") or raw.get("srcset") or raw.get("data-srcset") or raw.get("data-original")
+                    else:
+                        raw, src = None, next(filter(None, map(attrs.get, SOURCE_ATTRS)), None)
                     if src:
                         images.append((block, raw))
                         if block in image_keys:
@@ -1199,6 +1210,8 @@ def _native_problem() -> str | None:
         for tag in _WALK_NAMES:  # the names the walk has rules for are lexbor's static tags
             if tree.create_node(tag).tag_id >= _STATIC_TAG_IDS:
                 return f"<{tag}> is not a static tag of lexbor"
+        if _walk.SOURCE_ATTRS != ("src", "data-src", "srcset", "data-srcset", "data-original"):
+            return "its attributes of an image's source are not this module's"
         if _walk.CODES != (_TEXT, _SKIP, _INLINE, _BLOCK, _A, _SPAN, _CELL, _BR, _IMG, _SOURCE, _NOSCRIPT, _COMMENTS):
             return "its codes of node kinds are not this module's"
         native, reference = BlockWalker(native=False), BlockWalker(native=False)
@@ -1224,23 +1237,30 @@ def _lexbor_functions() -> list[int]:
     return [ctypes.cast(getattr(lexbor, f), ctypes.c_void_p).value for f in _WALK_FUNCTIONS]
 
 
-def _simple_selector(selector: str) -> tuple[tuple[int, ...], bool]:
-    """(The tag ids, whether ``[itemprop]`` is one) of a selector list of tag names and
-    ``[itemprop]`` (the native walk's ``first`` answers only those)."""
-    ids, itemprop = [], False
+def _simple_selector(selector: str) -> tuple[tuple[int, ...], bool, bytes | None]:
+    """(The tag ids, whether ``[itemprop]`` or ``[itemprop=value]`` is one, that value or None)
+    of a selector list of tag names and one of those (the native walk's ``first`` answers only
+    those)."""
+    ids, itemprop, value = [], False, None
     for part in selector.split(","):
         part = part.strip()
+        valued = re.fullmatch(r"\[itemprop=([A-Za-z]+)\]", part)
+        if (part == "[itemprop]" or valued) and itemprop:
+            raise ValueError(f"a second [itemprop]: {part!r}")
         if part == "[itemprop]":
             itemprop = True
+        elif valued:
+            itemprop, value = True, valued.group(1).encode()
         elif re.fullmatch(r"[a-z][a-z0-9]*", part):
             ids.append(LexborHTMLParser("").create_node(part).tag_id)
         else:
-            raise ValueError(f"not a tag name or [itemprop]: {part!r}")
-    return tuple(ids), itemprop
+            raise ValueError(f"not a tag name, [itemprop] or [itemprop=letters]: {part!r}")
+    return tuple(ids), itemprop, value
 
 
-# The selectors the native walk's ``first`` answers (_holds_the_page's, and the noscript test).
-_FIRST_SELECTORS = {s: _simple_selector(s) for s in (_MAY_HOLD_CONTENT_OR_P, _MAY_HOLD_CONTENT, "p", _NOSCRIPT_CONTENT)}
+# The selectors the native walk's ``first`` answers (_holds_the_page's, the noscript test and
+# _chrome_tag_wraps').
+_FIRST_SELECTORS = {s: _simple_selector(s) for s in (_MAY_HOLD_CONTENT_OR_P, _MAY_HOLD_CONTENT, "p", _NOSCRIPT_CONTENT, _WRAPS_THE_PAGE)}
 
 
 def _native_walk(names: list[int] | None = None):
@@ -1251,5 +1271,5 @@ def _native_walk(names: list[int] | None = None):
         LexborNode, *names, _TEXT_ID, LexborHTMLParser("").create_node("picture").tag_id,
         _kind_of, _class_facts, lambda style: _HIDDEN_STYLE.search(style) is not None, IMAGE_ATTRS,
         PAGE_CHROME_TAGS, CONTENT_ROOT_TAGS, _NOSCRIPT_CONTENT, _holds_the_page, _disclosed_box, _hover_card, CHROME_TAGS,
-        _chrome_tag_wraps, _CLASS_MEMO_SIZE, _FIRST_SELECTORS, _NAMING_PARTS,
+        _WRAPS_THE_PAGE, _CLASS_MEMO_SIZE, _FIRST_SELECTORS, _NAMING_PARTS,
     )  # fmt: skip

@@ -19,7 +19,6 @@ import sys
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
-from dataclasses import replace
 from itertools import islice
 from typing import Any, NamedTuple
 
@@ -236,7 +235,7 @@ def _unstored_pages(
         if page.kind != "image" and stored.stored(page):
             progress.update(1, page)
             if spill is not None:
-                spill.add(replace(page, body=b""), b"")
+                spill.add(page, b"", keep_body=False)
             continue
         yield page
 
