@@ -514,7 +514,7 @@ class Index:
 
     # -- edges and clusters ---------------------------------------------------------------
 
-    def replace_edges(self, edges: Iterable[tuple]) -> None:
+    def replace_edges(self, edges: Iterable[tuple], scored: bool = False) -> None:
         """Store these edges in place of all (rows as ``add_edges`` takes them)."""
         # Into the emptied table, its indexes built after the rows as pass 2 builds the keys'
         # (one sort each, not a B-tree kept in order through every insert): corpus-5000's
@@ -522,14 +522,16 @@ class Index:
         deferred = self.drop_deferred_indexes(EDGE_INDEXES)
         self.db.execute("DELETE FROM edges")
         self._set_meta("edges_replaced", str(int(self._meta("edges_replaced") or 0) + 1))  # the stored held rounds are stale
-        self.add_edges(edges)
+        self.add_edges(edges, scored)
         self.create_indexes(deferred)
 
-    def add_edges(self, edges: Iterable[tuple]) -> None:
+    def add_edges(self, edges: Iterable[tuple], scored: bool = False) -> None:
         """Store new edges beside the others (incremental matching: pairs with a new page):
         (a, b, kind, evidence JSON, guard score), the score computed from the evidence when
-        left out."""
-        self.db.executemany("INSERT OR REPLACE INTO edges (a, b, kind, evidence, score) VALUES (?, ?, ?, ?, ?)", _scored(edges))
+        left out. ``scored``: every row has its score (given to SQLite as they are, no Python
+        call a row)."""
+        rows = edges if scored else _scored(edges)
+        self.db.executemany("INSERT OR REPLACE INTO edges (a, b, kind, evidence, score) VALUES (?, ?, ?, ?, ?)", rows)
 
     def edge(self, a: int, b: int) -> tuple[int, int, str, str] | None:
         return self.db.execute("SELECT a, b, kind, evidence FROM edges WHERE a=? AND b=?", (a, b)).fetchone()
