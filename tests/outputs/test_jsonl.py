@@ -82,10 +82,10 @@ def test_a_failing_writer_leaves_the_old_file(tmp_path, monkeypatch):
     path.write_text("old\n")
 
     def damaged(index):
-        yield ("a", "u", "b", "v", "exact", "[]")
+        yield '{"a": "a"}\n', 1
         raise sqlite3.DatabaseError("database disk image is malformed")
 
-    monkeypatch.setattr(jsonl, "index_pairs", damaged)
+    monkeypatch.setattr(jsonl, "pair_texts", damaged)
     with pytest.raises(sqlite3.DatabaseError):
         write_pairs(TinyIndex([("a", "u", "c", 1), ("b", "v", "c", 0)], []), path)
     assert path.read_text() == "old\n" and os.listdir(tmp_path) == ["pairs.jsonl"]
