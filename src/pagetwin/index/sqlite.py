@@ -118,6 +118,13 @@ class Checkpoint:
     before_runs: int
 
 
+# The page size of a new index file (SQLite's default is 4,096). Larger pages hold a page's
+# compressed text (a few KB) without an overflow chain and an edge's evidence rows several to
+# a page: fewer pages to write, to log in the WAL and to copy back at its checkpoints
+# (corpus-10000-shared: pass 2's writes 1.25 -> 1.07 CPU-s, the 269,616 edges' rows and
+# indexes 0.90 -> 0.75). Nothing else changes: the same rows, the same durability.
+PAGE_SIZE = 16384
+
 _CHUNK = 500  # pids per IN (...) list: well under SQLite's bound on parameters
 
 
@@ -142,6 +149,7 @@ class Index:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
             self.db = sqlite3.connect(str(self.path), isolation_level=None)
+            self.db.execute(f"PRAGMA page_size={PAGE_SIZE}")  # a new file's; an existing one keeps its own
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=NORMAL")
             self.db.executescript(_SCHEMA)
