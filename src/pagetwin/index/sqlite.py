@@ -399,13 +399,11 @@ class Index:
 
     def buckets(self, algo: str) -> Iterator[list[int]]:
         """The pids sharing each candidate key of one algorithm (buckets of two or more)."""
-        cur = self.db.execute(
-            "SELECT key, pid FROM keys WHERE algo=? AND key IN"
-            " (SELECT key FROM keys WHERE algo=? GROUP BY key HAVING COUNT(*) > 1)"
-            " ORDER BY key, pid",
-            (algo, algo),
-        )
-        yield from _buckets(cur)
+        # Every key's rows, in the order of keys_by_key (which holds them all): _buckets leaves
+        # out the keys of one page. Cheaper than SQLite finding the shared keys first (a
+        # GROUP BY and a lookup a key): corpus-10000-shared's MinHash buckets 0.20 -> 0.11
+        # CPU-s, corpus-5000's (most keys of one page) 0.055 -> 0.042.
+        yield from _buckets(self.db.execute("SELECT key, pid FROM keys WHERE algo=? ORDER BY key, pid", (algo,)))
 
     def buckets_with_new(self, algo: str, first_new: int) -> Iterator[list[int]]:
         """The buckets (as ``buckets``: two or more pids, sorted) of the keys of one algorithm
