@@ -33,6 +33,11 @@ from pagetwin.fingerprints.base import Algorithm
 from pagetwin.index.sqlite import Index
 from pagetwin.model import Edge, Evidence
 
+try:
+    from pagetwin import _edges  # the edge rows' native kernel (edge_rows; EvidenceRows is its reference)
+except ImportError:  # not compiled (a source checkout without `pip install -e .`)
+    _edges = None
+
 WINDOW = 16  # neighbours compared in an oversized bucket (query.py reads it too)
 _CACHE = 50_000  # decoded features kept in memory per algorithm
 
@@ -487,9 +492,22 @@ def edge_columns(evidence: dict[tuple[int, int], list[Evidence]]) -> EdgeColumns
     if not pairs:
         return EdgeColumns((), (), (), (), ())
     made = EvidenceRows()
+    lists = list(map(evidence.__getitem__, pairs))
+    return EdgeColumns(*zip(*pairs), *zip(*edge_rows(lists, made)))
+
+
+def edge_rows(lists: list[list[Evidence]], made: EvidenceRows) -> list[tuple[str, str, float]]:
+    """``[made.edge_row(evidence) for evidence in lists]``: natively when built (_edges), an
+    edge of one item kept by ``made`` found without a Python call."""
+    if _edges is not None:
+        return _edges.edge_rows(lists, made, _kind_of_items)
+    return edge_rows_reference(lists, made)
+
+
+def edge_rows_reference(lists: list[list[Evidence]], made: EvidenceRows) -> list[tuple[str, str, float]]:
+    """``edge_rows`` in Python."""
     single, edge_row = made.single_row, made.edge_row
-    rows = [single(ev[0]) if len(ev) == 1 else edge_row(ev) for ev in map(evidence.__getitem__, pairs)]
-    return EdgeColumns(*zip(*pairs), *zip(*rows))
+    return [single(ev[0]) if len(ev) == 1 else edge_row(ev) for ev in lists]
 
 
 def _edge_evidence(
