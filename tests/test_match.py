@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from pagetwin.config import Settings
 from pagetwin.index.sqlite import Index
 from pagetwin.match import WINDOW, MatchStats, bucket_pairs, edge_kind, find_edge_rows, find_edges, find_new_edges, new_pairs, retract
+from pagetwin import match as match_kernels
 from pagetwin.match import EvidenceRows, evidence_from_json, evidence_json, evidence_row, guard_score
 from pagetwin.model import Edge, Evidence
 
@@ -265,6 +266,44 @@ def test_evidence_rows_give_each_edge_its_evidence_row(pool, picks, size):
         expected_text, expected = evidence_row(evidence)
         assert kind == expected_kind and text == expected_text
         assert type(score) is type(expected) and (score == expected or (score != score and expected != expected))
+
+
+@pytest.mark.skipif(match_kernels._edges is None, reason="the native kernel (pagetwin._edges) is not built")
+@given(_ITEMS, st.lists(st.lists(st.integers(0, 11), max_size=4), max_size=40), st.integers(1, 6), st.booleans())
+@settings(max_examples=500, deadline=None)
+def test_native_edge_rows_are_the_reference_rows(pool, picks, size, warm):
+    """The native edge_rows gives every edge the row edge_rows_reference gives it (kind, text,
+    and a score of the same value and class), whatever the items kept already (``warm``: the
+    same edges made once before) and however the texts kept start again (``size``)."""
+    lists = [[pool[i % len(pool)] for i in pick] for pick in picks]
+
+    def made(rows_of):
+        rows = EvidenceRows(size)
+        try:
+            if warm:
+                rows_of(lists, rows)
+            return rows_of(lists, rows)
+        except TypeError:  # an unhashable kind: both refuse it
+            return TypeError
+
+    native = made(lambda lists, rows: match_kernels._edges.edge_rows(lists, rows, match_kernels._kind_of_items))
+    expected = made(match_kernels.edge_rows_reference)
+    if expected is TypeError:
+        assert native is TypeError
+        return
+    assert [(k, t) for k, t, _ in native] == [(k, t) for k, t, _ in expected]
+    for (_, _, got), (_, _, want) in zip(native, expected):
+        assert type(got) is type(want) and (got == want or (got != got and want != want))
+
+
+def test_evidence_rows_keep_the_items_with_zeros_by_their_signs():
+    """An item with a zero float (con-w's distance of 0.0) is kept by its key and the signs of
+    its zeros: the same row for its equals, its own for the one written -0.0."""
+    rows = EvidenceRows()
+    items = [Evidence("con-w", 1.0, True, {"md5": "x", "distance": d}) for d in (0.0, -0.0, 0.0, -0.0)]
+    got = [rows.edge_row((e,)) for e in items]
+    assert got == [(edge_kind((e,)), *evidence_row((e,))) for e in items]
+    assert '"distance": -0.0' in got[1][1] and got[0] is got[2] and got[1] is got[3]
 
 
 def test_evidence_rows_tell_apart_equal_values_written_differently():

@@ -18,7 +18,6 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -583,7 +582,7 @@ def link_index(
     when only the new pages were matched, for the components of the new pages and of the
     retracted edges' pages alone (``recluster``; no other edge changed). ``held``
     (held.Held: the clusters the index's writer holds) places the new pages it can."""
-    from pagetwin.match import EvidenceRows, MatchStats, find_edge_rows, find_new_edges, link_of
+    from pagetwin.match import EvidenceRows, MatchStats, find_edge_columns, find_new_edges, link_of
 
     t = time.monotonic()
     match_stats = MatchStats()
@@ -591,19 +590,13 @@ def link_index(
     max_bucket = settings.match.max_bucket
     new = None if first_new is None else find_new_edges(index, algorithms, max_bucket, match_stats, first_new, revisits)
     if new is None:
-        # Each edge's (a, b, kind, score) (its match.Link's fields, link_of), taken from its row
-        # as the row goes to the index: a tuple, not a Link (a Python call an edge)
-        links: list[tuple] = []
-        edge_rows = find_edge_rows(index, algorithms, max_bucket, match_stats, revisits)  # all verified first
-
-        def rows() -> Iterator[tuple]:
-            keep, link = links.append, itemgetter(0, 1, 2, 4)
-            for row in edge_rows:
-                keep(link(row))
-                yield row
-
-        index.replace_edges(rows())
-        kinds = Counter(map(itemgetter(2), links))
+        # Each edge's (a, b, kind, score) (its match.Link's fields, link_of): a tuple, not a
+        # Link, zipped from the columns the rows are (no Python call an edge)
+        columns = find_edge_columns(index, algorithms, max_bucket, match_stats, revisits)  # all verified first
+        index.replace_edges(columns.rows(), scored=True)
+        links: list[tuple] = columns.links()
+        kinds = Counter(columns.kinds)
+        del columns
     else:
         following = held is not None and settings.match.guard and not recluster_all
         plan = _retraction(index, new.retracted, _merge_kinds(settings))

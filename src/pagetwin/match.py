@@ -16,6 +16,7 @@ another bucket of it still pairs them.
 from __future__ import annotations
 
 import json
+import math
 import re
 from array import array
 from bisect import bisect_right
@@ -31,6 +32,11 @@ from pagetwin.arrays import sorted_unique, sorted_unique_inverse
 from pagetwin.fingerprints.base import Algorithm
 from pagetwin.index.sqlite import Index
 from pagetwin.model import Edge, Evidence
+
+try:
+    from pagetwin import _edges  # the edge rows' native kernel (edge_rows; EvidenceRows is its reference)
+except ImportError:  # not compiled (a source checkout without `pip install -e .`)
+    _edges = None
 
 WINDOW = 16  # neighbours compared in an oversized bucket (query.py reads it too)
 _CACHE = 50_000  # decoded features kept in memory per algorithm
@@ -442,17 +448,66 @@ def find_edge_rows(
     revisits: list[tuple[int, int]] = (),
 ) -> Iterator[tuple[int, int, str, str, float]]:
     """``find_edges``' edges as the index stores them, in the same order: (a, b, kind, evidence
-    JSON, guard score), made by EvidenceRows without an Edge a pair (corpus-5000: 150,303).
-    Every pair is verified before it returns: the rows may go to the index as they come,
-    with no read of it between its writes."""
-    evidence = _edge_evidence(index, algorithms, max_bucket, stats, revisits)
-    return _rows_of(sorted(evidence.items()))
+    JSON, guard score) (``find_edge_columns``' rows)."""
+    return find_edge_columns(index, algorithms, max_bucket, stats, revisits).rows()
 
 
-def _rows_of(evidence: list[tuple[tuple[int, int], list[Evidence]]]) -> Iterator[tuple[int, int, str, str, float]]:
-    edge_row = EvidenceRows().edge_row
-    for (a, b), ev in evidence:
-        yield a, b, *edge_row(ev)
+def find_edge_columns(
+    index: Index,
+    algorithms: list[Algorithm],
+    max_bucket: int,
+    stats: MatchStats,
+    revisits: list[tuple[int, int]] = (),
+) -> EdgeColumns:
+    """``find_edges``' edges as columns (EdgeColumns), made by EvidenceRows without an Edge a
+    pair (corpus-5000: 150,303). Every pair is verified before it returns: the rows may go to
+    the index as they come, with no read of it between its writes."""
+    return edge_columns(_edge_evidence(index, algorithms, max_bucket, stats, revisits))
+
+
+class EdgeColumns(NamedTuple):
+    """Edges in (a, b) order, a column a field: what the index stores of each (``rows``) and
+    what clustering reads (``links``), taken from the columns by zip (no Python call an edge:
+    corpus-10000-shared has 269,616)."""
+
+    firsts: tuple[int, ...]
+    seconds: tuple[int, ...]
+    kinds: tuple[str, ...]
+    texts: tuple[str, ...]  # evidence JSON
+    scores: tuple[float, ...]  # guard scores
+
+    def rows(self) -> Iterator[tuple[int, int, str, str, float]]:
+        """(a, b, kind, evidence JSON, guard score): Index.add_edges' rows."""
+        return zip(self.firsts, self.seconds, self.kinds, self.texts, self.scores)
+
+    def links(self) -> list[tuple[int, int, str, float]]:
+        """(a, b, kind, guard score): each edge's Link fields (link_of), as plain tuples."""
+        return list(zip(self.firsts, self.seconds, self.kinds, self.scores))
+
+
+def edge_columns(evidence: dict[tuple[int, int], list[Evidence]]) -> EdgeColumns:
+    """The edges of ``evidence`` ((a, b) -> its items) as EdgeColumns: each edge's kind and
+    row as EvidenceRows.edge_row gives them, an edge of one item by its item's row alone."""
+    pairs = sorted(evidence)
+    if not pairs:
+        return EdgeColumns((), (), (), (), ())
+    made = EvidenceRows()
+    lists = list(map(evidence.__getitem__, pairs))
+    return EdgeColumns(*zip(*pairs), *zip(*edge_rows(lists, made)))
+
+
+def edge_rows(lists: list[list[Evidence]], made: EvidenceRows) -> list[tuple[str, str, float]]:
+    """``[made.edge_row(evidence) for evidence in lists]``: natively when built (_edges), an
+    edge of one item kept by ``made`` found without a Python call."""
+    if _edges is not None:
+        return _edges.edge_rows(lists, made, _kind_of_items)
+    return edge_rows_reference(lists, made)
+
+
+def edge_rows_reference(lists: list[list[Evidence]], made: EvidenceRows) -> list[tuple[str, str, float]]:
+    """``edge_rows`` in Python."""
+    single, edge_row = made.single_row, made.edge_row
+    return [single(ev[0]) if len(ev) == 1 else edge_row(ev) for ev in lists]
 
 
 def _edge_evidence(
@@ -543,14 +598,19 @@ class EvidenceRows:
     score, verdict and detail, each value of the same class): an edge's evidence is mostly
     one MinHash item whose score is an agreement count over num_perm, so corpus-2000's 22,295
     edges hold 445 distinct texts, and encoding each edge's list was most of the row's cost.
-    An edge of one item (corpus-10000-shared: 232,500 of 269,616) takes the row kept with it.
-    An item with another value (a zero or NaN float, a class outside _PLAIN, a key not a str,
-    an unhashable value) is encoded each time, alone. Holds up to ``size`` items, then starts
-    again (the items of containment verdicts carry the pair's digests: most are seen once)."""
+    An edge of one item (corpus-10000-shared: 232,977 of 269,616) takes the row kept with it.
+    A float that is zero is written "0.0" or "-0.0" and the two are equal: an item holding one
+    is kept under its key and the signs of its zeros (corpus-10000-shared's 37,085 con-w items,
+    each with a distance of 0.0, hold 2,712 texts). An item with another value (a NaN float, a
+    class outside _PLAIN, a key not a str, an unhashable value) is encoded each time, alone.
+    Holds up to ``size`` items, then starts again (the items of containment verdicts carry the
+    pair's digests: most are seen once)."""
 
     def __init__(self, size: int = 1 << 16) -> None:
         self.size = size
-        self._items: dict[tuple, tuple[str, float, bool, Any, tuple[str, str, float]]] = {}
+        # key -> the item's row (_item_row), or, for a key with zero floats, {their signs: row}
+        self._items: dict[tuple, Any] = {}
+        self._kept = 0  # rows held
 
     def edge_row(self, evidence: tuple[Evidence, ...] | list[Evidence]) -> tuple[str, str, float]:
         """(edge_kind(evidence), *evidence_row(evidence))."""
@@ -566,6 +626,10 @@ class EvidenceRows:
         # The encoder's own list: items joined by its item separator
         return _kind_of_items(kinds), "[" + ", ".join(texts) + "]", 1.0 if best is None else best
 
+    def single_row(self, e: Evidence) -> tuple[str, str, float]:
+        """``edge_row((e,))``: the row of an edge whose one item is ``e``."""
+        return self._item(e)[4]
+
     def _item(self, e: Evidence) -> tuple[str, float, bool, Any, tuple[str, str, float]]:
         """``_item_row(e)``, kept for the items equal to it when its key decides its text."""
         detail = e.detail
@@ -573,16 +637,41 @@ class EvidenceRows:
         # two keys of one length hold as many items, at the same places.
         key = (e.algorithm, e.score, e.score.__class__, e.passed, e.passed.__class__, *detail, *detail.values(), *map(type, detail.values()))
         try:
-            return self._items[key]
+            item = self._items[key]
         except KeyError:
-            item = _item_row(e)
-            if _text_follows_from_key(e):
-                if len(self._items) >= self.size:
-                    self._items.clear()
-                self._items[key] = item
-            return item
+            return self._keep(e, key, _text_follows_from_key(e))
         except TypeError:  # an unhashable value
             return _item_row(e)
+        if item.__class__ is dict:  # kept by the signs of its zeros
+            item = item.get(_zero_signs(e))
+            if item is None:
+                return self._keep(e, key, _SIGNED)
+        return item
+
+    def _keep(self, e: Evidence, key: tuple, follows: bool | object) -> tuple[str, float, bool, Any, tuple[str, str, float]]:
+        """``_item_row(e)``, kept under ``key`` (and its zeros' signs: ``follows`` _SIGNED)
+        when ``follows`` says its text follows from them."""
+        item = _item_row(e)
+        if not follows:
+            return item
+        if self._kept >= self.size:
+            self._items.clear()
+            self._kept = 0
+        if follows is _SIGNED:
+            self._items.setdefault(key, {})[_zero_signs(e)] = item
+        else:
+            self._items[key] = item
+        self._kept += 1
+        return item
+
+
+_SIGNED = object()  # _text_follows_from_key: the text follows from the key and the signs of its zeros
+
+
+def _zero_signs(e: Evidence) -> tuple[bool, ...]:
+    """Which of the item's float values that are zero are -0.0, in the key's order (its score,
+    verdict, then the detail's values): what tells apart items whose keys are equal."""
+    return tuple(math.copysign(1.0, v) < 0 for v in (e.score, e.passed, *e.detail.values()) if v.__class__ is float and v == 0)
 
 
 def _item_row(e: Evidence) -> tuple[str, float, bool, Any, tuple[str, str, float]]:
@@ -595,13 +684,16 @@ def _item_row(e: Evidence) -> tuple[str, float, bool, Any, tuple[str, str, float
     return text, score, e.passed, kind, (_kind_of_items({kind}), "[" + text + "]", score if e.passed else 1.0)
 
 
-def _text_follows_from_key(e: Evidence) -> bool:
+def _text_follows_from_key(e: Evidence) -> bool | object:
     """Whether the key EvidenceRows looks ``e`` up by decides its text: str keys, values of
-    _PLAIN classes, no float that is 0 (0.0 == -0.0) or NaN."""
+    _PLAIN classes, no float that is NaN; _SIGNED when some float is zero (0.0 == -0.0, written
+    apart: the text follows from the key and their signs)."""
     values = (e.score, e.passed, *e.detail.values())
     if type(e.algorithm) is not str or not all(type(k) is str for k in e.detail) or not _PLAIN.issuperset(map(type, values)):
         return False
-    return not any(type(v) is float and (v == 0 or v != v) for v in values)
+    if any(type(v) is float and v != v for v in values):
+        return False
+    return _SIGNED if any(type(v) is float and v == 0 for v in values) else True
 
 
 class Link(NamedTuple):

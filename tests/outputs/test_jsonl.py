@@ -82,10 +82,10 @@ def test_a_failing_writer_leaves_the_old_file(tmp_path, monkeypatch):
     path.write_text("old\n")
 
     def damaged(index):
-        yield ("a", "u", "b", "v", "exact", "[]")
+        yield '{"a": "a"}\n', 1
         raise sqlite3.DatabaseError("database disk image is malformed")
 
-    monkeypatch.setattr(jsonl, "index_pairs", damaged)
+    monkeypatch.setattr(jsonl, "pair_texts", damaged)
     with pytest.raises(sqlite3.DatabaseError):
         write_pairs(TinyIndex([("a", "u", "c", 1), ("b", "v", "c", 0)], []), path)
     assert path.read_text() == "old\n" and os.listdir(tmp_path) == ["pairs.jsonl"]
@@ -166,3 +166,36 @@ def test_cluster_line_is_its_json_dumps_reference(page_id, url, cluster, keep, s
     line = cluster_line(page_id, url, cluster, keep, size, kept_id)
     assert line == cluster_line_reference(page_id, url, cluster, keep, size, kept_id)
     assert json.loads(line)["id"] == page_id
+
+
+@given(
+    st.lists(st.tuples(st.text(max_size=4), st.text(max_size=4)), min_size=1, max_size=12),
+    st.lists(st.tuples(st.integers(0, 14), st.integers(0, 14), st.sampled_from(["duplicate", "partial", "ö\n"])), max_size=40),
+    st.integers(1, 5),
+    st.integers(2, 9),
+)
+@settings(max_examples=60, deadline=None)
+def test_pairs_lines_are_those_of_each_edge_joined_with_its_pages(tmp_path_factory, pages, drawn, chunk, kept):
+    """pair_texts reads the edges without their pages, a chunk at a time, and quotes each
+    page once while it keeps it: the same lines as pair_line over the edges joined with both
+    pages (an edge whose page is not stored has none), however small the chunks and the pages
+    kept."""
+    import pagetwin.outputs.jsonl as jsonl
+
+    edges = sorted({(a, b): (a, b, kind, f'[{{"n": {a * b}}}]') for a, b, kind in drawn if a < b}.values())
+    index = TinyIndex([(page_id, url, "c", 1) for page_id, url in pages], edges)
+    expected = [
+        pair_line(id_a, id_b, url_a, url_b, kind, evidence) + "\n"
+        for id_a, url_a, id_b, url_b, kind, evidence in index.db.execute(
+            "SELECT pa.id, pa.url, pb.id, pb.url, e.kind, e.evidence FROM edges e"
+            " JOIN pages pa ON pa.pid = e.a JOIN pages pb ON pb.pid = e.b ORDER BY e.a, e.b"
+        )
+    ]
+    old = jsonl._PAIRS_CHUNK, jsonl._QUOTED_PAGES
+    jsonl._PAIRS_CHUNK, jsonl._QUOTED_PAGES = chunk, kept
+    try:
+        path = tmp_path_factory.mktemp("out") / "pairs.jsonl"
+        n = write_pairs(index, path)
+    finally:
+        jsonl._PAIRS_CHUNK, jsonl._QUOTED_PAGES = old
+    assert path.read_text(encoding="utf-8") == "".join(expected) and n == len(expected)

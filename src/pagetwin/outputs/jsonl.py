@@ -4,7 +4,9 @@ temporary file and renamed into place (outputs.files.atomic_open)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from json.encoder import encode_basestring
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -70,12 +72,52 @@ def cluster_stats(index: Any, max_hosts: int = MAX_HOSTS) -> dict[str, Any]:
     return {"cluster_sizes": buckets, "largest_cluster": largest, "hosts": {"count": len(hosts), "listed": listed, "others": others}}
 
 
-def index_pairs(index: Any):
-    """(id_a, url_a, id_b, url_b, kind, evidence JSON) of every verified edge, by (a, b)."""
-    return index.db.execute(
-        "SELECT pa.id, pa.url, pb.id, pb.url, e.kind, e.evidence FROM edges e"
-        " JOIN pages pa ON pa.pid = e.a JOIN pages pb ON pb.pid = e.b ORDER BY e.a, e.b"
-    )
+_PAIRS_CHUNK = 8192  # edges read and written at a time
+_QUOTED_PAGES = 1 << 16  # pages whose quoted id and url pair_texts keeps (then starts again)
+
+
+def pair_texts(index: Any) -> Iterator[tuple[str, int]]:
+    """pairs.jsonl's lines (``pair_line`` of each verified edge, by (a, b)), a chunk of lines
+    at a time as one text, with how many. The edges are read without their pages (a join read
+    both pages of every edge, 269,616 edges twice each at corpus-10000-shared); each page's
+    id and url are read once per chunk that lacks them and quoted once (``_quoted``), kept
+    for up to _QUOTED_PAGES pages: an edge's line is then its pieces joined. An edge whose page
+    is not stored has no line (as the join had none)."""
+    quoted: dict[int, tuple[str, str]] = {}
+    kinds: dict[Any, str] = {}
+    edges = index.db.execute("SELECT a, b, kind, evidence FROM edges ORDER BY a, b")
+    while chunk := edges.fetchmany(_PAIRS_CHUNK):
+        wanted = set(map(itemgetter(0), chunk))
+        wanted.update(map(itemgetter(1), chunk))
+        wanted.difference_update(quoted)
+        if len(quoted) + len(wanted) > _QUOTED_PAGES:
+            quoted.clear()
+            wanted = set(map(itemgetter(0), chunk)) | set(map(itemgetter(1), chunk))
+        for part in _pid_chunks(sorted(wanted)):
+            rows = index.db.execute(f"SELECT pid, id, url FROM pages WHERE pid IN ({','.join('?' * len(part))})", part)
+            quoted.update((pid, (_quoted(page_id), _quoted(url))) for pid, page_id, url in rows)
+        lines = []
+        for a, b, kind, evidence in chunk:
+            page_a, page_b = quoted.get(a), quoted.get(b)
+            if page_a is None or page_b is None:
+                continue
+            kind_text = kinds.get(kind)
+            if kind_text is None:
+                kind_text = kinds[kind] = _quoted(kind)
+            # pair_line's text, its quoted pieces made once
+            lines.append(f'{{"a": {page_a[0]}, "b": {page_b[0]}, "url_a": {page_a[1]}, "url_b": {page_b[1]}, "kind": {kind_text}, "evidence": {evidence}}}\n')
+        yield "".join(lines), len(lines)
+
+
+def _pid_chunks(pids: list[int], size: int = 500) -> Iterator[list[int]]:
+    """``pids`` ``size`` at a time: IN lists well under SQLite's bound on parameters."""
+    for i in range(0, len(pids), size):
+        yield pids[i : i + size]
+
+
+def _quoted(value: Any) -> str:
+    """A value's text in a json.dumps(..., ensure_ascii=False) object (pair_line's pieces)."""
+    return encode_basestring(value) if type(value) is str else json.dumps(value, ensure_ascii=False)
 
 
 def write_pairs(index: Any, path: Path) -> int:
@@ -87,9 +129,9 @@ def write_pairs(index: Any, path: Path) -> int:
     would change nothing."""
     n = 0
     with atomic_open(path) as out:
-        for id_a, url_a, id_b, url_b, kind, evidence in index_pairs(index):
-            out.write(pair_line(id_a, id_b, url_a, url_b, kind, evidence) + "\n")
-            n += 1
+        for text, lines in pair_texts(index):
+            out.write(text)
+            n += lines
     return n
 
 
