@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import sys
 import unicodedata
 from functools import cache
 from urllib.parse import urlsplit
@@ -82,7 +83,7 @@ def fold_table() -> tuple[np.ndarray, np.ndarray]:
     versions)."""
     from pagetwin.text.cache import cached_arrays
 
-    source = repr(("fold-table", 1, unicodedata.unidata_version, tuple(__import__("sys").version_info[:3]))).encode()
+    source = repr(("fold-table", 1, unicodedata.unidata_version, tuple(sys.version_info[:3]))).encode()
     arrays = cached_arrays("fold-table", source, fold_table_reference)
     index, pool = arrays["index"], arrays["pool"]
     if index.shape != (0x110000,) or index.dtype != np.uint32 or pool.dtype != np.uint32:
