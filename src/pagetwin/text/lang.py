@@ -233,11 +233,9 @@ def _classify(sample: str) -> str:
 
 
 def _scores(identifier, encoded: bytes) -> np.ndarray | None:
-    """py3langid's raw scores of the encoded sample (``_sparse_score``), None when it visits
-    no feature."""
-    if _scorer is not None:
-        rows, counts = _counter.visit_arrays(encoded)
-        return _scorer(rows, counts) if len(rows) else None
+    """py3langid's raw scores of the encoded sample (``_sparse_score`` over the native walk's
+    visits), None when it visits no feature: when there is no ``_scorer`` (a table not float16;
+    ``_classify`` scores with it otherwise)."""
     visits = _counter.visits(encoded)
     return identifier._sparse_score(visits, identifier.nb_ptc) if visits else None
 
