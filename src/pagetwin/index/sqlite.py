@@ -128,7 +128,7 @@ PAGE_SIZE = 16384
 _CHUNK = 500  # pids per IN (...) list: well under SQLite's bound on parameters
 
 
-def _chunks(pids: list[int]) -> Iterator[tuple[list[int], str]]:
+def pid_chunks(pids: list[int]) -> Iterator[tuple[list[int], str]]:
     """``pids`` _CHUNK at a time, each with its ``?,?,...`` marks for an ``IN (...)`` list."""
     for i in range(0, len(pids), _CHUNK):
         chunk = pids[i : i + _CHUNK]
@@ -381,14 +381,14 @@ class Index:
         """{pid: features} of one algorithm for many pages (those that have them), read in
         a few queries rather than one per page."""
         pids, out = list(pids), {}
-        for chunk, marks in _chunks(pids):
+        for chunk, marks in pid_chunks(pids):
             out.update(self.db.execute(f"SELECT pid, data FROM features WHERE algo=? AND pid IN ({marks})", (algo, *chunk)))
         return out
 
     def idents(self, pids: Iterable[int]) -> dict[int, tuple[str, str, str | None]]:
         """{pid: (id, url, cluster)} of many pages, read in a few queries."""
         pids, out = list(pids), {}
-        for chunk, marks in _chunks(pids):
+        for chunk, marks in pid_chunks(pids):
             rows = self.db.execute(f"SELECT p.pid, p.id, p.url, c.cluster FROM pages p LEFT JOIN clusters c USING (pid) WHERE p.pid IN ({marks})", chunk)
             out.update((pid, (page_id, url, cluster)) for pid, page_id, url, cluster in rows)
         return out
@@ -559,7 +559,7 @@ class Index:
         its 200 older members, whose edges are near copies' hundreds each)."""
         head = '{"algorithm": ' + json.dumps(algo, ensure_ascii=False) + ", "
         out: list[tuple[int, int]] = []
-        for chunk, marks in _chunks(sorted(set(pids))):
+        for chunk, marks in pid_chunks(sorted(set(pids))):
             out += self.db.execute(f"SELECT a, b FROM edges WHERE a IN ({marks}) AND instr(evidence, ?) > 0", (*chunk, head)).fetchall()
         return out
 
@@ -570,7 +570,7 @@ class Index:
         pids, kinds = sorted(set(pids)), sorted(set(kinds))
         sides: tuple[list, list] = ([], [])
         kind_marks = ",".join("?" * len(kinds))
-        for chunk, marks in _chunks(pids):
+        for chunk, marks in pid_chunks(pids):
             for side, rows in zip("ab", sides):
                 sql = f"SELECT a, b, kind, score FROM edges WHERE {side} IN ({marks}) AND kind IN ({kind_marks})"
                 rows += self.db.execute(sql, (*chunk, *kinds)).fetchall()
@@ -606,7 +606,7 @@ class Index:
     def _held_of(self, pids: Iterable[int]) -> set[int]:
         """The stored held components holding any of these pages."""
         found: set[int] = set()
-        for chunk, marks in _chunks(sorted(set(pids))):
+        for chunk, marks in pid_chunks(sorted(set(pids))):
             found.update(r[0] for r in self.db.execute(f"SELECT component FROM held_pages WHERE pid IN ({marks})", chunk))
         return found
 
@@ -651,7 +651,7 @@ class Index:
         as it is already is not written again (an add to a large cluster changes a few)."""
         rows = list(rows)
         have: dict[int, tuple[str, int]] = {}
-        for chunk, marks in _chunks([r[0] for r in rows]):
+        for chunk, marks in pid_chunks([r[0] for r in rows]):
             have.update((pid, (c, k)) for pid, c, k in self.db.execute(f"SELECT pid, cluster, keep FROM clusters WHERE pid IN ({marks})", chunk))
         self.db.executemany("INSERT OR REPLACE INTO clusters VALUES (?, ?, ?)", [r for r in rows if have.get(r[0]) != (r[1], r[2])])
 

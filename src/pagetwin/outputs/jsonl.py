@@ -10,6 +10,7 @@ from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
+from pagetwin.index.sqlite import pid_chunks
 from pagetwin.outputs.files import atomic_open
 
 
@@ -93,8 +94,8 @@ def pair_texts(index: Any) -> Iterator[tuple[str, int]]:
         if len(quoted) + len(wanted) > _QUOTED_PAGES:
             quoted.clear()
             wanted = set(map(itemgetter(0), chunk)) | set(map(itemgetter(1), chunk))
-        for part in _pid_chunks(sorted(wanted)):
-            rows = index.db.execute(f"SELECT pid, id, url FROM pages WHERE pid IN ({','.join('?' * len(part))})", part)
+        for part, marks in pid_chunks(sorted(wanted)):
+            rows = index.db.execute(f"SELECT pid, id, url FROM pages WHERE pid IN ({marks})", part)
             quoted.update((pid, (_quoted(page_id), _quoted(url))) for pid, page_id, url in rows)
         lines = []
         for a, b, kind, evidence in chunk:
@@ -104,15 +105,8 @@ def pair_texts(index: Any) -> Iterator[tuple[str, int]]:
             kind_text = kinds.get(kind)
             if kind_text is None:
                 kind_text = kinds[kind] = _quoted(kind)
-            # pair_line's text, its quoted pieces made once
-            lines.append(f'{{"a": {page_a[0]}, "b": {page_b[0]}, "url_a": {page_a[1]}, "url_b": {page_b[1]}, "kind": {kind_text}, "evidence": {evidence}}}\n')
-        yield "".join(lines), len(lines)
-
-
-def _pid_chunks(pids: list[int], size: int = 500) -> Iterator[list[int]]:
-    """``pids`` ``size`` at a time: IN lists well under SQLite's bound on parameters."""
-    for i in range(0, len(pids), size):
-        yield pids[i : i + size]
+            lines.append(_quoted_line(page_a[0], page_b[0], page_a[1], page_b[1], kind_text, evidence))  # its pieces quoted once
+        yield "\n".join(lines) + "\n" if lines else "", len(lines)
 
 
 def _quoted(value: Any) -> str:
@@ -160,8 +154,13 @@ def pair_line(id_a: str, id_b: str, url_a: str, url_b: str, kind: str, evidence:
         # json.dumps(..., ensure_ascii=False) writes a str as encode_basestring does (its C
         # escaper): the same text without an encoder made per line (a third of this step)
         q = encode_basestring
-        return f'{{"a": {q(id_a)}, "b": {q(id_b)}, "url_a": {q(url_a)}, "url_b": {q(url_b)}, "kind": {q(kind)}, "evidence": {evidence}}}'
+        return _quoted_line(q(id_a), q(id_b), q(url_a), q(url_b), q(kind), evidence)
     return pair_line_reference(id_a, id_b, url_a, url_b, kind, evidence)
+
+
+def _quoted_line(id_a: str, id_b: str, url_a: str, url_b: str, kind: str, evidence: str) -> str:
+    """pair_line of pieces already quoted as JSON values (``_quoted``)."""
+    return f'{{"a": {id_a}, "b": {id_b}, "url_a": {url_a}, "url_b": {url_b}, "kind": {kind}, "evidence": {evidence}}}'
 
 
 def pair_line_reference(id_a: Any, id_b: Any, url_a: Any, url_b: Any, kind: Any, evidence: str) -> str:
