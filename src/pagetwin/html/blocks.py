@@ -1121,11 +1121,8 @@ class BlockWalker:
             elif kind == _IMG or (node.parent is not None and node.parent.tag == "picture"):  # _SOURCE
                 if block >= 0:
                     attrs = node.attributes
-                    if image_attrs:
-                        raw = {k: attrs[k] for k in IMAGE_ATTRS if attrs.get(k)}
-                        src = raw.get("src") or raw.get("data-src") or raw.get("srcset") or raw.get("data-srcset") or raw.get("data-original")
-                    else:
-                        raw, src = None, next(filter(None, map(attrs.get, SOURCE_ATTRS)), None)
+                    raw = {k: attrs[k] for k in IMAGE_ATTRS if attrs.get(k)} if image_attrs else None
+                    src = next(filter(None, map(attrs.get, SOURCE_ATTRS)), None)
                     if src:
                         images.append((block, raw))
                         if block in image_keys:
