@@ -290,3 +290,68 @@ def test_property_binary_control_bytes_counted_by_deletion_as_by_the_pattern(dat
     from pagetwin.html.parse import _BINARY_CTRL, _BINARY_CTRL_BYTES
 
     assert len(data) - len(data.translate(None, _BINARY_CTRL_BYTES)) == len(_BINARY_CTRL.findall(data))
+
+
+# -- strict UTF-8 checked without decoding (html/_walk.pyx's utf8_valid), the text made when read
+
+# Pieces that put every kind of sequence (ASCII, 2-4 bytes, overlong, surrogate, past U+10FFFF,
+# cut, stray continuation) at every offset of the native check's 8- and 32-byte ASCII steps.
+_UTF8_PIECES = [b"a", b"<p>", b"x" * 7, b"y" * 31, "é".encode(), "中".encode(), "😀".encode(), b"\xc3", b"\xe2\x82",
+                b"\xf0\x9f\x98", b"\x80", b"\xbf", b"\xc0\xaf", b"\xc1\xbf", b"\xe0\x80\xaf", b"\xe0\x9f\xbf",
+                b"\xed\xa0\x80", b"\xed\x9f\xbf", b"\xf0\x8f\xbf\xbf", b"\xf4\x90\x80\x80", b"\xf4\x8f\xbf\xbf",
+                b"\xf5\x80\x80\x80", b"\xff", b"\xfe", b"\xee\x80\x80", b"\xef\xbf\xbf", b"\x00"]  # fmt: skip
+
+
+@given(st.lists(st.sampled_from(_UTF8_PIECES), max_size=60).map(b"".join) | st.binary(max_size=200))
+def test_property_native_utf8_check_is_the_decoder(body):
+    import pytest
+
+    from pagetwin.html import parse
+
+    if parse._native_utf8_valid is None:
+        pytest.skip("native kernels not built")
+    assert parse._native_utf8_valid(body) == parse._utf8_valid_reference(body)
+
+
+def test_native_utf8_check_on_every_two_and_three_byte_sequence():
+    import pytest
+
+    from pagetwin.html import parse
+
+    if parse._native_utf8_valid is None:
+        pytest.skip("native kernels not built")
+    pad = b"a" * 30  # the sequence astride the 32-byte step
+    for lead in range(0x80, 0x100):
+        for second in range(0x70, 0x100):
+            for tail in (b"", b"\x80", b"\xbf\x80", b"\x80\x80\x80", b"a"):
+                body = pad + bytes([lead, second]) + tail
+                assert parse._native_utf8_valid(body) == parse._utf8_valid_reference(body), body
+
+
+@given(st.lists(st.sampled_from(_UTF8_PIECES + [b"<meta charset='utf-8'>", b"<div>" * 3]), max_size=60).map(b"".join),
+       st.sampled_from([None, "utf-8", "utf-16", "latin-1", "bogus"]))  # fmt: skip
+def test_property_decode_html_with_the_text_made_when_read_is_the_eager_decoding(body, label):
+    from pagetwin.html import parse
+
+    native = parse._native_utf8_valid
+    try:
+        parse._native_utf8_valid = None  # the decoder itself says whether the body is UTF-8
+        eager = decode_html(body, label)
+        eager_tree = parse.parse_limited(eager, 4)[0].html
+    finally:
+        parse._native_utf8_valid = native
+    lazy = decode_html(body, label)
+    assert parse.parse_limited(lazy, 4)[0].html == eager_tree  # (before the text is read)
+    fields = ("text", "charset", "replaced", "refused_charsets", "utf8", "strict")
+    assert [getattr(lazy, f) for f in fields] == [getattr(eager, f) for f in fields]
+    assert lazy == eager == tuple(eager) and tuple(lazy) == (eager.text, eager.charset, eager.replaced)
+    assert lazy[0] == eager.text and lazy[:2] == eager[:2] and len(lazy) == 3 and hash(lazy) == hash(eager)
+
+
+def test_a_strict_utf8_body_is_parsed_without_its_text_being_made():
+    from pagetwin.html import parse
+
+    decoded = decode_html("<html><body><p>Grüße</p></body></html>".encode())
+    assert decoded.strict and decoded._text is None
+    parse.parse_limited(decoded, 64)
+    assert decoded._text is None and decoded.text == "<html><body><p>Grüße</p></body></html>"

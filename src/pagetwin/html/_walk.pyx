@@ -1675,3 +1675,83 @@ def depth_cuts(data, Py_ssize_t max_depth, flat_names):
     if result < 0:
         raise MemoryError()
     return result == 1
+
+
+# -- html/parse.py's UTF-8 check: whether a body decodes strictly, without making its text ---------
+
+cdef bint _utf8_body_valid(const unsigned char *p, Py_ssize_t n) noexcept nogil:
+    """_utf8_valid (the walk's, for short attribute values) with ASCII skipped eight bytes at a
+    time, for whole pages: the well-formed sequences of the Unicode standard (its table 3-7),
+    those Python's strict UTF-8 decoder takes (no surrogate, overlong form, or past U+10FFFF)."""
+    cdef Py_ssize_t i = 0
+    cdef uint64_t word, w1, w2, w3
+    cdef unsigned int c, c1
+    while i < n:
+        # ASCII 32 bytes at a time, then 8 (most of a page's bytes are markup)
+        if i + 32 <= n:
+            memcpy(&word, p + i, 8)
+            memcpy(&w1, p + i + 8, 8)
+            memcpy(&w2, p + i + 16, 8)
+            memcpy(&w3, p + i + 24, 8)
+            if (word | w1 | w2 | w3) & 0x8080808080808080ULL == 0:
+                i += 32
+                continue
+        if i + 8 <= n:
+            memcpy(&word, p + i, 8)
+            if word & 0x8080808080808080ULL == 0:
+                i += 8
+                continue
+        c = p[i]
+        if c < 0x80:
+            i += 1
+        elif c < 0xC2:  # a continuation byte, or the lead of an overlong 2-byte form
+            return False
+        elif c < 0xE0:
+            if i + 1 >= n or p[i + 1] & 0xC0 != 0x80:
+                return False
+            i += 2
+        elif c < 0xF0:
+            if i + 2 >= n:
+                return False
+            c1 = p[i + 1]
+            if c == 0xE0:
+                if c1 < 0xA0 or c1 > 0xBF:  # overlong
+                    return False
+            elif c == 0xED:
+                if c1 < 0x80 or c1 > 0x9F:  # a surrogate
+                    return False
+            elif c1 & 0xC0 != 0x80:
+                return False
+            if p[i + 2] & 0xC0 != 0x80:
+                return False
+            i += 3
+        elif c < 0xF5:
+            if i + 3 >= n:
+                return False
+            c1 = p[i + 1]
+            if c == 0xF0:
+                if c1 < 0x90 or c1 > 0xBF:  # overlong
+                    return False
+            elif c == 0xF4:
+                if c1 < 0x80 or c1 > 0x8F:  # past U+10FFFF
+                    return False
+            elif c1 & 0xC0 != 0x80:
+                return False
+            if p[i + 2] & 0xC0 != 0x80 or p[i + 3] & 0xC0 != 0x80:
+                return False
+            i += 4
+        else:
+            return False
+    return True
+
+
+def utf8_valid(const unsigned char[::1] data):
+    """parse.py's _utf8_valid_reference: whether ``data`` (bytes) decodes as strict UTF-8, read
+    in one pass with no text made (a 170 KB page: 75 us decoded, ~10 us checked)."""
+    cdef Py_ssize_t n = data.shape[0]
+    cdef bint ok
+    if n == 0:
+        return True
+    with nogil:
+        ok = _utf8_body_valid(&data[0], n)
+    return ok

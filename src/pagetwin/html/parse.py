@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import codecs
 import re
-from typing import NamedTuple
 
 import numpy as np
 
@@ -12,8 +11,9 @@ from selectolax.lexbor import LexborHTMLParser
 
 try:  # the native kernels of html/ (html/_walk.pyx): here its one-pass _depth_bound_of and _scan_depth
     from pagetwin.html._walk import depth_bound as _native_depth_bound, depth_cuts as _native_depth_cuts
+    from pagetwin.html._walk import utf8_valid as _native_utf8_valid
 except ImportError:  # not compiled: the numpy and Python references (blocks.py says the walk is not built)
-    _native_depth_bound = _native_depth_cuts = None
+    _native_depth_bound = _native_depth_cuts = _native_utf8_valid = None
 
 _META_CHARSET = re.compile(
     rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_\-:.]+)""", re.IGNORECASE
@@ -73,15 +73,10 @@ def _codec(label: str | None) -> tuple[str | None, int]:
     return info.name, 0
 
 
-class _DecodedText(NamedTuple):
-    text: str
-    charset: str
-    replaced: int  # characters that could not be decoded (U+FFFD)
-
-
-class Decoded(_DecodedText):
-    """A page body decoded (``decode_html``): a named 3-tuple, so ``text, charset, replaced =
-    decode_html(...)`` unpacks (and compares) as it always did, with more as attributes:
+class Decoded:
+    """A page body decoded (``decode_html``). It reads as the 3-tuple (text, charset, replaced)
+    it always was (``text, charset, replaced = decode_html(...)`` unpacks, ``[0]`` is the text,
+    it compares equal to that tuple), with more as attributes:
 
     - ``refused_charsets``: declared charset labels (HTTP header, meta tag) that were ignored,
       being unknown, junk or no text encoding for HTML (0, 1 or 2);
@@ -91,20 +86,48 @@ class Decoded(_DecodedText):
       reads) is the same in the bytes and in the text;
     - ``strict``: that body decoded without errors, so the text encodes back to exactly
       ``utf8``, which lexbor can then parse as is (``parse_limited`` takes this record for that).
-    """
 
-    refused_charsets: int
-    utf8: bytes | None
-    strict: bool
+    The text of a strict UTF-8 body is made when first read (``text``): pass 1 parses the
+    body's bytes and seldom needs it (a 170 KB page: 75 us to decode, 10 us to check)."""
 
-    def __new__(
-        cls, text: str, charset: str, replaced: int, refused_charsets: int = 0, utf8: bytes | None = None, strict: bool = False
-    ) -> Decoded:
-        self = tuple.__new__(cls, (text, charset, replaced))  # (namedtuple's own __new__ is slower)
+    __slots__ = ("_text", "charset", "replaced", "refused_charsets", "utf8", "strict")
+
+    def __init__(
+        self, text: str | None, charset: str, replaced: int, refused_charsets: int = 0, utf8: bytes | None = None,
+        strict: bool = False,
+    ) -> None:  # fmt: skip
+        if text is None and not (strict and utf8 is not None):
+            raise ValueError("only a strict UTF-8 body's text may be made when read")
+        self._text, self.charset, self.replaced = text, charset, replaced
         self.refused_charsets, self.utf8, self.strict = refused_charsets, utf8, strict
-        return self
 
-    def _replace(self, **changes) -> Decoded:  # (namedtuple's would drop the attributes)
+    @property
+    def text(self) -> str:
+        if self._text is None:
+            self._text = self.utf8.decode("utf-8")  # (strict: it decodes)
+        return self._text
+
+    def _tuple(self) -> tuple[str, str, int]:
+        return self.text, self.charset, self.replaced
+
+    def __iter__(self):
+        return iter(self._tuple())
+
+    def __getitem__(self, index):
+        return self._tuple()[index]
+
+    def __len__(self) -> int:
+        return 3
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Decoded):
+            other = other._tuple()
+        return self._tuple() == other if isinstance(other, tuple) else NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._tuple())
+
+    def _replace(self, **changes) -> Decoded:
         fields = {"text": self.text, "charset": self.charset, "replaced": self.replaced,
                   "refused_charsets": self.refused_charsets, "utf8": self.utf8, "strict": self.strict}  # fmt: skip
         return Decoded(**{**fields, **changes})
@@ -119,31 +142,35 @@ def detect_charset(body: bytes, http_charset: str | None = None) -> str:
     return _detect_charset(body, http_charset)[0]
 
 
-def _detect_charset(body: bytes, http_charset: str | None) -> tuple[str, str | None, int]:
+def _detect_charset(body: bytes, http_charset: str | None) -> tuple[str, str | None, int, bool]:
     """(charset, the body decoded when detection had to decode it whole to decide, labels
-    refused)."""
+    refused, whether detection found the body to be strict UTF-8 without decoding it)."""
     for bom, name in _BOMS:
         if body.startswith(bom):
-            return name, None, 0
+            return name, None, 0, False
     head = body[:512]
     if len(head) >= 8 and head.count(b"\x00") * 4 >= len(head):
         # UTF-16 without a BOM: ASCII markup leaves every other byte NUL (valid UTF-8 otherwise).
         odd_nuls = head[1::2].count(b"\x00")
-        return ("utf-16-le" if odd_nuls >= head[0::2].count(b"\x00") else "utf-16-be"), None, 0
+        return ("utf-16-le" if odd_nuls >= head[0::2].count(b"\x00") else "utf-16-be"), None, 0, False
     codec, refused = _codec(http_charset)
     if codec:
-        return codec, None, 0
+        return codec, None, 0, False
     m = _META_CHARSET.search(body[:4096])
     if m:
         codec, meta_refused = _codec(m.group(1).decode("ascii", "replace"))
         refused += meta_refused
         if codec:
             # A page declaring a UTF-16 charset in ASCII markup is lying: it is ASCII-compatible.
-            return ("utf-8" if codec.startswith("utf-16") else codec), None, refused
-    try:
-        return "utf-8", body.decode("utf-8"), refused
-    except UnicodeDecodeError:
-        pass
+            return ("utf-8" if codec.startswith("utf-16") else codec), None, refused, False
+    if _native_utf8_valid is not None and type(body) is bytes:
+        if _native_utf8_valid(body):
+            return "utf-8", None, refused, True
+    else:
+        try:
+            return "utf-8", body.decode("utf-8"), refused, False
+        except UnicodeDecodeError:
+            pass
     from charset_normalizer import from_bytes
 
     sample = body[:65536]
@@ -151,7 +178,7 @@ def _detect_charset(body: bytes, http_charset: str | None) -> tuple[str, str | N
     codec = _codec(best.encoding if best else None)[0]
     if codec not in _CJK_CODECS:
         codec = _cjk_reading(sample) or codec
-    return codec or "cp1252", None, refused
+    return codec or "cp1252", None, refused, False
 
 
 # The multi-byte CJK encodings detection may give (Python codec names), and those tried when it
@@ -203,7 +230,10 @@ def decode_html(body: bytes, http_charset: str | None = None) -> Decoded:
     """Decode a page body (see Decoded). Never raises, whatever the bytes or the charset
     labels: what cannot be decoded is replaced (U+FFFD) and counted; a label that names no
     usable text encoding is ignored (and counted) and the charset detected instead."""
-    charset, text, refused = _detect_charset(body, http_charset)
+    charset, text, refused, valid_utf8 = _detect_charset(body, http_charset)
+    utf8 = body if charset == "utf-8" and type(body) is bytes else None
+    if utf8 is not None and text is None and (valid_utf8 or (_native_utf8_valid is not None and _native_utf8_valid(body))):
+        return Decoded(None, charset, 0, refused, utf8, True)  # (the text made when read)
     replaced, strict = 0, False
     try:
         if text is None:
@@ -215,16 +245,28 @@ def decode_html(body: bytes, http_charset: str | None = None) -> Decoded:
     except (LookupError, UnicodeError, ValueError):  # a codec that fails in its own way
         text = body.decode("utf-8", errors="replace")
         charset, replaced, refused = "utf-8", text.count("\ufffd"), refused + 1
-    utf8 = body if charset == "utf-8" and type(body) is bytes else None
+        utf8 = body if type(body) is bytes else None
     return Decoded(text, charset, replaced, refused, utf8, strict and utf8 is not None)
 
 
-def _utf8_of(html: str | Decoded) -> tuple[str, bytes | None, bool]:
-    """(text, its UTF-8 body or None, whether the text is that body exactly) of a text or of
-    decode_html's record."""
-    if isinstance(html, Decoded):
-        return html.text, html.utf8, html.strict
-    return html, None, False
+def _utf8_valid_reference(body: bytes) -> bool:
+    """Whether ``body`` decodes as strict UTF-8 (html/_walk.pyx's utf8_valid, which makes no
+    text, is checked against this)."""
+    try:
+        body.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _text_of(html: str | Decoded) -> str:
+    """The text of a text or of decode_html's record."""
+    return html.text if isinstance(html, Decoded) else html
+
+
+def _utf8_body(html: str | Decoded) -> bytes | None:
+    """The UTF-8 body of decode_html's record (Decoded.utf8), None for a text."""
+    return html.utf8 if isinstance(html, Decoded) else None
 
 
 # A start or end tag and its name, up to the first '>' (a greedy [^>]* runs in one C loop).
@@ -264,9 +306,10 @@ def _depth_bound(html: str | Decoded) -> int:
 
 def _code_units(html: str | Decoded) -> np.ndarray:
     """The code units _depth_bound reads a page as (see there)."""
-    html, utf8, _ = _utf8_of(html)
+    utf8 = _utf8_body(html)
     if utf8 is not None:
         return np.frombuffer(utf8, dtype=np.uint8)
+    html = _text_of(html)
     if html.isascii():
         return np.frombuffer(html.encode("ascii"), dtype=np.uint8)
     return np.frombuffer(html.encode("utf-16-le", "surrogatepass"), dtype=np.uint16)
@@ -319,18 +362,31 @@ def limit_depth(html: str | Decoded, max_depth: int) -> tuple[str, bool]:
     A vectorised upper bound (_depth_bound) passes most pages at once; the others are scanned
     tag by tag (_scan_depth). ``html``: a text, or decode_html's record of the page (then a
     UTF-8 body is read as bytes)."""
-    decoded, html = html, _utf8_of(html)[0]
-    # The depth is at most the number of '<': counting them is cheaper on a short page.
-    if len(html) < 64 * max_depth and html.count("<") < max_depth:
-        return html, False
-    data = _code_units(decoded)
+    if not _may_be_deep(html, max_depth):
+        return _text_of(html), False
+    return _scan_depth(_text_of(html), max_depth)
+
+
+def _may_be_deep(html: str | Decoded, max_depth: int) -> bool:
+    """Whether limit_depth has to scan the page tag by tag (_scan_depth): False when the quick
+    tests show nothing nested deeper than ``max_depth``. A UTF-8 body is read as its bytes (its
+    text is not made)."""
+    # The depth is at most the number of '<': counting them is cheaper on a short page. (A
+    # UTF-8 body holds as many '<' as its text; either test passing implies the bound's.)
+    utf8 = _utf8_body(html)
+    if utf8 is not None:
+        if len(utf8) < 64 * max_depth and utf8.count(b"<") < max_depth:
+            return False
+    else:
+        text = _text_of(html)
+        if len(text) < 64 * max_depth and text.count("<") < max_depth:
+            return False
+    data = _code_units(html)
     if _depth_bound_of(data) <= max_depth:
-        return html, False
+        return False
     # Pages past the bound are seldom cut (207 of 10,000 modern pages, none cut): the native
     # scan says whether the Python one would cut anything, 20 times faster.
-    if _native_depth_cuts is not None and not _native_depth_cuts(data, max_depth, _FLAT):
-        return html, False
-    return _scan_depth(html, max_depth)
+    return _native_depth_cuts is None or bool(_native_depth_cuts(data, max_depth, _FLAT))
 
 
 def _scan_depth(html: str, max_depth: int) -> tuple[str, bool]:
@@ -379,11 +435,13 @@ def parse_limited(html: str | Decoded, max_depth: int = 512) -> tuple[LexborHTML
     lexbor parses UTF-8: given a text, selectolax encodes it first. Given decode_html's record
     of a valid UTF-8 body, the text is that body exactly, so the body is parsed as is (same
     tree, no encoding)."""
-    limited, cut = limit_depth(html, max_depth)
-    _, utf8, strict = _utf8_of(html)
-    if not cut and strict:
-        return LexborHTMLParser(utf8), False
-    return LexborHTMLParser(limited), cut
+    if _may_be_deep(html, max_depth):
+        limited, cut = _scan_depth(_text_of(html), max_depth)
+        if cut:
+            return LexborHTMLParser(limited), True
+    if isinstance(html, Decoded) and html.strict:
+        return LexborHTMLParser(html.utf8), False
+    return LexborHTMLParser(_text_of(html)), False
 
 
 _BINARY_CTRL = re.compile(rb"[\x00-\x08\x0e-\x1a\x1c-\x1f]")

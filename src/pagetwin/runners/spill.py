@@ -35,13 +35,14 @@ _PAGE_FIELDS = tuple(f.name for f in fields(Page))  # Page(*record) takes them i
 _BODY, _PARSED = _PAGE_FIELDS.index("body"), _PAGE_FIELDS.index("parsed")
 _LENGTH = struct.Struct("<I")  # a record's length, before it
 _PICKLED = pickle.PROTO[0]  # the first byte of a pickled record (protocol 2 and later)
+_BUFFER = 1 << 20  # bytes written and read at a time (a record is ~8 KB: the default 8 KB buffer made a system call of most)
 
 
 class ParsedSpill:
     """An append-only temporary file of pass 1's pages with their parsed blocks, in input order."""
 
     def __init__(self, directory: str | None = None) -> None:
-        self._file = tempfile.TemporaryFile(prefix="pagetwin-parsed-", dir=directory or None)
+        self._file = tempfile.TemporaryFile(prefix="pagetwin-parsed-", dir=directory or None, buffering=_BUFFER)
         self.stats = SourceStats()  # what pass 1 counted reading the sources; pass 2 reports it
         self.pages = 0
         self.parsed_bytes = 0
