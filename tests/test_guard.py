@@ -263,7 +263,7 @@ def test_component_edges_give_the_adjacency_of_every_listing(pairs, members, asc
     """Each edge taken once from its first page (members ascending) builds the adjacency,
     neighbours in the same order, that listing it under both pages builds; unsorted members
     take both listings."""
-    from pagetwin.guard import _adjacency, _component_edges
+    from pagetwin.guard import EdgesByPage, _adjacency
 
     edges = [(min(a, b), max(a, b), s) for a, b, s in pairs]
     by_page: dict = {}
@@ -272,6 +272,8 @@ def test_component_edges_give_the_adjacency_of_every_listing(pairs, members, asc
         by_page.setdefault(e[1], []).append(e)
     order = sorted(members) if ascending else sorted(members, reverse=True)
     both = [e for m in order for e in by_page.get(m, ())]
-    got = _adjacency(set(order), _component_edges(order, by_page))
+    listed = EdgesByPage(edges)
+    assert listed.both(order) == both
+    got = _adjacency(set(order), listed.of(order))
     want = _adjacency(set(order), both)
     assert [(m, list(n.items())) for m, n in got.items()] == [(m, list(n.items())) for m, n in want.items()]

@@ -47,6 +47,11 @@ def test_a_batch_writes_what_adding_one_page_at_a_time_writes(tmp_path, steps, b
         assert batch.known_pid(f"p{i}", "s") == one.known_pid(f"p{i}", "s")
         if step == "flush":
             batch.flush()
+        # Every page so far, flushed or held, and pages it does not hold (a new index's batch
+        # answers those from the digests of the pages it wrote)
+        for j in (*range(i + 1), i + 1, 100):
+            for source in ("s", "t"):
+                assert batch.known_pid(f"p{j}", source) == one.known_pid(f"p{j}", source)
     batch.flush()
     assert _tables(batched) == _tables(one)
     for path in paths:
