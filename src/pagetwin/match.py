@@ -474,22 +474,7 @@ def find_edge_columns(
     """``find_edges``' edges as columns (EdgeColumns), made by EvidenceRows without an Edge a
     pair (corpus-5000: 150,303). Every pair is verified before it returns: the rows may go to
     the index as they come, with no read of it between its writes."""
-    passed = _PassedItems()
-    for original, revisit in revisits:
-        passed.add_pairs({tuple(sorted((original, revisit))): [Evidence("revisit", 1.0, True, {"payload_digest": "equal"})]})
-        stats.revisit_edges += 1
-    for algorithm in algorithms:
-        cache = FeatureCache(index, algorithm)
-        buckets = index.buckets(algorithm.name)
-        if algorithm.keys_are_proof:
-            evidence: dict[tuple[int, int], list[Evidence]] = {}
-            for pair in distinct_pairs(buckets, max_bucket, algorithm, stats):
-                _verify(algorithm, cache, pair, stats, evidence)
-            passed.add_pairs(evidence)
-            continue
-        for first, second in distinct_pair_arrays(buckets, max_bucket, algorithm, stats, _VERIFY_CHUNK):
-            passed.add(*_passed_pairs(algorithm, cache, first, second, stats))
-    return passed.columns()
+    return _passed_items(index, algorithms, max_bucket, stats, revisits).columns()
 
 
 class _PassedItems:
@@ -513,9 +498,17 @@ class _PassedItems:
         pairs = [(pair, e) for pair, items in evidence.items() for e in items]
         self.add(np.array([a for (a, _), _ in pairs], dtype=np.int64), np.array([b for (_, b), _ in pairs], dtype=np.int64), [e for _, e in pairs])
 
+    def by_pair(self) -> dict[tuple[int, int], list[Evidence]]:
+        """(a, b) -> its items, in the order they were added."""
+        evidence: dict[tuple[int, int], list[Evidence]] = {}
+        if self.items:
+            for a, b, e in zip(np.concatenate(self.firsts).tolist(), np.concatenate(self.seconds).tolist(), self.items):
+                evidence.setdefault((a, b), []).append(e)
+        return evidence
+
     def columns(self) -> EdgeColumns:
-        """``edge_columns`` of the items by pair: the pairs sorted, each pair's items in the
-        order they were added (a stable sort: revisit first, then the algorithms' in order)."""
+        """``edge_columns(self.by_pair())``: the pairs sorted, each pair's items in the order
+        they were added (a stable sort: revisit first, then the algorithms' in order)."""
         if not self.items:
             return EdgeColumns((), (), (), (), ())
         first, second = np.concatenate(self.firsts), np.concatenate(self.seconds)
@@ -577,12 +570,17 @@ def _edge_evidence(
     index: Index, algorithms: list[Algorithm], max_bucket: int, stats: MatchStats, revisits: list[tuple[int, int]]
 ) -> dict[tuple[int, int], list[Evidence]]:
     """(a, b) -> the passed evidence of every pair ``find_edges`` verifies."""
-    evidence: dict[tuple[int, int], list[Evidence]] = {}
+    return _passed_items(index, algorithms, max_bucket, stats, revisits).by_pair()
+
+
+def _passed_items(
+    index: Index, algorithms: list[Algorithm], max_bucket: int, stats: MatchStats, revisits: list[tuple[int, int]]
+) -> _PassedItems:
+    """The passed evidence of every pair ``find_edges`` verifies: ``revisits`` first, then
+    each algorithm's."""
+    passed = _PassedItems()
     for original, revisit in revisits:
-        a, b = sorted((original, revisit))
-        evidence.setdefault((a, b), []).append(
-            Evidence("revisit", 1.0, True, {"payload_digest": "equal"})
-        )
+        passed.add_pairs({tuple(sorted((original, revisit))): [Evidence("revisit", 1.0, True, {"payload_digest": "equal"})]})
         stats.revisit_edges += 1
     for algorithm in algorithms:
         cache = FeatureCache(index, algorithm)
@@ -590,12 +588,14 @@ def _edge_evidence(
         # pair is verified once per algorithm and the edges are sorted)
         buckets = index.buckets(algorithm.name)
         if algorithm.keys_are_proof:
+            evidence: dict[tuple[int, int], list[Evidence]] = {}
             for pair in distinct_pairs(buckets, max_bucket, algorithm, stats):
                 _verify(algorithm, cache, pair, stats, evidence)
+            passed.add_pairs(evidence)
             continue
         for first, second in distinct_pair_arrays(buckets, max_bucket, algorithm, stats, _VERIFY_CHUNK):
-            _verify_pairs(algorithm, cache, first, second, stats, evidence)
-    return evidence
+            passed.add(*_passed_pairs(algorithm, cache, first, second, stats))
+    return passed
 
 
 def edge_kind(evidence: list[Evidence]) -> str:
