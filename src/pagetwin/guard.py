@@ -106,8 +106,11 @@ def _adjacency(member_set: set[int], edges: Iterable[tuple[int, int, float]]) ->
     adj: dict[int, dict[int, float]] = {m: {} for m in member_set}
     for a, b, score in edges:
         if a != b and a in member_set and b in member_set:
-            adj[a][b] = max(score, adj[a].get(b, score))
-            adj[b][a] = adj[a][b]
+            near = adj[a]
+            held = near.get(b, score)
+            best = held if held > score else score  # max(score, held): the first of equals, as max()
+            near[b] = best
+            adj[b][a] = best
     return adj
 
 
