@@ -12,6 +12,9 @@ and tests/test_match.py holds the two to the same rows.
   (MinHash.passing gives one Evidence to all its pairs of equal counts) takes the row found
   for it the first time, by identity: ``lists`` holds every item until the call returns, so
   no two of them share an id.
+* ``pair_lines``: pairs.jsonl's lines of a chunk of edges (outputs.jsonl.pair_lines_reference,
+  tests/outputs/test_jsonl.py holds the two to the same lines), in the format of
+  outputs.jsonl._quoted_line.
 """
 
 from cpython.dict cimport PyDict_Next
@@ -114,3 +117,23 @@ def edge_rows(list lists, object rows, object kind_of_items):
                 best = score
         out.append((kind_of_items(kinds), "[" + ", ".join(texts) + "]", 1.0 if best is None else best))
     return out
+
+
+def pair_lines(list chunk, dict quoted, dict kinds, object quote):
+    """outputs.jsonl.pair_lines_reference: the line of each edge (a, b, kind, evidence) of
+    ``chunk`` whose two pages ``quoted`` holds ((quoted id, quoted url)), its kind's text from
+    ``kinds`` (``quote(kind)`` kept there when it lacks it), in _quoted_line's format."""
+    cdef list lines = []
+    cdef object row, a, b, kind, evidence, page_a, page_b, kind_text
+    for row in chunk:
+        a, b, kind, evidence = row
+        page_a = quoted.get(a)
+        page_b = quoted.get(b)
+        if page_a is None or page_b is None:
+            continue
+        kind_text = kinds.get(kind)
+        if kind_text is None:
+            kind_text = quote(kind)
+            kinds[kind] = kind_text
+        lines.append(f'{{"a": {page_a[0]}, "b": {page_b[0]}, "url_a": {page_a[1]}, "url_b": {page_b[1]}, "kind": {kind_text}, "evidence": {evidence}}}')
+    return lines
