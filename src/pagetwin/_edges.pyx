@@ -12,9 +12,10 @@ and tests/test_match.py holds the two to the same rows.
   (MinHash.passing gives one Evidence to all its pairs of equal counts) takes the row found
   for it the first time, by identity: ``lists`` holds every item until the call returns, so
   no two of them share an id.
-* ``pair_lines``: pairs.jsonl's lines of a chunk of edges (outputs.jsonl.pair_lines_reference,
-  tests/outputs/test_jsonl.py holds the two to the same lines), in the format of
-  outputs.jsonl._quoted_line.
+* ``pair_text``: pairs.jsonl's lines of a chunk of edges as one text (its reference is
+  outputs.jsonl.pair_text_reference, and tests/outputs/test_jsonl.py holds the two to the
+  same text), in the format of outputs.jsonl._quoted_line: the pieces of every line gathered
+  and joined once (joining a string a line again cost as much as making them).
 """
 
 from cpython.dict cimport PyDict_Next
@@ -119,11 +120,18 @@ def edge_rows(list lists, object rows, object kind_of_items):
     return out
 
 
-def pair_lines(list chunk, dict quoted, dict kinds, object quote):
-    """outputs.jsonl.pair_lines_reference: the line of each edge (a, b, kind, evidence) of
-    ``chunk`` whose two pages ``quoted`` holds ((quoted id, quoted url)), its kind's text from
-    ``kinds`` (``quote(kind)`` kept there when it lacks it), in _quoted_line's format."""
-    cdef list lines = []
+cdef inline object _formatted(object value):
+    """``value`` as an f-string writes it: a str as it is, anything else by format(value, "")."""
+    return value if type(value) is str else format(value, "")
+
+
+def pair_text(list chunk, dict quoted, dict kinds, object quote):
+    """outputs.jsonl.pair_text_reference: (the lines of the edges (a, b, kind, evidence) of
+    ``chunk`` whose two pages ``quoted`` holds ((quoted id, quoted url)), each ended, as one
+    text; how many), the kind's text from ``kinds`` (``quote(kind)`` kept there when it
+    lacks it), each line in _quoted_line's format."""
+    cdef list pieces = []
+    cdef Py_ssize_t lines = 0
     cdef object row, a, b, kind, evidence, page_a, page_b, kind_text
     for row in chunk:
         a, b, kind, evidence = row
@@ -135,5 +143,9 @@ def pair_lines(list chunk, dict quoted, dict kinds, object quote):
         if kind_text is None:
             kind_text = quote(kind)
             kinds[kind] = kind_text
-        lines.append(f'{{"a": {page_a[0]}, "b": {page_b[0]}, "url_a": {page_a[1]}, "url_b": {page_b[1]}, "kind": {kind_text}, "evidence": {evidence}}}')
-    return lines
+        pieces += [
+            '{"a": ', _formatted(page_a[0]), ', "b": ', _formatted(page_b[0]), ', "url_a": ', _formatted(page_a[1]),
+            ', "url_b": ', _formatted(page_b[1]), ', "kind": ', _formatted(kind_text), ', "evidence": ', _formatted(evidence), "}\n",
+        ]
+        lines += 1
+    return "".join(pieces), lines
