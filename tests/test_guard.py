@@ -263,7 +263,7 @@ def test_component_edges_give_the_adjacency_of_every_listing(pairs, members, asc
     """Each edge taken once from its first page (members ascending) builds the adjacency,
     neighbours in the same order, that listing it under both pages builds; unsorted members
     take both listings."""
-    from pagetwin.guard import _adjacency, _component_edges
+    from pagetwin.guard import EdgesByPage, _adjacency
 
     edges = [(min(a, b), max(a, b), s) for a, b, s in pairs]
     by_page: dict = {}
@@ -272,6 +272,32 @@ def test_component_edges_give_the_adjacency_of_every_listing(pairs, members, asc
         by_page.setdefault(e[1], []).append(e)
     order = sorted(members) if ascending else sorted(members, reverse=True)
     both = [e for m in order for e in by_page.get(m, ())]
-    got = _adjacency(set(order), _component_edges(order, by_page))
+    listed = EdgesByPage(edges)
+    assert listed.both(order) == both
+    got = _adjacency(set(order), listed.of(order))
     want = _adjacency(set(order), both)
     assert [(m, list(n.items())) for m, n in got.items()] == [(m, list(n.items())) for m, n in want.items()]
+
+
+def _adjacency_reference(member_set, edges):
+    """guard._adjacency as first written (max() of the scores of an edge listed twice)."""
+    adj = {m: {} for m in member_set}
+    for a, b, score in edges:
+        if a != b and a in member_set and b in member_set:
+            adj[a][b] = max(score, adj[a].get(b, score))
+            adj[b][a] = adj[a][b]
+    return adj
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 8), st.integers(0, 8), st.sampled_from([0.5, 1.0, 0.0, -0.0, float("nan"), 1, 0.75]))),
+       st.sets(st.integers(0, 8)))
+def test_adjacency_is_the_reference_adjacency(edges, members):
+    """The same neighbours in the same order with the same scores, of the same class and sign
+    (ties, zeros of both signs, NaN: max()'s choice of the first of equals)."""
+    from pagetwin.guard import _adjacency
+
+    def shown(adj):
+        return [(m, [(n, repr(s)) for n, s in near.items()]) for m, near in adj.items()]
+
+    assert shown(_adjacency(members, edges)) == shown(_adjacency_reference(members, edges))

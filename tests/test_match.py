@@ -413,3 +413,22 @@ def test_two_shared_bands_keep_chance_candidates_of_long_pages_rare_as_the_crawl
     assert big_one[1] / 800 >= 1.6 * small_one[1] / 400  # a page's share grows with N at the defaults
     assert big_two[1] * 20 <= big_one[1]
     assert big_two[1] / 800 <= 0.5
+
+
+@given(st.lists(st.lists(st.tuples(st.integers(0, 6), st.integers(0, 6), st.sampled_from(["exact", "con-w", "minhash", "revisit"]),
+                                   st.sampled_from([1.0, 0.9, 0.5]), st.booleans()), max_size=12), max_size=5))
+@settings(max_examples=200, deadline=None)
+def test_passed_items_make_the_columns_of_their_pairs_evidence(parts):
+    """The items gathered as columns, sorted once (_PassedItems.columns), give the edges the
+    evidence dict gives (edge_columns of by_pair): the pairs sorted, each pair's items in the
+    order they came, whatever the parts they came in (an item object given to many pairs too)."""
+    from pagetwin.match import _PassedItems, edge_columns
+
+    passed, shared = _PassedItems(), Evidence("minhash", 0.75, True, {"jaccard": 0.75})
+    for part in parts:
+        pairs = [(min(a, b), max(a, b)) for a, b, *_ in part]
+        items = [shared if algo == "minhash" and ok else Evidence(algo, score, ok, {"kind": "partial"} if ok else {}) for _, _, algo, score, ok in part]
+        passed.add(np.array([a for a, _ in pairs], dtype=np.int64), np.array([b for _, b in pairs], dtype=np.int64), items)
+    assert passed.columns() == edge_columns(passed.by_pair())
+    order = [(min(a, b), max(a, b)) for part in parts for a, b, *_ in part]
+    assert list(passed.by_pair()) == list(dict.fromkeys(order))

@@ -98,9 +98,11 @@ def test_page_kind_normalises_a_piece_at_a_time_as_the_whole_text(words, title, 
     with mock.patch.object(softerror, "_PIECE", piece):
         assert page_kind(title, text, 200) == _page_kind_reference(title, text, 200)
         short = softerror._short_body(text)
+        short_of_few = softerror._short_body(text, softerror.MAX_WORDS)  # a page whose title says no error
     body = softerror.normalize(text)
     words_in_body = len(softerror._WORD.findall(body))
     assert short == (None if words_in_body > MAX_TITLE_WORDS else (body, words_in_body))
+    assert short_of_few == (None if words_in_body > softerror.MAX_WORDS else (body, words_in_body))
 
 
 _ANY_WORDS = st.one_of(_TRICKY_WORDS, st.text(max_size=6), st.sampled_from(["a", "Z9", "_", "x\u0301", "<\u0338", "\x1c", "a,b"]))

@@ -8,7 +8,14 @@ and tests/test_match.py holds the two to the same rows.
   (not kept yet, a detail not a dict, a value that cannot be hashed) is asked of
   ``rows._item``, which keeps what it makes; an edge of several items joins its items' rows
   as EvidenceRows.edge_row does. Most items are the first kind (corpus-10000-shared: 232,977
-  of its 269,616 edges are one MinHash item).
+  of its 269,616 edges are one MinHash item). An item object met again in the same call
+  (MinHash.passing gives one Evidence to all its pairs of equal counts) takes the row found
+  for it the first time, by identity: ``lists`` holds every item until the call returns, so
+  no two of them share an id.
+* ``pair_text``: pairs.jsonl's lines of a chunk of edges as one text (its reference is
+  outputs.jsonl.pair_text_reference, and tests/outputs/test_jsonl.py holds the two to the
+  same text), in the format of outputs.jsonl._quoted_line: the pieces of every line gathered
+  and joined once (joining a string a line again cost as much as making them).
 """
 
 from cpython.dict cimport PyDict_Next
@@ -73,6 +80,19 @@ cdef object _kept_item(dict kept, object e):
     return hit if type(hit) is tuple else None
 
 
+cdef object _row_of(dict seen, dict kept, object e, object slow):
+    """The row of item ``e``: the one found for this object earlier in the call, else the
+    one ``kept`` holds, else ``slow``'s (EvidenceRows._item)."""
+    cdef object ident = id(e)
+    hit = seen.get(ident)
+    if hit is None:
+        hit = _kept_item(kept, e)
+        if hit is None:
+            hit = slow(e)
+        seen[ident] = hit
+    return hit
+
+
 def edge_rows(list lists, object rows, object kind_of_items):
     """``[rows.edge_row(evidence) for evidence in lists]`` (see the module's doc);
     ``kind_of_items``: match._kind_of_items, an edge's kind from its items' kinds."""
@@ -81,18 +101,16 @@ def edge_rows(list lists, object rows, object kind_of_items):
     cdef tuple item
     cdef object evidence, e, hit, best, score
     cdef set kinds
+    cdef dict seen = {}  # id of an item met in this call -> its row
     slow = rows._item  # an item not found here: EvidenceRows makes (and keeps) its row
     for evidence in lists:
         if len(evidence) == 1:
-            e = evidence[0]
-            hit = _kept_item(kept, e)
-            out.append((<tuple>(hit if hit is not None else slow(e)))[4])
+            out.append((<tuple>_row_of(seen, kept, evidence[0], slow))[4])
             continue
         # EvidenceRows.edge_row's join of the items' rows
         texts, kinds, best = [], set(), None
         for e in evidence:
-            hit = _kept_item(kept, e)
-            item = hit if hit is not None else slow(e)
+            item = _row_of(seen, kept, e, slow)
             texts.append(item[0])
             kinds.add(item[3])
             score = item[1]
@@ -100,3 +118,34 @@ def edge_rows(list lists, object rows, object kind_of_items):
                 best = score
         out.append((kind_of_items(kinds), "[" + ", ".join(texts) + "]", 1.0 if best is None else best))
     return out
+
+
+cdef inline object _formatted(object value):
+    """``value`` as an f-string writes it: a str as it is, anything else by format(value, "")."""
+    return value if type(value) is str else format(value, "")
+
+
+def pair_text(list chunk, dict quoted, dict kinds, object quote):
+    """outputs.jsonl.pair_text_reference: (the lines of the edges (a, b, kind, evidence) of
+    ``chunk`` whose two pages ``quoted`` holds ((quoted id, quoted url)), each ended, as one
+    text; how many), the kind's text from ``kinds`` (``quote(kind)`` kept there when it
+    lacks it), each line in _quoted_line's format."""
+    cdef list pieces = []
+    cdef Py_ssize_t lines = 0
+    cdef object row, a, b, kind, evidence, page_a, page_b, kind_text
+    for row in chunk:
+        a, b, kind, evidence = row
+        page_a = quoted.get(a)
+        page_b = quoted.get(b)
+        if page_a is None or page_b is None:
+            continue
+        kind_text = kinds.get(kind)
+        if kind_text is None:
+            kind_text = quote(kind)
+            kinds[kind] = kind_text
+        pieces += [
+            '{"a": ', _formatted(page_a[0]), ', "b": ', _formatted(page_b[0]), ', "url_a": ', _formatted(page_a[1]),
+            ', "url_b": ', _formatted(page_b[1]), ', "kind": ', _formatted(kind_text), ', "evidence": ', _formatted(evidence), "}\n",
+        ]
+        lines += 1
+    return "".join(pieces), lines

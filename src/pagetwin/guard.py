@@ -106,8 +106,11 @@ def _adjacency(member_set: set[int], edges: Iterable[tuple[int, int, float]]) ->
     adj: dict[int, dict[int, float]] = {m: {} for m in member_set}
     for a, b, score in edges:
         if a != b and a in member_set and b in member_set:
-            adj[a][b] = max(score, adj[a].get(b, score))
-            adj[b][a] = adj[a][b]
+            near = adj[a]
+            held = near.get(b, score)
+            best = held if held > score else score  # max(score, held): the first of equals, as max()
+            near[b] = best
+            adj[b][a] = best
     return adj
 
 
@@ -239,11 +242,7 @@ def make_splitter(
     """
     from pagetwin.cluster import ClusterPage, as_cluster_page, keep_key
 
-    scored = [(a, b, score) for a, b, kind, score in edges if kind in kinds]
-    by_page: dict[int, list[tuple[int, int, float]]] = {}
-    for a, b, s in scored:
-        by_page.setdefault(a, []).append((a, b, s))
-        by_page.setdefault(b, []).append((a, b, s))
+    by_page = EdgesByPage([(a, b, score) for a, b, kind, score in edges if kind in kinds])
     similar = similar_over(index, algorithms, related_share)
     order = keep_key(policy)
     info: dict[int, ClusterPage] = {}
@@ -254,7 +253,7 @@ def make_splitter(
         return min(pages, key=lambda pid: order(info[pid]))
 
     def split(members: list[int]) -> list[list[int]]:
-        component_edges = _component_edges(members, by_page)
+        component_edges = by_page.of(members)
         if traced is None or len(members) < traced_from or (rule, core_size) != ("center", DEFAULT_CORE):
             return split_component(members, component_edges, similar, keep, rule, core_size)
         tops = _split(members, component_edges, similar, keep, rule, core_size, trace=True)
@@ -265,15 +264,38 @@ def make_splitter(
     return split
 
 
-def _component_edges(members: list[int], by_page: dict[int, list[tuple[int, int, float]]]) -> list[tuple[int, int, float]]:
-    """The edges of these pages (``by_page`` lists each (a, b, score) under both pages) for
-    ``_adjacency``. Members in ascending order (cluster.clusters sorts them) meet each edge
-    a < b at ``a`` first, so each edge is taken there only: ``_adjacency`` sees the same edges
-    first, in the same order, and the second listing only set a score to itself again (half
-    the guard's edges: ~0.1-0.2 of corpus-5000's 1 CPU-s of clustering)."""
-    if all(x < y for x, y in zip(members, members[1:])):
-        return [e for m in members for e in by_page.get(m, ()) if e[0] == m]
-    return [e for m in members for e in by_page.get(m, ())]
+class EdgesByPage:
+    """The guard's edges (a, b, score), a < b, by page, for ``_adjacency`` (``of``): listed
+    under their first page, and under both pages only when members not in ascending order
+    ask for it (cluster.clusters sorts them: never, in a run)."""
+
+    def __init__(self, edges: list[tuple[int, int, float]]) -> None:
+        self.edges = edges
+        self.by_first: dict[int, list[tuple[int, int, float]]] = {}
+        for e in edges:
+            self.by_first.setdefault(e[0], []).append(e)
+        self._by_page: dict[int, list[tuple[int, int, float]]] | None = None
+
+    def of(self, members: list[int]) -> list[tuple[int, int, float]]:
+        """The edges of these pages, each listed under both its pages in the edges' order
+        (``both``) or, members ascending, under its first page only: ``_adjacency`` sees the
+        same edges first, in the same order (a member meets each edge a < b at ``a`` first),
+        and the second listing only set a score to itself again (half the guard's edges:
+        ~0.1-0.2 of corpus-5000's 1 CPU-s of clustering)."""
+        if all(x < y for x, y in zip(members, members[1:])):
+            by_first = self.by_first
+            return [e for m in members for e in by_first.get(m, ())]
+        return self.both(members)
+
+    def both(self, members: list[int]) -> list[tuple[int, int, float]]:
+        """The edges of these pages, each listed under both its pages, in the edges' order."""
+        if self._by_page is None:
+            self._by_page = {}
+            for e in self.edges:
+                self._by_page.setdefault(e[0], []).append(e)
+                self._by_page.setdefault(e[1], []).append(e)
+        by_page = self._by_page
+        return [e for m in members for e in by_page.get(m, ())]
 
 
 def similar_over(index: Any, algorithms: list, related_share: float = 1.0, cache_size: int | None = None) -> Callable[[int, int], bool]:

@@ -113,8 +113,8 @@ _OTHER_BYTES = bytes(b for b in range(256) if _WORD_BYTES[b] not in b"a ")
 _SURE_CHARS = 4096  # the prefix _surely_long counts in (an English page passes MAX_TITLE_WORDS in ~2,500)
 
 
-def _surely_long(text: str) -> bool:
-    """Whether ``text`` has more than MAX_TITLE_WORDS words (``\\w+`` runs of its ``normalize``)
+def _surely_long(text: str, limit: int = MAX_TITLE_WORDS) -> bool:
+    """Whether ``text`` has more than ``limit`` words (``\\w+`` runs of its ``normalize``)
     by a lower bound that costs a few bytes operations, not the regex (~0.1 ms a long page,
     most of the summary's soft-error report). The bound: the tokens of a prefix, split at ASCII
     whitespace, that hold an ASCII word character (counted as the runs of "a" left). Each such
@@ -122,17 +122,17 @@ def _surely_long(text: str) -> bool:
     into a letter; casefold keeps it a letter), whitespace stays a word boundary, so distinct
     tokens lie in distinct words."""
     head = text[:_SURE_CHARS].encode("utf-8", "surrogatepass").translate(_WORD_BYTES, _OTHER_BYTES)
-    return head.count(b" a") + head.startswith(b"a") > MAX_TITLE_WORDS
+    return head.count(b" a") + head.startswith(b"a") > limit
 
 
-def _short_body(text: str) -> tuple[str, int] | None:
-    """(``normalize(text)``, its words), or None as soon as it has more than MAX_TITLE_WORDS
+def _short_body(text: str, limit: int = MAX_TITLE_WORDS) -> tuple[str, int] | None:
+    """(``normalize(text)``, its words), or None as soon as it has more than ``limit``
     words: most pages are long, and normalising and counting a whole text cost most of the
     summary's soft-error report. The text is normalised a piece at a time, each cut before an
     ASCII space: no NFKC composition or reordering crosses a space (a starter that composes
     with nothing), case folding and the whitespace split are per character, and no word spans
     a space, so the pieces' words add up to the whole text's and their join is its ``normalize``."""
-    if _surely_long(text):
+    if _surely_long(text, limit):
         return None
     pieces: list[str] = []
     words, start, end = 0, 0, len(text)
@@ -141,7 +141,7 @@ def _short_body(text: str) -> tuple[str, int] | None:
         cut = end if cut < 0 else cut
         piece = normalize(text[start:cut])
         words += len(_WORD.findall(piece))
-        if words > MAX_TITLE_WORDS:
+        if words > limit:
             return None
         if piece:
             pieces.append(piece)
@@ -153,16 +153,22 @@ def page_kind(title: str, text: str, status: int | None = None) -> str | None:
     """"soft-404", "soft-error", "http-error" or None (content); see the module doc."""
     if status is not None and not 200 <= status <= 299:
         return "http-error"
-    short_body = _short_body(text)
+    if _surely_long(text):
+        return None  # a long page is content, whatever its title says (most pages: a bound, cheap)
+    t = normalize(title)
+    titled_404 = _NOT_FOUND.search(t) is not None or _is_404_title(t)
+    titled = titled_404 or _OTHER.search(t) is not None
+    # A page whose title says no error is one only by the head of a short text (at most
+    # MAX_WORDS words): its words are counted up to that, not MAX_TITLE_WORDS (most of the
+    # summary's soft-error report was counting the words of texts of 150 to 400).
+    short_body = _short_body(text, MAX_TITLE_WORDS if titled else MAX_WORDS)
     if short_body is None:
         return None  # a long page is content, whatever its title says
     body, words = short_body
-    t = normalize(title)
-    short = words <= MAX_WORDS
-    head = body[:_HEAD_CHARS] if short else ""
-    if _NOT_FOUND.search(t) or _is_404_title(t) or _NOT_FOUND.search(head):
+    head = body[:_HEAD_CHARS] if words <= MAX_WORDS else ""
+    if titled_404 or _NOT_FOUND.search(head):
         return "soft-404"
-    if _OTHER.search(t) or _OTHER.search(head):
+    if titled or _OTHER.search(head):
         return "soft-error"
     return None
 

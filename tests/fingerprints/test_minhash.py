@@ -208,3 +208,25 @@ def test_a_pair_sharing_one_band_fails_at_min_bands_two():
     assert two.shared_bands(fa, fb) == 1 and two.verify(fa, fb).score >= 0.3
     assert not two.verify(fa, fb).passed
     assert MinHash(MinHashSettings(num_perm=32, threshold=0.3, containment=0.0)).verify(fa, fb).passed
+
+
+def _keys_reference(algo: MinHash, features: np.ndarray) -> list[int]:
+    """MinHash.keys as first written: each band's rows sliced as an array, then to bytes."""
+    import xxhash
+
+    sig = np.ascontiguousarray(features, dtype=np.uint32)
+    out = []
+    for band in range(algo.bands):
+        v = xxhash.xxh3_64_intdigest(sig[band * algo.rows : (band + 1) * algo.rows].tobytes(), seed=band)
+        out.append(v - (1 << 64) if v >= (1 << 63) else v)
+    return out
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, (1 << 32) - 1), min_size=0, max_size=140), st.sampled_from([0.5, 0.8, 0.9]), st.sampled_from([1, 2]))
+def test_keys_are_the_bands_hashed_as_first_written(values, threshold, min_bands):
+    """The bands cut from the signature's bytes give the keys the array slices gave (a
+    signature shorter than the bands too)."""
+    algo = MinHash(MinHashSettings(threshold=threshold, min_bands=min_bands))
+    features = np.array(values, dtype=np.uint32)
+    assert list(algo.keys(features)) == _keys_reference(algo, features)

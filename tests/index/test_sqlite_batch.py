@@ -47,6 +47,11 @@ def test_a_batch_writes_what_adding_one_page_at_a_time_writes(tmp_path, steps, b
         assert batch.known_pid(f"p{i}", "s") == one.known_pid(f"p{i}", "s")
         if step == "flush":
             batch.flush()
+        # Every page so far, flushed or held, and pages it does not hold (a new index's batch
+        # answers those from the digests of the pages it wrote)
+        for j in (*range(i + 1), i + 1, 100):
+            for source in ("s", "t"):
+                assert batch.known_pid(f"p{j}", source) == one.known_pid(f"p{j}", source)
     batch.flush()
     assert _tables(batched) == _tables(one)
     for path in paths:
@@ -126,3 +131,22 @@ def test_replaced_edges_are_the_rows_given_with_the_edge_indexes_built_again(tmp
     for pid in range(1, 41):
         assert sorted(idx.edges_touching(pid)) == sorted(r[:4] for r in rows.values() if pid in r[:2])
     idx.db.close()
+
+
+def test_a_new_index_batch_tells_pages_of_one_bit_apart_by_the_index(tmp_path, monkeypatch):
+    """Pages whose (id, source) share a bit of the batch's bitmap (8 bits here: most do) are
+    asked of the index: a page it did not write is still not found, one it wrote is."""
+    import pagetwin.index.sqlite as sqlite_index
+
+    monkeypatch.setattr(sqlite_index, "_WRITTEN_BITS", 8)
+    idx = Index(tmp_path / "i.sqlite", Settings().to_dict())
+    batch = idx.page_batch()
+    pids = {}
+    for i in range(30):
+        pids[f"p{i}"] = batch.add_page(_row(i))
+        if i % 7 == 6:
+            batch.flush()
+    batch.flush()
+    for i in range(40):
+        assert batch.known_pid(f"p{i}", "s") == pids.get(f"p{i}")
+        assert batch.known_pid(f"p{i}", "other") is None

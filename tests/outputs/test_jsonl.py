@@ -199,3 +199,25 @@ def test_pairs_lines_are_those_of_each_edge_joined_with_its_pages(tmp_path_facto
     finally:
         jsonl._PAIRS_CHUNK, jsonl._QUOTED_PAGES = old
     assert path.read_text(encoding="utf-8") == "".join(expected) and n == len(expected)
+
+
+@pytest.mark.skipif(__import__("pagetwin.outputs.jsonl", fromlist=["_edges"])._edges is None, reason="the native kernel (pagetwin._edges) is not built")
+@given(
+    st.dictionaries(st.integers(0, 9), st.tuples(_FIELD, _FIELD), max_size=8),
+    st.lists(st.tuples(st.integers(0, 11), st.integers(0, 11), _FIELD, st.text(max_size=6) | st.binary(max_size=3) | st.none() | _FIELD), max_size=30),
+    st.dictionaries(st.sampled_from(["duplicate", "partial"]), st.text(max_size=4) | st.integers(), max_size=1),
+    st.booleans(),
+)
+@settings(max_examples=300, deadline=None)
+def test_native_pair_text_is_the_reference_text(pages, chunk, kinds, raw):
+    """_edges.pair_text writes the text pair_text_reference writes (pages missing, kinds kept
+    already or not, values of other types: as an f-string formats them), and keeps the kinds
+    it quotes as it does."""
+    import pagetwin.outputs.jsonl as jsonl
+
+    quote = jsonl._quoted if not raw else (lambda value: value)  # pieces not str: formatted
+    quoted = {pid: (quote(page_id), quote(url)) for pid, (page_id, url) in pages.items()}
+    native_kinds, reference_kinds = dict(kinds), dict(kinds)
+    native = jsonl._edges.pair_text(list(chunk), quoted, native_kinds, jsonl._quoted)
+    assert native == jsonl.pair_text_reference(list(chunk), quoted, reference_kinds)
+    assert native_kinds == reference_kinds
