@@ -67,6 +67,23 @@ cdef enum:
 cdef enum:
     PREFETCH_ROWS = 8
 
+# The word scan asks for a word's table slot this many words ahead, and for its token's
+# object this many (the slot has then arrived and says which token).
+cdef enum:
+    SLOT_AHEAD = 16
+    TOKEN_AHEAD = 6
+
+cdef extern from *:
+    """
+    /* Ask for the cache line at p (a hint: no fault, whatever p is). */
+    static inline void pt_prefetch_line(const void* p) {
+    #if defined(__GNUC__)
+        __builtin_prefetch(p);
+    #endif
+    }
+    """
+    void pt_prefetch_line(const void* p) noexcept nogil
+
 # Span kinds handed to the segmenters of runs.
 cdef enum:
     K_WORD = 0
@@ -346,12 +363,12 @@ cdef int _push_facts(TokenFacts* out, uint64_t token_hash, uint8_t keyword) exce
 
 
 cdef int _emit_word(WordTable table, str text, int kind, void* data, Py_ssize_t i, Py_ssize_t j,
-                    dict cache, object compute, list tokens, list surfaces, list starts, list stops,
+                    uint64_t h, dict cache, object compute, list tokens, list surfaces, list starts, list stops,
                     object token_hash, object is_candidate, TokenFacts* facts) except -1:
     """``_emit(text[i:j], None, i, ...)``, the word looked up in ``table`` first; the token's
     hash (``token_hash``) and keyword flag (not a stop word, and ``is_candidate``), each kept
-    in its slot once asked for, pushed to ``facts`` while it is valid."""
-    cdef uint64_t h = _span_hash(kind, data, i, j)
+    in its slot once asked for, pushed to ``facts`` while it is valid; ``h``: the span's
+    ``_span_hash``."""
     cdef WordSlot* slot = table._find(h, kind, data, i, j)
     if slot.surface == NULL:
         surface = text[i:j]
@@ -389,7 +406,7 @@ cdef int _emit_word(WordTable table, str text, int kind, void* data, Py_ssize_t 
 def analyze_words(str text, const unsigned char[::1] table, bint bigram_kana, bint bigram_all,
                   dict cache, object compute, object han, object sea, object bigrams,
                   object tokens, list surfaces, list starts, list stops, WordTable words=None,
-                  object token_hash=None, object is_candidate=None):
+                  object token_hash=None, object is_candidate=None, dict han_cuts=None, Py_ssize_t han_cut_limit=0):
     """Fill tokens, surfaces, starts and stops with the words of ``text`` (analyze._Language.words);
     with ``surfaces`` and ``starts`` None, only tokens and stops (what the fingerprints read).
 
@@ -398,7 +415,12 @@ def analyze_words(str text, const unsigned char[::1] table, bint bigram_kana, bi
     ``bigram_all`` (Japanese without its dictionary) or, with ``bigram_kana``, when the run has
     kana; else to ``han(run)``, which gives the run's words as strings, end to end.
     Thai/Lao/Khmer/Myanmar runs go to ``sea(run, offset)``. With ``words`` (the language's
-    WordTable in front of ``cache``), a word of the text's own scan is looked up there first.
+    WordTable in front of ``cache``), a word of the text's own scan is looked up there first,
+    and so is a word of ``han``'s when its words are the run's characters end to end.
+    ``han_cuts``: a memo of ``han``'s cuts (run -> the words' lengths, or the words when they
+    are not the run's characters end to end), at most ``han_cut_limit`` runs, then it starts
+    again; ``han`` is a function of the run, so the memo changes no output (most runs of a
+    page recur on other pages: menus, headings).
 
     Returns (hashes, keywords), with ``words``: the uint64 array of ``token_hash`` of every
     token appended (with ``token_hash``, a function of a token), and the bytes of their keyword
@@ -417,7 +439,7 @@ def analyze_words(str text, const unsigned char[::1] table, bint bigram_kana, bi
     facts.valid = words is not None and (token_hash is not None or is_candidate is not None)
     try:
         _scan(text, table, bigram_kana, bigram_all, cache, compute, han, sea, bigrams,
-              <list>tokens, surfaces, starts, stops, words, token_hash, is_candidate, &facts)
+              <list>tokens, surfaces, starts, stops, words, token_hash, is_candidate, han_cuts, han_cut_limit, &facts)
         if not facts.valid or facts.n != len(tokens):
             return None, None
         hashes = None
@@ -432,21 +454,74 @@ def analyze_words(str text, const unsigned char[::1] table, bint bigram_kana, bi
         free(facts.keywords)
 
 
-cdef int _scan(str text, const unsigned char[::1] table, bint bigram_kana, bint bigram_all,
-               dict cache, object compute, object han, object sea, object bigrams,
-               list tokens, list surfaces, list starts, list stops, WordTable words,
-               object token_hash, object is_candidate, TokenFacts* facts) except -1:
-    """``analyze_words``' loop."""
-    cdef const unsigned char* tab = &table[0]
-    cdef Py_ssize_t n = len(text)
-    cdef int kind = PyUnicode_KIND(text)
-    cdef void* data = PyUnicode_DATA(text)
-    cdef Py_ssize_t i = 0, j, k
+cdef int _emit_han(str run, str text, int kind, void* data, Py_ssize_t i, dict cache, object compute,
+                   object han, dict han_cuts, Py_ssize_t han_cut_limit, list tokens, list surfaces,
+                   list starts, list stops, WordTable words, object token_hash, object is_candidate,
+                   TokenFacts* facts) except -1:
+    """Emit the words ``han`` cuts the Han run ``run`` (at ``i`` in the text) into, end to end;
+    each a span of the text when they are its characters (looked up in ``words`` like the
+    scan's own words), else as the strings ``han`` gave (tokenize.han_words in the reference)."""
+    cdef Py_ssize_t k = i, length
+    cut = han_cuts.get(run) if han_cuts is not None else None
+    if cut is None:
+        pieces = han(run)
+        cut = tuple([len(<str>word) for word in pieces]) if "".join(pieces) == run else pieces
+        if han_cuts is not None:
+            if len(han_cuts) >= han_cut_limit:
+                han_cuts.clear()
+            han_cuts[run] = cut
+    if type(cut) is tuple:
+        for piece in <tuple>cut:
+            length = <Py_ssize_t>piece
+            if words is not None:
+                _emit_word(words, text, kind, data, k, k + length, _span_hash(kind, data, k, k + length), cache,
+                           compute, tokens, surfaces, starts, stops, token_hash, is_candidate, facts)
+            else:
+                _emit(text[k:k + length], None, k, cache, compute, tokens, surfaces, starts, stops)
+            k += length
+        return 0
+    facts.valid = False  # words not from the table
+    for word in cut:
+        _emit(word, None, k, cache, compute, tokens, surfaces, starts, stops)
+        k += len(<str>word)
+    return 0
+
+
+cdef struct Span:
+    Py_ssize_t start
+    Py_ssize_t end
+    uint64_t hash  # _span_hash of a word's characters (K_WORD with a WordTable), else 0
+    int kind  # K_WORD, K_CJK or K_SEA
+
+
+cdef struct Spans:
+    Span* items
+    Py_ssize_t n
+    Py_ssize_t capacity
+
+
+cdef int _push_span(Spans* out, Py_ssize_t start, Py_ssize_t end, uint64_t h, int kind) except -1:
+    cdef Span* grown
+    if out.n == out.capacity:
+        out.capacity = max(256, 2 * out.capacity)
+        grown = <Span*>realloc(out.items, out.capacity * sizeof(Span))
+        if grown == NULL:
+            raise MemoryError()
+        out.items = grown
+    out.items[out.n].start = start
+    out.items[out.n].end = end
+    out.items[out.n].hash = h
+    out.items[out.n].kind = kind
+    out.n += 1
+    return 0
+
+
+cdef int _find_spans(const unsigned char* tab, int kind, void* data, Py_ssize_t n, bint hashed, Spans* out) except -1:
+    """The spans of ``_TOKEN``'s matches in the text, in order: words (hashed for the word
+    table when ``hashed``), Han/kana runs and South-East Asian runs."""
+    cdef Py_ssize_t i = 0, j
     cdef unsigned char f
     cdef int span
-    cdef bint kana
-    if table.shape[0] < 0x110000:
-        raise ValueError("character class table must cover every code point")
     while i < n:
         f = _cls(tab, kind, data, i)
         j = -1
@@ -465,16 +540,67 @@ cdef int _scan(str text, const unsigned char[::1] table, bint bigram_kana, bint 
         if j < 0:
             i += 1
             continue
-        if span == K_WORD:
-            if words is not None:
-                _emit_word(words, text, kind, data, i, j, cache, compute, tokens, surfaces, starts, stops,
-                           token_hash, is_candidate, facts)
-            else:
-                _emit(text[i:j], None, i, cache, compute, tokens, surfaces, starts, stops)
-        else:
-            facts.valid = False  # a segmenter's words are not in the table
+        _push_span(out, i, j, _span_hash(kind, data, i, j) if hashed and span == K_WORD else 0, span)
+        i = j
+    return 0
+
+
+cdef inline void _prefetch_word(WordTable words, Span* span, bint token_too) noexcept:
+    """Ask for the cache line of a word's home slot, and (``token_too``, for a word nearer, whose
+    slot has had time to arrive) for its token's object when the home slot holds the word's
+    hash: the two misses of a known word (_emit_word), taken some words ahead so that they
+    overlap. Hints only: the table may change before the word is reached."""
+    cdef WordSlot* slot = &words.slots[<Py_ssize_t>(span.hash & <uint64_t>words.mask)]
+    if not token_too:
+        pt_prefetch_line(slot)
+    elif slot.surface != NULL and slot.hash == <uint32_t>span.hash:
+        pt_prefetch_line(slot.token)
+
+
+cdef int _scan(str text, const unsigned char[::1] table, bint bigram_kana, bint bigram_all,
+               dict cache, object compute, object han, object sea, object bigrams,
+               list tokens, list surfaces, list starts, list stops, WordTable words,
+               object token_hash, object is_candidate, dict han_cuts, Py_ssize_t han_cut_limit,
+               TokenFacts* facts) except -1:
+    """``analyze_words``' loop: the spans found first (a pass over the characters), then each
+    emitted in order, the word table's lines asked for ``SLOT_AHEAD`` words ahead and the
+    tokens' objects ``TOKEN_AHEAD`` ahead (each known word otherwise waits on both misses)."""
+    cdef const unsigned char* tab = &table[0]
+    cdef Py_ssize_t n = len(text)
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void* data = PyUnicode_DATA(text)
+    cdef Py_ssize_t i, j, k, s
+    cdef bint kana
+    cdef Spans spans
+    cdef Span* span
+    if table.shape[0] < 0x110000:
+        raise ValueError("character class table must cover every code point")
+    spans.items = NULL
+    spans.n = 0
+    spans.capacity = 0
+    try:
+        _find_spans(tab, kind, data, n, words is not None, &spans)
+        if words is not None:
+            for s in range(min(spans.n, SLOT_AHEAD)):
+                if spans.items[s].kind == K_WORD:
+                    _prefetch_word(words, &spans.items[s], False)
+        for s in range(spans.n):
+            span = &spans.items[s]
+            i = span.start
+            j = span.end
+            if span.kind == K_WORD:
+                if words is not None:
+                    if s + SLOT_AHEAD < spans.n and spans.items[s + SLOT_AHEAD].kind == K_WORD:
+                        _prefetch_word(words, &spans.items[s + SLOT_AHEAD], False)
+                    if s + TOKEN_AHEAD < spans.n and spans.items[s + TOKEN_AHEAD].kind == K_WORD:
+                        _prefetch_word(words, &spans.items[s + TOKEN_AHEAD], True)
+                    _emit_word(words, text, kind, data, i, j, span.hash, cache, compute, tokens, surfaces, starts,
+                               stops, token_hash, is_candidate, facts)
+                else:
+                    _emit(text[i:j], None, i, cache, compute, tokens, surfaces, starts, stops)
+                continue
             run = text[i:j]
-            if span == K_SEA:
+            if span.kind == K_SEA:
                 pieces = sea(run, i)
             else:
                 kana = False
@@ -484,18 +610,15 @@ cdef int _scan(str text, const unsigned char[::1] table, bint bigram_kana, bint 
                             kana = True
                             break
                 if not (bigram_all or kana):
-                    # rjieba's words of the run, end to end: their offsets are counted here
-                    # (tokenize.han_words in the reference), no Segment made per word
-                    k = i
-                    for word in han(run):
-                        _emit(word, None, k, cache, compute, tokens, surfaces, starts, stops)
-                        k += len(<str>word)
-                    i = j
+                    _emit_han(run, text, kind, data, i, cache, compute, han, han_cuts, han_cut_limit,
+                              tokens, surfaces, starts, stops, words, token_hash, is_candidate, facts)
                     continue
                 pieces = bigrams(run, i)
+            facts.valid = False  # a segmenter's words are not in the table
             for piece in pieces:
                 _emit(piece[0], piece[2], piece[1], cache, compute, tokens, surfaces, starts, stops)
-        i = j
+    finally:
+        free(spans.items)
     return 0
 
 
