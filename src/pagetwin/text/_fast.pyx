@@ -691,7 +691,13 @@ cdef dict _object_counts(list tokens, list stop, const unsigned char* flags, obj
                 distinct += 1
             table[k].count += 1
         out = _PyDict_NewPresized(distinct)  # no resize as it fills
+        # The tokens' objects (their hash, refcount) are read below: asked for some ahead, so
+        # that their misses overlap (scattered objects, most not cached).
+        for i in range(min(distinct, TOKEN_AHEAD)):
+            pt_prefetch_line(table[order[i]].token)
         for i in range(distinct):
+            if i + TOKEN_AHEAD < distinct:
+                pt_prefetch_line(table[order[i + TOKEN_AHEAD]].token)
             word = <object>table[order[i]].token
             if is_candidate is not None:
                 candidate = known.get(word)
