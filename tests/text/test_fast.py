@@ -517,6 +517,37 @@ def test_a_near_tie_is_left_to_the_product():
     assert identifier is lang_module._get_identifier()
 
 
+@settings(max_examples=300, deadline=None)
+@given(width=st.integers(1, 12), cells=st.lists(st.integers(0, 0x7BFF), min_size=1, max_size=120),
+       picks=st.lists(st.integers(0, 1000), min_size=1, max_size=30),
+       counts=st.lists(st.integers(1, 50), min_size=30, max_size=30),
+       prior=st.lists(st.sampled_from([0.0, -1.0, -1.0 + 1e-7, -2.5, -30.0]), min_size=12, max_size=12),
+       aliases=st.lists(st.tuples(st.integers(0, 11), st.integers(0, 11)), max_size=3))
+def test_the_native_settle_is_the_numpy_bound(width, cells, picks, counts, prior, aliases):
+    # small tables of non-positive halves, priors that tie or nearly tie, alias pairs folded in
+    # turn: settled (one native call) gives what settled_reference's numpy steps give
+    bits = np.array([0x8000 | c for c in cells[: len(cells) // width * width]], dtype=np.uint16).reshape(-1, width)
+    if not len(bits):
+        return
+    scorer = lang_module._Scorer.__new__(lang_module._Scorer)
+    scorer.__dict__.update(lang_module._scorer.__dict__)
+    scorer.bits = bits
+    scorer.prior64 = np.array(prior[:width])
+    scorer.alias_pairs = [(i % width, j % width) for i, j in aliases if i % width != j % width]
+    scorer.alias_array = np.array(scorer.alias_pairs, dtype=np.intp).reshape(-1, 2)
+    rows = np.array([p % len(bits) for p in picks], dtype=np.intp)
+    weights = np.array(counts[: len(rows)], dtype=np.float32)
+    assert scorer.settled(rows, weights) == scorer.settled_reference(rows, weights)
+
+
+def test_the_native_settle_is_the_numpy_bound_on_real_pages(real_texts):
+    identifier = lang_module._get_identifier()
+    for text in real_texts:
+        rows, counts = lang_module._counter.visit_arrays(identifier._encode(text[: lang_module.SAMPLE_CHARS]))
+        if len(rows):
+            assert lang_module._scorer.settled(rows, counts) == lang_module._scorer.settled_reference(rows, counts)
+
+
 @settings(max_examples=100, deadline=None)
 @given(width=st.integers(0, 40), cells=st.lists(st.sampled_from(_EDGE_HALVES[:4] + _EDGE_HALVES[7:]) | st.integers(0, 0x7BFF),
        min_size=1, max_size=200), picks=st.lists(st.integers(0, 1000), max_size=30))

@@ -33,7 +33,7 @@ from cpython.list cimport PyList_GET_ITEM
 from cpython.ref cimport Py_DECREF, Py_INCREF
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc, realloc
-from libc.math cimport log
+from libc.math cimport INFINITY, fabs, log
 from libc.string cimport memcmp, memcpy, memset
 
 cdef extern from "stdlib.h":
@@ -62,6 +62,10 @@ cdef enum:
 cdef enum:
     MAX_LANES = 8
     MIN_PIECE = 256
+
+# float32's and float64's unit roundoff (settled_class's bound; lang._U32 and _U64)
+cdef double _U32 = 2.0 ** -24
+cdef double _U64 = 2.0 ** -53
 
 # gather_rows asks for the rows this far ahead of the one it converts.
 cdef enum:
@@ -1026,6 +1030,79 @@ def sum_rows(const uint16_t[:, ::1] table, const Py_ssize_t[::1] rows, const flo
     with nogil:
         pt_sum_rows(&table[0, 0], m, &rows[0], n, &x[0], &half_to_float[0], &sums[0])
     return out
+
+
+def settled_class(const uint16_t[:, ::1] table, const Py_ssize_t[::1] rows, const float[::1] x,
+                  const float[::1] half_to_float, const double[::1] prior, const Py_ssize_t[:, ::1] alias_pairs,
+                  double floor):
+    """``lang._Scorer.settled_reference`` in one pass, no numpy array a step: the class whose
+    lowest possible score beats every other class's highest (scores of ``sum_rows`` plus the
+    prior, the bound of float32 rounding around each, aliases folded as py3langid's _decide
+    folds them), or -1 when the bound cannot tell. The same double operations in the same
+    order as the reference, so the same answer."""
+    cdef Py_ssize_t n = rows.shape[0], m = table.shape[1], r, c, i, j, best
+    cdef double g32, g64, v, e, lowest, highest
+    cdef double* sums
+    cdef double* values
+    cdef double* low
+    cdef double* high
+    if half_to_float.shape[0] != 65536:
+        raise ValueError("half_to_float must give the float32 of all 65,536 half bit patterns")
+    if x.shape[0] != n or prior.shape[0] != m:
+        raise ValueError(f"{n} rows, {x.shape[0]} weights, {m} columns and {prior.shape[0]} priors")
+    if alias_pairs.shape[1] != 2:
+        raise ValueError("alias pairs must be (i, j) rows")
+    for r in range(n):
+        if rows[r] < 0 or rows[r] >= table.shape[0]:
+            raise IndexError(f"row {rows[r]} outside the table ({table.shape[0]} rows)")
+    for r in range(alias_pairs.shape[0]):
+        if not (0 <= alias_pairs[r, 0] < m and 0 <= alias_pairs[r, 1] < m):
+            raise IndexError(f"alias pair {r} outside the {m} classes")
+    if n == 0 or m == 0:
+        return -1
+    sums = <double*>calloc(4 * m, sizeof(double))
+    if sums == NULL:
+        raise MemoryError()
+    values = sums + m
+    low = sums + 2 * m
+    high = sums + 3 * m
+    try:
+        with nogil:
+            pt_sum_rows(&table[0, 0], m, &rows[0], n, &x[0], &half_to_float[0], sums)
+            g32 = (n + 1) * _U32 / (1 - (n + 1) * _U32)
+            g64 = n * _U64 / (1 - n * _U64)
+            for c in range(m):
+                v = sums[c] + prior[c]
+                e = (g32 + g64) * -sums[c]
+                e = 2.0 * (e + _U32 * (fabs(v) + e)) + 1e-30
+                values[c] = v
+                low[c] = v - e
+                high[c] = v + e
+            for r in range(alias_pairs.shape[0]):
+                i = alias_pairs[r, 0]
+                j = alias_pairs[r, 1]
+                values[i] = _first_max(values[i], values[j])
+                low[i] = _first_max(low[i], low[j])
+                high[i] = _first_max(high[i], high[j])
+                values[j] = low[j] = high[j] = floor
+            best = 0
+            for c in range(1, m):
+                if values[c] > values[best]:
+                    best = c
+            lowest = low[best]
+            high[best] = -INFINITY
+            highest = high[0]
+            for c in range(1, m):
+                if high[c] > highest:
+                    highest = high[c]
+        return best if lowest > highest else -1
+    finally:
+        free(sums)
+
+
+cdef inline double _first_max(double a, double b) noexcept nogil:
+    """Python's ``max(a, b)``: b only when it is greater."""
+    return b if b > a else a
 
 
 def collapse_utf8(str text, bint lower_ascii=False):
