@@ -34,10 +34,10 @@ except ImportError as exc:  # not compiled (a source checkout without `pip insta
     _FAST_MISSING = str(exc)
 
 WORD_CACHE = 300_000  # analysed surface forms kept per language (cleared when full)
-# Han runs whose rjieba cut is kept per language (cleared when full; ~200 B a run): on the
-# corpus-10000 pages 4 of 5 runs recur (menus, headings), and cutting them was most of a
-# Chinese page's time.
-HAN_CUTS = 100_000
+# Han runs whose rjieba cut is kept per language (cleared when full; ~205 B a run, so at most
+# ~10 MB): on corpus-10000-shared's 332 Chinese pages 4 of 5 runs recur (menus, headings; 29,092
+# distinct of 147,796), and cutting them was most of a Chinese page's time.
+HAN_CUTS = 50_000
 
 
 class TokenList(list):
