@@ -111,6 +111,44 @@ def test_the_word_table_holds_the_words_and_lets_them_go():
     assert len(words) == 2
 
 
+HAN_PIECES = ["中文的文本", "我们", "的", "中华人民共和国", "测试", "。", " ", "a", "カタ", "々〆"]
+han_texts = st.lists(st.one_of(st.sampled_from(HAN_PIECES), st.sampled_from(PIECES)), max_size=30).map("".join)
+
+
+@settings(max_examples=200, deadline=None)
+@given(pages=st.lists(han_texts, min_size=1, max_size=6), lang=st.sampled_from(["zh", "en", "ja"]),
+       limit=st.integers(1, 8), surfaces=st.booleans())
+def test_han_words_through_the_memo_and_the_table_are_the_reference(pages, lang, limit, surfaces):
+    # each page twice (the second time its runs' cuts come from the memo), a memo that starts
+    # again at a small bound: the reference's analysis, whose han_words cuts every run afresh
+    analyzer = TextAnalyzer()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(analyze_module, "HAN_CUTS", limit)
+        for text in pages + pages:
+            assert analyzer.analyze(text, lang, surfaces=surfaces) == analyzer.analyze_reference(text, lang, surfaces)
+            assert len(analyzer.language(lang).han_cuts) <= limit
+
+
+def test_han_words_that_are_not_the_run_are_emitted_as_given():
+    # a cut whose words are not the run's characters end to end (never rjieba's): its words as
+    # strings, each at the offset the lengths before it give, and no hashes carried
+    tools = analyze_module._Language("zh")
+    memo: dict = {}
+
+    def cut(run):
+        return [run[:1], "文本"] if len(run) > 1 else [run]
+
+    for _ in range(2):
+        out = ([], [], [], [])
+        carried = _fast.analyze_words(
+            "我们 中文", tokenize.char_classes(), False, False, tools.cache, tools.compute, cut,
+            tokenize.sea_words, tokenize.char_bigrams, *out, tools.words, lambda t: 1, None, memo, 10,
+        )  # fmt: skip
+        assert out[1] == ["我", "文本", "中", "文本"] and out[2] == [0, 1, 3, 4]
+        assert carried == (None, None)
+    assert memo == {"我们": ["我", "文本"], "中文": ["中", "文本"]}
+
+
 def test_edge_cases_are_the_same(analyzer):
     for text in ["", " ", "\ud800", "🎉🎉", "\u0301\u0301", "1.", "1.2.", "1.2,3.4x", "a-b-c-", "ab'’cd"]:
         for lang in LANGS:
@@ -477,6 +515,37 @@ def test_a_near_tie_is_left_to_the_product():
     assert tie.settled(np.array([0], dtype=np.intp), np.array([2.0], dtype=np.float32)) == 5
     assert lang_module.detect_language("a near tie") == lang_module.detect_language_reference("a near tie")
     assert identifier is lang_module._get_identifier()
+
+
+@settings(max_examples=300, deadline=None)
+@given(width=st.integers(1, 12), cells=st.lists(st.integers(0, 0x7BFF), min_size=1, max_size=120),
+       picks=st.lists(st.integers(0, 1000), min_size=1, max_size=30),
+       counts=st.lists(st.integers(1, 50), min_size=30, max_size=30),
+       prior=st.lists(st.sampled_from([0.0, -1.0, -1.0 + 1e-7, -2.5, -30.0]), min_size=12, max_size=12),
+       aliases=st.lists(st.tuples(st.integers(0, 11), st.integers(0, 11)), max_size=3))
+def test_the_native_settle_is_the_numpy_bound(width, cells, picks, counts, prior, aliases):
+    # small tables of non-positive halves, priors that tie or nearly tie, alias pairs folded in
+    # turn: settled (one native call) gives what settled_reference's numpy steps give
+    bits = np.array([0x8000 | c for c in cells[: len(cells) // width * width]], dtype=np.uint16).reshape(-1, width)
+    if not len(bits):
+        return
+    scorer = lang_module._Scorer.__new__(lang_module._Scorer)
+    scorer.__dict__.update(lang_module._scorer.__dict__)
+    scorer.bits = bits
+    scorer.prior64 = np.array(prior[:width])
+    scorer.alias_pairs = [(i % width, j % width) for i, j in aliases if i % width != j % width]
+    scorer.alias_array = np.array(scorer.alias_pairs, dtype=np.intp).reshape(-1, 2)
+    rows = np.array([p % len(bits) for p in picks], dtype=np.intp)
+    weights = np.array(counts[: len(rows)], dtype=np.float32)
+    assert scorer.settled(rows, weights) == scorer.settled_reference(rows, weights)
+
+
+def test_the_native_settle_is_the_numpy_bound_on_real_pages(real_texts):
+    identifier = lang_module._get_identifier()
+    for text in real_texts:
+        rows, counts = lang_module._counter.visit_arrays(identifier._encode(text[: lang_module.SAMPLE_CHARS]))
+        if len(rows):
+            assert lang_module._scorer.settled(rows, counts) == lang_module._scorer.settled_reference(rows, counts)
 
 
 @settings(max_examples=100, deadline=None)

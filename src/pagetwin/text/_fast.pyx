@@ -33,7 +33,7 @@ from cpython.list cimport PyList_GET_ITEM
 from cpython.ref cimport Py_DECREF, Py_INCREF
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t
 from libc.stdlib cimport calloc, free, malloc, realloc
-from libc.math cimport log
+from libc.math cimport INFINITY, fabs, log
 from libc.string cimport memcmp, memcpy, memset
 
 cdef extern from "stdlib.h":
@@ -63,9 +63,30 @@ cdef enum:
     MAX_LANES = 8
     MIN_PIECE = 256
 
+# float32's and float64's unit roundoff (settled_class's bound; lang._U32 and _U64)
+cdef double _U32 = 2.0 ** -24
+cdef double _U64 = 2.0 ** -53
+
 # gather_rows asks for the rows this far ahead of the one it converts.
 cdef enum:
     PREFETCH_ROWS = 8
+
+# The word scan asks for a word's table slot this many words ahead, and for its token's
+# object this many (the slot has then arrived and says which token).
+cdef enum:
+    SLOT_AHEAD = 16
+    TOKEN_AHEAD = 6
+
+cdef extern from *:
+    """
+    /* Ask for the cache line at p (a hint: no fault, whatever p is). */
+    static inline void pt_prefetch_line(const void* p) {
+    #if defined(__GNUC__)
+        __builtin_prefetch(p);
+    #endif
+    }
+    """
+    void pt_prefetch_line(const void* p) noexcept nogil
 
 # Span kinds handed to the segmenters of runs.
 cdef enum:
@@ -346,12 +367,12 @@ cdef int _push_facts(TokenFacts* out, uint64_t token_hash, uint8_t keyword) exce
 
 
 cdef int _emit_word(WordTable table, str text, int kind, void* data, Py_ssize_t i, Py_ssize_t j,
-                    dict cache, object compute, list tokens, list surfaces, list starts, list stops,
+                    uint64_t h, dict cache, object compute, list tokens, list surfaces, list starts, list stops,
                     object token_hash, object is_candidate, TokenFacts* facts) except -1:
     """``_emit(text[i:j], None, i, ...)``, the word looked up in ``table`` first; the token's
     hash (``token_hash``) and keyword flag (not a stop word, and ``is_candidate``), each kept
-    in its slot once asked for, pushed to ``facts`` while it is valid."""
-    cdef uint64_t h = _span_hash(kind, data, i, j)
+    in its slot once asked for, pushed to ``facts`` while it is valid; ``h``: the span's
+    ``_span_hash``."""
     cdef WordSlot* slot = table._find(h, kind, data, i, j)
     if slot.surface == NULL:
         surface = text[i:j]
@@ -389,7 +410,7 @@ cdef int _emit_word(WordTable table, str text, int kind, void* data, Py_ssize_t 
 def analyze_words(str text, const unsigned char[::1] table, bint bigram_kana, bint bigram_all,
                   dict cache, object compute, object han, object sea, object bigrams,
                   object tokens, list surfaces, list starts, list stops, WordTable words=None,
-                  object token_hash=None, object is_candidate=None):
+                  object token_hash=None, object is_candidate=None, dict han_cuts=None, Py_ssize_t han_cut_limit=0):
     """Fill tokens, surfaces, starts and stops with the words of ``text`` (analyze._Language.words);
     with ``surfaces`` and ``starts`` None, only tokens and stops (what the fingerprints read).
 
@@ -398,7 +419,12 @@ def analyze_words(str text, const unsigned char[::1] table, bint bigram_kana, bi
     ``bigram_all`` (Japanese without its dictionary) or, with ``bigram_kana``, when the run has
     kana; else to ``han(run)``, which gives the run's words as strings, end to end.
     Thai/Lao/Khmer/Myanmar runs go to ``sea(run, offset)``. With ``words`` (the language's
-    WordTable in front of ``cache``), a word of the text's own scan is looked up there first.
+    WordTable in front of ``cache``), a word of the text's own scan is looked up there first,
+    and so is a word of ``han``'s when its words are the run's characters end to end.
+    ``han_cuts``: a memo of ``han``'s cuts (run -> the words' lengths, or the words when they
+    are not the run's characters end to end), at most ``han_cut_limit`` runs, then it starts
+    again; ``han`` is a function of the run, so the memo changes no output (most runs of a
+    page recur on other pages: menus, headings).
 
     Returns (hashes, keywords), with ``words``: the uint64 array of ``token_hash`` of every
     token appended (with ``token_hash``, a function of a token), and the bytes of their keyword
@@ -417,7 +443,7 @@ def analyze_words(str text, const unsigned char[::1] table, bint bigram_kana, bi
     facts.valid = words is not None and (token_hash is not None or is_candidate is not None)
     try:
         _scan(text, table, bigram_kana, bigram_all, cache, compute, han, sea, bigrams,
-              <list>tokens, surfaces, starts, stops, words, token_hash, is_candidate, &facts)
+              <list>tokens, surfaces, starts, stops, words, token_hash, is_candidate, han_cuts, han_cut_limit, &facts)
         if not facts.valid or facts.n != len(tokens):
             return None, None
         hashes = None
@@ -432,21 +458,74 @@ def analyze_words(str text, const unsigned char[::1] table, bint bigram_kana, bi
         free(facts.keywords)
 
 
-cdef int _scan(str text, const unsigned char[::1] table, bint bigram_kana, bint bigram_all,
-               dict cache, object compute, object han, object sea, object bigrams,
-               list tokens, list surfaces, list starts, list stops, WordTable words,
-               object token_hash, object is_candidate, TokenFacts* facts) except -1:
-    """``analyze_words``' loop."""
-    cdef const unsigned char* tab = &table[0]
-    cdef Py_ssize_t n = len(text)
-    cdef int kind = PyUnicode_KIND(text)
-    cdef void* data = PyUnicode_DATA(text)
-    cdef Py_ssize_t i = 0, j, k
+cdef int _emit_han(str run, str text, int kind, void* data, Py_ssize_t i, dict cache, object compute,
+                   object han, dict han_cuts, Py_ssize_t han_cut_limit, list tokens, list surfaces,
+                   list starts, list stops, WordTable words, object token_hash, object is_candidate,
+                   TokenFacts* facts) except -1:
+    """Emit the words ``han`` cuts the Han run ``run`` (at ``i`` in the text) into, end to end;
+    each a span of the text when they are its characters (looked up in ``words`` like the
+    scan's own words), else as the strings ``han`` gave (tokenize.han_words in the reference)."""
+    cdef Py_ssize_t k = i, length
+    cut = han_cuts.get(run) if han_cuts is not None else None
+    if cut is None:
+        pieces = han(run)
+        cut = tuple([len(<str>word) for word in pieces]) if "".join(pieces) == run else pieces
+        if han_cuts is not None:
+            if len(han_cuts) >= han_cut_limit:
+                han_cuts.clear()
+            han_cuts[run] = cut
+    if type(cut) is tuple:
+        for piece in <tuple>cut:
+            length = <Py_ssize_t>piece
+            if words is not None:
+                _emit_word(words, text, kind, data, k, k + length, _span_hash(kind, data, k, k + length), cache,
+                           compute, tokens, surfaces, starts, stops, token_hash, is_candidate, facts)
+            else:
+                _emit(text[k:k + length], None, k, cache, compute, tokens, surfaces, starts, stops)
+            k += length
+        return 0
+    facts.valid = False  # words not from the table
+    for word in cut:
+        _emit(word, None, k, cache, compute, tokens, surfaces, starts, stops)
+        k += len(<str>word)
+    return 0
+
+
+cdef struct Span:
+    Py_ssize_t start
+    Py_ssize_t end
+    uint64_t hash  # _span_hash of a word's characters (K_WORD with a WordTable), else 0
+    int kind  # K_WORD, K_CJK or K_SEA
+
+
+cdef struct Spans:
+    Span* items
+    Py_ssize_t n
+    Py_ssize_t capacity
+
+
+cdef int _push_span(Spans* out, Py_ssize_t start, Py_ssize_t end, uint64_t h, int kind) except -1:
+    cdef Span* grown
+    if out.n == out.capacity:
+        out.capacity = max(256, 2 * out.capacity)
+        grown = <Span*>realloc(out.items, out.capacity * sizeof(Span))
+        if grown == NULL:
+            raise MemoryError()
+        out.items = grown
+    out.items[out.n].start = start
+    out.items[out.n].end = end
+    out.items[out.n].hash = h
+    out.items[out.n].kind = kind
+    out.n += 1
+    return 0
+
+
+cdef int _find_spans(const unsigned char* tab, int kind, void* data, Py_ssize_t n, bint hashed, Spans* out) except -1:
+    """The spans of ``_TOKEN``'s matches in the text, in order: words (hashed for the word
+    table when ``hashed``), Han/kana runs and South-East Asian runs."""
+    cdef Py_ssize_t i = 0, j
     cdef unsigned char f
     cdef int span
-    cdef bint kana
-    if table.shape[0] < 0x110000:
-        raise ValueError("character class table must cover every code point")
     while i < n:
         f = _cls(tab, kind, data, i)
         j = -1
@@ -465,16 +544,67 @@ cdef int _scan(str text, const unsigned char[::1] table, bint bigram_kana, bint 
         if j < 0:
             i += 1
             continue
-        if span == K_WORD:
-            if words is not None:
-                _emit_word(words, text, kind, data, i, j, cache, compute, tokens, surfaces, starts, stops,
-                           token_hash, is_candidate, facts)
-            else:
-                _emit(text[i:j], None, i, cache, compute, tokens, surfaces, starts, stops)
-        else:
-            facts.valid = False  # a segmenter's words are not in the table
+        _push_span(out, i, j, _span_hash(kind, data, i, j) if hashed and span == K_WORD else 0, span)
+        i = j
+    return 0
+
+
+cdef inline void _prefetch_word(WordTable words, Span* span, bint token_too) noexcept:
+    """Ask for the cache line of a word's home slot, and (``token_too``, for a word nearer, whose
+    slot has had time to arrive) for its token's object when the home slot holds the word's
+    hash: the two misses of a known word (_emit_word), taken some words ahead so that they
+    overlap. Hints only: the table may change before the word is reached."""
+    cdef WordSlot* slot = &words.slots[<Py_ssize_t>(span.hash & <uint64_t>words.mask)]
+    if not token_too:
+        pt_prefetch_line(slot)
+    elif slot.surface != NULL and slot.hash == <uint32_t>span.hash:
+        pt_prefetch_line(slot.token)
+
+
+cdef int _scan(str text, const unsigned char[::1] table, bint bigram_kana, bint bigram_all,
+               dict cache, object compute, object han, object sea, object bigrams,
+               list tokens, list surfaces, list starts, list stops, WordTable words,
+               object token_hash, object is_candidate, dict han_cuts, Py_ssize_t han_cut_limit,
+               TokenFacts* facts) except -1:
+    """``analyze_words``' loop: the spans found first (a pass over the characters), then each
+    emitted in order, the word table's lines asked for ``SLOT_AHEAD`` words ahead and the
+    tokens' objects ``TOKEN_AHEAD`` ahead (each known word otherwise waits on both misses)."""
+    cdef const unsigned char* tab = &table[0]
+    cdef Py_ssize_t n = len(text)
+    cdef int kind = PyUnicode_KIND(text)
+    cdef void* data = PyUnicode_DATA(text)
+    cdef Py_ssize_t i, j, k, s
+    cdef bint kana
+    cdef Spans spans
+    cdef Span* span
+    if table.shape[0] < 0x110000:
+        raise ValueError("character class table must cover every code point")
+    spans.items = NULL
+    spans.n = 0
+    spans.capacity = 0
+    try:
+        _find_spans(tab, kind, data, n, words is not None, &spans)
+        if words is not None:
+            for s in range(min(spans.n, SLOT_AHEAD)):
+                if spans.items[s].kind == K_WORD:
+                    _prefetch_word(words, &spans.items[s], False)
+        for s in range(spans.n):
+            span = &spans.items[s]
+            i = span.start
+            j = span.end
+            if span.kind == K_WORD:
+                if words is not None:
+                    if s + SLOT_AHEAD < spans.n and spans.items[s + SLOT_AHEAD].kind == K_WORD:
+                        _prefetch_word(words, &spans.items[s + SLOT_AHEAD], False)
+                    if s + TOKEN_AHEAD < spans.n and spans.items[s + TOKEN_AHEAD].kind == K_WORD:
+                        _prefetch_word(words, &spans.items[s + TOKEN_AHEAD], True)
+                    _emit_word(words, text, kind, data, i, j, span.hash, cache, compute, tokens, surfaces, starts,
+                               stops, token_hash, is_candidate, facts)
+                else:
+                    _emit(text[i:j], None, i, cache, compute, tokens, surfaces, starts, stops)
+                continue
             run = text[i:j]
-            if span == K_SEA:
+            if span.kind == K_SEA:
                 pieces = sea(run, i)
             else:
                 kana = False
@@ -484,18 +614,15 @@ cdef int _scan(str text, const unsigned char[::1] table, bint bigram_kana, bint 
                             kana = True
                             break
                 if not (bigram_all or kana):
-                    # rjieba's words of the run, end to end: their offsets are counted here
-                    # (tokenize.han_words in the reference), no Segment made per word
-                    k = i
-                    for word in han(run):
-                        _emit(word, None, k, cache, compute, tokens, surfaces, starts, stops)
-                        k += len(<str>word)
-                    i = j
+                    _emit_han(run, text, kind, data, i, cache, compute, han, han_cuts, han_cut_limit,
+                              tokens, surfaces, starts, stops, words, token_hash, is_candidate, facts)
                     continue
                 pieces = bigrams(run, i)
+            facts.valid = False  # a segmenter's words are not in the table
             for piece in pieces:
                 _emit(piece[0], piece[2], piece[1], cache, compute, tokens, surfaces, starts, stops)
-        i = j
+    finally:
+        free(spans.items)
     return 0
 
 
@@ -568,7 +695,13 @@ cdef dict _object_counts(list tokens, list stop, const unsigned char* flags, obj
                 distinct += 1
             table[k].count += 1
         out = _PyDict_NewPresized(distinct)  # no resize as it fills
+        # The tokens' objects (their hash, refcount) are read below: asked for some ahead, so
+        # that their misses overlap (scattered objects, most not cached).
+        for i in range(min(distinct, TOKEN_AHEAD)):
+            pt_prefetch_line(table[order[i]].token)
         for i in range(distinct):
+            if i + TOKEN_AHEAD < distinct:
+                pt_prefetch_line(table[order[i + TOKEN_AHEAD]].token)
             word = <object>table[order[i]].token
             if is_candidate is not None:
                 candidate = known.get(word)
@@ -897,6 +1030,79 @@ def sum_rows(const uint16_t[:, ::1] table, const Py_ssize_t[::1] rows, const flo
     with nogil:
         pt_sum_rows(&table[0, 0], m, &rows[0], n, &x[0], &half_to_float[0], &sums[0])
     return out
+
+
+def settled_class(const uint16_t[:, ::1] table, const Py_ssize_t[::1] rows, const float[::1] x,
+                  const float[::1] half_to_float, const double[::1] prior, const Py_ssize_t[:, ::1] alias_pairs,
+                  double floor):
+    """``lang._Scorer.settled_reference`` in one pass, no numpy array a step: the class whose
+    lowest possible score beats every other class's highest (scores of ``sum_rows`` plus the
+    prior, the bound of float32 rounding around each, aliases folded as py3langid's _decide
+    folds them), or -1 when the bound cannot tell. The same double operations in the same
+    order as the reference, so the same answer."""
+    cdef Py_ssize_t n = rows.shape[0], m = table.shape[1], r, c, i, j, best
+    cdef double g32, g64, v, e, lowest, highest
+    cdef double* sums
+    cdef double* values
+    cdef double* low
+    cdef double* high
+    if half_to_float.shape[0] != 65536:
+        raise ValueError("half_to_float must give the float32 of all 65,536 half bit patterns")
+    if x.shape[0] != n or prior.shape[0] != m:
+        raise ValueError(f"{n} rows, {x.shape[0]} weights, {m} columns and {prior.shape[0]} priors")
+    if alias_pairs.shape[1] != 2:
+        raise ValueError("alias pairs must be (i, j) rows")
+    for r in range(n):
+        if rows[r] < 0 or rows[r] >= table.shape[0]:
+            raise IndexError(f"row {rows[r]} outside the table ({table.shape[0]} rows)")
+    for r in range(alias_pairs.shape[0]):
+        if not (0 <= alias_pairs[r, 0] < m and 0 <= alias_pairs[r, 1] < m):
+            raise IndexError(f"alias pair {r} outside the {m} classes")
+    if n == 0 or m == 0:
+        return -1
+    sums = <double*>calloc(4 * m, sizeof(double))
+    if sums == NULL:
+        raise MemoryError()
+    values = sums + m
+    low = sums + 2 * m
+    high = sums + 3 * m
+    try:
+        with nogil:
+            pt_sum_rows(&table[0, 0], m, &rows[0], n, &x[0], &half_to_float[0], sums)
+            g32 = (n + 1) * _U32 / (1 - (n + 1) * _U32)
+            g64 = n * _U64 / (1 - n * _U64)
+            for c in range(m):
+                v = sums[c] + prior[c]
+                e = (g32 + g64) * -sums[c]
+                e = 2.0 * (e + _U32 * (fabs(v) + e)) + 1e-30
+                values[c] = v
+                low[c] = v - e
+                high[c] = v + e
+            for r in range(alias_pairs.shape[0]):
+                i = alias_pairs[r, 0]
+                j = alias_pairs[r, 1]
+                values[i] = _first_max(values[i], values[j])
+                low[i] = _first_max(low[i], low[j])
+                high[i] = _first_max(high[i], high[j])
+                values[j] = low[j] = high[j] = floor
+            best = 0
+            for c in range(1, m):
+                if values[c] > values[best]:
+                    best = c
+            lowest = low[best]
+            high[best] = -INFINITY
+            highest = high[0]
+            for c in range(1, m):
+                if high[c] > highest:
+                    highest = high[c]
+        return best if lowest > highest else -1
+    finally:
+        free(sums)
+
+
+cdef inline double _first_max(double a, double b) noexcept nogil:
+    """Python's ``max(a, b)``: b only when it is greater."""
+    return b if b > a else a
 
 
 def collapse_utf8(str text, bint lower_ascii=False):

@@ -34,6 +34,10 @@ except ImportError as exc:  # not compiled (a source checkout without `pip insta
     _FAST_MISSING = str(exc)
 
 WORD_CACHE = 300_000  # analysed surface forms kept per language (cleared when full)
+# Han runs whose rjieba cut is kept per language (cleared when full; ~205 B a run, so at most
+# ~10 MB): on corpus-10000-shared's 332 Chinese pages 4 of 5 runs recur (menus, headings; 29,092
+# distinct of 147,796), and cutting them was most of a Chinese page's time.
+HAN_CUTS = 50_000
 
 
 class TokenList(list):
@@ -91,6 +95,8 @@ class _Language:
         # The native scan's table in front of the cache, for the words it finds itself: it
         # looks them up by their characters in the text (no string made for a known word).
         self.words = _fast.WordTable(WORD_CACHE) if _fast is not None else None
+        # run -> its words' lengths (or its words), the native scan's memo of tokenize.han_cut
+        self.han_cuts: dict[str, tuple[int, ...] | list[str]] = {}
 
     def word(self, surface: str, norm: str | None) -> tuple[str, bool]:
         hit = self.cache.get(surface if norm is None else (surface, norm))
@@ -154,7 +160,7 @@ class TextAnalyzer:
             text, tokenize.char_classes(), lang != "zh", lang == "ja", tools.cache, tools.compute,
             tokenize.han_cut, tokenize.sea_words, tokenize.char_bigrams,
             tokens, out.surface if surfaces else None, out.starts if surfaces else None, out.stop, tools.words,
-            self.token_hash, is_keyword_candidate,
+            self.token_hash, is_keyword_candidate, tools.han_cuts, HAN_CUTS,
         )  # fmt: skip
         if tokens.hashes is not None:
             tokens.hashes.flags.writeable = False  # shared by every fingerprint that reads them

@@ -164,11 +164,13 @@ class _Scorer:
 
         self.gather = _fast.gather_rows
         self.sum_rows = _fast.sum_rows
+        self.settled_class = _fast.settled_class
         self.bits = np.ascontiguousarray(identifier.nb_ptc).view(np.uint16)
         self.half_to_float = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(np.float16).astype(np.float32)
         self.prior = identifier.nb_pc
         self.prior64 = np.asarray(identifier.nb_pc, dtype=np.float64)
         self.alias_pairs = list(identifier._alias_pairs)
+        self.alias_array = np.array(self.alias_pairs, dtype=np.intp).reshape(-1, 2)
         self.floor = float(np.float32(RAW_FLOOR))
         # The bound below takes sum(|x * p|) as -sum(x * p): true when every log-probability
         # is at most 0 (py3langid's all are), and the counts' log1p is positive
@@ -182,7 +184,16 @@ class _Scorer:
 
     def settled(self, rows: np.ndarray, counts: np.ndarray) -> int | None:
         """The class py3langid's ``_decide`` + argmax gives these features (the scores of
-        ``__call__``, aliases folded), when a bound proves it; None when it cannot."""
+        ``__call__``, aliases folded), when a bound proves it; None when it cannot.
+        ``settled_reference`` done natively in one call (``_fast.settled_class``: the same
+        double operations in the same order, without a dozen numpy calls on 142 values)."""
+        if not self.can_settle:
+            return None
+        best = self.settled_class(self.bits, rows, np.log1p(counts), self.half_to_float, self.prior64, self.alias_array, self.floor)
+        return best if best >= 0 else None
+
+    def settled_reference(self, rows: np.ndarray, counts: np.ndarray) -> int | None:
+        """``settled`` with numpy: the bound, step by step."""
         if not self.can_settle:
             return None
         x = np.log1p(counts)  # the float32 weights the product reads
