@@ -732,37 +732,37 @@ class SiteTemplates:
         return self.__dict__
 
     def to_bytes(self) -> bytes:
-        """A compact, pickle-free serialisation (numpy .npz with a JSON header of the sites,
-        their page counts and sample texts; each site's arrays ``h<i>`` ... ``sk<i>`` and ``hc<i>``, read only
-        when the site is asked for: ``from_bytes``)."""
+        """A compact, pickle-free serialisation (``_MODEL_MAGIC``: one zstd frame of a JSON
+        header of the sites, their page counts, sample texts and array lengths, then each count
+        column of every site, one after the other; a site's arrays are cut from the frame when
+        it is asked for: ``from_bytes``). Until session 15 a numpy .npz with a zip entry per
+        array (``_NpzModel`` still reads it): 15,019 entries for corpus-10000-shared's 2,503
+        sites, 0.9 s to write against 0.1 s now, and 11.2 MB against 7.1."""
         self.compact()
-        arrays: dict[str, np.ndarray] = {}
-        meta = {"settings": {"template_share": self.settings.template_share}, "sites": []}
-        for i, (site, c) in enumerate(sorted(self.sites_.items())):
-            meta["sites"].append({"site": site, "pages": c.pages, "pruned_below": c.pruned_below, "copies": c.copies,
-                                  "samples": [[str(k), v] for k, v in c.samples.items()]})  # fmt: skip
-            arrays[f"h{i}"] = c.hash_keys
-            arrays[f"hp{i}"] = c.hash_pages
-            arrays[f"hc{i}"] = c.hash_content
-            arrays[f"s{i}"] = c.slot_keys
-            arrays[f"sp{i}"] = c.slot_pages
-            arrays[f"sk{i}"] = c.slot_kept
-        arrays["meta"] = np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8)
-        buf = io.BytesIO()
-        np.savez_compressed(buf, **arrays)
-        return buf.getvalue()
+        sites = sorted(self.sites_.items())
+        entries = [
+            {"site": site, "pages": c.pages, "pruned_below": c.pruned_below, "copies": c.copies,
+             "samples": [[str(k), v] for k, v in c.samples.items()],
+             "lengths": [len(getattr(c, name)) for name, _ in _SITE_ARRAYS]}
+            for site, c in sites
+        ]  # fmt: skip
+        meta = {"settings": {"template_share": self.settings.template_share}, "sites": entries}
+        head = json.dumps(meta).encode("utf-8")
+        columns = [
+            np.concatenate([np.asarray(getattr(c, name), dtype=dtype) for _, c in sites]).tobytes() if sites else b""
+            for name, dtype in _SITE_ARRAYS
+        ]
+        return _MODEL_MAGIC + compressor(3)(b"".join([len(head).to_bytes(4, "big"), head, *columns]))
 
     @classmethod
     def from_bytes(cls, data: bytes, settings: ExtractSettings | None = None) -> SiteTemplates:
-        """The model ``to_bytes`` gave; a site's counts are read from ``data`` when it is first
-        asked for (opening an index reads the header only: a crawl's model holds hundreds of
-        sites, a page asks for one)."""
-        npz = np.load(io.BytesIO(data), allow_pickle=False)
-        meta = json.loads(npz["meta"].tobytes().decode("utf-8"))
-        out = cls(settings or ExtractSettings(**meta.get("settings", {})))
-        out.sites_ = _Sites(stored=(npz, meta["sites"]))
+        """The model ``to_bytes`` gave, or one stored before session 15 (a numpy .npz); a site's
+        counts are read from ``data`` when it is first asked for (opening an index reads the
+        header: a crawl's model holds hundreds of sites, a page asks for one)."""
+        stored = _ColumnModel(data) if data.startswith(_MODEL_MAGIC) else _NpzModel(data)
+        out = cls(settings or ExtractSettings(**stored.meta.get("settings", {})))
+        out.sites_ = _Sites(stored=stored)
         return out
-
 
     # -- a site at a time (a Spark run's models.parquet keeps a row per site) ---------------
 
@@ -786,6 +786,10 @@ class SiteTemplates:
         return out
 
 
+# A whole model (SiteTemplates.to_bytes): magic, then zstd of a 4-byte header length, a JSON
+# header (settings; per site, in name order, its scalars, samples and _SITE_ARRAYS' lengths) and
+# the _SITE_ARRAYS columns, little-endian: every site's hash_keys, then every site's hash_pages...
+_MODEL_MAGIC = b"PTSITES2"
 # A site's counts on their own (site_blob): magic, then zstd of a 4-byte header length, a JSON
 # header (scalars, samples, the arrays' lengths) and the arrays' bytes, little-endian, in this order.
 _SITE_MAGIC = b"PTSITE1"
@@ -795,7 +799,8 @@ _SITE_ARRAYS = (("hash_keys", "<u8"), ("hash_pages", "<i4"), ("hash_content", "<
 
 def site_blob(counts: _SiteCounts) -> bytes:
     """One site's counts as bytes (``read_site_blob`` reads them back). Smaller than the site's
-    share of ``SiteTemplates.to_bytes``' npz for a small site (no zip entry per array)."""
+    share of the npz ``SiteTemplates.to_bytes`` wrote before session 15 for a small site (no
+    zip entry per array)."""
     arrays = [np.ascontiguousarray(getattr(counts, name), dtype=dtype) for name, dtype in _SITE_ARRAYS]
     head = json.dumps({"pages": counts.pages, "pruned_below": counts.pruned_below, "copies": counts.copies,
                        "samples": [[str(k), v] for k, v in counts.samples.items()],
@@ -820,27 +825,50 @@ def read_site_blob(data: bytes) -> _SiteCounts:
                        pruned_below=head["pruned_below"], copies=head["copies"], **arrays)  # fmt: skip
 
 
-class _Sites(MutableMapping):
-    """``SiteTemplates.sites_``: site -> _SiteCounts, whose sites stored in a model's npz
-    (``stored``: the open npz and its header's site entries) are read on first use, each
-    alone: opening an index reads a header, not every site's arrays. Or stored a blob per site
-    (``fetch``: (site -> site_blob bytes or None, () -> every site's name)), each fetched on
-    first use. ``read()``: the sites read or made so far."""
+class _ColumnModel:
+    """A model ``SiteTemplates.to_bytes`` wrote, decompressed: its header (``meta``) and each
+    site's counts cut from the columns (``site``)."""
 
-    def __init__(self, items=(), stored=None, fetch=None) -> None:
-        self._sites: dict[str, _SiteCounts] = dict(items)
-        self._fetch = fetch
-        self._absent: set[str] = set()  # sites fetch said it does not have
-        self._npz, self._stored = None, {}
-        if stored is not None:
-            self._npz, entries = stored
-            self._files = set(self._npz.files)
-            self._stored = {entry["site"]: (i, entry) for i, entry in enumerate(entries)}
+    def __init__(self, data: bytes) -> None:
+        raw = decompressor()(data[len(_MODEL_MAGIC) :])
+        size = int.from_bytes(raw[:4], "big")
+        self.meta = json.loads(raw[4 : 4 + size])
+        self.entries = self.meta["sites"]
+        lengths = np.array([e["lengths"] for e in self.entries], dtype=np.int64).reshape(-1, len(_SITE_ARRAYS))
+        # Where each site's array starts in the frame: the columns one after the other, and in
+        # each the sites in order.
+        widths = np.array([np.dtype(dtype).itemsize for _, dtype in _SITE_ARRAYS], dtype=np.int64)
+        column_bytes = lengths.sum(axis=0) * widths
+        column_start = 4 + size + np.concatenate([[0], np.cumsum(column_bytes)[:-1]])
+        self._starts = (column_start + (np.cumsum(lengths, axis=0) - lengths) * widths).tolist()
+        self._raw = raw
 
-    def _load(self, site: str) -> None:
-        i, s = self._stored.pop(site)
-        npz = self._npz
-        self._sites[site] = _SiteCounts(
+    def site(self, i: int) -> _SiteCounts:
+        """The counts of the ``i``-th site of the header (arrays of their own, not views)."""
+        entry, arrays = self.entries[i], {}
+        for (name, dtype), length, at in zip(_SITE_ARRAYS, entry["lengths"], self._starts[i]):
+            arrays[name] = np.frombuffer(self._raw, dtype=dtype, count=length, offset=at).astype(dtype[1:])
+        return _SiteCounts(pages=entry["pages"], samples={int(k): v for k, v in entry["samples"]},
+                           pruned_below=entry["pruned_below"], copies=entry["copies"], **arrays)  # fmt: skip
+
+    def close(self) -> None:
+        self._raw = b""
+
+
+class _NpzModel:
+    """A model written before session 15: a numpy .npz of a JSON header (``meta``) and each
+    site's arrays ``h<i>`` ... ``sk<i>`` and ``hc<i>``, each read from the zip when asked for
+    (``site``)."""
+
+    def __init__(self, data: bytes) -> None:
+        self._npz = np.load(io.BytesIO(data), allow_pickle=False)
+        self.meta = json.loads(self._npz["meta"].tobytes().decode("utf-8"))
+        self.entries = self.meta["sites"]
+        self._files = set(self._npz.files)
+
+    def site(self, i: int) -> _SiteCounts:
+        s, npz = self.entries[i], self._npz
+        return _SiteCounts(
             pages=s["pages"], hash_keys=npz[f"h{i}"], hash_pages=npz[f"hp{i}"],
             slot_keys=npz[f"s{i}"], slot_pages=npz[f"sp{i}"], slot_kept=npz[f"sk{i}"],
             # A model written before session 8 has no hc<i>: no text is spared as near copies'.
@@ -848,9 +876,31 @@ class _Sites(MutableMapping):
             samples={int(k): v for k, v in s["samples"]}, pruned_below=s.get("pruned_below", 0),
             copies=s.get("copies", 0),
         )  # fmt: skip
+
+    def close(self) -> None:
+        self._npz.close()
+
+
+class _Sites(MutableMapping):
+    """``SiteTemplates.sites_``: site -> _SiteCounts, whose sites stored in a serialised model
+    (``stored``: a _ColumnModel or an _NpzModel) are read on first use, each alone: opening an
+    index reads a header, not every site's arrays. Or stored a blob per site
+    (``fetch``: (site -> site_blob bytes or None, () -> every site's name)), each fetched on
+    first use. ``read()``: the sites read or made so far."""
+
+    def __init__(self, items=(), stored: _ColumnModel | _NpzModel | None = None, fetch=None) -> None:
+        self._sites: dict[str, _SiteCounts] = dict(items)
+        self._fetch = fetch
+        self._absent: set[str] = set()  # sites fetch said it does not have
+        self._model, self._stored = stored, {}
+        if stored is not None:
+            self._stored = {entry["site"]: i for i, entry in enumerate(stored.entries)}
+
+    def _load(self, site: str) -> None:
+        self._sites[site] = self._model.site(self._stored.pop(site))
         if not self._stored:
-            npz.close()
-            self._npz = None
+            self._model.close()
+            self._model = None
 
     def read(self) -> list[_SiteCounts]:
         """The counts of the sites read or made so far (a stored site has no pending pages)."""
