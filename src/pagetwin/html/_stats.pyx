@@ -13,13 +13,35 @@ order. Blocks whose hashes or signatures are no uint64, or whose sizes are negat
 cimport cython
 from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
 from cpython.long cimport PyLong_AsLongLong, PyLong_AsUnsignedLongLong
+from cpython.long cimport PyLong_CheckExact
 from cpython.object cimport PyObject_IsTrue
+from cpython.unicode cimport PyUnicode_CheckExact, PyUnicode_GET_LENGTH
 from cpython.set cimport PySet_Contains
 from libc.stdint cimport int32_t, int64_t, uint64_t
-from libc.stdlib cimport free, malloc
+from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcpy
 
 import numpy as np
+
+cdef inline uint64_t _key(object value) except? 0xFFFFFFFFFFFFFFFF:
+    """An int as uint64 (OverflowError past it, TypeError for no int: PyLong_AsUnsignedLongLong's).
+    An int proper goes through Cython's conversion, which reads its digits (3.11's
+    PyLong_AsUnsignedLongLong goes through _PyLong_AsByteArray: a sixth of page_stats' time)."""
+    if PyLong_CheckExact(value):
+        return <uint64_t>value
+    return PyLong_AsUnsignedLongLong(value)
+
+
+cdef inline bint _truth(object value) except -1:
+    """bool(value), without a call for the bools and strings of the block columns."""
+    if value is True:
+        return True
+    if value is False or value is None:
+        return False
+    if PyUnicode_CheckExact(value):
+        return PyUnicode_GET_LENGTH(value) != 0
+    return PyObject_IsTrue(value)
+
 
 cdef struct Pair:
     uint64_t key
@@ -124,34 +146,69 @@ cdef int64_t _size(object value) except? -1:
     return v
 
 
+cdef struct KeySet:
+    uint64_t *table  # open addressing; 0 marks a free place (the key 0 is has_zero)
+    Py_ssize_t mask
+    bint has_zero
+    Py_ssize_t count
+
+
+cdef inline bint _added(KeySet *keys, uint64_t key) noexcept nogil:
+    """Add ``key`` to the set; whether it was not there. (The table has room: the caller stops
+    adding at half its size.)"""
+    cdef Py_ssize_t at
+    if key == 0:
+        if keys.has_zero:
+            return False
+        keys.has_zero = True
+        keys.count += 1
+        return True
+    at = <Py_ssize_t>(((key * <uint64_t>0x9E3779B97F4A7C15) >> 32) & <uint64_t>keys.mask)
+    while keys.table[at] != 0:
+        if keys.table[at] == key:
+            return False
+        at = (at + 1) & keys.mask
+    keys.table[at] = key
+    keys.count += 1
+    return True
+
+
 def page_stats(list hashes, list sigs, list sizes, list content, list keep, list texts, list parent, Py_ssize_t cap):
     """(unique hashes of blocks with content, slots, their kept shares, snippets, content
     hashes, their sizes) of one page: ``blocks_stats_reference``'s PageStats fields."""
-    cdef Py_ssize_t n = PyList_GET_SIZE(hashes), i, b, p, m, nh = 0, ns = 0, nc = 0
+    cdef Py_ssize_t n = PyList_GET_SIZE(hashes), i, b, p, m, nh = 0, ns = 0, nc = 0, room
     if not (PyList_GET_SIZE(sigs) == PyList_GET_SIZE(sizes) == PyList_GET_SIZE(content) == PyList_GET_SIZE(texts)
             == PyList_GET_SIZE(parent) == n and PyList_GET_SIZE(keep) >= n):
         raise ValueError("the block columns differ in length")
+    # The snippets' keys: at most cap + 1 (a block adds two, and the loop stops at cap), and 2n.
+    room = 16
+    while room < 2 * (min(2 * n, max(cap, 0) + 1) + 1):
+        room *= 2
     cdef uint64_t *hash_keys = <uint64_t *>malloc((n + 1) * sizeof(uint64_t))
+    cdef uint64_t *block_keys = <uint64_t *>malloc((2 * n + 1) * sizeof(uint64_t))  # each block's hash and sig
     cdef Pair *slots = <Pair *>malloc((n + 1) * sizeof(Pair))
     cdef Pair *held = <Pair *>malloc((n + 1) * sizeof(Pair))
     cdef Py_ssize_t *source = <Py_ssize_t *>malloc((n + 1) * sizeof(Py_ssize_t))
+    cdef KeySet snippet_keys
+    snippet_keys.table = <uint64_t *>calloc(room, sizeof(uint64_t))
+    snippet_keys.mask, snippet_keys.has_zero, snippet_keys.count = room - 1, False, 0
     cdef uint64_t h, s
     cdef int64_t size
-    cdef bint kept, has_text
+    cdef bint kept, has_text, new_hash, new_sig
     cdef object text
     cdef dict snippets = {}
-    if hash_keys == NULL or slots == NULL or held == NULL or source == NULL:
-        free(hash_keys); free(slots); free(held); free(source)
-        raise MemoryError()
     try:
+        if hash_keys == NULL or block_keys == NULL or slots == NULL or held == NULL or source == NULL or snippet_keys.table == NULL:
+            raise MemoryError()
         for i in range(n):
-            h = PyLong_AsUnsignedLongLong(<object>PyList_GET_ITEM(hashes, i))
-            s = PyLong_AsUnsignedLongLong(<object>PyList_GET_ITEM(sigs, i))
+            h = _key(<object>PyList_GET_ITEM(hashes, i))
+            s = _key(<object>PyList_GET_ITEM(sigs, i))
+            block_keys[2 * i], block_keys[2 * i + 1] = h, s
             size = _size(<object>PyList_GET_ITEM(sizes, i))
-            kept = PyObject_IsTrue(<object>PyList_GET_ITEM(keep, i))
-            has_text = PyObject_IsTrue(<object>PyList_GET_ITEM(texts, i))
+            kept = _truth(<object>PyList_GET_ITEM(keep, i))
+            has_text = _truth(<object>PyList_GET_ITEM(texts, i))
             source[i] = i if has_text else -1
-            if PyObject_IsTrue(<object>PyList_GET_ITEM(content, i)):
+            if _truth(<object>PyList_GET_ITEM(content, i)):
                 hash_keys[nh] = h
                 nh += 1
             if size:
@@ -168,13 +225,20 @@ def page_stats(list hashes, list sigs, list sizes, list content, list keep, list
                 raise IndexError("list index out of range")
             if p >= 0 and source[p] != p and source[b] >= 0:  # (source[p] == p: p has text of its own)
                 source[p] = source[b]
+        # The first snippet of each hash and sig, blocks in order, until there are cap: the keys
+        # seen are told in C, and only a new key's text is cut (most sigs are seen already).
         for b in range(n):
-            if len(snippets) >= cap:
+            if snippet_keys.count >= cap:
                 break
             if source[b] >= 0:
-                text = (<object>PyList_GET_ITEM(texts, source[b]))[:80]
-                snippets.setdefault(<object>PyList_GET_ITEM(hashes, b), text)
-                snippets.setdefault(<object>PyList_GET_ITEM(sigs, b), text)
+                new_hash = _added(&snippet_keys, block_keys[2 * b])
+                new_sig = _added(&snippet_keys, block_keys[2 * b + 1])
+                if new_hash or new_sig:
+                    text = (<object>PyList_GET_ITEM(texts, source[b]))[:80]
+                    if new_hash:
+                        snippets[<object>PyList_GET_ITEM(hashes, b)] = text
+                    if new_sig:
+                        snippets[<object>PyList_GET_ITEM(sigs, b)] = text
         unique = _unique(hash_keys, nh)
         ns = _fold(slots, ns)
         slot_keys = np.empty(ns, dtype=np.uint64)
@@ -185,7 +249,7 @@ def page_stats(list hashes, list sigs, list sizes, list content, list keep, list
         content_sizes = np.empty(nc, dtype=np.float64)
         _columns(held, nc, content_keys, content_sizes, False)
     finally:
-        free(hash_keys); free(slots); free(held); free(source)
+        free(hash_keys); free(block_keys); free(slots); free(held); free(source); free(snippet_keys.table)
     return unique, slot_keys, shares.astype(np.float32), snippets, content_keys, content_sizes.astype(np.float32)
 
 
