@@ -194,3 +194,40 @@ def test_property_native_lookup_finds_every_place_in_large_counts(seed, m, sprea
     query = np.concatenate([keys, keys + np.uint64(1), keys - np.uint64(1), np.array([0, 2**64 - 1], dtype=np.uint64)])
     got = templates._native_lookup_columns(keys, query, pages)[0]
     assert got.tobytes() == SiteModel._lookup_columns_reference(keys, query, pages)[0].tobytes()
+
+
+@st.composite
+def _over_blocks(draw):
+    n = draw(st.integers(1, 40))
+    hashes = draw(st.lists(st.one_of(st.sampled_from([5, 7, 1 << 63]), _key), min_size=n, max_size=n))  # few: repeats
+    # parents before the block mostly, after it or out of the page sometimes (then IndexError, as the reference)
+    parent = [draw(st.one_of(st.integers(-2, b - 1), st.integers(-1, n))) if b else -1 for b in range(n)]
+    over = np.array(draw(st.lists(st.booleans(), min_size=n, max_size=n)), dtype=bool)
+    over[draw(st.integers(0, n - 1))] = True
+    blocks = Blocks(tag=["p"] * n, parent=parent, sig=[0] * n, hash=hashes, text=[""] * n, link=[0] * n, size=[1] * n,
+                    content=[True] * n)  # fmt: skip
+    return blocks, over
+
+
+@settings(max_examples=400, deadline=None)
+@given(case=_over_blocks())
+def test_property_native_template_flags_are_the_references(case):
+    blocks, over = case
+    first = int(np.flatnonzero(over)[0])
+    try:
+        want = templates._template_flags_reference(over, blocks, first)
+    except IndexError:
+        with pytest.raises(IndexError):
+            templates._native_template_flags(over.view(np.uint8), blocks.hash, blocks.parent, first, templates.ITEM_REPEATS)
+        return
+    got = templates._native_template_flags(over.view(np.uint8), blocks.hash, blocks.parent, first, templates.ITEM_REPEATS)
+    assert got == want and all(type(t) is bool for t in got)
+
+
+def test_template_flags_take_what_the_kernel_does_not_to_the_reference():
+    over = np.array([True, True])
+    blocks = Blocks(tag=["p", "p"], parent=[-1, 0], sig=[0, 0], hash=[3, 1 << 64], text=["", ""], link=[0, 0], size=[1, 1],
+                    content=[True, True])  # fmt: skip
+    with pytest.raises(OverflowError):
+        templates._native_template_flags(over.view(np.uint8), blocks.hash, blocks.parent, 0, 3)
+    assert templates._template_flags(over, blocks, 0) == templates._template_flags_reference(over, blocks, 0) == [True, True]

@@ -414,7 +414,7 @@ cdef Py_ssize_t *_places(const uint64_t[::1] keys, object query, Py_ssize_t *cou
             raise MemoryError()
         try:
             for i in range(n):
-                places[i] = _find(base, m, PyLong_AsUnsignedLongLong(<object>PyList_GET_ITEM(query, i)))
+                places[i] = _find(base, m, _key(<object>PyList_GET_ITEM(query, i)))
         except BaseException:
             free(places)
             raise
@@ -479,21 +479,75 @@ def slot_decisions(const uint64_t[::1] slot_keys, const int32_t[::1] slot_pages,
     cdef const uint64_t *base = &slot_keys[0] if m else NULL
     cdef list finals = [False] * n, images = [False] * n
     for i in range(n):
-        if PyObject_IsTrue(<object>PyList_GET_ITEM(template, i)):
+        if _truth(<object>PyList_GET_ITEM(template, i)):
             continue
-        at = _find(base, m, PyLong_AsUnsignedLongLong(<object>PyList_GET_ITEM(sigs, i)))
+        at = _find(base, m, _key(<object>PyList_GET_ITEM(sigs, i)))
         pages = <double>slot_pages[at] if at >= 0 else 0.0
         kept = <double>slot_kept[at] if at >= 0 else 0.0
         prior = kept / pages if pages > 0 else 0.0
         share = pages / <double>site_pages
-        page = 1.0 if PyObject_IsTrue(<object>PyList_GET_ITEM(keep, i)) else 0.0
-        if share >= min_share and PyObject_IsTrue(<object>PyList_GET_ITEM(texts, i)):
+        page = 1.0 if _truth(<object>PyList_GET_ITEM(keep, i)) else 0.0
+        if share >= min_share and _truth(<object>PyList_GET_ITEM(texts, i)):
             final = page_weight * page + prior_weight * prior >= 0.5
         else:
             final = page != 0.0
         finals[i] = final
-        images[i] = final or PyObject_IsTrue(<object>PyList_GET_ITEM(inside, i))
+        images[i] = final or _truth(<object>PyList_GET_ITEM(inside, i))
     return finals, images
+
+
+def template_flags(const unsigned char[::1] over, list hashes, list parent, Py_ssize_t first, Py_ssize_t item_repeats):
+    """``SiteModel._template_flags_reference``: whether each block is template, from ``first``
+    on (the first block over the share): over the share and its hash said fewer than
+    ``item_repeats`` times on the page, or its parent template (a parent before its child: the
+    flag of a parent after it is still False). The hashes of the blocks over the share are
+    counted on the page by a search in their sorted list, not a dict of every hash."""
+    cdef Py_ssize_t n = PyList_GET_SIZE(hashes), b, p, k = 0, at
+    if over.shape[0] != n or PyList_GET_SIZE(parent) < n:
+        raise ValueError("the block columns differ in length")
+    cdef list template = [False] * n
+    if first >= n:
+        return template
+    if first < 0:
+        raise ValueError("no first block")
+    cdef uint64_t *keys = <uint64_t *>malloc((n + 1) * sizeof(uint64_t))
+    cdef uint64_t *wanted = <uint64_t *>malloc((n + 1) * sizeof(uint64_t))  # hashes over the share, sorted, unique
+    cdef Py_ssize_t *said = <Py_ssize_t *>calloc(n + 1, sizeof(Py_ssize_t))  # how often each is on the page
+    cdef unsigned char *flags = <unsigned char *>calloc(n + 1, 1)
+    try:
+        if keys == NULL or wanted == NULL or said == NULL or flags == NULL:
+            raise MemoryError()
+        for b in range(n):
+            keys[b] = _key(<object>PyList_GET_ITEM(hashes, b))
+        for b in range(first, n):
+            if over[b]:
+                wanted[k] = keys[b]
+                k += 1
+        if k:
+            _sort(wanted, k)
+            at = 0
+            for b in range(1, k):
+                if wanted[b] != wanted[at]:
+                    at += 1
+                    wanted[at] = wanted[b]
+            k = at + 1
+            for b in range(n):
+                at = _find(wanted, k, keys[b])
+                if at >= 0:
+                    said[at] += 1
+        for b in range(first, n):
+            p = PyLong_AsLongLong(<object>PyList_GET_ITEM(parent, b))
+            if over[b] and said[_find(wanted, k, keys[b])] < item_repeats:
+                flags[b] = 1
+            elif p >= 0:
+                if p >= n:
+                    raise IndexError("list index out of range")
+                flags[b] = flags[p]
+            if flags[b]:
+                template[b] = True
+    finally:
+        free(keys); free(wanted); free(said); free(flags)
+    return template
 
 
 def in_set(const uint64_t[::1] keys, set members):

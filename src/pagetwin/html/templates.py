@@ -78,8 +78,10 @@ try:  # pass 1's statistics and folds, pass 2's look-ups in C (html/_stats.pyx);
     from pagetwin.html._stats import lookup_columns as _native_lookup_columns
     from pagetwin.html._stats import page_stats as _native_page_stats
     from pagetwin.html._stats import slot_decisions as _native_slot_decisions
+    from pagetwin.html._stats import template_flags as _native_template_flags
 except ImportError:
-    _native_page_stats = _native_fold_runs = _native_in_set = _native_lookup_columns = _native_slot_decisions = None
+    _native_page_stats = _native_fold_runs = _native_in_set = _native_lookup_columns = None
+    _native_slot_decisions = _native_template_flags = None
 
 _PENDING_PAGES = 32  # pages buffered per site before their counts are folded in
 _PENDING_TOTAL = 1000  # pages buffered over all sites: above it every site is folded in
@@ -216,6 +218,34 @@ def _in_set_reference(keys: np.ndarray, members: set[int]) -> np.ndarray:
     return np.fromiter((k in members for k in keys.tolist()), bool, len(keys))
 
 
+def _template_flags(over: np.ndarray, blocks: Blocks, first: int) -> list[bool]:
+    """Whether each block is template (``SiteModel._template``): its subtree hash ``over`` the
+    share and not an item's field, or its parent template; ``first``: the first block over
+    the share. Natively when the kernel is built (``html._stats.template_flags``: no dict of
+    the page's hashes, no Python step a block), else ``_template_flags_reference``."""
+    if _native_template_flags is not None:
+        try:
+            return _native_template_flags(over.view(np.uint8), blocks.hash, blocks.parent, first, ITEM_REPEATS)
+        except (OverflowError, TypeError, ValueError):
+            pass  # columns the kernel does not take (no uint64 hash, no int parent)
+    return _template_flags_reference(over, blocks, first)
+
+
+def _template_flags_reference(over: np.ndarray, blocks: Blocks, first: int) -> list[bool]:
+    """_template_flags in Python (the reference of the native kernel)."""
+    template = [False] * len(blocks)
+    # A subtree hash said ITEM_REPEATS times on the page itself is a field of the page's
+    # items (the price or the rating line of every card, digits folded), not the site's
+    # template: it is on the site's other pages because they list items too.
+    on_page = Counter(blocks.hash)
+    hashes, parent, over = blocks.hash, blocks.parent, over.tolist()
+    # A parent comes before its children: no block before the first candidate is template.
+    for b in range(first, len(blocks)):
+        p = parent[b]
+        template[b] = (over[b] and on_page[hashes[b]] < ITEM_REPEATS) or (p >= 0 and template[p])
+    return template
+
+
 def _content_column(counts: _SiteCounts, dtype=np.float64) -> np.ndarray:
     """counts.hash_content as ``dtype``, zeros for a model stored without it (before session 8)."""
     if len(counts.hash_content) == len(counts.hash_keys):
@@ -346,22 +376,12 @@ class SiteModel:
         else:
             on_pages, content = self._lookup_columns(self.hash_keys_, q, self.hash_pages_, self.hash_content_)
         over = on_pages / self.pages_ > threshold
-        template = [False] * len(blocks)
         candidates = np.flatnonzero(over)
         if not len(candidates):
-            return template
+            return [False] * len(blocks)
         if self.hash_content_ is not None and keep is not None:
             over = self._spared(blocks, keep, candidates, on_pages, content, over)
-        # A subtree hash said ITEM_REPEATS times on the page itself is a field of the page's
-        # items (the price or the rating line of every card, digits folded), not the site's
-        # template: it is on the site's other pages because they list items too.
-        on_page = Counter(blocks.hash)
-        hashes, parent, over = blocks.hash, blocks.parent, over.tolist()
-        # A parent comes before its children: no block before the first candidate is template.
-        for b in range(int(candidates[0]), len(blocks)):
-            p = parent[b]
-            template[b] = (over[b] and on_page[hashes[b]] < ITEM_REPEATS) or (p >= 0 and template[p])
-        return template
+        return _template_flags(over, blocks, int(candidates[0]))
 
     @staticmethod
     def _spared(blocks: Blocks, keep: list[bool], candidates: np.ndarray, on_pages: np.ndarray,
