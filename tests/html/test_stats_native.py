@@ -115,6 +115,27 @@ def test_property_native_fold_is_the_references(case):
         assert x.dtype == y.dtype and x.tobytes() == y.tobytes()
 
 
+@settings(max_examples=300, deadline=None)
+@given(case=_counts(), more=st.integers(0, 70), data=st.data())
+def test_property_native_fold_of_sorted_runs_is_the_references(case, more, data):
+    """Runs that come sorted (a page's keys: the fold merges them instead of sorting), with
+    repeated keys, empty runs, and up to 76 of them (odd and even counts of merges)."""
+    keys, pages, weights, runs = case
+    runs = runs + [(np.array(data.draw(st.lists(_key, max_size=8)), dtype=np.uint64), 1, None) for _ in range(more)]
+    runs = [(np.sort(k), n, None if w is None else w[np.argsort(k, kind="stable")]) for k, n, w in runs]
+    got = templates._native_fold_runs(keys, pages, weights, runs)
+    want = templates.fold_runs_reference(keys, pages, weights, runs)
+    for x, y in zip(got, want):
+        assert x.dtype == y.dtype and x.tobytes() == y.tobytes()
+
+
+@given(values=st.lists(st.one_of(st.integers(0, 5), st.integers(-3, 1 << 31 - 1)), min_size=1, max_size=60), data=st.data())
+def test_property_kth_smallest_is_numpys_partition(values, data):
+    array = np.array(values, dtype=np.int32)
+    k = data.draw(st.integers(0, len(values) - 1))
+    assert templates.kth_smallest(array, k) == int(np.partition(array, k)[k])
+
+
 def test_fold_takes_what_the_kernel_does_not_to_the_reference():
     keys, pages, weights = np.array([3, 1], dtype=np.uint64), np.array([1, 1], dtype=np.int32), np.zeros(2, np.float32)
     runs = [(np.array([1, 2], dtype=np.uint64), 1, np.array([0.5, 0.25]))]  # float64 weights, unsorted keys

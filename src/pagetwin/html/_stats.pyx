@@ -123,6 +123,50 @@ cdef int _sort(Sortable *items, Py_ssize_t n) except -1:
     return 0
 
 
+cdef int _merge_runs(Entry *items, Py_ssize_t n, Py_ssize_t *bounds, Py_ssize_t runs) except -1:
+    """Sort ``items`` whose ``runs`` runs (``items[bounds[r]:bounds[r + 1]]``) are each sorted
+    already: adjacent runs merged in pairs, log2(runs) passes (a fold's runs are the pages'
+    sorted keys: _sort's runs of 16 and merges from there took twice as long). A merge takes
+    the left run's item on equal ones: the order _sort gives (by key, then place)."""
+    cdef Py_ssize_t r, out, start, mid, end, a, b, k
+    cdef Entry *src
+    cdef Entry *dst
+    if runs <= 1:
+        return 0
+    cdef Entry *spare = <Entry *>malloc(n * sizeof(Entry))
+    if spare == NULL:
+        raise MemoryError()
+    src, dst = items, spare
+    while runs > 1:
+        out = 0
+        for r in range(0, runs, 2):
+            start = bounds[r]
+            mid = bounds[r + 1]
+            end = bounds[r + 2] if r + 1 < runs else mid
+            a, b, k = start, mid, start
+            while a < mid and b < end:
+                if _before(&src[b], &src[a]):
+                    dst[k] = src[b]
+                    b += 1
+                else:
+                    dst[k] = src[a]
+                    a += 1
+                k += 1
+            if a < mid:
+                memcpy(&dst[k], &src[a], (mid - a) * sizeof(Entry))
+            elif b < end:
+                memcpy(&dst[k], &src[b], (end - b) * sizeof(Entry))
+            bounds[out] = start
+            out += 1
+        bounds[out] = n
+        runs = out
+        src, dst = dst, src
+    if src != items:
+        memcpy(items, src, n * sizeof(Entry))
+    free(spare)
+    return 0
+
+
 cdef Py_ssize_t _fold(Pair *pairs, Py_ssize_t n) except -1:
     """Sort pairs by key and sum the values of equal keys in place; the count of keys left."""
     cdef Py_ssize_t i, m = 0
@@ -286,12 +330,13 @@ def fold_runs(const uint64_t[::1] keys, const int32_t[::1] pages, const float[::
     float32; pages in int64 (exact, as the reference's float64 sums of small integers). Keys
     that are not sorted and unique, or pages past int32, raise ``ValueError`` / ``OverflowError``
     (the caller then runs the reference)."""
-    cdef Py_ssize_t m = keys.shape[0], n = 0, i, j, k, at, u, length
+    cdef Py_ssize_t m = keys.shape[0], n = 0, i, j, k, at, u, length, nruns
     cdef const uint64_t[::1] run_keys
     cdef const float[::1] run_weights
     cdef int64_t inc
-    cdef bint weighted
+    cdef bint weighted, ordered
     cdef Entry *entries
+    cdef Py_ssize_t *bounds
     if pages.shape[0] != m or weights.shape[0] != m:
         raise ValueError("the count columns differ in length")
     for i in range(1, m):
@@ -300,10 +345,12 @@ def fold_runs(const uint64_t[::1] keys, const int32_t[::1] pages, const float[::
     for run in runs:
         n += len(run[0])
     entries = <Entry *>malloc((n + 1) * sizeof(Entry))
-    if entries == NULL:
+    bounds = <Py_ssize_t *>malloc((len(runs) + 2) * sizeof(Py_ssize_t))  # where each run with keys starts
+    if entries == NULL or bounds == NULL:
+        free(entries); free(bounds)
         raise MemoryError()
     try:
-        at = 0
+        at, nruns, ordered = 0, 0, True
         for run_key_array, increment, weight_array in runs:
             run_keys = run_key_array
             length = run_keys.shape[0]
@@ -313,13 +360,25 @@ def fold_runs(const uint64_t[::1] keys, const int32_t[::1] pages, const float[::
                 run_weights = weight_array
                 if run_weights.shape[0] != length:
                     raise ValueError("a run's weights differ in length from its keys")
+            if at + length > n:
+                raise ValueError("a run changed length")
+            if length:
+                bounds[nruns] = at
+                nruns += 1
             for i in range(length):
                 entries[at].key = run_keys[i]
                 entries[at].at = at
                 entries[at].pages = inc
                 entries[at].weight = run_weights[i] if weighted else 0.0
+                if i and run_keys[i] < run_keys[i - 1]:
+                    ordered = False
                 at += 1
-        _sort(entries, n)
+        n = at
+        bounds[nruns] = n
+        if ordered:
+            _merge_runs(entries, n, bounds, nruns)
+        else:
+            _sort(entries, n)
         # The union's size, then the union, merged.
         u, i, j = 0, 0, 0
         while i < m or j < n:
@@ -337,7 +396,7 @@ def fold_runs(const uint64_t[::1] keys, const int32_t[::1] pages, const float[::
         out_weights = np.empty(u, dtype=np.float32)
         _merge(keys, pages, weights, entries, n, out_keys, out_pages, out_weights)
     finally:
-        free(entries)
+        free(entries); free(bounds)
     return out_keys, out_pages, out_weights
 
 
