@@ -330,7 +330,7 @@ def fold_runs(const uint64_t[::1] keys, const int32_t[::1] pages, const float[::
     float32; pages in int64 (exact, as the reference's float64 sums of small integers). Keys
     that are not sorted and unique, or pages past int32, raise ``ValueError`` / ``OverflowError``
     (the caller then runs the reference)."""
-    cdef Py_ssize_t m = keys.shape[0], n = 0, i, j, k, at, u, length, nruns
+    cdef Py_ssize_t m = keys.shape[0], n = 0, i, at, u, length, nruns
     cdef const uint64_t[::1] run_keys
     cdef const float[::1] run_weights
     cdef int64_t inc
@@ -339,9 +339,6 @@ def fold_runs(const uint64_t[::1] keys, const int32_t[::1] pages, const float[::
     cdef Py_ssize_t *bounds
     if pages.shape[0] != m or weights.shape[0] != m:
         raise ValueError("the count columns differ in length")
-    for i in range(1, m):
-        if keys[i - 1] >= keys[i]:
-            raise ValueError("the counts' keys are not sorted and unique")
     for run in runs:
         n += len(run[0])
     entries = <Entry *>malloc((n + 1) * sizeof(Entry))
@@ -379,29 +376,23 @@ def fold_runs(const uint64_t[::1] keys, const int32_t[::1] pages, const float[::
             _merge_runs(entries, n, bounds, nruns)
         else:
             _sort(entries, n)
-        # The union's size, then the union, merged.
-        u, i, j = 0, 0, 0
-        while i < m or j < n:
-            if j == n or (i < m and keys[i] < entries[j].key):
-                i += 1
-            else:
-                if i < m and keys[i] == entries[j].key:
-                    i += 1
-                k = j
-                while j < n and entries[j].key == entries[k].key:
-                    j += 1
-            u += 1
-        out_keys = np.empty(u, dtype=np.uint64)
-        out_pages = np.empty(u, dtype=np.int32)
-        out_weights = np.empty(u, dtype=np.float32)
-        _merge(keys, pages, weights, entries, n, out_keys, out_pages, out_weights)
+        # The union, merged into columns of room for every key (one pass over the counts, not
+        # three: their check, the union's size, the merge), then cut to its size in place.
+        out_keys = np.empty(m + n, dtype=np.uint64)
+        out_pages = np.empty(m + n, dtype=np.int32)
+        out_weights = np.empty(m + n, dtype=np.float32)
+        u = _merge(keys, pages, weights, entries, n, out_keys, out_pages, out_weights)
     finally:
         free(entries); free(bounds)
+    for column in (out_keys, out_pages, out_weights):
+        column.resize(u, refcheck=False)  # (realloc: no copy)
     return out_keys, out_pages, out_weights
 
 
-cdef void _merge(const uint64_t[::1] keys, const int32_t[::1] pages, const float[::1] weights, Entry *entries,
-                 Py_ssize_t n, uint64_t[::1] out_keys, int32_t[::1] out_pages, float[::1] out_weights) except *:
+cdef Py_ssize_t _merge(const uint64_t[::1] keys, const int32_t[::1] pages, const float[::1] weights, Entry *entries,
+                       Py_ssize_t n, uint64_t[::1] out_keys, int32_t[::1] out_pages, float[::1] out_weights) except -1:
+    """The counts and the sorted entries merged into the out columns; the number of keys.
+    ValueError when the counts' keys are not sorted and unique."""
     cdef Py_ssize_t m = keys.shape[0], i = 0, j = 0, u = 0
     cdef uint64_t key
     cdef int64_t total
@@ -413,6 +404,8 @@ cdef void _merge(const uint64_t[::1] keys, const int32_t[::1] pages, const float
         else:
             key = entries[j].key
         if i < m and keys[i] == key:
+            if i and keys[i - 1] >= key:
+                raise ValueError("the counts' keys are not sorted and unique")
             total += pages[i]
             acc += <double>weights[i]
             i += 1
@@ -424,6 +417,7 @@ cdef void _merge(const uint64_t[::1] keys, const int32_t[::1] pages, const float
             raise OverflowError("pages past int32")
         out_keys[u], out_pages[u], out_weights[u] = key, <int32_t>total, <float>acc
         u += 1
+    return u
 
 
 # -- pass 2's look-ups in a site's counts (templates.SiteModel) ---------------------------------
