@@ -252,3 +252,19 @@ def test_template_flags_take_what_the_kernel_does_not_to_the_reference():
     with pytest.raises(OverflowError):
         templates._native_template_flags(over.view(np.uint8), blocks.hash, blocks.parent, 0, 3)
     assert templates._template_flags(over, blocks, 0) == templates._template_flags_reference(over, blocks, 0) == [True, True]
+
+
+@settings(max_examples=300, deadline=None)
+@given(hash_case=_counts(), slot_case=_counts(), query=st.lists(_key, max_size=30), at_least=st.integers(0, 3), data=st.data())
+def test_property_native_keys_on_pages_are_the_references(hash_case, slot_case, query, at_least, data):
+    from pagetwin.html.templates import _SiteCounts
+
+    (hk, hp, _, _), (sk, sp, _, _) = hash_case, slot_case
+    small = st.integers(0, 4)  # pages near at_least
+    hp = np.array(data.draw(st.lists(small, min_size=len(hk), max_size=len(hk))), dtype=np.int32) if data.draw(st.booleans()) else hp
+    # keys that are there (in either column), and keys that are not
+    query = query + data.draw(st.lists(st.sampled_from(hk.tolist() + sk.tolist() or [0]), max_size=10))
+    counts = _SiteCounts(hash_keys=hk, hash_pages=hp, slot_keys=sk, slot_pages=sp)
+    got = templates._native_keys_on_pages(hk, hp, sk, sp, query, at_least)
+    assert got == templates._keys_on_pages_reference(counts, query, at_least)
+    assert templates._keys_on_pages(counts, query, at_least) == got

@@ -514,6 +514,30 @@ def lookup_columns(const uint64_t[::1] keys, object query, const int32_t[::1] pa
         free(places)
 
 
+def keys_on_pages(const uint64_t[::1] hash_keys, const int32_t[::1] hash_pages, const uint64_t[::1] slot_keys,
+                  const int32_t[::1] slot_pages, list keys, int32_t at_least):
+    """``templates._keys_on_pages_reference``: the keys (ints, in order) on ``at_least`` pages
+    as a subtree hash or as a slot."""
+    cdef Py_ssize_t n = PyList_GET_SIZE(keys), i, mh = hash_keys.shape[0], ms = slot_keys.shape[0], at
+    cdef uint64_t key
+    cdef bint enough
+    if hash_pages.shape[0] != mh or slot_pages.shape[0] != ms:
+        raise ValueError("the columns differ in length from the keys")
+    cdef const uint64_t *hashes = &hash_keys[0] if mh else NULL
+    cdef const uint64_t *slots = &slot_keys[0] if ms else NULL
+    cdef list out = []
+    for i in range(n):
+        key = _key(<object>PyList_GET_ITEM(keys, i))
+        at = _find(hashes, mh, key)
+        enough = (hash_pages[at] if at >= 0 else 0) >= at_least  # (a key not there is on 0 pages)
+        if not enough:
+            at = _find(slots, ms, key)
+            enough = (slot_pages[at] if at >= 0 else 0) >= at_least
+        if enough:
+            out.append(<object>PyList_GET_ITEM(keys, i))
+    return out
+
+
 def slot_decisions(const uint64_t[::1] slot_keys, const int32_t[::1] slot_pages, const float[::1] slot_kept,
                    Py_ssize_t site_pages, double min_share, double page_weight, double prior_weight,
                    list sigs, list keep, list inside, list template, list texts):

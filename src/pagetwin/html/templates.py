@@ -75,12 +75,13 @@ from pagetwin.text.normalize import url_host
 try:  # pass 1's statistics and folds, pass 2's look-ups in C (html/_stats.pyx); the references without it
     from pagetwin.html._stats import fold_runs as _native_fold_runs
     from pagetwin.html._stats import in_set as _native_in_set
+    from pagetwin.html._stats import keys_on_pages as _native_keys_on_pages
     from pagetwin.html._stats import lookup_columns as _native_lookup_columns
     from pagetwin.html._stats import page_stats as _native_page_stats
     from pagetwin.html._stats import slot_decisions as _native_slot_decisions
     from pagetwin.html._stats import template_flags as _native_template_flags
 except ImportError:
-    _native_page_stats = _native_fold_runs = _native_in_set = _native_lookup_columns = None
+    _native_page_stats = _native_fold_runs = _native_in_set = _native_lookup_columns = _native_keys_on_pages = None
     _native_slot_decisions = _native_template_flags = None
 
 _PENDING_PAGES = 32  # pages buffered per site before their counts are folded in
@@ -244,6 +245,27 @@ def _template_flags_reference(over: np.ndarray, blocks: Blocks, first: int) -> l
         p = parent[b]
         template[b] = (over[b] and on_page[hashes[b]] < ITEM_REPEATS) or (p >= 0 and template[p])
     return template
+
+
+def _keys_on_pages(counts: _SiteCounts, keys: list[int], at_least: int) -> list[int]:
+    """The ``keys`` on ``at_least`` of the site's pages, as a subtree hash or as a slot (the
+    keys worth a sample text): natively when the kernel is built (``html._stats.keys_on_pages``:
+    one call, not two look-ups and three numpy steps a page), else ``_keys_on_pages_reference``."""
+    if _native_keys_on_pages is not None:
+        try:
+            return _native_keys_on_pages(counts.hash_keys, counts.hash_pages, counts.slot_keys, counts.slot_pages, keys, at_least)
+        except (OverflowError, TypeError, ValueError):
+            pass  # columns of other dtypes; keys past uint64 (the reference says so too)
+    return _keys_on_pages_reference(counts, keys, at_least)
+
+
+def _keys_on_pages_reference(counts: _SiteCounts, keys: list[int], at_least: int) -> list[int]:
+    """_keys_on_pages in numpy (the reference of the native kernel)."""
+    seen = np.maximum(
+        SiteModel._lookup(counts.hash_keys, counts.hash_pages, keys),
+        SiteModel._lookup(counts.slot_keys, counts.slot_pages, keys),
+    )
+    return list(compress(keys, (seen >= at_least).tolist()))
 
 
 def _content_column(counts: _SiteCounts, dtype=np.float64) -> np.ndarray:
@@ -601,12 +623,7 @@ class SiteTemplates:
             for p in pending:
                 if len(counts.samples) >= _SAMPLES_PER_SITE:
                     break
-                keys = list(p.snippets)
-                seen = np.maximum(
-                    SiteModel._lookup(counts.hash_keys, counts.hash_pages, keys),
-                    SiteModel._lookup(counts.slot_keys, counts.slot_pages, keys),
-                )
-                for key in compress(keys, (seen >= 2).tolist()):
+                for key in _keys_on_pages(counts, list(p.snippets), 2):
                     snip = p.snippets[key]
                     have = counts.samples.get(key)
                     if have is None:
