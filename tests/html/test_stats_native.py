@@ -268,3 +268,35 @@ def test_property_native_keys_on_pages_are_the_references(hash_case, slot_case, 
     got = templates._native_keys_on_pages(hk, hp, sk, sp, query, at_least)
     assert got == templates._keys_on_pages_reference(counts, query, at_least)
     assert templates._keys_on_pages(counts, query, at_least) == got
+
+
+@st.composite
+def _site_counts(draw):
+    from pagetwin.html.templates import _SiteCounts
+
+    hk, hp, hc, _ = draw(_counts())
+    sk, sp, kept, _ = draw(_counts())
+    if draw(st.booleans()):
+        hc = np.zeros(0, np.float32)  # a model stored before the content shares
+    return _SiteCounts(pages=draw(st.integers(1, 50)), hash_keys=hk, hash_pages=hp, hash_content=hc, slot_keys=sk,
+                       slot_pages=sp, slot_kept=np.abs(kept))  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(a=_site_counts(), b=_site_counts())
+def test_property_merge_folds_as_it_did_with_fold(a, b):
+    """SiteTemplates.merge adds two sites' counts with fold_runs (a run of the other's keys with
+    their own pages): the counts it made before with _fold, byte for byte."""
+    from pagetwin.html.templates import SiteTemplates, _content_column, _fold
+
+    left, right = SiteTemplates(ExtractSettings()), SiteTemplates(ExtractSettings())
+    left.sites_["s"], right.sites_["s"] = a, b
+    merged = left.merge(right).sites_["s"]
+    keys, (hp, hc) = _fold(np.concatenate([a.hash_keys, b.hash_keys]), [
+        np.concatenate([a.hash_pages, b.hash_pages]).astype(np.float64), np.concatenate([_content_column(a), _content_column(b)])])  # fmt: skip
+    slots, (sp, sk) = _fold(np.concatenate([a.slot_keys, b.slot_keys]), [
+        np.concatenate([a.slot_pages, b.slot_pages]).astype(np.float64), np.concatenate([a.slot_kept, b.slot_kept]).astype(np.float64)])  # fmt: skip
+    want = (keys, hp.astype(np.int32), hc.astype(np.float32), slots, sp.astype(np.int32), sk.astype(np.float32))
+    got = (merged.hash_keys, merged.hash_pages, merged.hash_content, merged.slot_keys, merged.slot_pages, merged.slot_kept)
+    for x, y in zip(got, want):
+        assert x.dtype == y.dtype and x.tobytes() == y.tobytes()

@@ -324,8 +324,9 @@ cdef void _columns(Pair *pairs, Py_ssize_t n, uint64_t[::1] keys, double[::1] va
 
 def fold_runs(const uint64_t[::1] keys, const int32_t[::1] pages, const float[::1] weights, list runs):
     """``templates.fold_runs_reference``: the counts (``keys`` sorted and unique, their pages and
-    weights) with the runs (key array, pages each key adds, float32 weights or None for zeros)
-    added, by a merge: only the runs are sorted, not the counts again. Each key's weights are
+    weights) with the runs (key array, pages each key adds: an int or an int32 array, float32
+    weights or None for zeros) added, by a merge: the counts are not sorted again, and the runs
+    are merged when they come sorted (else sorted). Each key's weights are
     summed in input order from 0.0 in a double, as ``np.bincount`` sums them, then rounded to
     float32; pages in int64 (exact, as the reference's float64 sums of small integers). Keys
     that are not sorted and unique, or pages past int32, raise ``ValueError`` / ``OverflowError``
@@ -333,8 +334,9 @@ def fold_runs(const uint64_t[::1] keys, const int32_t[::1] pages, const float[::
     cdef Py_ssize_t m = keys.shape[0], n = 0, i, at, u, length, nruns
     cdef const uint64_t[::1] run_keys
     cdef const float[::1] run_weights
-    cdef int64_t inc
-    cdef bint weighted, ordered
+    cdef const int32_t[::1] run_pages
+    cdef int64_t inc = 0
+    cdef bint weighted, ordered, per_key
     cdef Entry *entries
     cdef Py_ssize_t *bounds
     if pages.shape[0] != m or weights.shape[0] != m:
@@ -351,7 +353,13 @@ def fold_runs(const uint64_t[::1] keys, const int32_t[::1] pages, const float[::
         for run_key_array, increment, weight_array in runs:
             run_keys = run_key_array
             length = run_keys.shape[0]
-            inc = increment
+            per_key = not isinstance(increment, int)
+            if per_key:  # (another model's counts: SiteTemplates.merge)
+                run_pages = increment
+                if run_pages.shape[0] != length:
+                    raise ValueError("a run's pages differ in length from its keys")
+            else:
+                inc = increment
             weighted = weight_array is not None
             if weighted:
                 run_weights = weight_array
@@ -365,7 +373,7 @@ def fold_runs(const uint64_t[::1] keys, const int32_t[::1] pages, const float[::
             for i in range(length):
                 entries[at].key = run_keys[i]
                 entries[at].at = at
-                entries[at].pages = inc
+                entries[at].pages = run_pages[i] if per_key else inc
                 entries[at].weight = run_weights[i] if weighted else 0.0
                 if i and run_keys[i] < run_keys[i - 1]:
                     ordered = False

@@ -291,9 +291,9 @@ def kth_smallest(values: np.ndarray, k: int) -> int:
     return int(np.partition(values, k)[k])
 
 
-# A run of keys to add to a site's counts: (key array, pages each key adds, float32 weights or
-# None for zeros).
-_Run = tuple[np.ndarray, int, "np.ndarray | None"]
+# A run of keys to add to a site's counts: (key array, pages each key adds: an int, or an int32
+# array of the keys' pages, float32 weights or None for zeros).
+_Run = tuple[np.ndarray, "int | np.ndarray", "np.ndarray | None"]
 
 
 def fold_runs(keys: np.ndarray, pages: np.ndarray, weights: np.ndarray, runs: list[_Run]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -313,7 +313,9 @@ def fold_runs_reference(keys: np.ndarray, pages: np.ndarray, weights: np.ndarray
     """fold_runs in numpy: the keys and the runs' keys concatenated and ``_fold``ed, pages and
     weights summed in float64 (in input order: np.bincount's), cast back to int32 and float32."""
     all_keys = np.concatenate([keys] + [k for k, _, _ in runs])
-    all_pages = np.concatenate([pages.astype(np.float64)] + [np.full(len(k), float(n)) for k, n, _ in runs])
+    all_pages = np.concatenate(
+        [pages.astype(np.float64)] + [n.astype(np.float64) if isinstance(n, np.ndarray) else np.full(len(k), float(n)) for k, n, _ in runs]
+    )
     all_weights = np.concatenate(
         [weights.astype(np.float64)] + [np.zeros(len(k)) if w is None else w.astype(np.float64) for k, _, w in runs]
     )
@@ -689,20 +691,12 @@ class SiteTemplates:
             c = _SiteCounts(
                 pages=a.pages + b.pages, pruned_below=max(a.pruned_below, b.pruned_below), copies=a.copies + b.copies
             )
-            c.hash_keys, (hp, hc) = _fold(
-                np.concatenate([a.hash_keys, b.hash_keys]),
-                [np.concatenate([a.hash_pages, b.hash_pages]).astype(np.float64),
-                 np.concatenate([_content_column(a), _content_column(b)])],
-            )  # fmt: skip
-            c.hash_pages, c.hash_content = hp.astype(np.int32), hc.astype(np.float32)
-            c.slot_keys, (sp, sk) = _fold(
-                np.concatenate([a.slot_keys, b.slot_keys]),
-                [
-                    np.concatenate([a.slot_pages, b.slot_pages]).astype(np.float64),
-                    np.concatenate([a.slot_kept, b.slot_kept]).astype(np.float64),
-                ],
+            c.hash_keys, c.hash_pages, c.hash_content = fold_runs(
+                a.hash_keys, a.hash_pages, _content_column(a, np.float32), [(b.hash_keys, b.hash_pages, _content_column(b, np.float32))]
             )
-            c.slot_pages, c.slot_kept = sp.astype(np.int32), sk.astype(np.float32)
+            c.slot_keys, c.slot_pages, c.slot_kept = fold_runs(
+                a.slot_keys, a.slot_pages, a.slot_kept, [(b.slot_keys, b.slot_pages, b.slot_kept)]
+            )
             c.samples = {k: list(v) for k, v in a.samples.items()}
             for k, v in b.samples.items():
                 have = c.samples.setdefault(k, [])
