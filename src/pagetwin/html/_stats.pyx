@@ -1,13 +1,24 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
-"""Pass 1's per-page statistics (``html.templates.blocks_stats_reference``) in C.
+"""The site templates' kernels (``html.templates``) in C, each beside its Python reference:
 
-The reference counts a page's blocks into Python dicts and sorts their keys with numpy; here the
-columns are read once into C arrays and the sums are made by sorting (key, value) pairs, so
-the same keys come out sorted with the same integer sums. The shares are divided as Python
-divides two ints (both exact in a double, one correctly rounded division) and cast to float32
-as numpy casts a Python float. The sample texts are Python strings, set in the reference's
-order. Blocks whose hashes or signatures are no uint64, or whose sizes are negative or past
-2**40, raise ``OverflowError`` / ``ValueError``: the caller then runs the reference.
+- ``page_stats``: pass 1's statistics of one page (``blocks_stats_reference``);
+- ``fold_runs``: pages' keys folded into a site's counts (``fold_runs_reference``), in
+  ``SiteTemplates.fit`` and ``merge``;
+- ``keys_on_pages``: the snippet keys on two pages or more, worth a sample text
+  (``_keys_on_pages_reference``);
+- ``lookup_columns``, ``template_flags``, ``slot_decisions``: pass 2's look-ups in a site's
+  counts and its decisions (``SiteModel._lookup_columns_reference``,
+  ``_template_flags_reference``, ``SiteModel._with_slot_priors_reference``);
+- ``in_set``: which keys a set holds (``_in_set_reference``).
+
+page_stats: the reference counts a page's blocks into Python dicts and sorts their keys with
+numpy; here the columns are read once into C arrays and the sums are made by sorting (key,
+value) pairs, so the same keys come out sorted with the same integer sums. The shares are
+divided as Python divides two ints (both exact in a double, one correctly rounded division) and
+cast to float32 as numpy casts a Python float. The sample texts are Python strings, set in the
+reference's order. Throughout, columns the kernels do not take (hashes or signatures that are
+no uint64, sizes negative or past 2**40, arrays of other dtypes) raise ``OverflowError`` /
+``TypeError`` / ``ValueError``: the caller then runs the reference.
 """
 
 cimport cython

@@ -1000,7 +1000,7 @@ class _Sites(MutableMapping):
         return f"_Sites({dict(self.items())!r})"
 
     def __reduce__(self):
-        return (_Sites, (list(self.items()),))  # every site read: a pickle holds no open npz
+        return (_Sites, (list(self.items()),))  # every site read: a pickle holds no stored model
 
 
 def normalize_site(name: str, settings: ExtractSettings) -> str:
