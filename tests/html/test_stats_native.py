@@ -115,6 +115,28 @@ def test_property_native_fold_is_the_references(case):
         assert x.dtype == y.dtype and x.tobytes() == y.tobytes()
 
 
+@pytest.mark.filterwarnings("ignore:overflow encountered in cast:RuntimeWarning")  # weights summed past float32: inf both ways
+@settings(max_examples=300, deadline=None)
+@given(case=_counts(), more=st.integers(0, 70), data=st.data())
+def test_property_native_fold_of_sorted_runs_is_the_references(case, more, data):
+    """Runs that come sorted (a page's keys: the fold merges them instead of sorting), with
+    repeated keys, empty runs, and up to 76 of them (odd and even counts of merges)."""
+    keys, pages, weights, runs = case
+    runs = runs + [(np.array(data.draw(st.lists(_key, max_size=8)), dtype=np.uint64), 1, None) for _ in range(more)]
+    runs = [(np.sort(k), n, None if w is None else w[np.argsort(k, kind="stable")]) for k, n, w in runs]
+    got = templates._native_fold_runs(keys, pages, weights, runs)
+    want = templates.fold_runs_reference(keys, pages, weights, runs)
+    for x, y in zip(got, want):
+        assert x.dtype == y.dtype and x.tobytes() == y.tobytes()
+
+
+@given(values=st.lists(st.one_of(st.integers(0, 5), st.integers(-3, 1 << 31 - 1)), min_size=1, max_size=60), data=st.data())
+def test_property_kth_smallest_is_numpys_partition(values, data):
+    array = np.array(values, dtype=np.int32)
+    k = data.draw(st.integers(0, len(values) - 1))
+    assert templates.kth_smallest(array, k) == int(np.partition(array, k)[k])
+
+
 def test_fold_takes_what_the_kernel_does_not_to_the_reference():
     keys, pages, weights = np.array([3, 1], dtype=np.uint64), np.array([1, 1], dtype=np.int32), np.zeros(2, np.float32)
     runs = [(np.array([1, 2], dtype=np.uint64), 1, np.array([0.5, 0.25]))]  # float64 weights, unsorted keys
@@ -194,3 +216,89 @@ def test_property_native_lookup_finds_every_place_in_large_counts(seed, m, sprea
     query = np.concatenate([keys, keys + np.uint64(1), keys - np.uint64(1), np.array([0, 2**64 - 1], dtype=np.uint64)])
     got = templates._native_lookup_columns(keys, query, pages)[0]
     assert got.tobytes() == SiteModel._lookup_columns_reference(keys, query, pages)[0].tobytes()
+
+
+@st.composite
+def _over_blocks(draw):
+    n = draw(st.integers(1, 40))
+    hashes = draw(st.lists(st.one_of(st.sampled_from([5, 7, 1 << 63]), _key), min_size=n, max_size=n))  # few: repeats
+    # parents before the block mostly, after it or out of the page sometimes (then IndexError, as the reference)
+    parent = [draw(st.one_of(st.integers(-2, b - 1), st.integers(-1, n))) if b else -1 for b in range(n)]
+    over = np.array(draw(st.lists(st.booleans(), min_size=n, max_size=n)), dtype=bool)
+    over[draw(st.integers(0, n - 1))] = True
+    blocks = Blocks(tag=["p"] * n, parent=parent, sig=[0] * n, hash=hashes, text=[""] * n, link=[0] * n, size=[1] * n,
+                    content=[True] * n)  # fmt: skip
+    return blocks, over
+
+
+@settings(max_examples=400, deadline=None)
+@given(case=_over_blocks())
+def test_property_native_template_flags_are_the_references(case):
+    blocks, over = case
+    first = int(np.flatnonzero(over)[0])
+    try:
+        want = templates._template_flags_reference(over, blocks, first)
+    except IndexError:
+        with pytest.raises(IndexError):
+            templates._native_template_flags(over.view(np.uint8), blocks.hash, blocks.parent, first, templates.ITEM_REPEATS)
+        return
+    got = templates._native_template_flags(over.view(np.uint8), blocks.hash, blocks.parent, first, templates.ITEM_REPEATS)
+    assert got == want and all(type(t) is bool for t in got)
+
+
+def test_template_flags_take_what_the_kernel_does_not_to_the_reference():
+    over = np.array([True, True])
+    blocks = Blocks(tag=["p", "p"], parent=[-1, 0], sig=[0, 0], hash=[3, 1 << 64], text=["", ""], link=[0, 0], size=[1, 1],
+                    content=[True, True])  # fmt: skip
+    with pytest.raises(OverflowError):
+        templates._native_template_flags(over.view(np.uint8), blocks.hash, blocks.parent, 0, 3)
+    assert templates._template_flags(over, blocks, 0) == templates._template_flags_reference(over, blocks, 0) == [True, True]
+
+
+@settings(max_examples=300, deadline=None)
+@given(hash_case=_counts(), slot_case=_counts(), query=st.lists(_key, max_size=30), at_least=st.integers(0, 3), data=st.data())
+def test_property_native_keys_on_pages_are_the_references(hash_case, slot_case, query, at_least, data):
+    from pagetwin.html.templates import _SiteCounts
+
+    (hk, hp, _, _), (sk, sp, _, _) = hash_case, slot_case
+    small = st.integers(0, 4)  # pages near at_least
+    hp = np.array(data.draw(st.lists(small, min_size=len(hk), max_size=len(hk))), dtype=np.int32) if data.draw(st.booleans()) else hp
+    # keys that are there (in either column), and keys that are not
+    query = query + data.draw(st.lists(st.sampled_from(hk.tolist() + sk.tolist() or [0]), max_size=10))
+    counts = _SiteCounts(hash_keys=hk, hash_pages=hp, slot_keys=sk, slot_pages=sp)
+    got = templates._native_keys_on_pages(hk, hp, sk, sp, query, at_least)
+    assert got == templates._keys_on_pages_reference(counts, query, at_least)
+    assert templates._keys_on_pages(counts, query, at_least) == got
+
+
+@st.composite
+def _site_counts(draw):
+    from pagetwin.html.templates import _SiteCounts
+
+    hk, hp, hc, _ = draw(_counts())
+    sk, sp, kept, _ = draw(_counts())
+    if draw(st.booleans()):
+        hc = np.zeros(0, np.float32)  # a model stored before the content shares
+    return _SiteCounts(pages=draw(st.integers(1, 50)), hash_keys=hk, hash_pages=hp, hash_content=hc, slot_keys=sk,
+                       slot_pages=sp, slot_kept=np.abs(kept))  # fmt: skip
+
+
+@pytest.mark.filterwarnings("ignore:overflow encountered in cast:RuntimeWarning")  # weights summed past float32: inf both ways
+@settings(max_examples=300, deadline=None)
+@given(a=_site_counts(), b=_site_counts())
+def test_property_merge_folds_as_it_did_with_fold(a, b):
+    """SiteTemplates.merge adds two sites' counts with fold_runs (a run of the other's keys with
+    their own pages): the counts it made before with _fold, byte for byte."""
+    from pagetwin.html.templates import SiteTemplates, _content_column, _fold
+
+    left, right = SiteTemplates(ExtractSettings()), SiteTemplates(ExtractSettings())
+    left.sites_["s"], right.sites_["s"] = a, b
+    merged = left.merge(right).sites_["s"]
+    keys, (hp, hc) = _fold(np.concatenate([a.hash_keys, b.hash_keys]), [
+        np.concatenate([a.hash_pages, b.hash_pages]).astype(np.float64), np.concatenate([_content_column(a), _content_column(b)])])  # fmt: skip
+    slots, (sp, sk) = _fold(np.concatenate([a.slot_keys, b.slot_keys]), [
+        np.concatenate([a.slot_pages, b.slot_pages]).astype(np.float64), np.concatenate([a.slot_kept, b.slot_kept]).astype(np.float64)])  # fmt: skip
+    want = (keys, hp.astype(np.int32), hc.astype(np.float32), slots, sp.astype(np.int32), sk.astype(np.float32))
+    got = (merged.hash_keys, merged.hash_pages, merged.hash_content, merged.slot_keys, merged.slot_pages, merged.slot_kept)
+    for x, y in zip(got, want):
+        assert x.dtype == y.dtype and x.tobytes() == y.tobytes()

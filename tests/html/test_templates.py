@@ -184,8 +184,8 @@ def test_a_model_stored_a_blob_per_site_fetches_only_the_sites_asked_for():
     assert dict(restored.site_blobs([SITE])) == {SITE: blobs[SITE]}
     assert restored.to_bytes() == model.to_bytes() and len(restored.sites_) == 4
     assert pickle.loads(pickle.dumps(SiteTemplates.from_site_blobs(fetch, lambda: sorted(blobs), s))).to_bytes() == model.to_bytes()
-    # A small site's blob is smaller than its share of the whole model's npz.
-    assert len(blobs["other0.example"]) < len(SiteTemplates.from_bytes(model.to_bytes(), s).to_bytes()) / 4
+    # A small site's blob is smaller than its share of the whole model's npz (the format before session 15).
+    assert len(blobs["other0.example"]) < len(_npz_bytes(SiteTemplates.from_bytes(model.to_bytes(), s))) / 4
 
 
 def test_report_shows_removed_blocks_with_share_and_text():
@@ -492,16 +492,100 @@ def test_text_near_copies_share_is_not_template():
         assert ABOUT_A not in out and "Valley Gazette Media Limited" not in out
 
 
+def _npz_bytes(model: SiteTemplates, content_shares: bool = True) -> bytes:
+    """``model`` as SiteTemplates.to_bytes wrote it before session 15 (a numpy .npz of a JSON
+    header and each site's arrays), with or without the content shares (``hc<i>``, from
+    session 8)."""
+    import json
+
+    arrays, meta = {}, {"settings": {"template_share": model.settings.template_share}, "sites": []}
+    for i, (site, c) in enumerate(sorted(model.compact().sites_.items())):
+        meta["sites"].append({"site": site, "pages": c.pages, "pruned_below": c.pruned_below, "copies": c.copies,
+                              "samples": [[str(k), v] for k, v in c.samples.items()]})  # fmt: skip
+        arrays.update({f"h{i}": c.hash_keys, f"hp{i}": c.hash_pages})
+        if content_shares:
+            arrays[f"hc{i}"] = c.hash_content
+        arrays.update({f"s{i}": c.slot_keys, f"sp{i}": c.slot_pages, f"sk{i}": c.slot_kept})
+    arrays["meta"] = np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8)
+    buf = io.BytesIO()
+    np.savez_compressed(buf, **arrays)
+    return buf.getvalue()
+
+
+def _same_counts(a, b) -> None:
+    """Two models hold the same sites with the same counts: scalars, samples, and every array's
+    dtype and bytes."""
+    from pagetwin.html.templates import _SITE_ARRAYS
+
+    assert sorted(a.sites_) == sorted(b.sites_) and a.settings == b.settings
+    for site in a.sites_:
+        x, y = a.sites_[site], b.sites_[site]
+        assert (x.pages, x.pruned_below, x.copies, x.samples, x.pending) == (y.pages, y.pruned_below, y.copies, y.samples, y.pending)
+        for name, _ in _SITE_ARRAYS:
+            u, v = getattr(x, name), getattr(y, name)
+            assert u.dtype == v.dtype and u.shape == v.shape and u.tobytes() == v.tobytes(), (site, name)
+
+
+def _fixture_pages():
+    return site_pages(9, seed=8, templates="ab") + [
+        (u.replace("gazette.example", f"other{k}.example"), h, a) for k in range(3) for u, h, a in site_pages(4, seed=7 + k)
+    ]
+
+
+def test_a_model_stored_as_an_npz_before_session_15_reads_as_it_was_written():
+    """tests/fixtures/site_templates_npz_format.npz is what SiteTemplates.to_bytes wrote at
+    ba7a9dd (before session 15's format) for _fixture_pages: read back, site by site as asked
+    for, it holds the very counts fitting those pages gives now, decides as that model, and
+    written again (the format of now) reads back the same."""
+    from pathlib import Path
+
+    old = (Path(__file__).parents[1] / "fixtures" / "site_templates_npz_format.npz").read_bytes()
+    assert old.startswith(b"PK")
+    pages = _fixture_pages()
+    model = fitted(pages).compact()
+    # The test's writer is the writer of then (the same entries; a zip entry also holds the
+    # time it was written, so the bytes differ).
+    mine, then = np.load(io.BytesIO(_npz_bytes(model))), np.load(io.BytesIO(old))
+    assert mine.files == then.files and all(mine[k].dtype == then[k].dtype and mine[k].tobytes() == then[k].tobytes() for k in then.files)
+    back = SiteTemplates.from_bytes(old)
+    assert len(back.sites_) == 4 and back.sites_.read() == []
+    for _, html, _ in pages[:9]:
+        assert text_of(html, back.for_site(SITE)) == text_of(html, model.for_site(SITE))
+    assert len(back.sites_.read()) == 1
+    _same_counts(back, model)
+    again = back.to_bytes()
+    assert again == model.to_bytes() and not again.startswith(b"PK")
+    _same_counts(SiteTemplates.from_bytes(again), model)
+
+
+def test_the_stored_model_is_one_frame_of_columns_that_reads_back_every_count():
+    """to_bytes: the magic, one zstd frame; read back, every site's counts are the model's
+    (sites with no arrays, no samples, no content shares included), each array its own (not a
+    view of the frame), and the bytes are the same written again."""
+    from pagetwin.html.templates import _SiteCounts
+
+    model = fitted(_fixture_pages()).compact()
+    model.sites_["empty.example"] = _SiteCounts(copies=2)
+    old = model.sites_["other0.example"]
+    model.sites_["old.example"] = _SiteCounts(old.pages, old.hash_keys, old.hash_pages, old.slot_keys, old.slot_pages,
+                                              old.slot_kept, [], {}, 3, 0, hash_content=np.zeros(0, np.float32))  # fmt: skip
+    data = model.to_bytes()
+    assert data.startswith(b"PTSITES2")
+    back = SiteTemplates.from_bytes(data)
+    assert back.sites_.read() == [] and len(back.sites_) == 6
+    _same_counts(back, model)
+    assert all(c.hash_keys.flags.owndata and c.hash_keys.flags.writeable for c in back.sites_.values())
+    assert back.for_site("old.example").hash_content_ is None
+    assert back.to_bytes() == data
+    assert SiteTemplates.from_bytes(SiteTemplates(ExtractSettings(template_share=0.3)).to_bytes()).settings.template_share == 0.3
+
+
 def test_a_model_stored_without_content_shares_still_decides():
     """A model written before the content shares were stored (no ``hc<i>`` arrays) is read and
     decides by the subtree shares alone, as it did."""
     pages = site_pages(4, seed=11)
     pages.append(_near_copy(pages[0]))
-    data = fitted(pages).to_bytes()
-    npz = np.load(io.BytesIO(data))
-    buf = io.BytesIO()
-    np.savez_compressed(buf, **{k: npz[k] for k in npz.files if not k.startswith("hc")})
-    old = SiteTemplates.from_bytes(buf.getvalue())
+    old = SiteTemplates.from_bytes(_npz_bytes(fitted(pages), content_shares=False))
     site = old.for_site(SITE)
     assert site.hash_content_ is None
     out = text_of(pages[-1][1], site)

@@ -1,25 +1,58 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
-"""Pass 1's per-page statistics (``html.templates.blocks_stats_reference``) in C.
+"""The site templates' kernels (``html.templates``) in C, each beside its Python reference:
 
-The reference counts a page's blocks into Python dicts and sorts their keys with numpy; here the
-columns are read once into C arrays and the sums are made by sorting (key, value) pairs, so
-the same keys come out sorted with the same integer sums. The shares are divided as Python
-divides two ints (both exact in a double, one correctly rounded division) and cast to float32
-as numpy casts a Python float. The sample texts are Python strings, set in the reference's
-order. Blocks whose hashes or signatures are no uint64, or whose sizes are negative or past
-2**40, raise ``OverflowError`` / ``ValueError``: the caller then runs the reference.
+- ``page_stats``: pass 1's statistics of one page (``blocks_stats_reference``);
+- ``fold_runs``: pages' keys folded into a site's counts (``fold_runs_reference``), in
+  ``SiteTemplates.fit`` and ``merge``;
+- ``keys_on_pages``: the snippet keys on two pages or more, worth a sample text
+  (``_keys_on_pages_reference``);
+- ``lookup_columns``, ``template_flags``, ``slot_decisions``: pass 2's look-ups in a site's
+  counts and its decisions (``SiteModel._lookup_columns_reference``,
+  ``_template_flags_reference``, ``SiteModel._with_slot_priors_reference``);
+- ``in_set``: which keys a set holds (``_in_set_reference``).
+
+page_stats: the reference counts a page's blocks into Python dicts and sorts their keys with
+numpy; here the columns are read once into C arrays and the sums are made by sorting (key,
+value) pairs, so the same keys come out sorted with the same integer sums. The shares are
+divided as Python divides two ints (both exact in a double, one correctly rounded division) and
+cast to float32 as numpy casts a Python float. The sample texts are Python strings, set in the
+reference's order. Throughout, columns the kernels do not take (hashes or signatures that are
+no uint64, sizes negative or past 2**40, arrays of other dtypes) raise ``OverflowError`` /
+``TypeError`` / ``ValueError``: the caller then runs the reference.
 """
 
 cimport cython
 from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE
 from cpython.long cimport PyLong_AsLongLong, PyLong_AsUnsignedLongLong
+from cpython.long cimport PyLong_CheckExact
 from cpython.object cimport PyObject_IsTrue
+from cpython.unicode cimport PyUnicode_CheckExact, PyUnicode_GET_LENGTH
 from cpython.set cimport PySet_Contains
 from libc.stdint cimport int32_t, int64_t, uint64_t
-from libc.stdlib cimport free, malloc
+from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcpy
 
 import numpy as np
+
+cdef inline uint64_t _key(object value) except? 0xFFFFFFFFFFFFFFFF:
+    """An int as uint64 (OverflowError past it, TypeError for no int: PyLong_AsUnsignedLongLong's).
+    An int proper goes through Cython's conversion, which reads its digits (3.11's
+    PyLong_AsUnsignedLongLong goes through _PyLong_AsByteArray: a sixth of page_stats' time)."""
+    if PyLong_CheckExact(value):
+        return <uint64_t>value
+    return PyLong_AsUnsignedLongLong(value)
+
+
+cdef inline bint _truth(object value) except -1:
+    """bool(value), without a call for the bools and strings of the block columns."""
+    if value is True:
+        return True
+    if value is False or value is None:
+        return False
+    if PyUnicode_CheckExact(value):
+        return PyUnicode_GET_LENGTH(value) != 0
+    return PyObject_IsTrue(value)
+
 
 cdef struct Pair:
     uint64_t key
@@ -101,6 +134,50 @@ cdef int _sort(Sortable *items, Py_ssize_t n) except -1:
     return 0
 
 
+cdef int _merge_runs(Entry *items, Py_ssize_t n, Py_ssize_t *bounds, Py_ssize_t runs) except -1:
+    """Sort ``items`` whose ``runs`` runs (``items[bounds[r]:bounds[r + 1]]``) are each sorted
+    already: adjacent runs merged in pairs, log2(runs) passes (a fold's runs are the pages'
+    sorted keys: _sort's runs of 16 and merges from there took twice as long). A merge takes
+    the left run's item on equal ones: the order _sort gives (by key, then place)."""
+    cdef Py_ssize_t r, out, start, mid, end, a, b, k
+    cdef Entry *src
+    cdef Entry *dst
+    if runs <= 1:
+        return 0
+    cdef Entry *spare = <Entry *>malloc(n * sizeof(Entry))
+    if spare == NULL:
+        raise MemoryError()
+    src, dst = items, spare
+    while runs > 1:
+        out = 0
+        for r in range(0, runs, 2):
+            start = bounds[r]
+            mid = bounds[r + 1]
+            end = bounds[r + 2] if r + 1 < runs else mid
+            a, b, k = start, mid, start
+            while a < mid and b < end:
+                if _before(&src[b], &src[a]):
+                    dst[k] = src[b]
+                    b += 1
+                else:
+                    dst[k] = src[a]
+                    a += 1
+                k += 1
+            if a < mid:
+                memcpy(&dst[k], &src[a], (mid - a) * sizeof(Entry))
+            elif b < end:
+                memcpy(&dst[k], &src[b], (end - b) * sizeof(Entry))
+            bounds[out] = start
+            out += 1
+        bounds[out] = n
+        runs = out
+        src, dst = dst, src
+    if src != items:
+        memcpy(items, src, n * sizeof(Entry))
+    free(spare)
+    return 0
+
+
 cdef Py_ssize_t _fold(Pair *pairs, Py_ssize_t n) except -1:
     """Sort pairs by key and sum the values of equal keys in place; the count of keys left."""
     cdef Py_ssize_t i, m = 0
@@ -124,34 +201,69 @@ cdef int64_t _size(object value) except? -1:
     return v
 
 
+cdef struct KeySet:
+    uint64_t *table  # open addressing; 0 marks a free place (the key 0 is has_zero)
+    Py_ssize_t mask
+    bint has_zero
+    Py_ssize_t count
+
+
+cdef inline bint _added(KeySet *keys, uint64_t key) noexcept nogil:
+    """Add ``key`` to the set; whether it was not there. (The table has room: the caller stops
+    adding at half its size.)"""
+    cdef Py_ssize_t at
+    if key == 0:
+        if keys.has_zero:
+            return False
+        keys.has_zero = True
+        keys.count += 1
+        return True
+    at = <Py_ssize_t>(((key * <uint64_t>0x9E3779B97F4A7C15) >> 32) & <uint64_t>keys.mask)
+    while keys.table[at] != 0:
+        if keys.table[at] == key:
+            return False
+        at = (at + 1) & keys.mask
+    keys.table[at] = key
+    keys.count += 1
+    return True
+
+
 def page_stats(list hashes, list sigs, list sizes, list content, list keep, list texts, list parent, Py_ssize_t cap):
     """(unique hashes of blocks with content, slots, their kept shares, snippets, content
     hashes, their sizes) of one page: ``blocks_stats_reference``'s PageStats fields."""
-    cdef Py_ssize_t n = PyList_GET_SIZE(hashes), i, b, p, m, nh = 0, ns = 0, nc = 0
+    cdef Py_ssize_t n = PyList_GET_SIZE(hashes), i, b, p, m, nh = 0, ns = 0, nc = 0, room
     if not (PyList_GET_SIZE(sigs) == PyList_GET_SIZE(sizes) == PyList_GET_SIZE(content) == PyList_GET_SIZE(texts)
             == PyList_GET_SIZE(parent) == n and PyList_GET_SIZE(keep) >= n):
         raise ValueError("the block columns differ in length")
+    # The snippets' keys: at most cap + 1 (a block adds two, and the loop stops at cap), and 2n.
+    room = 16
+    while room < 2 * (min(2 * n, max(cap, 0) + 1) + 1):
+        room *= 2
     cdef uint64_t *hash_keys = <uint64_t *>malloc((n + 1) * sizeof(uint64_t))
+    cdef uint64_t *block_keys = <uint64_t *>malloc((2 * n + 1) * sizeof(uint64_t))  # each block's hash and sig
     cdef Pair *slots = <Pair *>malloc((n + 1) * sizeof(Pair))
     cdef Pair *held = <Pair *>malloc((n + 1) * sizeof(Pair))
     cdef Py_ssize_t *source = <Py_ssize_t *>malloc((n + 1) * sizeof(Py_ssize_t))
+    cdef KeySet snippet_keys
+    snippet_keys.table = <uint64_t *>calloc(room, sizeof(uint64_t))
+    snippet_keys.mask, snippet_keys.has_zero, snippet_keys.count = room - 1, False, 0
     cdef uint64_t h, s
     cdef int64_t size
-    cdef bint kept, has_text
+    cdef bint kept, has_text, new_hash, new_sig
     cdef object text
     cdef dict snippets = {}
-    if hash_keys == NULL or slots == NULL or held == NULL or source == NULL:
-        free(hash_keys); free(slots); free(held); free(source)
-        raise MemoryError()
     try:
+        if hash_keys == NULL or block_keys == NULL or slots == NULL or held == NULL or source == NULL or snippet_keys.table == NULL:
+            raise MemoryError()
         for i in range(n):
-            h = PyLong_AsUnsignedLongLong(<object>PyList_GET_ITEM(hashes, i))
-            s = PyLong_AsUnsignedLongLong(<object>PyList_GET_ITEM(sigs, i))
+            h = _key(<object>PyList_GET_ITEM(hashes, i))
+            s = _key(<object>PyList_GET_ITEM(sigs, i))
+            block_keys[2 * i], block_keys[2 * i + 1] = h, s
             size = _size(<object>PyList_GET_ITEM(sizes, i))
-            kept = PyObject_IsTrue(<object>PyList_GET_ITEM(keep, i))
-            has_text = PyObject_IsTrue(<object>PyList_GET_ITEM(texts, i))
+            kept = _truth(<object>PyList_GET_ITEM(keep, i))
+            has_text = _truth(<object>PyList_GET_ITEM(texts, i))
             source[i] = i if has_text else -1
-            if PyObject_IsTrue(<object>PyList_GET_ITEM(content, i)):
+            if _truth(<object>PyList_GET_ITEM(content, i)):
                 hash_keys[nh] = h
                 nh += 1
             if size:
@@ -168,13 +280,20 @@ def page_stats(list hashes, list sigs, list sizes, list content, list keep, list
                 raise IndexError("list index out of range")
             if p >= 0 and source[p] != p and source[b] >= 0:  # (source[p] == p: p has text of its own)
                 source[p] = source[b]
+        # The first snippet of each hash and sig, blocks in order, until there are cap: the keys
+        # seen are told in C, and only a new key's text is cut (most sigs are seen already).
         for b in range(n):
-            if len(snippets) >= cap:
+            if snippet_keys.count >= cap:
                 break
             if source[b] >= 0:
-                text = (<object>PyList_GET_ITEM(texts, source[b]))[:80]
-                snippets.setdefault(<object>PyList_GET_ITEM(hashes, b), text)
-                snippets.setdefault(<object>PyList_GET_ITEM(sigs, b), text)
+                new_hash = _added(&snippet_keys, block_keys[2 * b])
+                new_sig = _added(&snippet_keys, block_keys[2 * b + 1])
+                if new_hash or new_sig:
+                    text = (<object>PyList_GET_ITEM(texts, source[b]))[:80]
+                    if new_hash:
+                        snippets[<object>PyList_GET_ITEM(hashes, b)] = text
+                    if new_sig:
+                        snippets[<object>PyList_GET_ITEM(sigs, b)] = text
         unique = _unique(hash_keys, nh)
         ns = _fold(slots, ns)
         slot_keys = np.empty(ns, dtype=np.uint64)
@@ -185,7 +304,7 @@ def page_stats(list hashes, list sigs, list sizes, list content, list keep, list
         content_sizes = np.empty(nc, dtype=np.float64)
         _columns(held, nc, content_keys, content_sizes, False)
     finally:
-        free(hash_keys); free(slots); free(held); free(source)
+        free(hash_keys); free(block_keys); free(slots); free(held); free(source); free(snippet_keys.table)
     return unique, slot_keys, shares.astype(np.float32), snippets, content_keys, content_sizes.astype(np.float32)
 
 
@@ -216,69 +335,83 @@ cdef void _columns(Pair *pairs, Py_ssize_t n, uint64_t[::1] keys, double[::1] va
 
 def fold_runs(const uint64_t[::1] keys, const int32_t[::1] pages, const float[::1] weights, list runs):
     """``templates.fold_runs_reference``: the counts (``keys`` sorted and unique, their pages and
-    weights) with the runs (key array, pages each key adds, float32 weights or None for zeros)
-    added, by a merge: only the runs are sorted, not the counts again. Each key's weights are
+    weights) with the runs (key array, pages each key adds: an int or an int32 array, float32
+    weights or None for zeros) added, by a merge: the counts are not sorted again, and the runs
+    are merged when they come sorted (else sorted). Each key's weights are
     summed in input order from 0.0 in a double, as ``np.bincount`` sums them, then rounded to
     float32; pages in int64 (exact, as the reference's float64 sums of small integers). Keys
     that are not sorted and unique, or pages past int32, raise ``ValueError`` / ``OverflowError``
     (the caller then runs the reference)."""
-    cdef Py_ssize_t m = keys.shape[0], n = 0, i, j, k, at, u, length
+    cdef Py_ssize_t m = keys.shape[0], n = 0, i, at, u, length, nruns
     cdef const uint64_t[::1] run_keys
     cdef const float[::1] run_weights
-    cdef int64_t inc
-    cdef bint weighted
+    cdef const int32_t[::1] run_pages
+    cdef int64_t inc = 0
+    cdef bint weighted, ordered, per_key
     cdef Entry *entries
+    cdef Py_ssize_t *bounds
     if pages.shape[0] != m or weights.shape[0] != m:
         raise ValueError("the count columns differ in length")
-    for i in range(1, m):
-        if keys[i - 1] >= keys[i]:
-            raise ValueError("the counts' keys are not sorted and unique")
     for run in runs:
         n += len(run[0])
     entries = <Entry *>malloc((n + 1) * sizeof(Entry))
-    if entries == NULL:
+    bounds = <Py_ssize_t *>malloc((len(runs) + 2) * sizeof(Py_ssize_t))  # where each run with keys starts
+    if entries == NULL or bounds == NULL:
+        free(entries); free(bounds)
         raise MemoryError()
     try:
-        at = 0
+        at, nruns, ordered = 0, 0, True
         for run_key_array, increment, weight_array in runs:
             run_keys = run_key_array
             length = run_keys.shape[0]
-            inc = increment
+            per_key = not isinstance(increment, int)
+            if per_key:  # (another model's counts: SiteTemplates.merge)
+                run_pages = increment
+                if run_pages.shape[0] != length:
+                    raise ValueError("a run's pages differ in length from its keys")
+            else:
+                inc = increment
             weighted = weight_array is not None
             if weighted:
                 run_weights = weight_array
                 if run_weights.shape[0] != length:
                     raise ValueError("a run's weights differ in length from its keys")
+            if at + length > n:
+                raise ValueError("a run changed length")
+            if length:
+                bounds[nruns] = at
+                nruns += 1
             for i in range(length):
                 entries[at].key = run_keys[i]
                 entries[at].at = at
-                entries[at].pages = inc
+                entries[at].pages = run_pages[i] if per_key else inc
                 entries[at].weight = run_weights[i] if weighted else 0.0
+                if i and run_keys[i] < run_keys[i - 1]:
+                    ordered = False
                 at += 1
-        _sort(entries, n)
-        # The union's size, then the union, merged.
-        u, i, j = 0, 0, 0
-        while i < m or j < n:
-            if j == n or (i < m and keys[i] < entries[j].key):
-                i += 1
-            else:
-                if i < m and keys[i] == entries[j].key:
-                    i += 1
-                k = j
-                while j < n and entries[j].key == entries[k].key:
-                    j += 1
-            u += 1
-        out_keys = np.empty(u, dtype=np.uint64)
-        out_pages = np.empty(u, dtype=np.int32)
-        out_weights = np.empty(u, dtype=np.float32)
-        _merge(keys, pages, weights, entries, n, out_keys, out_pages, out_weights)
+        n = at
+        bounds[nruns] = n
+        if ordered:
+            _merge_runs(entries, n, bounds, nruns)
+        else:
+            _sort(entries, n)
+        # The union, merged into columns of room for every key (one pass over the counts, not
+        # three: their check, the union's size, the merge), then cut to its size in place.
+        out_keys = np.empty(m + n, dtype=np.uint64)
+        out_pages = np.empty(m + n, dtype=np.int32)
+        out_weights = np.empty(m + n, dtype=np.float32)
+        u = _merge(keys, pages, weights, entries, n, out_keys, out_pages, out_weights)
     finally:
-        free(entries)
+        free(entries); free(bounds)
+    for column in (out_keys, out_pages, out_weights):
+        column.resize(u, refcheck=False)  # (realloc: no copy)
     return out_keys, out_pages, out_weights
 
 
-cdef void _merge(const uint64_t[::1] keys, const int32_t[::1] pages, const float[::1] weights, Entry *entries,
-                 Py_ssize_t n, uint64_t[::1] out_keys, int32_t[::1] out_pages, float[::1] out_weights) except *:
+cdef Py_ssize_t _merge(const uint64_t[::1] keys, const int32_t[::1] pages, const float[::1] weights, Entry *entries,
+                       Py_ssize_t n, uint64_t[::1] out_keys, int32_t[::1] out_pages, float[::1] out_weights) except -1:
+    """The counts and the sorted entries merged into the out columns; the number of keys.
+    ValueError when the counts' keys are not sorted and unique."""
     cdef Py_ssize_t m = keys.shape[0], i = 0, j = 0, u = 0
     cdef uint64_t key
     cdef int64_t total
@@ -290,6 +423,8 @@ cdef void _merge(const uint64_t[::1] keys, const int32_t[::1] pages, const float
         else:
             key = entries[j].key
         if i < m and keys[i] == key:
+            if i and keys[i - 1] >= key:
+                raise ValueError("the counts' keys are not sorted and unique")
             total += pages[i]
             acc += <double>weights[i]
             i += 1
@@ -301,6 +436,7 @@ cdef void _merge(const uint64_t[::1] keys, const int32_t[::1] pages, const float
             raise OverflowError("pages past int32")
         out_keys[u], out_pages[u], out_weights[u] = key, <int32_t>total, <float>acc
         u += 1
+    return u
 
 
 # -- pass 2's look-ups in a site's counts (templates.SiteModel) ---------------------------------
@@ -350,7 +486,7 @@ cdef Py_ssize_t *_places(const uint64_t[::1] keys, object query, Py_ssize_t *cou
             raise MemoryError()
         try:
             for i in range(n):
-                places[i] = _find(base, m, PyLong_AsUnsignedLongLong(<object>PyList_GET_ITEM(query, i)))
+                places[i] = _find(base, m, _key(<object>PyList_GET_ITEM(query, i)))
         except BaseException:
             free(places)
             raise
@@ -397,6 +533,30 @@ def lookup_columns(const uint64_t[::1] keys, object query, const int32_t[::1] pa
         free(places)
 
 
+def keys_on_pages(const uint64_t[::1] hash_keys, const int32_t[::1] hash_pages, const uint64_t[::1] slot_keys,
+                  const int32_t[::1] slot_pages, list keys, int32_t at_least):
+    """``templates._keys_on_pages_reference``: the keys (ints, in order) on ``at_least`` pages
+    as a subtree hash or as a slot."""
+    cdef Py_ssize_t n = PyList_GET_SIZE(keys), i, mh = hash_keys.shape[0], ms = slot_keys.shape[0], at
+    cdef uint64_t key
+    cdef bint enough
+    if hash_pages.shape[0] != mh or slot_pages.shape[0] != ms:
+        raise ValueError("the columns differ in length from the keys")
+    cdef const uint64_t *hashes = &hash_keys[0] if mh else NULL
+    cdef const uint64_t *slots = &slot_keys[0] if ms else NULL
+    cdef list out = []
+    for i in range(n):
+        key = _key(<object>PyList_GET_ITEM(keys, i))
+        at = _find(hashes, mh, key)
+        enough = (hash_pages[at] if at >= 0 else 0) >= at_least  # (a key not there is on 0 pages)
+        if not enough:
+            at = _find(slots, ms, key)
+            enough = (slot_pages[at] if at >= 0 else 0) >= at_least
+        if enough:
+            out.append(<object>PyList_GET_ITEM(keys, i))
+    return out
+
+
 def slot_decisions(const uint64_t[::1] slot_keys, const int32_t[::1] slot_pages, const float[::1] slot_kept,
                    Py_ssize_t site_pages, double min_share, double page_weight, double prior_weight,
                    list sigs, list keep, list inside, list template, list texts):
@@ -415,21 +575,75 @@ def slot_decisions(const uint64_t[::1] slot_keys, const int32_t[::1] slot_pages,
     cdef const uint64_t *base = &slot_keys[0] if m else NULL
     cdef list finals = [False] * n, images = [False] * n
     for i in range(n):
-        if PyObject_IsTrue(<object>PyList_GET_ITEM(template, i)):
+        if _truth(<object>PyList_GET_ITEM(template, i)):
             continue
-        at = _find(base, m, PyLong_AsUnsignedLongLong(<object>PyList_GET_ITEM(sigs, i)))
+        at = _find(base, m, _key(<object>PyList_GET_ITEM(sigs, i)))
         pages = <double>slot_pages[at] if at >= 0 else 0.0
         kept = <double>slot_kept[at] if at >= 0 else 0.0
         prior = kept / pages if pages > 0 else 0.0
         share = pages / <double>site_pages
-        page = 1.0 if PyObject_IsTrue(<object>PyList_GET_ITEM(keep, i)) else 0.0
-        if share >= min_share and PyObject_IsTrue(<object>PyList_GET_ITEM(texts, i)):
+        page = 1.0 if _truth(<object>PyList_GET_ITEM(keep, i)) else 0.0
+        if share >= min_share and _truth(<object>PyList_GET_ITEM(texts, i)):
             final = page_weight * page + prior_weight * prior >= 0.5
         else:
             final = page != 0.0
         finals[i] = final
-        images[i] = final or PyObject_IsTrue(<object>PyList_GET_ITEM(inside, i))
+        images[i] = final or _truth(<object>PyList_GET_ITEM(inside, i))
     return finals, images
+
+
+def template_flags(const unsigned char[::1] over, list hashes, list parent, Py_ssize_t first, Py_ssize_t item_repeats):
+    """``SiteModel._template_flags_reference``: whether each block is template, from ``first``
+    on (the first block over the share): over the share and its hash said fewer than
+    ``item_repeats`` times on the page, or its parent template (a parent before its child: the
+    flag of a parent after it is still False). The hashes of the blocks over the share are
+    counted on the page by a search in their sorted list, not a dict of every hash."""
+    cdef Py_ssize_t n = PyList_GET_SIZE(hashes), b, p, k = 0, at
+    if over.shape[0] != n or PyList_GET_SIZE(parent) < n:
+        raise ValueError("the block columns differ in length")
+    cdef list template = [False] * n
+    if first >= n:
+        return template
+    if first < 0:
+        raise ValueError("no first block")
+    cdef uint64_t *keys = <uint64_t *>malloc((n + 1) * sizeof(uint64_t))
+    cdef uint64_t *wanted = <uint64_t *>malloc((n + 1) * sizeof(uint64_t))  # hashes over the share, sorted, unique
+    cdef Py_ssize_t *said = <Py_ssize_t *>calloc(n + 1, sizeof(Py_ssize_t))  # how often each is on the page
+    cdef unsigned char *flags = <unsigned char *>calloc(n + 1, 1)
+    try:
+        if keys == NULL or wanted == NULL or said == NULL or flags == NULL:
+            raise MemoryError()
+        for b in range(n):
+            keys[b] = _key(<object>PyList_GET_ITEM(hashes, b))
+        for b in range(first, n):
+            if over[b]:
+                wanted[k] = keys[b]
+                k += 1
+        if k:
+            _sort(wanted, k)
+            at = 0
+            for b in range(1, k):
+                if wanted[b] != wanted[at]:
+                    at += 1
+                    wanted[at] = wanted[b]
+            k = at + 1
+            for b in range(n):
+                at = _find(wanted, k, keys[b])
+                if at >= 0:
+                    said[at] += 1
+        for b in range(first, n):
+            p = PyLong_AsLongLong(<object>PyList_GET_ITEM(parent, b))
+            if over[b] and said[_find(wanted, k, keys[b])] < item_repeats:
+                flags[b] = 1
+            elif p >= 0:
+                if p >= n:
+                    raise IndexError("list index out of range")
+                flags[b] = flags[p]
+            if flags[b]:
+                template[b] = True
+    finally:
+        free(keys); free(wanted); free(said); free(flags)
+    return template
 
 
 def in_set(const uint64_t[::1] keys, set members):

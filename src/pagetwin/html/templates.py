@@ -75,11 +75,14 @@ from pagetwin.text.normalize import url_host
 try:  # pass 1's statistics and folds, pass 2's look-ups in C (html/_stats.pyx); the references without it
     from pagetwin.html._stats import fold_runs as _native_fold_runs
     from pagetwin.html._stats import in_set as _native_in_set
+    from pagetwin.html._stats import keys_on_pages as _native_keys_on_pages
     from pagetwin.html._stats import lookup_columns as _native_lookup_columns
     from pagetwin.html._stats import page_stats as _native_page_stats
     from pagetwin.html._stats import slot_decisions as _native_slot_decisions
+    from pagetwin.html._stats import template_flags as _native_template_flags
 except ImportError:
-    _native_page_stats = _native_fold_runs = _native_in_set = _native_lookup_columns = _native_slot_decisions = None
+    _native_page_stats = _native_fold_runs = _native_in_set = _native_lookup_columns = _native_keys_on_pages = None
+    _native_slot_decisions = _native_template_flags = None
 
 _PENDING_PAGES = 32  # pages buffered per site before their counts are folded in
 _PENDING_TOTAL = 1000  # pages buffered over all sites: above it every site is folded in
@@ -216,6 +219,55 @@ def _in_set_reference(keys: np.ndarray, members: set[int]) -> np.ndarray:
     return np.fromiter((k in members for k in keys.tolist()), bool, len(keys))
 
 
+def _template_flags(over: np.ndarray, blocks: Blocks, first: int) -> list[bool]:
+    """Whether each block is template (``SiteModel._template``): its subtree hash ``over`` the
+    share and not an item's field, or its parent template; ``first``: the first block over
+    the share. Natively when the kernel is built (``html._stats.template_flags``: no dict of
+    the page's hashes, no Python step a block), else ``_template_flags_reference``."""
+    if _native_template_flags is not None:
+        try:
+            return _native_template_flags(over.view(np.uint8), blocks.hash, blocks.parent, first, ITEM_REPEATS)
+        except (OverflowError, TypeError, ValueError):
+            pass  # columns the kernel does not take (no uint64 hash, no int parent)
+    return _template_flags_reference(over, blocks, first)
+
+
+def _template_flags_reference(over: np.ndarray, blocks: Blocks, first: int) -> list[bool]:
+    """_template_flags in Python (the reference of the native kernel)."""
+    template = [False] * len(blocks)
+    # A subtree hash said ITEM_REPEATS times on the page itself is a field of the page's
+    # items (the price or the rating line of every card, digits folded), not the site's
+    # template: it is on the site's other pages because they list items too.
+    on_page = Counter(blocks.hash)
+    hashes, parent, over = blocks.hash, blocks.parent, over.tolist()
+    # A parent comes before its children: no block before the first candidate is template.
+    for b in range(first, len(blocks)):
+        p = parent[b]
+        template[b] = (over[b] and on_page[hashes[b]] < ITEM_REPEATS) or (p >= 0 and template[p])
+    return template
+
+
+def _keys_on_pages(counts: _SiteCounts, keys: list[int], at_least: int) -> list[int]:
+    """The ``keys`` on ``at_least`` of the site's pages, as a subtree hash or as a slot (the
+    keys worth a sample text): natively when the kernel is built (``html._stats.keys_on_pages``:
+    one call, not two look-ups and three numpy steps a page), else ``_keys_on_pages_reference``."""
+    if _native_keys_on_pages is not None:
+        try:
+            return _native_keys_on_pages(counts.hash_keys, counts.hash_pages, counts.slot_keys, counts.slot_pages, keys, at_least)
+        except (OverflowError, TypeError, ValueError):
+            pass  # columns of other dtypes; keys past uint64 (the reference says so too)
+    return _keys_on_pages_reference(counts, keys, at_least)
+
+
+def _keys_on_pages_reference(counts: _SiteCounts, keys: list[int], at_least: int) -> list[int]:
+    """_keys_on_pages in numpy (the reference of the native kernel)."""
+    seen = np.maximum(
+        SiteModel._lookup(counts.hash_keys, counts.hash_pages, keys),
+        SiteModel._lookup(counts.slot_keys, counts.slot_pages, keys),
+    )
+    return list(compress(keys, (seen >= at_least).tolist()))
+
+
 def _content_column(counts: _SiteCounts, dtype=np.float64) -> np.ndarray:
     """counts.hash_content as ``dtype``, zeros for a model stored without it (before session 8)."""
     if len(counts.hash_content) == len(counts.hash_keys):
@@ -229,9 +281,19 @@ def _fold(keys: np.ndarray, values: list[np.ndarray]) -> tuple[np.ndarray, list[
     return uniq, [np.bincount(inverse, weights=v, minlength=len(uniq)) for v in values]
 
 
-# A run of keys to add to a site's counts: (key array, pages each key adds, float32 weights or
-# None for zeros).
-_Run = tuple[np.ndarray, int, "np.ndarray | None"]
+def kth_smallest(values: np.ndarray, k: int) -> int:
+    """``np.partition(values, k)[k]`` of an int array: by counting the values when they are
+    small and not negative (page counts: a large site's 200,000 counts, most of them 1, took
+    np.partition 20-30 ms, and a pruned site is pruned again at every fold)."""
+    if len(values) and 0 <= int(values.min()) and int(values.max()) <= 4 * len(values):
+        at_most = np.cumsum(np.bincount(values))  # at_most[v]: how many values are v or less
+        return int(np.searchsorted(at_most, k, side="right"))
+    return int(np.partition(values, k)[k])
+
+
+# A run of keys to add to a site's counts: (key array, pages each key adds: an int, or an int32
+# array of the keys' pages, float32 weights or None for zeros).
+_Run = tuple[np.ndarray, "int | np.ndarray", "np.ndarray | None"]
 
 
 def fold_runs(keys: np.ndarray, pages: np.ndarray, weights: np.ndarray, runs: list[_Run]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -251,7 +313,9 @@ def fold_runs_reference(keys: np.ndarray, pages: np.ndarray, weights: np.ndarray
     """fold_runs in numpy: the keys and the runs' keys concatenated and ``_fold``ed, pages and
     weights summed in float64 (in input order: np.bincount's), cast back to int32 and float32."""
     all_keys = np.concatenate([keys] + [k for k, _, _ in runs])
-    all_pages = np.concatenate([pages.astype(np.float64)] + [np.full(len(k), float(n)) for k, n, _ in runs])
+    all_pages = np.concatenate(
+        [pages.astype(np.float64)] + [n.astype(np.float64) if isinstance(n, np.ndarray) else np.full(len(k), float(n)) for k, n, _ in runs]
+    )
     all_weights = np.concatenate(
         [weights.astype(np.float64)] + [np.zeros(len(k)) if w is None else w.astype(np.float64) for k, _, w in runs]
     )
@@ -346,22 +410,12 @@ class SiteModel:
         else:
             on_pages, content = self._lookup_columns(self.hash_keys_, q, self.hash_pages_, self.hash_content_)
         over = on_pages / self.pages_ > threshold
-        template = [False] * len(blocks)
         candidates = np.flatnonzero(over)
         if not len(candidates):
-            return template
+            return [False] * len(blocks)
         if self.hash_content_ is not None and keep is not None:
             over = self._spared(blocks, keep, candidates, on_pages, content, over)
-        # A subtree hash said ITEM_REPEATS times on the page itself is a field of the page's
-        # items (the price or the rating line of every card, digits folded), not the site's
-        # template: it is on the site's other pages because they list items too.
-        on_page = Counter(blocks.hash)
-        hashes, parent, over = blocks.hash, blocks.parent, over.tolist()
-        # A parent comes before its children: no block before the first candidate is template.
-        for b in range(int(candidates[0]), len(blocks)):
-            p = parent[b]
-            template[b] = (over[b] and on_page[hashes[b]] < ITEM_REPEATS) or (p >= 0 and template[p])
-        return template
+        return _template_flags(over, blocks, int(candidates[0]))
 
     @staticmethod
     def _spared(blocks: Blocks, keep: list[bool], candidates: np.ndarray, on_pages: np.ndarray,
@@ -571,12 +625,7 @@ class SiteTemplates:
             for p in pending:
                 if len(counts.samples) >= _SAMPLES_PER_SITE:
                     break
-                keys = list(p.snippets)
-                seen = np.maximum(
-                    SiteModel._lookup(counts.hash_keys, counts.hash_pages, keys),
-                    SiteModel._lookup(counts.slot_keys, counts.slot_pages, keys),
-                )
-                for key in compress(keys, (seen >= 2).tolist()):
+                for key in _keys_on_pages(counts, list(p.snippets), 2):
                     snip = p.snippets[key]
                     have = counts.samples.get(key)
                     if have is None:
@@ -595,7 +644,7 @@ class SiteTemplates:
             pages = getattr(counts, f"{kind}_pages")
             # Keep the `cap // 2` most frequent; the rest are the rarest, the least able to
             # reach the share threshold.
-            level = np.partition(pages, len(pages) - cap // 2)[len(pages) - cap // 2]
+            level = kth_smallest(pages, len(pages) - cap // 2)
             mask = pages > level if (pages > level).sum() > 0 else pages >= level
             counts.pruned_below = max(counts.pruned_below, int(level) + 1)
             setattr(counts, f"{kind}_keys", keys[mask])
@@ -642,20 +691,12 @@ class SiteTemplates:
             c = _SiteCounts(
                 pages=a.pages + b.pages, pruned_below=max(a.pruned_below, b.pruned_below), copies=a.copies + b.copies
             )
-            c.hash_keys, (hp, hc) = _fold(
-                np.concatenate([a.hash_keys, b.hash_keys]),
-                [np.concatenate([a.hash_pages, b.hash_pages]).astype(np.float64),
-                 np.concatenate([_content_column(a), _content_column(b)])],
-            )  # fmt: skip
-            c.hash_pages, c.hash_content = hp.astype(np.int32), hc.astype(np.float32)
-            c.slot_keys, (sp, sk) = _fold(
-                np.concatenate([a.slot_keys, b.slot_keys]),
-                [
-                    np.concatenate([a.slot_pages, b.slot_pages]).astype(np.float64),
-                    np.concatenate([a.slot_kept, b.slot_kept]).astype(np.float64),
-                ],
+            c.hash_keys, c.hash_pages, c.hash_content = fold_runs(
+                a.hash_keys, a.hash_pages, _content_column(a, np.float32), [(b.hash_keys, b.hash_pages, _content_column(b, np.float32))]
             )
-            c.slot_pages, c.slot_kept = sp.astype(np.int32), sk.astype(np.float32)
+            c.slot_keys, c.slot_pages, c.slot_kept = fold_runs(
+                a.slot_keys, a.slot_pages, a.slot_kept, [(b.slot_keys, b.slot_pages, b.slot_kept)]
+            )
             c.samples = {k: list(v) for k, v in a.samples.items()}
             for k, v in b.samples.items():
                 have = c.samples.setdefault(k, [])
@@ -732,37 +773,37 @@ class SiteTemplates:
         return self.__dict__
 
     def to_bytes(self) -> bytes:
-        """A compact, pickle-free serialisation (numpy .npz with a JSON header of the sites,
-        their page counts and sample texts; each site's arrays ``h<i>`` ... ``sk<i>`` and ``hc<i>``, read only
-        when the site is asked for: ``from_bytes``)."""
+        """A compact, pickle-free serialisation (``_MODEL_MAGIC``: one zstd frame of a JSON
+        header of the sites, their page counts, sample texts and array lengths, then each count
+        column of every site, one after the other; a site's arrays are cut from the frame when
+        it is asked for: ``from_bytes``). Until session 15 a numpy .npz with a zip entry per
+        array (``_NpzModel`` still reads it): 15,019 entries for corpus-10000-shared's 2,503
+        sites, 0.9 s to write against 0.1 s now, and 11.2 MB against 7.1."""
         self.compact()
-        arrays: dict[str, np.ndarray] = {}
-        meta = {"settings": {"template_share": self.settings.template_share}, "sites": []}
-        for i, (site, c) in enumerate(sorted(self.sites_.items())):
-            meta["sites"].append({"site": site, "pages": c.pages, "pruned_below": c.pruned_below, "copies": c.copies,
-                                  "samples": [[str(k), v] for k, v in c.samples.items()]})  # fmt: skip
-            arrays[f"h{i}"] = c.hash_keys
-            arrays[f"hp{i}"] = c.hash_pages
-            arrays[f"hc{i}"] = c.hash_content
-            arrays[f"s{i}"] = c.slot_keys
-            arrays[f"sp{i}"] = c.slot_pages
-            arrays[f"sk{i}"] = c.slot_kept
-        arrays["meta"] = np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8)
-        buf = io.BytesIO()
-        np.savez_compressed(buf, **arrays)
-        return buf.getvalue()
+        sites = sorted(self.sites_.items())
+        entries = [
+            {"site": site, "pages": c.pages, "pruned_below": c.pruned_below, "copies": c.copies,
+             "samples": [[str(k), v] for k, v in c.samples.items()],
+             "lengths": [len(getattr(c, name)) for name, _ in _SITE_ARRAYS]}
+            for site, c in sites
+        ]  # fmt: skip
+        meta = {"settings": {"template_share": self.settings.template_share}, "sites": entries}
+        head = json.dumps(meta).encode("utf-8")
+        columns = [
+            np.concatenate([np.asarray(getattr(c, name), dtype=dtype) for _, c in sites]).tobytes() if sites else b""
+            for name, dtype in _SITE_ARRAYS
+        ]
+        return _MODEL_MAGIC + compressor(3)(b"".join([len(head).to_bytes(4, "big"), head, *columns]))
 
     @classmethod
     def from_bytes(cls, data: bytes, settings: ExtractSettings | None = None) -> SiteTemplates:
-        """The model ``to_bytes`` gave; a site's counts are read from ``data`` when it is first
-        asked for (opening an index reads the header only: a crawl's model holds hundreds of
-        sites, a page asks for one)."""
-        npz = np.load(io.BytesIO(data), allow_pickle=False)
-        meta = json.loads(npz["meta"].tobytes().decode("utf-8"))
-        out = cls(settings or ExtractSettings(**meta.get("settings", {})))
-        out.sites_ = _Sites(stored=(npz, meta["sites"]))
+        """The model ``to_bytes`` gave, or one stored before session 15 (a numpy .npz); a site's
+        counts are read from ``data`` when it is first asked for (opening an index reads the
+        header: a crawl's model holds hundreds of sites, a page asks for one)."""
+        stored = _ColumnModel(data) if data.startswith(_MODEL_MAGIC) else _NpzModel(data)
+        out = cls(settings or ExtractSettings(**stored.meta.get("settings", {})))
+        out.sites_ = _Sites(stored=stored)
         return out
-
 
     # -- a site at a time (a Spark run's models.parquet keeps a row per site) ---------------
 
@@ -786,6 +827,10 @@ class SiteTemplates:
         return out
 
 
+# A whole model (SiteTemplates.to_bytes): magic, then zstd of a 4-byte header length, a JSON
+# header (settings; per site, in name order, its scalars, samples and _SITE_ARRAYS' lengths) and
+# the _SITE_ARRAYS columns, little-endian: every site's hash_keys, then every site's hash_pages...
+_MODEL_MAGIC = b"PTSITES2"
 # A site's counts on their own (site_blob): magic, then zstd of a 4-byte header length, a JSON
 # header (scalars, samples, the arrays' lengths) and the arrays' bytes, little-endian, in this order.
 _SITE_MAGIC = b"PTSITE1"
@@ -795,7 +840,8 @@ _SITE_ARRAYS = (("hash_keys", "<u8"), ("hash_pages", "<i4"), ("hash_content", "<
 
 def site_blob(counts: _SiteCounts) -> bytes:
     """One site's counts as bytes (``read_site_blob`` reads them back). Smaller than the site's
-    share of ``SiteTemplates.to_bytes``' npz for a small site (no zip entry per array)."""
+    share of the npz ``SiteTemplates.to_bytes`` wrote before session 15 for a small site (no
+    zip entry per array)."""
     arrays = [np.ascontiguousarray(getattr(counts, name), dtype=dtype) for name, dtype in _SITE_ARRAYS]
     head = json.dumps({"pages": counts.pages, "pruned_below": counts.pruned_below, "copies": counts.copies,
                        "samples": [[str(k), v] for k, v in counts.samples.items()],
@@ -820,27 +866,50 @@ def read_site_blob(data: bytes) -> _SiteCounts:
                        pruned_below=head["pruned_below"], copies=head["copies"], **arrays)  # fmt: skip
 
 
-class _Sites(MutableMapping):
-    """``SiteTemplates.sites_``: site -> _SiteCounts, whose sites stored in a model's npz
-    (``stored``: the open npz and its header's site entries) are read on first use, each
-    alone: opening an index reads a header, not every site's arrays. Or stored a blob per site
-    (``fetch``: (site -> site_blob bytes or None, () -> every site's name)), each fetched on
-    first use. ``read()``: the sites read or made so far."""
+class _ColumnModel:
+    """A model ``SiteTemplates.to_bytes`` wrote, decompressed: its header (``meta``) and each
+    site's counts cut from the columns (``site``)."""
 
-    def __init__(self, items=(), stored=None, fetch=None) -> None:
-        self._sites: dict[str, _SiteCounts] = dict(items)
-        self._fetch = fetch
-        self._absent: set[str] = set()  # sites fetch said it does not have
-        self._npz, self._stored = None, {}
-        if stored is not None:
-            self._npz, entries = stored
-            self._files = set(self._npz.files)
-            self._stored = {entry["site"]: (i, entry) for i, entry in enumerate(entries)}
+    def __init__(self, data: bytes) -> None:
+        raw = decompressor()(data[len(_MODEL_MAGIC) :])
+        size = int.from_bytes(raw[:4], "big")
+        self.meta = json.loads(raw[4 : 4 + size])
+        self.entries = self.meta["sites"]
+        lengths = np.array([e["lengths"] for e in self.entries], dtype=np.int64).reshape(-1, len(_SITE_ARRAYS))
+        # Where each site's array starts in the frame: the columns one after the other, and in
+        # each the sites in order.
+        widths = np.array([np.dtype(dtype).itemsize for _, dtype in _SITE_ARRAYS], dtype=np.int64)
+        column_bytes = lengths.sum(axis=0) * widths
+        column_start = 4 + size + np.concatenate([[0], np.cumsum(column_bytes)[:-1]])
+        self._starts = (column_start + (np.cumsum(lengths, axis=0) - lengths) * widths).tolist()
+        self._raw = raw
 
-    def _load(self, site: str) -> None:
-        i, s = self._stored.pop(site)
-        npz = self._npz
-        self._sites[site] = _SiteCounts(
+    def site(self, i: int) -> _SiteCounts:
+        """The counts of the ``i``-th site of the header (arrays of their own, not views)."""
+        entry, arrays = self.entries[i], {}
+        for (name, dtype), length, at in zip(_SITE_ARRAYS, entry["lengths"], self._starts[i]):
+            arrays[name] = np.frombuffer(self._raw, dtype=dtype, count=length, offset=at).astype(dtype[1:])
+        return _SiteCounts(pages=entry["pages"], samples={int(k): v for k, v in entry["samples"]},
+                           pruned_below=entry["pruned_below"], copies=entry["copies"], **arrays)  # fmt: skip
+
+    def close(self) -> None:
+        self._raw = b""
+
+
+class _NpzModel:
+    """A model written before session 15: a numpy .npz of a JSON header (``meta``) and each
+    site's arrays ``h<i>`` ... ``sk<i>`` and ``hc<i>``, each read from the zip when asked for
+    (``site``)."""
+
+    def __init__(self, data: bytes) -> None:
+        self._npz = np.load(io.BytesIO(data), allow_pickle=False)
+        self.meta = json.loads(self._npz["meta"].tobytes().decode("utf-8"))
+        self.entries = self.meta["sites"]
+        self._files = set(self._npz.files)
+
+    def site(self, i: int) -> _SiteCounts:
+        s, npz = self.entries[i], self._npz
+        return _SiteCounts(
             pages=s["pages"], hash_keys=npz[f"h{i}"], hash_pages=npz[f"hp{i}"],
             slot_keys=npz[f"s{i}"], slot_pages=npz[f"sp{i}"], slot_kept=npz[f"sk{i}"],
             # A model written before session 8 has no hc<i>: no text is spared as near copies'.
@@ -848,9 +917,31 @@ class _Sites(MutableMapping):
             samples={int(k): v for k, v in s["samples"]}, pruned_below=s.get("pruned_below", 0),
             copies=s.get("copies", 0),
         )  # fmt: skip
+
+    def close(self) -> None:
+        self._npz.close()
+
+
+class _Sites(MutableMapping):
+    """``SiteTemplates.sites_``: site -> _SiteCounts, whose sites stored in a serialised model
+    (``stored``: a _ColumnModel or an _NpzModel) are read on first use, each alone: opening an
+    index reads a header, not every site's arrays. Or stored a blob per site
+    (``fetch``: (site -> site_blob bytes or None, () -> every site's name)), each fetched on
+    first use. ``read()``: the sites read or made so far."""
+
+    def __init__(self, items=(), stored: _ColumnModel | _NpzModel | None = None, fetch=None) -> None:
+        self._sites: dict[str, _SiteCounts] = dict(items)
+        self._fetch = fetch
+        self._absent: set[str] = set()  # sites fetch said it does not have
+        self._model, self._stored = stored, {}
+        if stored is not None:
+            self._stored = {entry["site"]: i for i, entry in enumerate(stored.entries)}
+
+    def _load(self, site: str) -> None:
+        self._sites[site] = self._model.site(self._stored.pop(site))
         if not self._stored:
-            npz.close()
-            self._npz = None
+            self._model.close()
+            self._model = None
 
     def read(self) -> list[_SiteCounts]:
         """The counts of the sites read or made so far (a stored site has no pending pages)."""
@@ -909,7 +1000,7 @@ class _Sites(MutableMapping):
         return f"_Sites({dict(self.items())!r})"
 
     def __reduce__(self):
-        return (_Sites, (list(self.items()),))  # every site read: a pickle holds no open npz
+        return (_Sites, (list(self.items()),))  # every site read: a pickle holds no stored model
 
 
 def normalize_site(name: str, settings: ExtractSettings) -> str:
