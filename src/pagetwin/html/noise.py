@@ -74,6 +74,7 @@ import logging
 import re
 from bisect import bisect_left
 from collections import Counter
+from itertools import compress, islice
 from typing import TYPE_CHECKING, Callable, NamedTuple
 
 import numpy as np
@@ -978,31 +979,46 @@ def _drop_other_pages(blocks: Blocks, keep: list[bool]) -> None:
     end of the page when there is none) are dropped when they hold less than OTHER_PAGES_SHARE
     of the kept text and none of it is in a slot of the kept text before the heading: the
     teasers a region took in below the story."""
-    parent = blocks.parent
+    text = blocks.text
+    # (The kept blocks after the first kept one: a C loop picks them, most blocks are not kept.)
+    for h in islice(compress(range(len(keep)), keep), 1, None):
+        if len(text[h]) <= 60 and _OTHER_PAGES.fullmatch(text[h].strip()):
+            _drop_box_of_other_pages(blocks, keep, h)
+            return
+
+
+def _drop_other_pages_reference(blocks: Blocks, keep: list[bool]) -> None:
+    """_drop_other_pages as first written, one block at a time (its tests' reference)."""
     text = blocks.text
     first = next((b for b, k in enumerate(keep) if k), len(keep))
     for h in range(first + 1, len(keep)):
         if not keep[h] or len(text[h]) > 60 or not _OTHER_PAGES.fullmatch(text[h].strip()):
             continue
-        kept = [b for b, k in enumerate(keep) if k]
-        total = sum(blocks.size[b] for b in kept)
-        end = len(keep)
-        a = parent[h]
-        while a >= 0:
-            stop = _subtree_parent(parent, a).stop
-            if any(keep[b] for b in range(h + 1, stop)):
-                end = stop
-                break
-            a = parent[a]
-        before = {blocks.sig[b] for b in kept if b < h}
-        after = [b for b in range(h + 1, end) if keep[b]]
-        # (Text of the story's own slots after it: the story goes on below a box of links.)
-        if any(blocks.sig[b] in before for b in after):
-            return
-        if sum(blocks.size[b] for b in after) + blocks.size[h] < OTHER_PAGES_SHARE * total:
-            for b in range(h, end):
-                keep[b] = False
+        _drop_box_of_other_pages(blocks, keep, h)
         return
+
+
+def _drop_box_of_other_pages(blocks: Blocks, keep: list[bool], h: int) -> None:
+    """Drop the box of other pages kept heading ``h`` names, when _drop_other_pages says."""
+    parent = blocks.parent
+    kept = [b for b, k in enumerate(keep) if k]
+    total = sum(blocks.size[b] for b in kept)
+    end = len(keep)
+    a = parent[h]
+    while a >= 0:
+        stop = _subtree_parent(parent, a).stop
+        if any(keep[b] for b in range(h + 1, stop)):
+            end = stop
+            break
+        a = parent[a]
+    before = {blocks.sig[b] for b in kept if b < h}
+    after = [b for b in range(h + 1, end) if keep[b]]
+    # (Text of the story's own slots after it: the story goes on below a box of links.)
+    if any(blocks.sig[b] in before for b in after):
+        return
+    if sum(blocks.size[b] for b in after) + blocks.size[h] < OTHER_PAGES_SHARE * total:
+        for b in range(h, end):
+            keep[b] = False
 
 
 _LD_JSON = 'script[type="application/ld+json"]'
