@@ -35,3 +35,34 @@ def test_drop_other_pages_is_its_reference(case):
     _drop_other_pages(blocks, fast)
     _drop_other_pages_reference(blocks, reference)
     assert fast == reference
+
+
+# -- the native walk's own test of a hidden box (_walk.NativeWalk.not_disclosed) ---------------
+
+_HIDDEN_PIECES = [
+    "<div hidden>", "<div style='display:none'>", "<section aria-hidden='true' class='slide x'>",
+    "<div hidden id='content-1'>", "<div hidden id='S:1f'>", "<div hidden role='tabpanel'>", "<div hidden role='dialog'>",
+    "<div hidden class='Tab-Pane'>", "<div hidden class='faq answer'>", "<div hidden class='menu panel'>",
+    "<div hidden class='ünï'>", "<div hidden id='P:'>", "<div class='slide x'>", "<summary>Q</summary>",
+    "<button aria-expanded='false'>+</button>", "<h3><button aria-controls='content-1'>Open</button></h3>",
+    "<div><span><a aria-controls='x content-1'>o</a></span></div>", "<p>" + "Words of a paragraph here. " * 6 + "</p>",
+    "</div>", "</section>", "text ", "<!-- c -->",
+]  # fmt: skip
+
+
+@hsettings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(_HIDDEN_PIECES), max_size=30))
+def test_not_disclosed_is_never_wrong(parts):
+    # When the native walk says a hidden box is surely not walked, _disclosed_box says so too.
+    import pytest
+
+    from pagetwin.html import blocks
+    from pagetwin.html.parse import parse_html
+
+    if blocks.native_status() is not None:
+        pytest.skip(f"native walk off: {blocks.native_status()}")
+    native = blocks.BlockWalker().native
+    tree = parse_html("<html><body>" + "".join(parts) + "</body></html>")
+    for node in tree.root.traverse():
+        if node.is_element_node and native.not_disclosed(node):
+            assert not blocks._disclosed_box(node), node.html

@@ -142,6 +142,10 @@ DEF A_STYLE = 6
 DEF IMAGE = 7
 DEF MAX_IMAGE_ATTRS = 40
 DEF MAX_FIRST_TAGS = 16  # tags of a selector ``first`` answers
+# Attributes that may make a hidden box a disclosure widget's panel (blocks._disclosed_box), as bits.
+DEF P_ROLE = 1
+DEF P_EXPANDED = 2
+DEF P_CONTROLS = 4
 
 # Stack entries that are not nodes (node pointers are aligned, so never 1 or 2).
 DEF LINK_END = 1
@@ -510,6 +514,7 @@ cdef class NativeWalk:
     cdef Py_ssize_t name_len[KINDS]
     cdef signed char attr_codes[KINDS]
     cdef signed char head_attrs[KINDS]  # H_* code of each static attribute id (-1: not known yet)
+    cdef signed char panel_attrs[KINDS]  # P_* bit of each static attribute id (0: none; -1: not known yet)
     cdef list attr_names  # bytes, by code
     cdef const char *attr_ptr[IMAGE + MAX_IMAGE_ATTRS]
     cdef size_t attr_len[IMAGE + MAX_IMAGE_ATTRS]
@@ -527,6 +532,8 @@ cdef class NativeWalk:
     cdef object noscript_content, holds_the_page, disclosed, hover_card, chrome_tags
     cdef tuple wraps_the_page  # the selector spec of what makes a nav or an aside wrap the page
     cdef dict selectors  # selector -> (tag ids, [itemprop] in it): the ones ``first`` answers
+    cdef tuple may_hold  # the spec of blocks._MAY_HOLD_CONTENT_OR_P, _holds_the_page's first test
+    cdef uintptr_t summary_id
     cdef Buf *own  # per depth: the open block's own text
     cdef Buf *imgs  # per depth: the open block's image sources, joined by " "
     cdef Py_ssize_t *img_count
@@ -544,6 +551,7 @@ cdef class NativeWalk:
             self.kinds[i] = -1
             self.attr_codes[i] = -2
             self.head_attrs[i] = -1
+            self.panel_attrs[i] = -1
             self.flags[i] = 0
             self.name_ptr[i] = NULL
             self.name_len[i] = 0
@@ -551,7 +559,7 @@ cdef class NativeWalk:
     def __init__(self, lexbor_node_type, attr_name_address, element_name_address, text_id, picture_id,
                  kind_of, class_facts, hidden_style, image_attrs, page_chrome, content_root,
                  noscript_content, holds_the_page, disclosed, hover_card, chrome_tags, wraps_the_page, class_memo_size,
-                 selectors, naming_parts):
+                 selectors, naming_parts, may_hold, summary_id):
         self.vtab = PyCapsule_GetPointer(lexbor_node_type.__dict__["__pyx_vtable__"], NULL)
         self.attr_name = <void *><uintptr_t>attr_name_address
         self.element_name = <void *><uintptr_t>element_name_address
@@ -592,6 +600,10 @@ cdef class NativeWalk:
         if noscript_content not in self.selectors or wraps_the_page not in self.selectors:
             raise ValueError("the noscript content or the page wrapper selector is not one of the selectors")
         self.wraps_the_page = self.selectors[wraps_the_page]
+        if may_hold not in self.selectors:
+            raise ValueError("the selector of _holds_the_page's first test is not one of the selectors")
+        self.may_hold = self.selectors[may_hold]
+        self.summary_id = summary_id
 
     def __dealloc__(self):
         cdef Py_ssize_t i
@@ -1028,7 +1040,7 @@ cdef class NativeWalk:
                 if a.any:
                     if a.hiding and self._hidden(&a):
                         py = self._node(node, parser)
-                        if not self.disclosed(py) and not (shown and <uintptr_t>node in shown):
+                        if (self._not_disclosed(node, &a) or not self.disclosed(py)) and not (shown and <uintptr_t>node in shown):
                             hidden.append(py)  # (a hidden tab panel is walked: blocks._disclosed_box)
                             continue
                     facts = self._facts(tid, &a)
@@ -1039,12 +1051,14 @@ cdef class NativeWalk:
                     part = facts[2]
                     is_caption = facts[3]
                     if chrome and not self.flags[tid] & 4:
-                        py = self._node(node, parser)
-                        if not self.holds_the_page(py, root, page_chars, chrome, self.first):  # blocks._holds_the_page
+                        # blocks._holds_the_page; its first test made here while no wrapper is
+                        # noted (page_chars[1]): a box holding no h1, main, itemprop or p is not one
+                        if (len(page_chars) < 2 and self._first(node, parser, self.may_hold) is None) or not self.holds_the_page(
+                                self._node(node, parser), root, page_chars, chrome, self.first):
                             if chrome != 2:  # blocks.py's _COMMENTS
                                 continue
                             if not noscript:
-                                copies.append(py)
+                                copies.append(self._node(node, parser))
                                 continue
                 else:
                     is_hint = is_caption = False
@@ -1143,6 +1157,93 @@ cdef class NativeWalk:
         out.caption = captions
         out.images = images
         return copies
+
+    cdef int _panel_attr(self, pt_attr *attr) noexcept:
+        """P_* bit of an attribute's name (as written: blocks.py reads them from the attribute
+        dict), 0 for the others."""
+        cdef uintptr_t aid = attr.node.local_name
+        cdef bint static = attr.qualified_name == 0 and aid < KINDS
+        cdef size_t n = 0
+        cdef const unsigned char *name
+        cdef int bit = 0
+        if static and self.panel_attrs[aid] >= 0:
+            return self.panel_attrs[aid]
+        name = pt_call_name(self.attr_name, attr, &n)
+        if name != NULL:
+            if _eq(name, n, b"role", 4):
+                bit = P_ROLE
+            elif _eq(name, n, b"aria-expanded", 13):
+                bit = P_EXPANDED
+            elif _eq(name, n, b"aria-controls", 13):
+                bit = P_CONTROLS
+        if static:
+            self.panel_attrs[aid] = bit
+        return bit
+
+    cdef int _panel_attrs(self, pt_node *node) noexcept:
+        """The P_* bits of an element's attributes."""
+        cdef pt_attr *attr = (<pt_element *>node).first_attr
+        cdef int bits = 0
+        while attr != NULL:
+            bits |= self._panel_attr(attr)
+            attr = attr.next
+        return bits
+
+    cdef int _toggle_attrs(self, pt_node *node) noexcept:
+        """The P_* bits of an element and of its element children and theirs: of all the boxes
+        blocks._toggle_boxes may give (it stops at TOGGLE_BOXES of them)."""
+        cdef int bits = self._panel_attrs(node)
+        cdef pt_node *child = node.first_child
+        cdef pt_node *grandchild
+        while child != NULL:
+            if child.type == ELEMENT:
+                bits |= self._panel_attrs(child)
+                grandchild = child.first_child
+                while grandchild != NULL:
+                    if grandchild.type == ELEMENT:
+                        bits |= self._panel_attrs(grandchild)
+                    grandchild = grandchild.next
+            child = child.next
+        return bits
+
+    cdef bint _not_disclosed(self, pt_node *node, Attrs *a) noexcept:
+        """Whether blocks._disclosed_box surely says a hidden box is not walked, read in C: it has
+        no role (_DISCLOSURE_ROLES, a dialog), no aria-hidden="true" (_slide), no id a streamed
+        segment's, an ASCII class and id without the letters of a _DISCLOSURE_WORDS word, and the
+        element before it is no <summary> and holds no toggle (aria-expanded; with an id,
+        aria-controls, there or in the element before its parent). False: blocks.py decides."""
+        cdef pt_str *ident = a.ident if a.ident != NULL and a.ident.length else NULL
+        cdef pt_node *sibling
+        cdef int toggles = P_EXPANDED | (P_CONTROLS if ident != NULL else 0)
+        if a.aria_true or self._panel_attrs(node) & P_ROLE:
+            return False
+        if ident != NULL:
+            if ident.length >= 2 and (ident.data[0] == 83 or ident.data[0] == 80) and ident.data[1] == 58:  # "S:", "P:"
+                return False
+            if not _ascii(ident.data, ident.length) or _disclosure_letters(ident.data, ident.length):
+                return False
+        if a.cls != NULL and (not _ascii(a.cls.data, a.cls.length) or _disclosure_letters(a.cls.data, a.cls.length)):
+            return False
+        sibling = _element_before(node)
+        if sibling != NULL and (sibling.local_name == self.summary_id or self._toggle_attrs(sibling) & toggles):
+            return False
+        if ident != NULL and node.parent != NULL:
+            sibling = _element_before(node.parent)
+            if sibling != NULL and self._toggle_attrs(sibling) & P_CONTROLS:
+                return False
+        return True
+
+    def not_disclosed(self, node):
+        """_not_disclosed of a LexborNode (for the tests: blocks._disclosed_box is its reference)."""
+        cdef Attrs a
+        cdef pt_node *n
+        if type(node) is not self.node_type:
+            raise Unsupported("not a LexborNode")
+        n = (<pt_lexbor_node *><PyObject *>node).node
+        if n.type != ELEMENT:
+            raise Unsupported("not an element")
+        self._attrs(n, &a, False)
+        return self._not_disclosed(n, &a)
 
     cdef tuple _facts(self, uintptr_t tid, Attrs *a):
         """blocks.py's _class_facts(tag, class, id, itemprop): _plain_facts, else memoised by
@@ -1399,6 +1500,21 @@ cdef inline bint _contains_ci(const unsigned char *s, size_t n, const char *word
         else:
             return True
     return False
+
+
+cdef inline pt_node *_element_before(pt_node *node) noexcept:
+    """blocks._element_before: the element sibling before a node, NULL when none."""
+    cdef pt_node *sibling = node.prev
+    while sibling != NULL and sibling.type != ELEMENT:
+        sibling = sibling.prev
+    return sibling
+
+
+cdef inline bint _disclosure_letters(const unsigned char *s, size_t n) noexcept:
+    """Whether ASCII ``s`` may hold a word of blocks._DISCLOSURE_WORDS (tab, tabs, tabpanel,
+    pane, panel, accordion, faq, faqs, answer), in any case: each holds one of these."""
+    return (_contains_ci(s, n, b"tab", 3) or _contains_ci(s, n, b"pane", 4) or _contains_ci(s, n, b"accordion", 9)
+            or _contains_ci(s, n, b"faq", 3) or _contains_ci(s, n, b"answer", 6))
 
 
 cdef inline bint _ascii(const unsigned char *s, size_t n) noexcept:

@@ -1268,5 +1268,6 @@ def _native_walk(names: list[int] | None = None):
         LexborNode, *names, _TEXT_ID, LexborHTMLParser("").create_node("picture").tag_id,
         _kind_of, _class_facts, lambda style: _HIDDEN_STYLE.search(style) is not None, IMAGE_ATTRS,
         PAGE_CHROME_TAGS, CONTENT_ROOT_TAGS, _NOSCRIPT_CONTENT, _holds_the_page, _disclosed_box, _hover_card, CHROME_TAGS,
-        _WRAPS_THE_PAGE, _CLASS_MEMO_SIZE, _FIRST_SELECTORS, _NAMING_PARTS,
+        _WRAPS_THE_PAGE, _CLASS_MEMO_SIZE, _FIRST_SELECTORS, _NAMING_PARTS, _MAY_HOLD_CONTENT_OR_P,
+        LexborHTMLParser("").create_node("summary").tag_id,
     )  # fmt: skip
