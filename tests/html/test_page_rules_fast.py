@@ -66,3 +66,64 @@ def test_not_disclosed_is_never_wrong(parts):
     for node in tree.root.traverse():
         if node.is_element_node and native.not_disclosed(node):
             assert not blocks._disclosed_box(node), node.html
+
+
+# -- ParsedPage's packed columns -----------------------------------------------------------------
+
+_ITEMS = st.one_of(
+    st.integers(-(2**31) - 2, 2**31 + 1), st.integers(-5, 2**64 + 5), st.sampled_from([True, False, 1.0, 2**63, -1, 0])
+)
+
+
+@hsettings(max_examples=400, deadline=None)
+@given(st.lists(_ITEMS, max_size=40), st.sampled_from(["i", "Q"]))
+def test_pack_is_its_reference_and_unpacks_as_array_does(values, code):
+    from array import array
+
+    from pagetwin.html.blocks import _pack, _pack_reference, _unpack
+
+    packed = _pack(values, code)
+    assert packed == _pack_reference(values, code)
+    if type(packed) is bytes:
+        column = array(code)
+        column.frombytes(packed)
+        assert _unpack(packed, code) == column.tolist()
+        assert [type(v) for v in _unpack(packed, code)] == [int] * len(values)
+    else:
+        assert _unpack(packed, code) is packed
+
+
+def test_native_packers_are_built():
+    import pytest
+
+    from pagetwin.html import blocks
+
+    if blocks._walk is None:
+        pytest.skip("native walk not built")
+    assert blocks._walk.packed_uint64([0, 2**64 - 1]) == bytes(8) + b"\xff" * 8
+    assert blocks._walk.packed_int32([True]) is None and blocks._walk.packed_int32([2**31]) is None
+
+
+# -- product facts from the head nodes ----------------------------------------------------------
+
+
+@hsettings(max_examples=300, deadline=None)
+@given(pieces=st.lists(st.tuples(st.sampled_from([
+    '<script type="application/ld+json">{{"@type": "Product", "description": "{w} long"}}</script>',
+    '<script type="application/ld+json" itemtype="schema.org/Product">{{"@type": "Product", "description": "{w}"}}</script>',
+    '<script itemtype="schema.org/Product">{w}</script>', '<script type="application/LD+json">{{"@type": "Product"}}</script>',
+    '<div itemtype="http://schema.org/Product"><script type="application/ld+json">{{"@type": "Product", "description": "{w}"}}</script></div>',
+    '<svg><script type="application/ld+json">{{"@type": "Product", "description": "{w}!"}}</script></svg>',
+    '<template><script type="application/ld+json">{{"@type": "Product", "description": "{w}?"}}</script></template>',
+    '<div ItemType="schema.org/Product">{w}</div>', "<p>{w}</p>", '<meta name="description" content="{w}">',
+    '<script type="application/ld+json">{{"@type": "Thing"}}</script>', '<script type="application/ld+json">{{broken</script>',
+]), st.sampled_from(["Shop", "Ünïcode", "a  b"])), max_size=10))  # fmt: skip
+def test_product_facts_of_is_its_reference(pieces):
+    from pagetwin.html import noise
+    from pagetwin.html.blocks import BlockWalker
+    from pagetwin.html.parse import parse_html
+
+    tree = parse_html("<html><head>" + "".join(piece.format(w=word) for piece, word in pieces) + "</head><body></body></html>")
+    for _, products in (noise._head_nodes(tree, BlockWalker()), noise._head_nodes_reference(tree)):
+        assert noise._product_facts_of(tree, products) == noise._product_facts_of_reference(tree, products)
+    assert noise.product_facts(tree) == noise._product_facts_of_reference(tree, tree.css(noise._LD_JSON + ", " + noise._PRODUCT_MICRODATA))

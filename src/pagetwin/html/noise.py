@@ -1040,6 +1040,23 @@ def _product_facts_of(tree, nodes) -> tuple[bool, str]:
     """product_facts of the page's nodes that its selectors match, in document order."""
     if not nodes:
         return False, ""
+    # A script without an itemtype is among them by the JSON-LD selector alone (a script holds
+    # no element): it matches _LD_JSON and not _PRODUCT_MICRODATA, without css_matches parsing
+    # them. The page's JSON-LD scripts are the scripts among them that match _LD_JSON, in
+    # document order (as the reference's tree.css(_LD_JSON), a second pass over the DOM).
+    plain = [node.tag == "script" and not any(name.lower() == "itemtype" for name in node.attributes) for node in nodes]
+    microdata = any(not p and node.css_matches(_PRODUCT_MICRODATA) for node, p in zip(nodes, plain))
+    scripts = [node for node, p in zip(nodes, plain) if p or (node.tag == "script" and node.css_matches(_LD_JSON))]
+    if not scripts:
+        return microdata, ""
+    text, found = _product_ld_of(scripts)
+    return found or microdata, text
+
+
+def _product_facts_of_reference(tree, nodes) -> tuple[bool, str]:
+    """_product_facts_of asking css_matches of every node, and lexbor for the JSON-LD scripts."""
+    if not nodes:
+        return False, ""
     microdata = any(node.css_matches(_PRODUCT_MICRODATA) for node in nodes)
     if not any(node.css_matches(_LD_JSON) for node in nodes):
         return microdata, ""
@@ -1109,8 +1126,13 @@ def _product_ld(tree) -> tuple[str, bool]:
     """(The longest ``description`` of a schema.org ``Product`` (or ``ProductGroup``) in the
     page's JSON-LD as plain text or "", whether it has a Product at all). Shops often render the description with
     script only, or behind a tab the walk does not see: the JSON-LD is the page's own copy."""
+    return _product_ld_of(tree.css(_LD_JSON))
+
+
+def _product_ld_of(scripts) -> tuple[str, bool]:
+    """_product_ld of the page's JSON-LD scripts, in document order."""
     best, found = "", False
-    for node in tree.css(_LD_JSON):
+    for node in scripts:
         raw = node.text()
         if "Product" not in raw:
             continue
