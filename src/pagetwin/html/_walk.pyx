@@ -147,6 +147,12 @@ DEF MAX_FIRST_TAGS = 16  # tags of a selector ``first`` answers
 DEF P_ROLE = 1
 DEF P_EXPANDED = 2
 DEF P_CONTROLS = 4
+# What a word of a class or id names (blocks.py's word sets), as bits of ``class_words``.
+DEF W_CHROME = 1
+DEF W_WRAPPER = 2
+DEF W_COMMENT = 4
+DEF W_POPUP = 8
+DEF W_WIDGET = 16
 
 # Stack entries that are not nodes (node pointers are aligned, so never 1 or 2).
 DEF LINK_END = 1
@@ -527,8 +533,10 @@ cdef class NativeWalk:
     cdef int src_of[5]  # (SOURCE_ATTRS) the image attribute index of each attribute an image's source is read from, in order (-1)
     cdef readonly dict class_memo
     cdef Py_ssize_t class_memo_size
-    cdef tuple naming_words, hint_parts, caption_parts, hiding_classes  # blocks._NAMING_PARTS, as bytes
-    cdef Py_ssize_t longest_word  # (naming_words[n]: the words of n letters)
+    cdef tuple hiding_classes  # blocks._HIDING_CLASSES, as bytes
+    cdef dict class_words  # a word (bytes) of blocks' word sets -> its W_* bits
+    cdef tuple body_hints, builder_widgets, caption_names  # the literals of blocks._BODY_HINT, _BUILDER_WIDGET, _CAPTION_NAMES's first names
+    cdef Py_ssize_t longest_word  # of class_words
     cdef object kind_of, class_facts, hidden_style, page_chrome, content_root, own_roots
     cdef object noscript_content, holds_the_page, disclosed, hover_card, chrome_tags
     cdef tuple wraps_the_page  # the selector spec of what makes a nav or an aside wrap the page
@@ -560,7 +568,7 @@ cdef class NativeWalk:
     def __init__(self, lexbor_node_type, attr_name_address, element_name_address, text_id, picture_id,
                  kind_of, class_facts, hidden_style, image_attrs, page_chrome, content_root,
                  noscript_content, holds_the_page, disclosed, hover_card, chrome_tags, wraps_the_page, class_memo_size,
-                 selectors, naming_parts, may_hold, summary_id):
+                 selectors, may_hold, summary_id, class_words):
         self.vtab = PyCapsule_GetPointer(lexbor_node_type.__dict__["__pyx_vtable__"], NULL)
         self.attr_name = <void *><uintptr_t>attr_name_address
         self.element_name = <void *><uintptr_t>element_name_address
@@ -590,10 +598,6 @@ cdef class NativeWalk:
         self.names = [None] * KINDS
         self.class_memo = {}
         self.class_memo_size = class_memo_size
-        words, hint_parts, caption_parts, hiding_classes = [sorted(name.encode("ascii") for name in names) for names in naming_parts]
-        self.longest_word = max(len(word) for word in words)
-        self.naming_words = tuple(tuple(word for word in words if len(word) == n) for n in range(self.longest_word + 1))
-        self.hint_parts, self.caption_parts, self.hiding_classes = tuple(hint_parts), tuple(caption_parts), tuple(hiding_classes)
         for ids, _, _ in selectors.values():
             if len(ids) > MAX_FIRST_TAGS or any(tid >= KINDS for tid in ids):
                 raise ValueError("a selector of too many tags, or of tags that are not static")
@@ -605,6 +609,9 @@ cdef class NativeWalk:
             raise ValueError("the selector of _holds_the_page's first test is not one of the selectors")
         self.may_hold = self.selectors[may_hold]
         self.summary_id = summary_id
+        words, self.body_hints, self.builder_widgets, self.caption_names, self.hiding_classes = class_words
+        self.class_words = dict(words)
+        self.longest_word = max(len(word) for word in self.class_words)
 
     def __dealloc__(self):
         cdef Py_ssize_t i
@@ -1281,18 +1288,25 @@ cdef class NativeWalk:
         return <tuple>facts
 
     cdef object _plain_facts(self, const char *name, size_t name_len, pt_str *cls, pt_str *ident, pt_str *itemprop):
-        """_class_facts of an ASCII (tag, class, id, itemprop) that names nothing: none of
-        blocks._NAMING_PARTS is in it, so its facts are (0, False, part, False, False, False),
-        its part made here as _class_facts makes it (the class and id stripped of whitespace,
-        then of digits). None when one may be there, or it is not ASCII: _class_facts decides."""
+        """_class_facts of an ASCII (tag, class, id, itemprop) whose class and id name no popup
+        (_POPUP_WORDS) and hold no hiding class (_HIDING_CLASSES): made here as _class_facts makes
+        them (its regexes are literals: _BODY_HINT's names, _BUILDER_WIDGET's, _CAPTION_NAMES's
+        and "credit" not after "ac"), its part as it makes it (the class and id stripped of
+        whitespace, then of digits). None for the others, or when not ASCII: _class_facts decides."""
         cdef Buf *k = &self.scratch
         cdef pt_str *source
         cdef Py_ssize_t i, j
         cdef unsigned char c
+        cdef int bits, chrome = 0
+        cdef bint wrapper = False, builder
+        cdef Py_ssize_t named_other = 0, named_comment = 0, named_widget = 0
+        cdef bint hint, caption = False
         if not (_ascii(<const unsigned char *>name, name_len) and _ascii(cls.data, cls.length)
                 and _ascii(ident.data, ident.length) and _ascii(itemprop.data, itemprop.length)):
             return None
-        # the class and id lowered, as _class_facts's "lowered": its words, then its caption parts
+        if _holds_any(cls.data, cls.length, self.hiding_classes):
+            return None  # (_class_hidden: blocks.py decides)
+        # the class and id lowered, as _class_facts's "lowered": its words, then its caption names
         k.length = 0
         _append(k, cls.data, cls.length)
         _append(k, b" ", 1)
@@ -1309,12 +1323,31 @@ cdef class NativeWalk:
             while j < <Py_ssize_t>k.length and 97 <= k.data[j] <= 122:
                 j += 1
             if j - i <= self.longest_word:
-                for word in <tuple>self.naming_words[j - i]:
-                    if memcmp(<const char *><bytes>word, k.data + i, j - i) == 0:
-                        return None
+                found = self.class_words.get(PyBytes_FromStringAndSize(<char *>k.data + i, j - i))
+                if found is not None:
+                    bits = found
+                    if bits & W_POPUP:
+                        return None  # (_named_popup: blocks.py decides)
+                    if bits & W_WRAPPER:
+                        wrapper = True
+                    if bits & W_CHROME:
+                        if bits & W_WIDGET:
+                            named_widget += 1
+                        elif bits & W_COMMENT:
+                            named_comment += 1
+                        else:
+                            named_other += 1
             i = j
-        if _holds_any(k.data, k.length, self.caption_parts) or _holds_any(cls.data, cls.length, self.hiding_classes):
-            return None
+        # chrome: its chrome words (a page builder's unit: not "widget"), none of a wrapper
+        builder = _holds_any(cls.data, cls.length, self.builder_widgets)
+        if named_other + named_comment + (0 if builder else named_widget) and not wrapper:
+            chrome = 2 if named_other == 0 and (builder or named_widget == 0) else 1  # _COMMENTS, _CHROME
+        caption = _holds_any(k.data, k.length, self.caption_names)
+        i = 0
+        while not caption and i + 6 <= <Py_ssize_t>k.length:
+            if memcmp(k.data + i, b"credit", 6) == 0 and not (i >= 2 and k.data[i - 2] == 97 and k.data[i - 1] == 99):
+                caption = True
+            i += 1
         # the marker: the itemprop, class or id (the first given) lowered, without "-" and "_"
         source = itemprop if itemprop.length else (cls if cls.length else ident)
         k.length = 0
@@ -1323,8 +1356,7 @@ cdef class NativeWalk:
             if c != 45 and c != 95:
                 c = c + 32 if 65 <= c <= 90 else c
                 _append(k, &c, 1)
-        if _holds_any(k.data, k.length, self.hint_parts):
-            return None
+        hint = _holds_any(k.data, k.length, self.body_hints)
         if cls.length == 0 and ident.length == 0:
             part = PyBytes_FromStringAndSize(name, name_len)
         else:
@@ -1335,7 +1367,7 @@ cdef class NativeWalk:
             _append(k, b"#", 1)
             _append_name(k, ident)
             part = PyBytes_FromStringAndSize(<char *>k.data, k.length)
-        return (0, False, part, False, False, False)
+        return (chrome, hint, part, caption, False, False)
 
     def plain_facts(self, bytes tag, bytes cls, bytes ident, bytes itemprop):
         """_plain_facts of these (for the tests: _class_facts is its reference)."""
