@@ -215,8 +215,8 @@ def test_the_walker_memos_stay_bounded(monkeypatch):
     from pagetwin.html.blocks import BlockWalker
 
     walker = BlockWalker(native=False)
-    # (Named as a popup: the native walk memoises only the facts _class_facts gives, not _plain_facts'.)
-    html = "".join(f"<div class='tooltip c{i}' id='i{i}'><p>x</p></div>" for i in range(3000))
+    # (Named as chrome: the native walk memoises only the facts _class_facts gives, _plain_facts.)
+    html = "".join(f"<div class='nav c{i}' id='i{i}'><p>x</p></div>" for i in range(3000))
     for _ in range(3):
         walker.walk(parse_html(html))
     assert len(walker.class_memo) <= blocks._CLASS_MEMO_SIZE + 1

@@ -325,19 +325,28 @@ _NAMING = st.lists(st.one_of(_NAMING_PIECES, st.text(st.characters(max_codepoint
 @given(tag=st.sampled_from(["div", "span", "h1", "my-box"]), cls=_NAMING, ident=_NAMING,
        itemprop=st.sampled_from(["", "articleBody", "headline", "name", "é"]))  # fmt: skip
 def test_native_plain_facts_are_class_facts(walkers, tag, cls, ident, itemprop):
-    facts = walkers[0].native.plain_facts(*(s.encode("utf-8") for s in (tag, cls, ident, itemprop)))
-    if facts is not None:
-        chrome, hint, part, caption, hidden, popup = blocks._class_facts(tag, cls, ident, itemprop)
-        assert facts == (chrome, hint, part.encode("utf-8"), caption, hidden, popup)
-        assert blocks._class_facts_reference(tag, cls, ident, itemprop) == (chrome, hint, part, caption, hidden, popup)
-        assert (cls + ident + itemprop).isascii()
+    chrome, hint, part, caption, hidden, popup = blocks._class_facts(tag, cls, ident, itemprop)
+    assert blocks._class_facts_reference(tag, cls, ident, itemprop) == (chrome, hint, part, caption, hidden, popup)
+    for made in (walkers[0].native.plain_facts, walkers[0].native.ascii_facts):
+        facts = made(*(s.encode("utf-8") for s in (tag, cls, ident, itemprop)))
+        if facts is not None:
+            assert facts == (chrome, hint, part.encode("utf-8"), caption, hidden, popup)
+            assert (cls + ident + itemprop).isascii()
 
 
 def test_native_plain_facts_of_names_that_name_nothing(walkers):
     plain = walkers[0].native.plain_facts
     assert plain(b"div", b" mb-2 flex12 ", b"x1", b"") == (0, False, b"div.mb- flex#x", False, False, False)
     assert plain(b"p", b"", b"", b"") == (0, False, b"p", False, False, False)
-    # Names of chrome, comments, a body or a caption: made natively too, as _class_facts makes them.
+    for named in (b"nav-bar", b"post_Body", b"wp-caption", b"d-none", b"my-tooltip"):
+        assert plain(b"div", named, b"", b"") is None
+
+
+def test_native_ascii_facts_of_names_that_name_something(walkers):
+    # Names of chrome, comments, a body or a caption: made natively (on a miss of the memo), as
+    # _class_facts makes them; a hiding class, a popup, a name not ASCII: by _class_facts.
+    plain = walkers[0].native.ascii_facts
+    assert plain(b"div", b" mb-2 flex12 ", b"x1", b"") == (0, False, b"div.mb- flex#x", False, False, False)
     assert plain(b"div", b"nav-bar", b"", b"") == (1, False, b"div.nav-bar#", False, False, False)
     assert plain(b"div", b"comment-list", b"c", b"") == (2, False, b"div.comment-list#c", False, False, False)
     assert plain(b"div", b"elementor-widget widget", b"", b"") == (0, False, b"div.elementor-widget widget#", False, False, False)

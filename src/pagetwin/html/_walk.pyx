@@ -147,7 +147,7 @@ DEF MAX_FIRST_TAGS = 16  # tags of a selector ``first`` answers
 DEF P_ROLE = 1
 DEF P_EXPANDED = 2
 DEF P_CONTROLS = 4
-# What a word of a class or id names (blocks.py's word sets), as bits of ``class_words``.
+# What a word of a class or id names (blocks.py's word sets), as bits of ``word_buckets``.
 DEF W_CHROME = 1
 DEF W_WRAPPER = 2
 DEF W_COMMENT = 4
@@ -533,10 +533,11 @@ cdef class NativeWalk:
     cdef int src_of[5]  # (SOURCE_ATTRS) the image attribute index of each attribute an image's source is read from, in order (-1)
     cdef readonly dict class_memo
     cdef Py_ssize_t class_memo_size
-    cdef tuple hiding_classes  # blocks._HIDING_CLASSES, as bytes
-    cdef dict class_words  # a word (bytes) of blocks' word sets -> its W_* bits
+    cdef tuple naming_words, hint_parts, caption_parts, hiding_classes  # blocks._NAMING_PARTS, as bytes
+    cdef Py_ssize_t longest_naming  # (naming_words[n]: the words of n letters)
+    cdef tuple word_buckets  # [length * 26 + first letter - "a"]: ((word, W_* bits), ...) of blocks' word sets
     cdef tuple body_hints, builder_widgets, caption_names  # the literals of blocks._BODY_HINT, _BUILDER_WIDGET, _CAPTION_NAMES's first names
-    cdef Py_ssize_t longest_word  # of class_words
+    cdef Py_ssize_t longest_word  # of word_buckets
     cdef object kind_of, class_facts, hidden_style, page_chrome, content_root, own_roots
     cdef object noscript_content, holds_the_page, disclosed, hover_card, chrome_tags
     cdef tuple wraps_the_page  # the selector spec of what makes a nav or an aside wrap the page
@@ -568,7 +569,7 @@ cdef class NativeWalk:
     def __init__(self, lexbor_node_type, attr_name_address, element_name_address, text_id, picture_id,
                  kind_of, class_facts, hidden_style, image_attrs, page_chrome, content_root,
                  noscript_content, holds_the_page, disclosed, hover_card, chrome_tags, wraps_the_page, class_memo_size,
-                 selectors, may_hold, summary_id, class_words):
+                 selectors, naming_parts, may_hold, summary_id, class_words):
         self.vtab = PyCapsule_GetPointer(lexbor_node_type.__dict__["__pyx_vtable__"], NULL)
         self.attr_name = <void *><uintptr_t>attr_name_address
         self.element_name = <void *><uintptr_t>element_name_address
@@ -609,9 +610,17 @@ cdef class NativeWalk:
             raise ValueError("the selector of _holds_the_page's first test is not one of the selectors")
         self.may_hold = self.selectors[may_hold]
         self.summary_id = summary_id
-        words, self.body_hints, self.builder_widgets, self.caption_names, self.hiding_classes = class_words
-        self.class_words = dict(words)
-        self.longest_word = max(len(word) for word in self.class_words)
+        words, hint_parts, caption_parts, hiding_classes = [sorted(name.encode("ascii") for name in names) for names in naming_parts]
+        self.longest_naming = max(len(word) for word in words)
+        self.naming_words = tuple(tuple(word for word in words if len(word) == n) for n in range(self.longest_naming + 1))
+        self.hint_parts, self.caption_parts, self.hiding_classes = tuple(hint_parts), tuple(caption_parts), tuple(hiding_classes)
+        words, self.body_hints, self.builder_widgets, self.caption_names = class_words
+        if not all(word and all(97 <= c <= 122 for c in word) for word in words):
+            raise ValueError("a class word that is not lowercase ASCII letters")
+        self.longest_word = max(len(word) for word in words)
+        # (by length and first letter: most words of a class name meet an empty bucket, no bytes made)
+        self.word_buckets = tuple(tuple((word, bits) for word, bits in sorted(words.items()) if len(word) * 26 + word[0] - 97 == i)
+                                  for i in range((self.longest_word + 1) * 26))
 
     def __dealloc__(self):
         cdef Py_ssize_t i
@@ -1265,7 +1274,8 @@ cdef class NativeWalk:
             if parts[i] == NULL:
                 parts[i] = &EMPTY
         # Names that name nothing are most of them: made here at each call, they leave the memo
-        # to the others, whose facts cost a Python call (so it holds a whole run's of them).
+        # to the others (so it holds a whole run's of them), made by _ascii_facts when it can,
+        # else by a Python call.
         facts = self._plain_facts(self.name_ptr[tid], self.name_len[tid], parts[1], parts[2], parts[3])
         if facts is not None:
             return <tuple>facts
@@ -1280,14 +1290,73 @@ cdef class NativeWalk:
         key = PyBytes_FromStringAndSize(<char *>k.data, k.length)
         facts = self.class_memo.get(key)
         if facts is None:
-            chrome, hint, part, caption, hidden, popup = self.class_facts(self.names[tid][0], _str(a.cls), _str(a.ident), _str(a.itemprop))
-            facts = (chrome, hint, part.encode("utf-8", "surrogatepass"), caption, hidden, popup)
+            facts = self._ascii_facts(self.name_ptr[tid], self.name_len[tid], parts[1], parts[2], parts[3])
+            if facts is None:  # (not ASCII, a popup or a hiding class: blocks.py decides)
+                chrome, hint, part, caption, hidden, popup = self.class_facts(self.names[tid][0], _str(a.cls), _str(a.ident), _str(a.itemprop))
+                facts = (chrome, hint, part.encode("utf-8", "surrogatepass"), caption, hidden, popup)
             if len(self.class_memo) > self.class_memo_size:
                 self.class_memo.clear()
             self.class_memo[key] = facts
         return <tuple>facts
 
     cdef object _plain_facts(self, const char *name, size_t name_len, pt_str *cls, pt_str *ident, pt_str *itemprop):
+        """_class_facts of an ASCII (tag, class, id, itemprop) that names nothing: none of
+        blocks._NAMING_PARTS is in it, so its facts are (0, False, part, False, False, False),
+        its part made here as _class_facts makes it (the class and id stripped of whitespace,
+        then of digits). None when one may be there, or it is not ASCII: _class_facts decides."""
+        cdef Buf *k = &self.scratch
+        cdef pt_str *source
+        cdef Py_ssize_t i, j
+        cdef unsigned char c
+        if not (_ascii(<const unsigned char *>name, name_len) and _ascii(cls.data, cls.length)
+                and _ascii(ident.data, ident.length) and _ascii(itemprop.data, itemprop.length)):
+            return None
+        # the class and id lowered, as _class_facts's "lowered": its words, then its caption parts
+        k.length = 0
+        _append(k, cls.data, cls.length)
+        _append(k, b" ", 1)
+        _append(k, ident.data, ident.length)
+        for i in range(<Py_ssize_t>k.length):
+            if 65 <= k.data[i] <= 90:
+                k.data[i] += 32
+        i = 0
+        while i < <Py_ssize_t>k.length:
+            if not 97 <= k.data[i] <= 122:
+                i += 1
+                continue
+            j = i
+            while j < <Py_ssize_t>k.length and 97 <= k.data[j] <= 122:
+                j += 1
+            if j - i <= self.longest_naming:
+                for word in <tuple>self.naming_words[j - i]:
+                    if memcmp(<const char *><bytes>word, k.data + i, j - i) == 0:
+                        return None
+            i = j
+        if _holds_any(k.data, k.length, self.caption_parts) or _holds_any(cls.data, cls.length, self.hiding_classes):
+            return None
+        # the marker: the itemprop, class or id (the first given) lowered, without "-" and "_"
+        source = itemprop if itemprop.length else (cls if cls.length else ident)
+        k.length = 0
+        for i in range(<Py_ssize_t>source.length):
+            c = source.data[i]
+            if c != 45 and c != 95:
+                c = c + 32 if 65 <= c <= 90 else c
+                _append(k, &c, 1)
+        if _holds_any(k.data, k.length, self.hint_parts):
+            return None
+        if cls.length == 0 and ident.length == 0:
+            part = PyBytes_FromStringAndSize(name, name_len)
+        else:
+            k.length = 0
+            _append(k, <const unsigned char *>name, name_len)
+            _append(k, b".", 1)
+            _append_name(k, cls)
+            _append(k, b"#", 1)
+            _append_name(k, ident)
+            part = PyBytes_FromStringAndSize(<char *>k.data, k.length)
+        return (0, False, part, False, False, False)
+
+    cdef object _ascii_facts(self, const char *name, size_t name_len, pt_str *cls, pt_str *ident, pt_str *itemprop):
         """_class_facts of an ASCII (tag, class, id, itemprop) whose class and id name no popup
         (_POPUP_WORDS) and hold no hiding class (_HIDING_CLASSES): made here as _class_facts makes
         them (its regexes are literals: _BODY_HINT's names, _BUILDER_WIDGET's, _CAPTION_NAMES's
@@ -1322,21 +1391,23 @@ cdef class NativeWalk:
             j = i
             while j < <Py_ssize_t>k.length and 97 <= k.data[j] <= 122:
                 j += 1
+            bits = 0
             if j - i <= self.longest_word:
-                found = self.class_words.get(PyBytes_FromStringAndSize(<char *>k.data + i, j - i))
-                if found is not None:
-                    bits = found
-                    if bits & W_POPUP:
-                        return None  # (_named_popup: blocks.py decides)
-                    if bits & W_WRAPPER:
-                        wrapper = True
-                    if bits & W_CHROME:
-                        if bits & W_WIDGET:
-                            named_widget += 1
-                        elif bits & W_COMMENT:
-                            named_comment += 1
-                        else:
-                            named_other += 1
+                for entry in <tuple>self.word_buckets[(j - i) * 26 + k.data[i] - 97]:
+                    if memcmp(<const char *><bytes>(<tuple>entry)[0], k.data + i, j - i) == 0:
+                        bits = (<tuple>entry)[1]
+                        break
+            if bits & W_POPUP:
+                return None  # (_named_popup: blocks.py decides)
+            if bits & W_WRAPPER:
+                wrapper = True
+            if bits & W_CHROME:
+                if bits & W_WIDGET:
+                    named_widget += 1
+                elif bits & W_COMMENT:
+                    named_comment += 1
+                else:
+                    named_other += 1
             i = j
         # chrome: its chrome words (a page builder's unit: not "widget"), none of a wrapper
         builder = _holds_any(cls.data, cls.length, self.builder_widgets)
@@ -1376,6 +1447,14 @@ cdef class NativeWalk:
         i.data, i.length = <unsigned char *><const char *>ident, len(ident)
         p.data, p.length = <unsigned char *><const char *>itemprop, len(itemprop)
         return self._plain_facts(<const char *>tag, len(tag), &c, &i, &p)
+
+    def ascii_facts(self, bytes tag, bytes cls, bytes ident, bytes itemprop):
+        """_ascii_facts of these (for the tests: _class_facts is its reference)."""
+        cdef pt_str c, i, p
+        c.data, c.length = <unsigned char *><const char *>cls, len(cls)
+        i.data, i.length = <unsigned char *><const char *>ident, len(ident)
+        p.data, p.length = <unsigned char *><const char *>itemprop, len(itemprop)
+        return self._ascii_facts(<const char *>tag, len(tag), &c, &i, &p)
 
     cdef uint64_t _sig(self, uint64_t sig, uintptr_t tid, object part) except? 0:
         """xxh64 of f"{sig}/{part}" (blocks.py's signature of a block's path)."""

@@ -300,8 +300,9 @@ def _class_facts(tag: str, cls: str, ident: str, itemprop: str) -> tuple[int, bo
     marked as the article body; signature part; named as a caption or gallery; hidden by its
     class, _class_hidden) of a block element (the walk memoises them: a site repeats the same
     few class names on every page, but ids such as "post-123" miss: 20,000 calls a 2,000-page
-    run; the native walk makes those of ASCII names that name no popup and no hiding class
-    itself, _CLASS_WORDS, and memoises the others). _class_facts_reference's results, each regex run only when a substring test says it
+    run; the native walk makes those of names that name nothing itself, _NAMING_PARTS, and
+    memoises the others, made by it when they are ASCII and name no popup and no hiding class,
+    _CLASS_WORDS). _class_facts_reference's results, each regex run only when a substring test says it
     may match, and ASCII digits dropped by bytes.translate (``\\d`` is ASCII-only on ASCII text)."""
     lowered = f"{cls} {ident}".lower()
     words = _WORDS.findall(lowered)
@@ -371,6 +372,13 @@ _HIDING_CLASSES = frozenset("d-none sr-only visually-hidden screen-reader-text v
 # A class that shows the box again at some screen width ("d-none d-lg-block", Tailwind's "md:flex").
 _SHOWN_AGAIN = re.compile(r"(?:^|\s)(?:d-\w+-|\w+:)(?:block|flex|inline|inline-block|inline-flex|grid|table|contents)(?:\s|$)")
 
+# What the native walk looks for in an ASCII (tag, class, id, itemprop) before it calls
+# _class_facts: when none is there, it names nothing (no chrome, hint, caption, hiding class or
+# popup) and the walk makes its part itself. Words of the class and id (_WORDS) that name chrome
+# or a popup; parts of the marker (hint), of the class and id (caption), of the class (hiding).
+_NAMING_PARTS = (CHROME_WORDS | _POPUP_WORDS, _HINT_PARTS, _CAPTION_PARTS, _HIDING_CLASSES)
+
+
 def _literals(pattern: re.Pattern) -> tuple[bytes, ...]:
     """The names of a regex that is an alternation of lowercase letters and "-" (as bytes)."""
     names = tuple(name.encode("ascii") for name in pattern.pattern.split("|"))
@@ -380,7 +388,8 @@ def _literals(pattern: re.Pattern) -> tuple[bytes, ...]:
 
 
 # What the native walk needs to make _class_facts of an ASCII (tag, class, id, itemprop) whose
-# class and id name no popup and hold no hiding class itself (the others cost a Python call): each word of the word sets with what it names (_walk's W_* bits), and
+# class and id name no popup and hold no hiding class itself, on a miss of its memo (the others
+# cost a Python call): each word of the word sets with what it names (_walk's W_* bits), and
 # the literal names of _BODY_HINT, _BUILDER_WIDGET and _CAPTION_NAMES (but its "credit", which
 # it looks for itself, not after "ac").
 _CLASS_WORDS = (
@@ -392,7 +401,6 @@ _CLASS_WORDS = (
     _literals(_BODY_HINT),
     _literals(_BUILDER_WIDGET),
     _literals(re.compile(_CAPTION_NAMES.pattern.removesuffix("|(?<!ac)credit"))),
-    tuple(sorted(name.encode("ascii") for name in _HIDING_CLASSES)),
 )
 
 
@@ -1300,6 +1308,6 @@ def _native_walk(names: list[int] | None = None):
         LexborNode, *names, _TEXT_ID, LexborHTMLParser("").create_node("picture").tag_id,
         _kind_of, _class_facts, lambda style: _HIDDEN_STYLE.search(style) is not None, IMAGE_ATTRS,
         PAGE_CHROME_TAGS, CONTENT_ROOT_TAGS, _NOSCRIPT_CONTENT, _holds_the_page, _disclosed_box, _hover_card, CHROME_TAGS,
-        _WRAPS_THE_PAGE, _CLASS_MEMO_SIZE, _FIRST_SELECTORS, _MAY_HOLD_CONTENT_OR_P,
+        _WRAPS_THE_PAGE, _CLASS_MEMO_SIZE, _FIRST_SELECTORS, _NAMING_PARTS, _MAY_HOLD_CONTENT_OR_P,
         LexborHTMLParser("").create_node("summary").tag_id, _CLASS_WORDS,
     )  # fmt: skip
