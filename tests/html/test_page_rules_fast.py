@@ -4,7 +4,7 @@ must give what its reference gives, on made-up blocks and on real pages."""
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
 from pagetwin.html.blocks import Blocks
-from pagetwin.html.noise import _drop_other_pages, _drop_other_pages_reference
+from pagetwin.html.noise import _drop_other_pages, _reference_drop_other_pages
 
 _TEXTS = ["Related articles", " Related posts: ", "More from Bob Smith", "You may also like", "Story text " * 3,
           "Top stories", "related", "", "x" * 70, "Read next!", "trending now", "Weiter lesen"]  # fmt: skip
@@ -33,7 +33,7 @@ def test_drop_other_pages_is_its_reference(case):
     blocks, keep = case
     fast, reference = list(keep), list(keep)
     _drop_other_pages(blocks, fast)
-    _drop_other_pages_reference(blocks, reference)
+    _reference_drop_other_pages(blocks, reference)
     assert fast == reference
 
 

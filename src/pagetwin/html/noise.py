@@ -987,7 +987,7 @@ def _drop_other_pages(blocks: Blocks, keep: list[bool]) -> None:
             return
 
 
-def _drop_other_pages_reference(blocks: Blocks, keep: list[bool]) -> None:
+def _reference_drop_other_pages(blocks: Blocks, keep: list[bool]) -> None:
     """_drop_other_pages as first written, one block at a time (its tests' reference)."""
     text = blocks.text
     first = next((b for b, k in enumerate(keep) if k), len(keep))
