@@ -314,7 +314,9 @@ def test_native_depth_cuts_on_real_pages():
 _NAMING_PIECES = st.sampled_from(
     ["nav", "navy", "menu", "Sidebar", "comments", "tooltip", "rollover", "wrap", "entry-content", "bo", "dy", "-", "_", " ",
      "Body", "text", "caption", "Gallery", "accredit", "d-none", "sr-only", "d-lg-block", "12", "x", "flex", "mb-2", "\t",
-     "\x1c", "\x0b", "é", "\u212a", "#", "."]
+     "\x1c", "\x0b", "é", "\u212a", "#", ".", "elementor-widget", "widget-type-", "Widget", "widgets", "comment", "commentlist",
+     "container", "articleBody", "post_content", "StoryBody", "maincontent", "credit", "ac", "slideshow", "ad", "ads", "share",
+     "social", "popup", "main", "widget-area", "a"]
 )  # fmt: skip
 _NAMING = st.lists(st.one_of(_NAMING_PIECES, st.text(st.characters(max_codepoint=127), max_size=4)), max_size=8).map("".join)
 
@@ -323,11 +325,13 @@ _NAMING = st.lists(st.one_of(_NAMING_PIECES, st.text(st.characters(max_codepoint
 @given(tag=st.sampled_from(["div", "span", "h1", "my-box"]), cls=_NAMING, ident=_NAMING,
        itemprop=st.sampled_from(["", "articleBody", "headline", "name", "é"]))  # fmt: skip
 def test_native_plain_facts_are_class_facts(walkers, tag, cls, ident, itemprop):
-    facts = walkers[0].native.plain_facts(*(s.encode("utf-8") for s in (tag, cls, ident, itemprop)))
-    if facts is not None:
-        chrome, hint, part, caption, hidden, popup = blocks._class_facts(tag, cls, ident, itemprop)
-        assert facts == (chrome, hint, part.encode("utf-8"), caption, hidden, popup)
-        assert (cls + ident + itemprop).isascii()
+    chrome, hint, part, caption, hidden, popup = blocks._class_facts(tag, cls, ident, itemprop)
+    assert blocks._class_facts_reference(tag, cls, ident, itemprop) == (chrome, hint, part, caption, hidden, popup)
+    for made in (walkers[0].native.plain_facts, walkers[0].native.ascii_facts):
+        facts = made(*(s.encode("utf-8") for s in (tag, cls, ident, itemprop)))
+        if facts is not None:
+            assert facts == (chrome, hint, part.encode("utf-8"), caption, hidden, popup)
+            assert (cls + ident + itemprop).isascii()
 
 
 def test_native_plain_facts_of_names_that_name_nothing(walkers):
@@ -335,6 +339,22 @@ def test_native_plain_facts_of_names_that_name_nothing(walkers):
     assert plain(b"div", b" mb-2 flex12 ", b"x1", b"") == (0, False, b"div.mb- flex#x", False, False, False)
     assert plain(b"p", b"", b"", b"") == (0, False, b"p", False, False, False)
     for named in (b"nav-bar", b"post_Body", b"wp-caption", b"d-none", b"my-tooltip"):
+        assert plain(b"div", named, b"", b"") is None
+
+
+def test_native_ascii_facts_of_names_that_name_something(walkers):
+    # Names of chrome, comments, a body or a caption: made natively (on a miss of the memo), as
+    # _class_facts makes them; a hiding class, a popup, a name not ASCII: by _class_facts.
+    plain = walkers[0].native.ascii_facts
+    assert plain(b"div", b" mb-2 flex12 ", b"x1", b"") == (0, False, b"div.mb- flex#x", False, False, False)
+    assert plain(b"div", b"nav-bar", b"", b"") == (1, False, b"div.nav-bar#", False, False, False)
+    assert plain(b"div", b"comment-list", b"c", b"") == (2, False, b"div.comment-list#c", False, False, False)
+    assert plain(b"div", b"elementor-widget widget", b"", b"") == (0, False, b"div.elementor-widget widget#", False, False, False)
+    assert plain(b"div", b"nav wrapper", b"", b"") == (0, False, b"div.nav wrapper#", False, False, False)
+    assert plain(b"div", b"post_Body", b"", b"") == (0, True, b"div.post_Body#", False, False, False)
+    assert plain(b"div", b"wp-caption", b"accredited", b"") == (0, False, b"div.wp-caption#accredited", True, False, False)
+    assert plain(b"div", b"x", b"accredited", b"")[3] is False and plain(b"div", b"x", b"credit", b"")[3] is True
+    for named in (b"d-none", b"my-tooltip", b"caf\xc3\xa9"):  # (a hiding class, a popup, not ASCII: _class_facts)
         assert plain(b"div", named, b"", b"") is None
 
 

@@ -23,6 +23,7 @@ from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.pycapsule cimport PyCapsule_GetPointer
 from cpython.unicode cimport PyUnicode_DecodeUTF8, PyUnicode_AsUTF8AndSize
 from cpython.ref cimport PyObject
+from libc.limits cimport INT_MAX, INT_MIN
 from libc.stdint cimport uint64_t, uintptr_t
 from libc.stdlib cimport calloc, free, realloc
 from libc.string cimport memchr, memcmp, memcpy
@@ -142,6 +143,16 @@ DEF A_STYLE = 6
 DEF IMAGE = 7
 DEF MAX_IMAGE_ATTRS = 40
 DEF MAX_FIRST_TAGS = 16  # tags of a selector ``first`` answers
+# Attributes that may make a hidden box a disclosure widget's panel (blocks._disclosed_box), as bits.
+DEF P_ROLE = 1
+DEF P_EXPANDED = 2
+DEF P_CONTROLS = 4
+# What a word of a class or id names (blocks.py's word sets), as bits of ``word_buckets``.
+DEF W_CHROME = 1
+DEF W_WRAPPER = 2
+DEF W_COMMENT = 4
+DEF W_POPUP = 8
+DEF W_WIDGET = 16
 
 # Stack entries that are not nodes (node pointers are aligned, so never 1 or 2).
 DEF LINK_END = 1
@@ -510,6 +521,7 @@ cdef class NativeWalk:
     cdef Py_ssize_t name_len[KINDS]
     cdef signed char attr_codes[KINDS]
     cdef signed char head_attrs[KINDS]  # H_* code of each static attribute id (-1: not known yet)
+    cdef signed char panel_attrs[KINDS]  # P_* bit of each static attribute id (0: none; -1: not known yet)
     cdef list attr_names  # bytes, by code
     cdef const char *attr_ptr[IMAGE + MAX_IMAGE_ATTRS]
     cdef size_t attr_len[IMAGE + MAX_IMAGE_ATTRS]
@@ -522,11 +534,16 @@ cdef class NativeWalk:
     cdef readonly dict class_memo
     cdef Py_ssize_t class_memo_size
     cdef tuple naming_words, hint_parts, caption_parts, hiding_classes  # blocks._NAMING_PARTS, as bytes
-    cdef Py_ssize_t longest_word  # (naming_words[n]: the words of n letters)
+    cdef Py_ssize_t longest_naming  # (naming_words[n]: the words of n letters)
+    cdef tuple word_buckets  # [length * 26 + first letter - "a"]: ((word, W_* bits), ...) of blocks' word sets
+    cdef tuple body_hints, builder_widgets, caption_names  # the literals of blocks._BODY_HINT, _BUILDER_WIDGET, _CAPTION_NAMES's first names
+    cdef Py_ssize_t longest_word  # of word_buckets
     cdef object kind_of, class_facts, hidden_style, page_chrome, content_root, own_roots
     cdef object noscript_content, holds_the_page, disclosed, hover_card, chrome_tags
     cdef tuple wraps_the_page  # the selector spec of what makes a nav or an aside wrap the page
     cdef dict selectors  # selector -> (tag ids, [itemprop] in it): the ones ``first`` answers
+    cdef tuple may_hold  # the spec of blocks._MAY_HOLD_CONTENT_OR_P, _holds_the_page's first test
+    cdef uintptr_t summary_id
     cdef Buf *own  # per depth: the open block's own text
     cdef Buf *imgs  # per depth: the open block's image sources, joined by " "
     cdef Py_ssize_t *img_count
@@ -544,6 +561,7 @@ cdef class NativeWalk:
             self.kinds[i] = -1
             self.attr_codes[i] = -2
             self.head_attrs[i] = -1
+            self.panel_attrs[i] = -1
             self.flags[i] = 0
             self.name_ptr[i] = NULL
             self.name_len[i] = 0
@@ -551,7 +569,7 @@ cdef class NativeWalk:
     def __init__(self, lexbor_node_type, attr_name_address, element_name_address, text_id, picture_id,
                  kind_of, class_facts, hidden_style, image_attrs, page_chrome, content_root,
                  noscript_content, holds_the_page, disclosed, hover_card, chrome_tags, wraps_the_page, class_memo_size,
-                 selectors, naming_parts):
+                 selectors, naming_parts, may_hold, summary_id, class_words):
         self.vtab = PyCapsule_GetPointer(lexbor_node_type.__dict__["__pyx_vtable__"], NULL)
         self.attr_name = <void *><uintptr_t>attr_name_address
         self.element_name = <void *><uintptr_t>element_name_address
@@ -581,10 +599,6 @@ cdef class NativeWalk:
         self.names = [None] * KINDS
         self.class_memo = {}
         self.class_memo_size = class_memo_size
-        words, hint_parts, caption_parts, hiding_classes = [sorted(name.encode("ascii") for name in names) for names in naming_parts]
-        self.longest_word = max(len(word) for word in words)
-        self.naming_words = tuple(tuple(word for word in words if len(word) == n) for n in range(self.longest_word + 1))
-        self.hint_parts, self.caption_parts, self.hiding_classes = tuple(hint_parts), tuple(caption_parts), tuple(hiding_classes)
         for ids, _, _ in selectors.values():
             if len(ids) > MAX_FIRST_TAGS or any(tid >= KINDS for tid in ids):
                 raise ValueError("a selector of too many tags, or of tags that are not static")
@@ -592,6 +606,21 @@ cdef class NativeWalk:
         if noscript_content not in self.selectors or wraps_the_page not in self.selectors:
             raise ValueError("the noscript content or the page wrapper selector is not one of the selectors")
         self.wraps_the_page = self.selectors[wraps_the_page]
+        if may_hold not in self.selectors:
+            raise ValueError("the selector of _holds_the_page's first test is not one of the selectors")
+        self.may_hold = self.selectors[may_hold]
+        self.summary_id = summary_id
+        words, hint_parts, caption_parts, hiding_classes = [sorted(name.encode("ascii") for name in names) for names in naming_parts]
+        self.longest_naming = max(len(word) for word in words)
+        self.naming_words = tuple(tuple(word for word in words if len(word) == n) for n in range(self.longest_naming + 1))
+        self.hint_parts, self.caption_parts, self.hiding_classes = tuple(hint_parts), tuple(caption_parts), tuple(hiding_classes)
+        words, self.body_hints, self.builder_widgets, self.caption_names = class_words
+        if not all(word and all(97 <= c <= 122 for c in word) for word in words):
+            raise ValueError("a class word that is not lowercase ASCII letters")
+        self.longest_word = max(len(word) for word in words)
+        # (by length and first letter: most words of a class name meet an empty bucket, no bytes made)
+        self.word_buckets = tuple(tuple((word, bits) for word, bits in sorted(words.items()) if len(word) * 26 + word[0] - 97 == i)
+                                  for i in range((self.longest_word + 1) * 26))
 
     def __dealloc__(self):
         cdef Py_ssize_t i
@@ -1028,7 +1057,7 @@ cdef class NativeWalk:
                 if a.any:
                     if a.hiding and self._hidden(&a):
                         py = self._node(node, parser)
-                        if not self.disclosed(py) and not (shown and <uintptr_t>node in shown):
+                        if (self._not_disclosed(node, &a) or not self.disclosed(py)) and not (shown and <uintptr_t>node in shown):
                             hidden.append(py)  # (a hidden tab panel is walked: blocks._disclosed_box)
                             continue
                     facts = self._facts(tid, &a)
@@ -1039,12 +1068,14 @@ cdef class NativeWalk:
                     part = facts[2]
                     is_caption = facts[3]
                     if chrome and not self.flags[tid] & 4:
-                        py = self._node(node, parser)
-                        if not self.holds_the_page(py, root, page_chars, chrome, self.first):  # blocks._holds_the_page
+                        # blocks._holds_the_page; its first test made here while no wrapper is
+                        # noted (page_chars[1]): a box holding no h1, main, itemprop or p is not one
+                        if (len(page_chars) < 2 and self._first(node, parser, self.may_hold) is None) or not self.holds_the_page(
+                                self._node(node, parser), root, page_chars, chrome, self.first):
                             if chrome != 2:  # blocks.py's _COMMENTS
                                 continue
                             if not noscript:
-                                copies.append(py)
+                                copies.append(self._node(node, parser))
                                 continue
                 else:
                     is_hint = is_caption = False
@@ -1144,6 +1175,93 @@ cdef class NativeWalk:
         out.images = images
         return copies
 
+    cdef int _panel_attr(self, pt_attr *attr) noexcept:
+        """P_* bit of an attribute's name (as written: blocks.py reads them from the attribute
+        dict), 0 for the others."""
+        cdef uintptr_t aid = attr.node.local_name
+        cdef bint static = attr.qualified_name == 0 and aid < KINDS
+        cdef size_t n = 0
+        cdef const unsigned char *name
+        cdef int bit = 0
+        if static and self.panel_attrs[aid] >= 0:
+            return self.panel_attrs[aid]
+        name = pt_call_name(self.attr_name, attr, &n)
+        if name != NULL:
+            if _eq(name, n, b"role", 4):
+                bit = P_ROLE
+            elif _eq(name, n, b"aria-expanded", 13):
+                bit = P_EXPANDED
+            elif _eq(name, n, b"aria-controls", 13):
+                bit = P_CONTROLS
+        if static:
+            self.panel_attrs[aid] = bit
+        return bit
+
+    cdef int _panel_attrs(self, pt_node *node) noexcept:
+        """The P_* bits of an element's attributes."""
+        cdef pt_attr *attr = (<pt_element *>node).first_attr
+        cdef int bits = 0
+        while attr != NULL:
+            bits |= self._panel_attr(attr)
+            attr = attr.next
+        return bits
+
+    cdef int _toggle_attrs(self, pt_node *node) noexcept:
+        """The P_* bits of an element and of its element children and theirs: of all the boxes
+        blocks._toggle_boxes may give (it stops at TOGGLE_BOXES of them)."""
+        cdef int bits = self._panel_attrs(node)
+        cdef pt_node *child = node.first_child
+        cdef pt_node *grandchild
+        while child != NULL:
+            if child.type == ELEMENT:
+                bits |= self._panel_attrs(child)
+                grandchild = child.first_child
+                while grandchild != NULL:
+                    if grandchild.type == ELEMENT:
+                        bits |= self._panel_attrs(grandchild)
+                    grandchild = grandchild.next
+            child = child.next
+        return bits
+
+    cdef bint _not_disclosed(self, pt_node *node, Attrs *a) noexcept:
+        """Whether blocks._disclosed_box surely says a hidden box is not walked, read in C: it has
+        no role (_DISCLOSURE_ROLES, a dialog), no aria-hidden="true" (_slide), no id a streamed
+        segment's, an ASCII class and id without the letters of a _DISCLOSURE_WORDS word, and the
+        element before it is no <summary> and holds no toggle (aria-expanded; with an id,
+        aria-controls, there or in the element before its parent). False: blocks.py decides."""
+        cdef pt_str *ident = a.ident if a.ident != NULL and a.ident.length else NULL
+        cdef pt_node *sibling
+        cdef int toggles = P_EXPANDED | (P_CONTROLS if ident != NULL else 0)
+        if a.aria_true or self._panel_attrs(node) & P_ROLE:
+            return False
+        if ident != NULL:
+            if ident.length >= 2 and (ident.data[0] == 83 or ident.data[0] == 80) and ident.data[1] == 58:  # "S:", "P:"
+                return False
+            if not _ascii(ident.data, ident.length) or _disclosure_letters(ident.data, ident.length):
+                return False
+        if a.cls != NULL and (not _ascii(a.cls.data, a.cls.length) or _disclosure_letters(a.cls.data, a.cls.length)):
+            return False
+        sibling = _element_before(node)
+        if sibling != NULL and (sibling.local_name == self.summary_id or self._toggle_attrs(sibling) & toggles):
+            return False
+        if ident != NULL and node.parent != NULL:
+            sibling = _element_before(node.parent)
+            if sibling != NULL and self._toggle_attrs(sibling) & P_CONTROLS:
+                return False
+        return True
+
+    def not_disclosed(self, node):
+        """_not_disclosed of a LexborNode (for the tests: blocks._disclosed_box is its reference)."""
+        cdef Attrs a
+        cdef pt_node *n
+        if type(node) is not self.node_type:
+            raise Unsupported("not a LexborNode")
+        n = (<pt_lexbor_node *><PyObject *>node).node
+        if n.type != ELEMENT:
+            raise Unsupported("not an element")
+        self._attrs(n, &a, False)
+        return self._not_disclosed(n, &a)
+
     cdef tuple _facts(self, uintptr_t tid, Attrs *a):
         """blocks.py's _class_facts(tag, class, id, itemprop): _plain_facts, else memoised by
         their bytes."""
@@ -1156,7 +1274,8 @@ cdef class NativeWalk:
             if parts[i] == NULL:
                 parts[i] = &EMPTY
         # Names that name nothing are most of them: made here at each call, they leave the memo
-        # to the others, whose facts cost a Python call (so it holds a whole run's of them).
+        # to the others (so it holds a whole run's of them), made by _ascii_facts when it can,
+        # else by a Python call.
         facts = self._plain_facts(self.name_ptr[tid], self.name_len[tid], parts[1], parts[2], parts[3])
         if facts is not None:
             return <tuple>facts
@@ -1171,8 +1290,10 @@ cdef class NativeWalk:
         key = PyBytes_FromStringAndSize(<char *>k.data, k.length)
         facts = self.class_memo.get(key)
         if facts is None:
-            chrome, hint, part, caption, hidden, popup = self.class_facts(self.names[tid][0], _str(a.cls), _str(a.ident), _str(a.itemprop))
-            facts = (chrome, hint, part.encode("utf-8", "surrogatepass"), caption, hidden, popup)
+            facts = self._ascii_facts(self.name_ptr[tid], self.name_len[tid], parts[1], parts[2], parts[3])
+            if facts is None:  # (not ASCII, a popup or a hiding class: blocks.py decides)
+                chrome, hint, part, caption, hidden, popup = self.class_facts(self.names[tid][0], _str(a.cls), _str(a.ident), _str(a.itemprop))
+                facts = (chrome, hint, part.encode("utf-8", "surrogatepass"), caption, hidden, popup)
             if len(self.class_memo) > self.class_memo_size:
                 self.class_memo.clear()
             self.class_memo[key] = facts
@@ -1206,7 +1327,7 @@ cdef class NativeWalk:
             j = i
             while j < <Py_ssize_t>k.length and 97 <= k.data[j] <= 122:
                 j += 1
-            if j - i <= self.longest_word:
+            if j - i <= self.longest_naming:
                 for word in <tuple>self.naming_words[j - i]:
                     if memcmp(<const char *><bytes>word, k.data + i, j - i) == 0:
                         return None
@@ -1235,6 +1356,90 @@ cdef class NativeWalk:
             part = PyBytes_FromStringAndSize(<char *>k.data, k.length)
         return (0, False, part, False, False, False)
 
+    cdef object _ascii_facts(self, const char *name, size_t name_len, pt_str *cls, pt_str *ident, pt_str *itemprop):
+        """_class_facts of an ASCII (tag, class, id, itemprop) whose class and id name no popup
+        (_POPUP_WORDS) and hold no hiding class (_HIDING_CLASSES): made here as _class_facts makes
+        them (its regexes are literals: _BODY_HINT's names, _BUILDER_WIDGET's, _CAPTION_NAMES's
+        and "credit" not after "ac"), its part as it makes it (the class and id stripped of
+        whitespace, then of digits). None for the others, or when not ASCII: _class_facts decides."""
+        cdef Buf *k = &self.scratch
+        cdef pt_str *source
+        cdef Py_ssize_t i, j
+        cdef unsigned char c
+        cdef int bits, chrome = 0
+        cdef bint wrapper = False, builder
+        cdef Py_ssize_t named_other = 0, named_comment = 0, named_widget = 0
+        cdef bint hint, caption = False
+        if not (_ascii(<const unsigned char *>name, name_len) and _ascii(cls.data, cls.length)
+                and _ascii(ident.data, ident.length) and _ascii(itemprop.data, itemprop.length)):
+            return None
+        if _holds_any(cls.data, cls.length, self.hiding_classes):
+            return None  # (_class_hidden: blocks.py decides)
+        # the class and id lowered, as _class_facts's "lowered": its words, then its caption names
+        k.length = 0
+        _append(k, cls.data, cls.length)
+        _append(k, b" ", 1)
+        _append(k, ident.data, ident.length)
+        for i in range(<Py_ssize_t>k.length):
+            if 65 <= k.data[i] <= 90:
+                k.data[i] += 32
+        i = 0
+        while i < <Py_ssize_t>k.length:
+            if not 97 <= k.data[i] <= 122:
+                i += 1
+                continue
+            j = i
+            while j < <Py_ssize_t>k.length and 97 <= k.data[j] <= 122:
+                j += 1
+            bits = 0
+            if j - i <= self.longest_word:
+                for entry in <tuple>self.word_buckets[(j - i) * 26 + k.data[i] - 97]:
+                    if memcmp(<const char *><bytes>(<tuple>entry)[0], k.data + i, j - i) == 0:
+                        bits = (<tuple>entry)[1]
+                        break
+            if bits & W_POPUP:
+                return None  # (_named_popup: blocks.py decides)
+            if bits & W_WRAPPER:
+                wrapper = True
+            if bits & W_CHROME:
+                if bits & W_WIDGET:
+                    named_widget += 1
+                elif bits & W_COMMENT:
+                    named_comment += 1
+                else:
+                    named_other += 1
+            i = j
+        # chrome: its chrome words (a page builder's unit: not "widget"), none of a wrapper
+        builder = _holds_any(cls.data, cls.length, self.builder_widgets)
+        if named_other + named_comment + (0 if builder else named_widget) and not wrapper:
+            chrome = 2 if named_other == 0 and (builder or named_widget == 0) else 1  # _COMMENTS, _CHROME
+        caption = _holds_any(k.data, k.length, self.caption_names)
+        i = 0
+        while not caption and i + 6 <= <Py_ssize_t>k.length:
+            if memcmp(k.data + i, b"credit", 6) == 0 and not (i >= 2 and k.data[i - 2] == 97 and k.data[i - 1] == 99):
+                caption = True
+            i += 1
+        # the marker: the itemprop, class or id (the first given) lowered, without "-" and "_"
+        source = itemprop if itemprop.length else (cls if cls.length else ident)
+        k.length = 0
+        for i in range(<Py_ssize_t>source.length):
+            c = source.data[i]
+            if c != 45 and c != 95:
+                c = c + 32 if 65 <= c <= 90 else c
+                _append(k, &c, 1)
+        hint = _holds_any(k.data, k.length, self.body_hints)
+        if cls.length == 0 and ident.length == 0:
+            part = PyBytes_FromStringAndSize(name, name_len)
+        else:
+            k.length = 0
+            _append(k, <const unsigned char *>name, name_len)
+            _append(k, b".", 1)
+            _append_name(k, cls)
+            _append(k, b"#", 1)
+            _append_name(k, ident)
+            part = PyBytes_FromStringAndSize(<char *>k.data, k.length)
+        return (chrome, hint, part, caption, False, False)
+
     def plain_facts(self, bytes tag, bytes cls, bytes ident, bytes itemprop):
         """_plain_facts of these (for the tests: _class_facts is its reference)."""
         cdef pt_str c, i, p
@@ -1242,6 +1447,14 @@ cdef class NativeWalk:
         i.data, i.length = <unsigned char *><const char *>ident, len(ident)
         p.data, p.length = <unsigned char *><const char *>itemprop, len(itemprop)
         return self._plain_facts(<const char *>tag, len(tag), &c, &i, &p)
+
+    def ascii_facts(self, bytes tag, bytes cls, bytes ident, bytes itemprop):
+        """_ascii_facts of these (for the tests: _class_facts is its reference)."""
+        cdef pt_str c, i, p
+        c.data, c.length = <unsigned char *><const char *>cls, len(cls)
+        i.data, i.length = <unsigned char *><const char *>ident, len(ident)
+        p.data, p.length = <unsigned char *><const char *>itemprop, len(itemprop)
+        return self._ascii_facts(<const char *>tag, len(tag), &c, &i, &p)
 
     cdef uint64_t _sig(self, uint64_t sig, uintptr_t tid, object part) except? 0:
         """xxh64 of f"{sig}/{part}" (blocks.py's signature of a block's path)."""
@@ -1399,6 +1612,21 @@ cdef inline bint _contains_ci(const unsigned char *s, size_t n, const char *word
         else:
             return True
     return False
+
+
+cdef inline pt_node *_element_before(pt_node *node) noexcept:
+    """blocks._element_before: the element sibling before a node, NULL when none."""
+    cdef pt_node *sibling = node.prev
+    while sibling != NULL and sibling.type != ELEMENT:
+        sibling = sibling.prev
+    return sibling
+
+
+cdef inline bint _disclosure_letters(const unsigned char *s, size_t n) noexcept:
+    """Whether ASCII ``s`` may hold a word of blocks._DISCLOSURE_WORDS (tab, tabs, tabpanel,
+    pane, panel, accordion, faq, faqs, answer), in any case: each holds one of these."""
+    return (_contains_ci(s, n, b"tab", 3) or _contains_ci(s, n, b"pane", 4) or _contains_ci(s, n, b"accordion", 9)
+            or _contains_ci(s, n, b"faq", 3) or _contains_ci(s, n, b"answer", 6))
 
 
 cdef inline bint _ascii(const unsigned char *s, size_t n) noexcept:
@@ -1755,3 +1983,44 @@ def utf8_valid(const unsigned char[::1] data):
     with nogil:
         ok = _utf8_body_valid(&data[0], n)
     return ok
+
+
+# -- ParsedPage's integer columns (blocks._pack) -------------------------------------------------
+
+def packed_int32(list values):
+    """The bytes of ``array("i", values)`` when every item is an ``int`` that fits a C int
+    (array's own loop converts each through its setitem, ~4 times slower), else None: the
+    caller packs it with array then (an item of another type, or out of range)."""
+    cdef Py_ssize_t n = len(values), i
+    cdef bytes out = PyBytes_FromStringAndSize(NULL, n * sizeof(int))
+    cdef int *p = <int *>(<char *>out)
+    cdef long long v
+    for i in range(n):
+        item = values[i]
+        if type(item) is not int:
+            return None
+        try:
+            v = item
+        except OverflowError:
+            return None
+        if v < INT_MIN or v > INT_MAX:
+            return None
+        p[i] = <int>v
+    return out
+
+
+def packed_uint64(list values):
+    """The bytes of ``array("Q", values)`` when every item is an ``int`` from 0 to 2**64 - 1,
+    else None (as packed_int32)."""
+    cdef Py_ssize_t n = len(values), i
+    cdef bytes out = PyBytes_FromStringAndSize(NULL, n * sizeof(uint64_t))
+    cdef uint64_t *p = <uint64_t *>(<char *>out)
+    for i in range(n):
+        item = values[i]
+        if type(item) is not int:
+            return None
+        try:
+            p[i] = item
+        except OverflowError:
+            return None
+    return out

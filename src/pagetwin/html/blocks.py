@@ -248,7 +248,18 @@ class ParsedPage:
 def _pack(values: list[int], code: str) -> bytes | list[int]:
     """An integer column as the bytes of an ``array`` of type ``code``, or the list itself when
     an item does not fit (out of range, a float: kept as it is). Native byte order and sizes:
-    the same build reads it back (pass 2, an executor of the same cluster)."""
+    the same build reads it back (pass 2, an executor of the same cluster). The native packers
+    (``_walk.packed_*``) make the same bytes of a list of ints 4 times sooner; _pack_reference
+    is their reference."""
+    if _walk is not None and type(values) is list and code in ("i", "Q"):
+        packed = (_walk.packed_int32 if code == "i" else _walk.packed_uint64)(values)
+        if packed is not None:
+            return packed
+    return _pack_reference(values, code)
+
+
+def _pack_reference(values: list[int], code: str) -> bytes | list[int]:
+    """_pack with ``array`` alone."""
     try:
         return array(code, values).tobytes()
     except (OverflowError, TypeError):
@@ -256,11 +267,14 @@ def _pack(values: list[int], code: str) -> bytes | list[int]:
 
 
 def _unpack(value: bytes | list[int], code: str) -> list[int]:
+    """_pack's column as a list again (numpy's tolist of the bytes in place: array's frombytes
+    copies them first; the two type codes are the same in both)."""
     if type(value) is not bytes:
         return value
-    column = array(code)
-    column.frombytes(value)
-    return column.tolist()
+    return np.frombuffer(value, dtype=_DTYPES[code]).tolist()
+
+
+_DTYPES = {code: np.dtype(code) for code in ("i", "Q")}  # (numpy's type codes are array's)
 
 
 def text_size(text: str) -> int:
@@ -287,7 +301,8 @@ def _class_facts(tag: str, cls: str, ident: str, itemprop: str) -> tuple[int, bo
     class, _class_hidden) of a block element (the walk memoises them: a site repeats the same
     few class names on every page, but ids such as "post-123" miss: 20,000 calls a 2,000-page
     run; the native walk makes those of names that name nothing itself, _NAMING_PARTS, and
-    memoises the others). _class_facts_reference's results, each regex run only when a substring test says it
+    memoises the others, made by it when they are ASCII and name no popup and no hiding class,
+    _CLASS_WORDS). _class_facts_reference's results, each regex run only when a substring test says it
     may match, and ASCII digits dropped by bytes.translate (``\\d`` is ASCII-only on ASCII text)."""
     lowered = f"{cls} {ident}".lower()
     words = _WORDS.findall(lowered)
@@ -362,6 +377,31 @@ _SHOWN_AGAIN = re.compile(r"(?:^|\s)(?:d-\w+-|\w+:)(?:block|flex|inline|inline-b
 # popup) and the walk makes its part itself. Words of the class and id (_WORDS) that name chrome
 # or a popup; parts of the marker (hint), of the class and id (caption), of the class (hiding).
 _NAMING_PARTS = (CHROME_WORDS | _POPUP_WORDS, _HINT_PARTS, _CAPTION_PARTS, _HIDING_CLASSES)
+
+
+def _literals(pattern: re.Pattern) -> tuple[bytes, ...]:
+    """The names of a regex that is an alternation of lowercase letters and "-" (as bytes)."""
+    names = tuple(name.encode("ascii") for name in pattern.pattern.split("|"))
+    if not all(re.fullmatch(rb"[a-z-]+", name) for name in names):
+        raise ValueError(f"not an alternation of literal names: {pattern.pattern}")
+    return names
+
+
+# What the native walk needs to make _class_facts of an ASCII (tag, class, id, itemprop) whose
+# class and id name no popup and hold no hiding class itself, on a miss of its memo (the others
+# cost a Python call): each word of the word sets with what it names (_walk's W_* bits), and
+# the literal names of _BODY_HINT, _BUILDER_WIDGET and _CAPTION_NAMES (but its "credit", which
+# it looks for itself, not after "ac").
+_CLASS_WORDS = (
+    {
+        word.encode("ascii"): (word in CHROME_WORDS) | (word in WRAPPER_WORDS) << 1 | (word in COMMENT_WORDS) << 2
+        | (word in _POPUP_WORDS) << 3 | (word in ("widget", "widgets")) << 4
+        for word in CHROME_WORDS | WRAPPER_WORDS | COMMENT_WORDS | _POPUP_WORDS
+    },
+    _literals(_BODY_HINT),
+    _literals(_BUILDER_WIDGET),
+    _literals(re.compile(_CAPTION_NAMES.pattern.removesuffix("|(?<!ac)credit"))),
+)
 
 
 def _hover_card(node) -> bool:
@@ -1268,5 +1308,6 @@ def _native_walk(names: list[int] | None = None):
         LexborNode, *names, _TEXT_ID, LexborHTMLParser("").create_node("picture").tag_id,
         _kind_of, _class_facts, lambda style: _HIDDEN_STYLE.search(style) is not None, IMAGE_ATTRS,
         PAGE_CHROME_TAGS, CONTENT_ROOT_TAGS, _NOSCRIPT_CONTENT, _holds_the_page, _disclosed_box, _hover_card, CHROME_TAGS,
-        _WRAPS_THE_PAGE, _CLASS_MEMO_SIZE, _FIRST_SELECTORS, _NAMING_PARTS,
+        _WRAPS_THE_PAGE, _CLASS_MEMO_SIZE, _FIRST_SELECTORS, _NAMING_PARTS, _MAY_HOLD_CONTENT_OR_P,
+        LexborHTMLParser("").create_node("summary").tag_id, _CLASS_WORDS,
     )  # fmt: skip

@@ -74,6 +74,7 @@ import logging
 import re
 from bisect import bisect_left
 from collections import Counter
+from itertools import compress, islice
 from typing import TYPE_CHECKING, Callable, NamedTuple
 
 import numpy as np
@@ -978,31 +979,46 @@ def _drop_other_pages(blocks: Blocks, keep: list[bool]) -> None:
     end of the page when there is none) are dropped when they hold less than OTHER_PAGES_SHARE
     of the kept text and none of it is in a slot of the kept text before the heading: the
     teasers a region took in below the story."""
-    parent = blocks.parent
+    text = blocks.text
+    # (The kept blocks after the first kept one: a C loop picks them, most blocks are not kept.)
+    for h in islice(compress(range(len(keep)), keep), 1, None):
+        if len(text[h]) <= 60 and _OTHER_PAGES.fullmatch(text[h].strip()):
+            _drop_box_of_other_pages(blocks, keep, h)
+            return
+
+
+def _reference_drop_other_pages(blocks: Blocks, keep: list[bool]) -> None:
+    """_drop_other_pages as first written, one block at a time (its tests' reference)."""
     text = blocks.text
     first = next((b for b, k in enumerate(keep) if k), len(keep))
     for h in range(first + 1, len(keep)):
         if not keep[h] or len(text[h]) > 60 or not _OTHER_PAGES.fullmatch(text[h].strip()):
             continue
-        kept = [b for b, k in enumerate(keep) if k]
-        total = sum(blocks.size[b] for b in kept)
-        end = len(keep)
-        a = parent[h]
-        while a >= 0:
-            stop = _subtree_parent(parent, a).stop
-            if any(keep[b] for b in range(h + 1, stop)):
-                end = stop
-                break
-            a = parent[a]
-        before = {blocks.sig[b] for b in kept if b < h}
-        after = [b for b in range(h + 1, end) if keep[b]]
-        # (Text of the story's own slots after it: the story goes on below a box of links.)
-        if any(blocks.sig[b] in before for b in after):
-            return
-        if sum(blocks.size[b] for b in after) + blocks.size[h] < OTHER_PAGES_SHARE * total:
-            for b in range(h, end):
-                keep[b] = False
+        _drop_box_of_other_pages(blocks, keep, h)
         return
+
+
+def _drop_box_of_other_pages(blocks: Blocks, keep: list[bool], h: int) -> None:
+    """Drop the box of other pages kept heading ``h`` names, when _drop_other_pages says."""
+    parent = blocks.parent
+    kept = [b for b, k in enumerate(keep) if k]
+    total = sum(blocks.size[b] for b in kept)
+    end = len(keep)
+    a = parent[h]
+    while a >= 0:
+        stop = _subtree_parent(parent, a).stop
+        if any(keep[b] for b in range(h + 1, stop)):
+            end = stop
+            break
+        a = parent[a]
+    before = {blocks.sig[b] for b in kept if b < h}
+    after = [b for b in range(h + 1, end) if keep[b]]
+    # (Text of the story's own slots after it: the story goes on below a box of links.)
+    if any(blocks.sig[b] in before for b in after):
+        return
+    if sum(blocks.size[b] for b in after) + blocks.size[h] < OTHER_PAGES_SHARE * total:
+        for b in range(h, end):
+            keep[b] = False
 
 
 _LD_JSON = 'script[type="application/ld+json"]'
@@ -1022,6 +1038,23 @@ def product_facts(tree) -> tuple[bool, str]:
 
 def _product_facts_of(tree, nodes) -> tuple[bool, str]:
     """product_facts of the page's nodes that its selectors match, in document order."""
+    if not nodes:
+        return False, ""
+    # A script without an itemtype is among them by the JSON-LD selector alone (a script holds
+    # no element): it matches _LD_JSON and not _PRODUCT_MICRODATA, without css_matches parsing
+    # them. The page's JSON-LD scripts are the scripts among them that match _LD_JSON, in
+    # document order (as the reference's tree.css(_LD_JSON), a second pass over the DOM).
+    plain = [node.tag == "script" and not any(name.lower() == "itemtype" for name in node.attributes) for node in nodes]
+    microdata = any(not p and node.css_matches(_PRODUCT_MICRODATA) for node, p in zip(nodes, plain))
+    scripts = [node for node, p in zip(nodes, plain) if p or (node.tag == "script" and node.css_matches(_LD_JSON))]
+    if not scripts:
+        return microdata, ""
+    text, found = _product_ld_of(scripts)
+    return found or microdata, text
+
+
+def _product_facts_of_reference(tree, nodes) -> tuple[bool, str]:
+    """_product_facts_of asking css_matches of every node, and lexbor for the JSON-LD scripts."""
     if not nodes:
         return False, ""
     microdata = any(node.css_matches(_PRODUCT_MICRODATA) for node in nodes)
@@ -1093,8 +1126,13 @@ def _product_ld(tree) -> tuple[str, bool]:
     """(The longest ``description`` of a schema.org ``Product`` (or ``ProductGroup``) in the
     page's JSON-LD as plain text or "", whether it has a Product at all). Shops often render the description with
     script only, or behind a tab the walk does not see: the JSON-LD is the page's own copy."""
+    return _product_ld_of(tree.css(_LD_JSON))
+
+
+def _product_ld_of(scripts) -> tuple[str, bool]:
+    """_product_ld of the page's JSON-LD scripts, in document order."""
     best, found = "", False
-    for node in tree.css(_LD_JSON):
+    for node in scripts:
         raw = node.text()
         if "Product" not in raw:
             continue
