@@ -330,7 +330,7 @@ def test_weighted_variants_join_only_what_the_plain_ones_join(kws_a, kws_b, ks):
 
 
 class _Index:
-    """The two methods find_edges reads, over features and keys made in memory."""
+    """The methods find_edges reads, over features and keys made in memory."""
 
     def __init__(self, algorithms, docs):
         self.data = {alg.name: {} for alg in algorithms}
@@ -345,6 +345,9 @@ class _Index:
 
     def features(self, algo, pid):
         return self.data[algo].get(pid)
+
+    def features_of(self, algo, pids):
+        return {pid: self.data[algo][pid] for pid in pids if pid in self.data[algo]}
 
     def buckets(self, algo):
         for _, pids in sorted(self.keys[algo].items()):
