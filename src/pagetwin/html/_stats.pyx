@@ -82,10 +82,28 @@ cdef inline bint _before(const Sortable *a, const Sortable *b) noexcept nogil:
         return a.key < b.key or (a.key == b.key and a.at < b.at)
 
 
+cdef inline void _merge_two(const Sortable *src, Sortable *dst, Py_ssize_t start, Py_ssize_t mid, Py_ssize_t end) noexcept nogil:
+    """Merge the sorted runs src[start:mid] and src[mid:end] into dst[start:end], the left
+    run's item first on equal ones (a stable merge)."""
+    cdef Py_ssize_t a = start, b = mid, k = start
+    while a < mid and b < end:
+        if _before(&src[b], &src[a]):
+            dst[k] = src[b]
+            b += 1
+        else:
+            dst[k] = src[a]
+            a += 1
+        k += 1
+    if a < mid:
+        memcpy(&dst[k], &src[a], (mid - a) * sizeof(Sortable))
+    elif b < end:
+        memcpy(&dst[k], &src[b], (end - b) * sizeof(Sortable))
+
+
 cdef int _sort(Sortable *items, Py_ssize_t n) except -1:
     """Sort in place: runs of 16 by insertion, then merged (bottom up). The comparisons are
     inlined, which qsort's calls through a pointer are not (a third of page_stats' time)."""
-    cdef Py_ssize_t i, j, start, width, mid, end, a, b, k
+    cdef Py_ssize_t i, j, start, width, mid, end
     cdef Sortable item
     cdef Sortable *src
     cdef Sortable *dst
@@ -109,23 +127,7 @@ cdef int _sort(Sortable *items, Py_ssize_t n) except -1:
         for start in range(0, n, 2 * width):
             mid = start + width if start + width < n else n
             end = start + 2 * width if start + 2 * width < n else n
-            a, b, k = start, mid, start
-            while a < mid and b < end:
-                if _before(&src[b], &src[a]):
-                    dst[k] = src[b]
-                    b += 1
-                else:
-                    dst[k] = src[a]
-                    a += 1
-                k += 1
-            while a < mid:
-                dst[k] = src[a]
-                a += 1
-                k += 1
-            while b < end:
-                dst[k] = src[b]
-                b += 1
-                k += 1
+            _merge_two(src, dst, start, mid, end)
         src, dst = dst, src
         width *= 2
     if src != items:
@@ -139,7 +141,7 @@ cdef int _merge_runs(Entry *items, Py_ssize_t n, Py_ssize_t *bounds, Py_ssize_t 
     already: adjacent runs merged in pairs, log2(runs) passes (a fold's runs are the pages'
     sorted keys: _sort's runs of 16 and merges from there took twice as long). A merge takes
     the left run's item on equal ones: the order _sort gives (by key, then place)."""
-    cdef Py_ssize_t r, out, start, mid, end, a, b, k
+    cdef Py_ssize_t r, out, start, mid, end
     cdef Entry *src
     cdef Entry *dst
     if runs <= 1:
@@ -154,19 +156,7 @@ cdef int _merge_runs(Entry *items, Py_ssize_t n, Py_ssize_t *bounds, Py_ssize_t 
             start = bounds[r]
             mid = bounds[r + 1]
             end = bounds[r + 2] if r + 1 < runs else mid
-            a, b, k = start, mid, start
-            while a < mid and b < end:
-                if _before(&src[b], &src[a]):
-                    dst[k] = src[b]
-                    b += 1
-                else:
-                    dst[k] = src[a]
-                    a += 1
-                k += 1
-            if a < mid:
-                memcpy(&dst[k], &src[a], (mid - a) * sizeof(Entry))
-            elif b < end:
-                memcpy(&dst[k], &src[b], (end - b) * sizeof(Entry))
+            _merge_two(src, dst, start, mid, end)
             bounds[out] = start
             out += 1
         bounds[out] = n

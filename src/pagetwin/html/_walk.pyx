@@ -1299,19 +1299,10 @@ cdef class NativeWalk:
             self.class_memo[key] = facts
         return <tuple>facts
 
-    cdef object _plain_facts(self, const char *name, size_t name_len, pt_str *cls, pt_str *ident, pt_str *itemprop):
-        """_class_facts of an ASCII (tag, class, id, itemprop) that names nothing: none of
-        blocks._NAMING_PARTS is in it, so its facts are (0, False, part, False, False, False),
-        its part made here as _class_facts makes it (the class and id stripped of whitespace,
-        then of digits). None when one may be there, or it is not ASCII: _class_facts decides."""
+    cdef int _lowered(self, pt_str *cls, pt_str *ident) except -1:
+        """The scratch buffer := _class_facts's "lowered": the class and id, lowered, joined by a space."""
         cdef Buf *k = &self.scratch
-        cdef pt_str *source
-        cdef Py_ssize_t i, j
-        cdef unsigned char c
-        if not (_ascii(<const unsigned char *>name, name_len) and _ascii(cls.data, cls.length)
-                and _ascii(ident.data, ident.length) and _ascii(itemprop.data, itemprop.length)):
-            return None
-        # the class and id lowered, as _class_facts's "lowered": its words, then its caption parts
+        cdef Py_ssize_t i
         k.length = 0
         _append(k, cls.data, cls.length)
         _append(k, b" ", 1)
@@ -1319,6 +1310,48 @@ cdef class NativeWalk:
         for i in range(<Py_ssize_t>k.length):
             if 65 <= k.data[i] <= 90:
                 k.data[i] += 32
+        return 0
+
+    cdef int _marker(self, pt_str *cls, pt_str *ident, pt_str *itemprop) except -1:
+        """The scratch buffer := _class_facts's marker: the itemprop, class or id (the first
+        given), lowered, without "-" and "_"."""
+        cdef Buf *k = &self.scratch
+        cdef pt_str *source = itemprop if itemprop.length else (cls if cls.length else ident)
+        cdef Py_ssize_t i
+        cdef unsigned char c
+        k.length = 0
+        for i in range(<Py_ssize_t>source.length):
+            c = source.data[i]
+            if c != 45 and c != 95:
+                c = c + 32 if 65 <= c <= 90 else c
+                _append(k, &c, 1)
+        return 0
+
+    cdef bytes _part(self, const char *name, size_t name_len, pt_str *cls, pt_str *ident):
+        """_class_facts's part of an ASCII tag, class and id: the tag, then ".class#id" with the
+        class and id stripped of whitespace, then of digits, when either is given."""
+        cdef Buf *k = &self.scratch
+        if cls.length == 0 and ident.length == 0:
+            return PyBytes_FromStringAndSize(name, name_len)
+        k.length = 0
+        _append(k, <const unsigned char *>name, name_len)
+        _append(k, b".", 1)
+        _append_name(k, cls)
+        _append(k, b"#", 1)
+        _append_name(k, ident)
+        return PyBytes_FromStringAndSize(<char *>k.data, k.length)
+
+    cdef object _plain_facts(self, const char *name, size_t name_len, pt_str *cls, pt_str *ident, pt_str *itemprop):
+        """_class_facts of an ASCII (tag, class, id, itemprop) that names nothing: none of
+        blocks._NAMING_PARTS is in it, so its facts are (0, False, part, False, False, False),
+        its part made here as _class_facts makes it (the class and id stripped of whitespace,
+        then of digits). None when one may be there, or it is not ASCII: _class_facts decides."""
+        cdef Buf *k = &self.scratch
+        cdef Py_ssize_t i, j
+        if not _names_ascii(name, name_len, cls, ident, itemprop):
+            return None
+        # the class and id lowered, as _class_facts's "lowered": its words, then its caption parts
+        self._lowered(cls, ident)
         i = 0
         while i < <Py_ssize_t>k.length:
             if not 97 <= k.data[i] <= 122:
@@ -1335,25 +1368,10 @@ cdef class NativeWalk:
         if _holds_any(k.data, k.length, self.caption_parts) or _holds_any(cls.data, cls.length, self.hiding_classes):
             return None
         # the marker: the itemprop, class or id (the first given) lowered, without "-" and "_"
-        source = itemprop if itemprop.length else (cls if cls.length else ident)
-        k.length = 0
-        for i in range(<Py_ssize_t>source.length):
-            c = source.data[i]
-            if c != 45 and c != 95:
-                c = c + 32 if 65 <= c <= 90 else c
-                _append(k, &c, 1)
+        self._marker(cls, ident, itemprop)
         if _holds_any(k.data, k.length, self.hint_parts):
             return None
-        if cls.length == 0 and ident.length == 0:
-            part = PyBytes_FromStringAndSize(name, name_len)
-        else:
-            k.length = 0
-            _append(k, <const unsigned char *>name, name_len)
-            _append(k, b".", 1)
-            _append_name(k, cls)
-            _append(k, b"#", 1)
-            _append_name(k, ident)
-            part = PyBytes_FromStringAndSize(<char *>k.data, k.length)
+        part = self._part(name, name_len, cls, ident)
         return (0, False, part, False, False, False)
 
     cdef object _ascii_facts(self, const char *name, size_t name_len, pt_str *cls, pt_str *ident, pt_str *itemprop):
@@ -1363,26 +1381,17 @@ cdef class NativeWalk:
         and "credit" not after "ac"), its part as it makes it (the class and id stripped of
         whitespace, then of digits). None for the others, or when not ASCII: _class_facts decides."""
         cdef Buf *k = &self.scratch
-        cdef pt_str *source
         cdef Py_ssize_t i, j
-        cdef unsigned char c
         cdef int bits, chrome = 0
         cdef bint wrapper = False, builder
         cdef Py_ssize_t named_other = 0, named_comment = 0, named_widget = 0
         cdef bint hint, caption = False
-        if not (_ascii(<const unsigned char *>name, name_len) and _ascii(cls.data, cls.length)
-                and _ascii(ident.data, ident.length) and _ascii(itemprop.data, itemprop.length)):
+        if not _names_ascii(name, name_len, cls, ident, itemprop):
             return None
         if _holds_any(cls.data, cls.length, self.hiding_classes):
             return None  # (_class_hidden: blocks.py decides)
         # the class and id lowered, as _class_facts's "lowered": its words, then its caption names
-        k.length = 0
-        _append(k, cls.data, cls.length)
-        _append(k, b" ", 1)
-        _append(k, ident.data, ident.length)
-        for i in range(<Py_ssize_t>k.length):
-            if 65 <= k.data[i] <= 90:
-                k.data[i] += 32
+        self._lowered(cls, ident)
         i = 0
         while i < <Py_ssize_t>k.length:
             if not 97 <= k.data[i] <= 122:
@@ -1420,24 +1429,9 @@ cdef class NativeWalk:
                 caption = True
             i += 1
         # the marker: the itemprop, class or id (the first given) lowered, without "-" and "_"
-        source = itemprop if itemprop.length else (cls if cls.length else ident)
-        k.length = 0
-        for i in range(<Py_ssize_t>source.length):
-            c = source.data[i]
-            if c != 45 and c != 95:
-                c = c + 32 if 65 <= c <= 90 else c
-                _append(k, &c, 1)
+        self._marker(cls, ident, itemprop)
         hint = _holds_any(k.data, k.length, self.body_hints)
-        if cls.length == 0 and ident.length == 0:
-            part = PyBytes_FromStringAndSize(name, name_len)
-        else:
-            k.length = 0
-            _append(k, <const unsigned char *>name, name_len)
-            _append(k, b".", 1)
-            _append_name(k, cls)
-            _append(k, b"#", 1)
-            _append_name(k, ident)
-            part = PyBytes_FromStringAndSize(<char *>k.data, k.length)
+        part = self._part(name, name_len, cls, ident)
         return (chrome, hint, part, caption, False, False)
 
     def plain_facts(self, bytes tag, bytes cls, bytes ident, bytes itemprop):
@@ -1635,6 +1629,12 @@ cdef inline bint _ascii(const unsigned char *s, size_t n) noexcept:
         if s[i] >= 128:
             return False
     return True
+
+
+cdef inline bint _names_ascii(const char *name, size_t name_len, pt_str *cls, pt_str *ident, pt_str *itemprop) noexcept:
+    """Whether a tag name, class, id and itemprop are all ASCII (the native class facts' domain)."""
+    return (_ascii(<const unsigned char *>name, name_len) and _ascii(cls.data, cls.length)
+            and _ascii(ident.data, ident.length) and _ascii(itemprop.data, itemprop.length))
 
 
 cdef bint _holds_any(const unsigned char *s, size_t n, tuple parts):
