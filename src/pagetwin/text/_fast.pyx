@@ -24,6 +24,11 @@ and lang.py give the same output (tests/text/test_fast.py checks it, property by
   (exact: by bit arithmetic for normal halves, else by a table of the 65,536 half-precision
   values): the matrix numpy would cast before the same product, made without numpy's
   per-element half conversion.
+* ``sum_rows`` and ``settled_class``: the same rows' weighted sums in double, and the language
+  class they settle when a bound proves py3langid's float32 product would pick it
+  (``lang._Scorer.settled``; ``settled_reference`` its numpy form).
+* ``flagged_counts``: ``keyword_counts`` of tokens whose keyword flags the word scan gave.
+* ``fold_collapse_utf8``: ``collapse_utf8`` of a text folded by ``normalize.fold_table``.
 """
 
 import numpy as np
