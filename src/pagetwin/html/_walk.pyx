@@ -302,6 +302,33 @@ DEF H_PROPERTY = 2
 DEF H_TYPE = 3
 DEF H_ITEMTYPE = 4
 
+# A code of an attribute's name (NativeWalk._name_code keeps it by attribute id); 0: none of them.
+ctypedef int (*name_code_of)(const unsigned char *name, size_t n) noexcept
+
+
+cdef int _head_code(const unsigned char *name, size_t n) noexcept:
+    """H_* code of an attribute's name for head_candidates, ASCII case ignored."""
+    if _ieq(name, n, b"name", 4):
+        return H_NAME
+    if _ieq(name, n, b"property", 8):
+        return H_PROPERTY
+    if _ieq(name, n, b"type", 4):
+        return H_TYPE
+    if _ieq(name, n, b"itemtype", 8):
+        return H_ITEMTYPE
+    return H_OTHER
+
+
+cdef int _panel_code(const unsigned char *name, size_t n) noexcept:
+    """P_* bit of an attribute's name as written (role, aria-expanded, aria-controls), else 0."""
+    if _eq(name, n, b"role", 4):
+        return P_ROLE
+    if _eq(name, n, b"aria-expanded", 13):
+        return P_EXPANDED
+    if _eq(name, n, b"aria-controls", 13):
+        return P_CONTROLS
+    return 0
+
 
 cdef inline Py_ssize_t _utf8_valid(const unsigned char *s, size_t n) noexcept nogil:
     """Whether s is UTF-8 as Python's strict decoder takes it: 1 if so, else 0."""
@@ -720,28 +747,27 @@ cdef class NativeWalk:
             top = top.parent
         return top
 
-    cdef int _head_attr(self, pt_attr *attr) noexcept:
-        """H_* code of an attribute's name (ASCII case ignored: a superset of lexbor's match)."""
+    cdef int _name_code(self, pt_attr *attr, signed char *memo, name_code_of code_of) noexcept:
+        """``code_of`` the attribute's name (0 when it has none), kept in ``memo`` (-1: not
+        known yet) by static attribute id: most attributes are static, so their names are
+        compared once a walker."""
         cdef uintptr_t aid = attr.node.local_name
         cdef bint static = attr.qualified_name == 0 and aid < KINDS
         cdef size_t n = 0
         cdef const unsigned char *name
-        cdef int code = H_OTHER
-        if static and self.head_attrs[aid] >= 0:
-            return self.head_attrs[aid]
+        cdef int code = 0
+        if static and memo[aid] >= 0:
+            return memo[aid]
         name = pt_call_name(self.attr_name, attr, &n)
         if name != NULL:
-            if _ieq(name, n, b"name", 4):
-                code = H_NAME
-            elif _ieq(name, n, b"property", 8):
-                code = H_PROPERTY
-            elif _ieq(name, n, b"type", 4):
-                code = H_TYPE
-            elif _ieq(name, n, b"itemtype", 8):
-                code = H_ITEMTYPE
+            code = code_of(name, n)
         if static:
-            self.head_attrs[aid] = code
+            memo[aid] = code
         return code
+
+    cdef int _head_attr(self, pt_attr *attr) noexcept:
+        """H_* code of an attribute's name (ASCII case ignored: a superset of lexbor's match)."""
+        return self._name_code(attr, self.head_attrs, _head_code)
 
     def head_candidates(self, root, uintptr_t title_id, uintptr_t meta_id, uintptr_t script_id, list sure=None):
         """The elements of ``root``'s document (``root``: a LexborNode), in document order, that
@@ -1178,24 +1204,7 @@ cdef class NativeWalk:
     cdef int _panel_attr(self, pt_attr *attr) noexcept:
         """P_* bit of an attribute's name (as written: blocks.py reads them from the attribute
         dict), 0 for the others."""
-        cdef uintptr_t aid = attr.node.local_name
-        cdef bint static = attr.qualified_name == 0 and aid < KINDS
-        cdef size_t n = 0
-        cdef const unsigned char *name
-        cdef int bit = 0
-        if static and self.panel_attrs[aid] >= 0:
-            return self.panel_attrs[aid]
-        name = pt_call_name(self.attr_name, attr, &n)
-        if name != NULL:
-            if _eq(name, n, b"role", 4):
-                bit = P_ROLE
-            elif _eq(name, n, b"aria-expanded", 13):
-                bit = P_EXPANDED
-            elif _eq(name, n, b"aria-controls", 13):
-                bit = P_CONTROLS
-        if static:
-            self.panel_attrs[aid] = bit
-        return bit
+        return self._name_code(attr, self.panel_attrs, _panel_code)
 
     cdef int _panel_attrs(self, pt_node *node) noexcept:
         """The P_* bits of an element's attributes."""

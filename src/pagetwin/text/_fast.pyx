@@ -342,6 +342,14 @@ cdef WordSlot* _new_slots(Py_ssize_t capacity) except NULL:
     return <WordSlot*>memory
 
 
+cdef void* _resized(void* items, size_t size) except NULL:
+    """``realloc(items, size)``, or MemoryError with ``items`` left as it was (its owner frees it)."""
+    cdef void* grown = realloc(items, size)
+    if grown == NULL:
+        raise MemoryError()
+    return grown
+
+
 cdef struct TokenFacts:
     # Each token's hash and keyword flag, for the tokens appended so far, while every token has
     # come from the table (``valid``).
@@ -353,18 +361,10 @@ cdef struct TokenFacts:
 
 
 cdef int _push_facts(TokenFacts* out, uint64_t token_hash, uint8_t keyword) except -1:
-    cdef uint64_t* hashes
-    cdef uint8_t* keywords
     if out.n == out.capacity:
         out.capacity = max(256, 2 * out.capacity)
-        hashes = <uint64_t*>realloc(out.hashes, out.capacity * sizeof(uint64_t))
-        if hashes == NULL:
-            raise MemoryError()
-        out.hashes = hashes
-        keywords = <uint8_t*>realloc(out.keywords, out.capacity)
-        if keywords == NULL:
-            raise MemoryError()
-        out.keywords = keywords
+        out.hashes = <uint64_t*>_resized(out.hashes, out.capacity * sizeof(uint64_t))
+        out.keywords = <uint8_t*>_resized(out.keywords, out.capacity)
     out.hashes[out.n] = token_hash
     out.keywords[out.n] = keyword
     out.n += 1
@@ -510,13 +510,9 @@ cdef struct Spans:
 
 
 cdef int _push_span(Spans* out, Py_ssize_t start, Py_ssize_t end, uint64_t h, int kind) except -1:
-    cdef Span* grown
     if out.n == out.capacity:
         out.capacity = max(256, 2 * out.capacity)
-        grown = <Span*>realloc(out.items, out.capacity * sizeof(Span))
-        if grown == NULL:
-            raise MemoryError()
-        out.items = grown
+        out.items = <Span*>_resized(out.items, out.capacity * sizeof(Span))
     out.items[out.n].start = start
     out.items[out.n].end = end
     out.items[out.n].hash = h
@@ -1192,7 +1188,6 @@ def fold_collapse_utf8(str text, const uint32_t[::1] index, const uint32_t[::1] 
     cdef uint32_t c, entry, limit = <uint32_t>index.shape[0]
     cdef bint gap = False  # whitespace seen since the last word
     cdef unsigned char* out
-    cdef unsigned char* grown
     # each character gives at most 31 code points of 4 bytes each, and a space before them
     cdef Py_ssize_t most = 4 * 31 + 1
     capacity = 4 * n + most
@@ -1208,10 +1203,7 @@ def fold_collapse_utf8(str text, const uint32_t[::1] index, const uint32_t[::1] 
                     continue
                 if m + 2 > capacity:
                     capacity = 2 * capacity
-                    grown = <unsigned char*>realloc(out, capacity)
-                    if grown == NULL:
-                        raise MemoryError()
-                    out = grown
+                    out = <unsigned char*>_resized(out, capacity)
                 if gap:
                     out[m] = 0x20
                     m += 1
@@ -1226,10 +1218,7 @@ def fold_collapse_utf8(str text, const uint32_t[::1] index, const uint32_t[::1] 
                 return None
             if m + most > capacity:
                 capacity = 2 * capacity
-                grown = <unsigned char*>realloc(out, capacity)
-                if grown == NULL:
-                    raise MemoryError()
-                out = grown
+                out = <unsigned char*>_resized(out, capacity)
             if entry == 1:
                 k = 0
                 end = 0
