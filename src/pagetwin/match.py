@@ -579,9 +579,13 @@ def _passed_items(
     """The passed evidence of every pair ``find_edges`` verifies: ``revisits`` first, then
     each algorithm's."""
     passed = _PassedItems()
+    revisit_evidence: dict[tuple[int, int], list[Evidence]] = {}
     for original, revisit in revisits:
-        passed.add_pairs({tuple(sorted((original, revisit))): [Evidence("revisit", 1.0, True, {"payload_digest": "equal"})]})
+        revisit_evidence.setdefault(tuple(sorted((original, revisit))), []).append(
+            Evidence("revisit", 1.0, True, {"payload_digest": "equal"})
+        )
         stats.revisit_edges += 1
+    passed.add_pairs(revisit_evidence)  # one column for them all, not one a revisit
     for algorithm in algorithms:
         cache = FeatureCache(index, algorithm)
         # Each distinct pair once, in pid order (the order does not change the edges: each
