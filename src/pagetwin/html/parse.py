@@ -171,14 +171,91 @@ def _detect_charset(body: bytes, http_charset: str | None) -> tuple[str, str | N
             return "utf-8", body.decode("utf-8"), refused, False
         except UnicodeDecodeError:
             pass
-    from charset_normalizer import from_bytes
-
     sample = body[:65536]
-    best = from_bytes(sample).best()
-    codec = _codec(best.encoding if best else None)[0]
+    codec = _codec(_detected_encoding(sample))[0]
     if codec not in _CJK_CODECS:
         codec = _cjk_reading(sample) or codec
     return codec or "cp1252", None, refused, False
+
+
+def _detected_encoding(sample: bytes) -> str | None:
+    """charset_normalizer's best encoding of ``sample`` (``from_bytes(sample).best()``), without
+    decoding the sample in the multi-byte code pages that provably fail on it.
+
+    Most of detection's time on a page that is mostly ASCII goes into decoding the whole sample
+    in each of its 24 CJK code pages, which fail on the first lone accented letter. A code page
+    whose strict decode of the sample fails is dropped by from_bytes before it counts for
+    anything (no result, no fallback, no "similar code page" skip, not in its ``tested`` set),
+    so excluding it (``cp_exclusion``) gives the same best match; _undecodable_codecs names only
+    such code pages, and never the one the sample declares (its "tested" state gates the early
+    stop). ``preemptive_behaviour=False`` when the sample declares nothing is the same run too
+    (from_bytes only looks for the declaration). A sample with a signature (BOM) takes the
+    plain call. Checked against the plain call in tests/html/test_parse_charset.py."""
+    from charset_normalizer import from_bytes
+    from charset_normalizer.utils import any_specified_encoding, identify_sig_or_bom
+
+    if identify_sig_or_bom(sample)[0] is not None:
+        best = from_bytes(sample).best()
+    else:
+        declared = any_specified_encoding(sample)
+        failing = [codec for codec in _undecodable_codecs(sample) if codec != declared]
+        best = from_bytes(sample, cp_exclusion=failing or None, preemptive_behaviour=declared is not None).best()
+    return best.encoding if best else None
+
+
+# The ISO-2022 code pages read a byte >= 0x80 as an error in every state but one entered by an
+# escape sequence (ESC), and HZ in every state but GB mode, entered by "~{" (CPython's
+# _codecs_iso2022.c, _codecs_cn.c).
+_ISO2022_CODECS = ("iso2022_jp", "iso2022_jp_1", "iso2022_jp_2", "iso2022_jp_2004", "iso2022_jp_3",
+                   "iso2022_jp_ext", "iso2022_kr")  # fmt: skip
+# The other CJK code pages detection tries are stateless and ASCII-compatible: a byte < 0x80 at a
+# character boundary is that character alone, every longer character starts with a byte >= 0x80,
+# none holds two bytes < 0x80 in a row (a pair holds one; EUC's 3- and 8-byte forms none,
+# GB18030's 4-byte form two apart), and the decoder reads no byte past the character it decodes
+# (CPython's cjkcodecs). So in a sample that decodes, every byte >= 0x80 preceded by bytes < 0x80
+# back to a boundary starts a character, and a position after two bytes < 0x80 is a boundary:
+# _HIGH_RUNS cuts windows that start and end on boundaries, and their concatenation decodes
+# whenever the sample does.
+_STATELESS_CJK_CODECS = ("big5", "big5hkscs", "cp932", "cp949", "cp950", "euc_jis_2004", "euc_jisx0213",
+                         "euc_jp", "euc_kr", "gb18030", "gb2312", "gbk", "johab", "shift_jis",
+                         "shift_jis_2004", "shift_jisx0213")  # fmt: skip
+_HIGH_RUNS = re.compile(rb"[\x80-\xff](?:[\x00-\x7f]?[\x80-\xff])*[\x00-\x7f]{0,2}")
+# How much of the windows is decoded: the first windows up to this many bytes (a Latin page
+# fails nearly every pair-based code page at its first accented letter; a CJK page's text runs
+# are cut by its markup, and decoding much of it would double from_bytes' work where it decodes).
+_WINDOWS_TRIED, _WINDOW_BYTES = 16, 4096
+_HIGH_AS_0X80 = bytes(range(128)) + b"\x80" * 128
+
+
+def _undecodable_codecs(sample: bytes) -> list[str]:
+    """Multi-byte code pages that charset_normalizer tries and that cannot decode ``sample``
+    strictly, found without decoding it whole (see the two tables above); none for an ASCII
+    sample. Some that fail may be missed, never one that decodes."""
+    if sample.isascii():
+        return []
+    try:
+        sample.decode("ascii")
+    except UnicodeDecodeError as error:  # (ASCII decoding finds the first such byte at C speed)
+        first_high = error.start
+    failing = list(_ISO2022_CODECS) if b"\x1b" not in sample else []
+    if b"~" not in sample or b"~{" not in sample:  # (memchr first: a 2-byte search is slow)
+        failing.append("hz")
+    # Where the bytes >= 0x80 are, all made 0x80 so that memchr finds the next one (a regex
+    # searching for a byte class crawls through the ASCII between them).
+    marked = sample[first_high:].translate(_HIGH_AS_0X80)
+    windows, size, at = [], 0, 0
+    while at >= 0 and size < _WINDOW_BYTES and len(windows) < _WINDOWS_TRIED:
+        end = _HIGH_RUNS.match(marked, at).end()
+        windows.append(sample[first_high + at : first_high + end])
+        size += end - at
+        at = marked.find(b"\x80", end)
+    windows = b"".join(windows)
+    for codec in _STATELESS_CJK_CODECS:
+        try:
+            windows.decode(codec)
+        except UnicodeDecodeError:
+            failing.append(codec)
+    return failing
 
 
 # The multi-byte CJK encodings detection may give (Python codec names), and those tried when it
