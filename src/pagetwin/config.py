@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import importlib
 import math
-import tomllib
 from collections.abc import Iterator, Mapping
 from dataclasses import Field, asdict, dataclass, field, fields, is_dataclass, replace
 from pathlib import Path
@@ -550,6 +549,8 @@ class Settings:
         base = cls.with_profile(profile) if profile else cls()
         if path is None:
             return base
+        import tomllib  # (only a config file needs it)
+
         try:
             with open(path, "rb") as fh:
                 data = tomllib.load(fh)

@@ -12,15 +12,13 @@ generator closed early) instead of waiting for the chunks in flight.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import signal
 import sys
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
 from itertools import islice
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from pagetwin.config import Settings
 from pagetwin.engine import Progress, StoredPages, worker_count
@@ -29,6 +27,9 @@ from pagetwin.model import Page
 from pagetwin.pipeline import PageResult, Worker, load_shared_models, needs_images
 from pagetwin.runners.spill import ParsedSpill
 from pagetwin.sources import SourceStats, iter_pages
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future, ProcessPoolExecutor
 
 
 class Task(NamedTuple):
@@ -102,6 +103,10 @@ def map_pages(
         for page in pages:
             yield page, fn(page, *task.args)
         return
+    # Imported for a pool only: one worker (the default on one core) does without (~30 ms).
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
     initargs = (settings, learned, keep_parsed, learning, os.getpid())
     if multiprocessing.get_start_method() == "fork":  # (a spawned worker would load them again)
         load_shared_models(settings)
