@@ -302,3 +302,57 @@ def test_property_merge_folds_as_it_did_with_fold(a, b):
     got = (merged.hash_keys, merged.hash_pages, merged.hash_content, merged.slot_keys, merged.slot_pages, merged.slot_kept)
     for x, y in zip(got, want):
         assert x.dtype == y.dtype and x.tobytes() == y.tobytes()
+
+
+# -- pass 1's copy test and its set of pending hashes (copied, HashSet) ----------------------------
+
+_size = st.one_of(st.integers(0, 5000).map(float), st.floats(0, 1 << 25, width=32), st.sampled_from([0.5, -1.0, -0.0, 1e30]))
+
+
+@settings(max_examples=400, deadline=None)
+@given(case=_counts(), content=st.sets(_key, max_size=30), pending=st.sets(_key, max_size=20), native_set=st.booleans(),
+       pages=st.integers(0, 3), data=st.data())  # fmt: skip
+def test_property_native_copy_test_is_the_references(case, content, pending, native_set, pages, data):
+    """SiteTemplates._is_copy (html._stats.copied, or the reference for the sizes it does not
+    take) says what _is_copy_reference says, with the pending hashes in a HashSet or a set."""
+    from pagetwin.html.templates import PageStats, SiteTemplates, _SiteCounts
+
+    keys, counted, _, _ = case
+    content = np.array(sorted(content), dtype=np.uint64)
+    sizes = np.array(data.draw(st.lists(_size, min_size=len(content), max_size=len(content))), dtype=np.float32)
+    members = templates._NativeHashSet(np.array(sorted(pending), dtype=np.uint64)) if native_set else set(pending)
+    counts = _SiteCounts(pages=pages, hash_keys=keys, hash_pages=counted, pending_hashes=members)
+    stats = PageStats(content, content, sizes, {}, content, sizes)
+    assert SiteTemplates._is_copy(counts, stats) == SiteTemplates._is_copy_reference(counts, stats)
+
+
+def test_copy_test_takes_what_the_kernel_does_not_to_the_reference():
+    from pagetwin.html.templates import PageStats, SiteTemplates, _SiteCounts
+
+    content = np.array([1, 2], dtype=np.uint64)
+    counts = _SiteCounts(pages=1, hash_keys=np.array([1], np.uint64), hash_pages=np.array([1], np.int32))
+    for sizes in ([4.5, 1.0], [float(1 << 24), 1.0], [1 << 23, 1 << 23]):  # no whole numbers; sums past float32's
+        sizes = np.array(sizes, dtype=np.float32)
+        with pytest.raises(ValueError):
+            templates._native_copied(content, sizes, counts.hash_keys, counts.hash_pages, set(), templates.COPY_SHARE)
+        stats = PageStats(content, content, sizes, {}, content, sizes)
+        assert SiteTemplates._is_copy(counts, stats) == SiteTemplates._is_copy_reference(counts, stats)
+
+
+@given(batches=st.lists(st.lists(_key, max_size=40), max_size=6), query=st.lists(_key, max_size=30))
+def test_property_hash_set_is_a_set_of_ints(batches, query):
+    import pickle
+
+    native, python = templates._key_set(), set()
+    assert isinstance(native, templates._NativeHashSet)
+    for batch in batches:
+        array = np.array(batch, dtype=np.uint64)
+        templates._add_keys(native, array)
+        templates._add_keys(python, array)
+        assert len(native) == len(python) and native == python
+    array = np.array(query, dtype=np.uint64)
+    assert templates._in_set(array, native).tolist() == templates._in_set_reference(array, python).tolist()
+    assert [k in native for k in query] == [k in python for k in query]
+    assert native.keys().tolist() == sorted(python)
+    again = pickle.loads(pickle.dumps(native))
+    assert again == native and sorted(again.keys().tolist()) == sorted(python)

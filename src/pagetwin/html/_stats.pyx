@@ -644,3 +644,173 @@ def in_set(const uint64_t[::1] keys, set members):
     for i in range(n):
         view[i] = PySet_Contains(members, keys[i])
     return out.view(bool)
+
+
+# -- pass 1's copy test (templates.SiteTemplates._is_copy_reference) ------------------------------
+
+cdef class HashSet:
+    """A set of uint64 keys in C (open addressing, at most half full; the key 0 apart): the
+    pending pages' subtree hashes of a site (``_SiteCounts.pending_hashes``), which every page
+    fitted adds to and every page's copy test asks (a Python set of them took a Python int a
+    hash a page: 0.15 CPU-s of corpus-10000-shared's fit). Pickles as its sorted keys."""
+
+    cdef uint64_t *table
+    cdef Py_ssize_t mask
+    cdef Py_ssize_t count
+    cdef bint has_zero
+
+    def __cinit__(self, keys=None):
+        self.table = <uint64_t *>calloc(16, sizeof(uint64_t))
+        if self.table == NULL:
+            raise MemoryError()
+        self.mask, self.count, self.has_zero = 15, 0, False
+
+    def __init__(self, keys=None):
+        if keys is not None:
+            self.add_keys(np.ascontiguousarray(keys, dtype=np.uint64))
+
+    def __dealloc__(self):
+        free(self.table)
+
+    cdef int _grow(self) except -1:
+        cdef Py_ssize_t old_size = self.mask + 1, i, at
+        cdef Py_ssize_t size = 2 * old_size
+        cdef uint64_t *old = self.table
+        cdef uint64_t *table = <uint64_t *>calloc(size, sizeof(uint64_t))
+        if table == NULL:
+            raise MemoryError()
+        for i in range(old_size):
+            if old[i] != 0:
+                at = _slot(old[i], size - 1)
+                while table[at] != 0:
+                    at = (at + 1) & (size - 1)
+                table[at] = old[i]
+        self.table, self.mask = table, size - 1
+        free(old)
+        return 0
+
+    cdef bint _has(self, uint64_t key) noexcept nogil:
+        cdef Py_ssize_t at
+        if key == 0:
+            return self.has_zero
+        at = _slot(key, self.mask)
+        while self.table[at] != 0:
+            if self.table[at] == key:
+                return True
+            at = (at + 1) & self.mask
+        return False
+
+    def add_keys(self, const uint64_t[::1] keys):
+        """Add every key of a uint64 array."""
+        cdef Py_ssize_t i, at
+        cdef uint64_t key
+        for i in range(keys.shape[0]):
+            key = keys[i]
+            if key == 0:
+                if not self.has_zero:
+                    self.has_zero = True
+                    self.count += 1
+                continue
+            if 2 * (self.count + 1) > self.mask + 1:
+                self._grow()
+            at = _slot(key, self.mask)
+            while self.table[at] != 0 and self.table[at] != key:
+                at = (at + 1) & self.mask
+            if self.table[at] == 0:
+                self.table[at] = key
+                self.count += 1
+
+    def holds(self, const uint64_t[::1] keys):
+        """Whether each key of a uint64 array is in the set (a bool array)."""
+        cdef Py_ssize_t n = keys.shape[0], i
+        out = np.empty(n, dtype=np.uint8)
+        cdef unsigned char[::1] view = out
+        for i in range(n):
+            view[i] = self._has(keys[i])
+        return out.view(bool)
+
+    def keys(self):
+        """The keys, sorted (a uint64 array)."""
+        out = np.empty(self.count, dtype=np.uint64)
+        cdef uint64_t[::1] view = out
+        cdef Py_ssize_t i, k = 0
+        if self.has_zero:
+            view[0] = 0
+            k = 1
+        for i in range(self.mask + 1):
+            if self.table[i] != 0:
+                view[k] = self.table[i]
+                k += 1
+        out.sort()
+        return out
+
+    def __contains__(self, key):
+        return self._has(_key(key))
+
+    def __len__(self):
+        return self.count
+
+    def __eq__(self, other):
+        if isinstance(other, HashSet):
+            return len(self) == len(other) and bool((self.keys() == other.keys()).all())
+        if isinstance(other, (set, frozenset)):
+            return set(self.keys().tolist()) == other
+        return NotImplemented
+
+    __hash__ = None
+
+    def __repr__(self):
+        return f"HashSet({self.keys().tolist()!r})"
+
+    def __reduce__(self):
+        return (HashSet, (self.keys(),))
+
+
+cdef inline Py_ssize_t _slot(uint64_t key, Py_ssize_t mask) noexcept nogil:
+    return <Py_ssize_t>(((key * <uint64_t>0x9E3779B97F4A7C15) >> 32) & <uint64_t>mask)
+
+
+def copied(const uint64_t[::1] content, const float[::1] sizes, const uint64_t[::1] hash_keys,
+           const int32_t[::1] hash_pages, object pending, double share):
+    """``templates._is_copy_reference`` past its first tests: whether the content blocks
+    (``content``, their sizes ``sizes``) on the site's counted pages (in the counts on one page
+    or more, or among the pending pages' hashes ``pending``: a HashSet or a set of ints) make
+    ``share`` of the content text or more. One pass, no numpy array a page. The reference sums
+    the float32 sizes in float32 (numpy's pairwise order); here they are summed in a double,
+    which is the same sum when every size is a whole number and the total is under 2**24 (each
+    partial sum of either order is then exact): other sizes raise ``ValueError`` (the caller
+    then runs the reference)."""
+    cdef Py_ssize_t n = content.shape[0], m = hash_keys.shape[0], i, at
+    cdef double total = 0.0, seen = 0.0, size
+    cdef HashSet native_pending = None
+    cdef set python_pending = None
+    if isinstance(pending, HashSet):
+        native_pending = pending
+        if native_pending.count == 0:
+            native_pending = None
+    elif isinstance(pending, set):
+        python_pending = pending if len(pending) else None
+    else:
+        raise TypeError("pending hashes of another type")
+    if sizes.shape[0] != n or hash_pages.shape[0] != m:
+        raise ValueError("the columns differ in length")
+    for i in range(n):
+        size = sizes[i]
+        if not (size >= 0.0 and size < 16777216.0 and size == <double>(<int64_t>size)):
+            raise ValueError("a size that is no small whole number")
+        total += size
+    if total >= 16777216.0:
+        raise ValueError("sizes past float32's whole numbers")
+    if total <= 0.0:
+        return False
+    cdef const uint64_t *base = &hash_keys[0] if m else NULL
+    for i in range(n):
+        at = _find(base, m, content[i])
+        if at >= 0 and hash_pages[at] > 0:
+            seen += sizes[i]
+        elif native_pending is not None:
+            if native_pending._has(content[i]):
+                seen += sizes[i]
+        elif python_pending is not None and PySet_Contains(python_pending, content[i]):
+            seen += sizes[i]
+    return seen >= share * total

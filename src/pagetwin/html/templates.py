@@ -73,6 +73,8 @@ from pagetwin.html.blocks import Blocks, Extracted, ParsedPage
 from pagetwin.text.normalize import url_host
 
 try:  # pass 1's statistics and folds, pass 2's look-ups in C (html/_stats.pyx); the references without it
+    from pagetwin.html._stats import HashSet as _NativeHashSet
+    from pagetwin.html._stats import copied as _native_copied
     from pagetwin.html._stats import fold_runs as _native_fold_runs
     from pagetwin.html._stats import in_set as _native_in_set
     from pagetwin.html._stats import keys_on_pages as _native_keys_on_pages
@@ -82,7 +84,7 @@ try:  # pass 1's statistics and folds, pass 2's look-ups in C (html/_stats.pyx);
     from pagetwin.html._stats import template_flags as _native_template_flags
 except ImportError:
     _native_page_stats = _native_fold_runs = _native_in_set = _native_lookup_columns = _native_keys_on_pages = None
-    _native_slot_decisions = _native_template_flags = None
+    _native_slot_decisions = _native_template_flags = _native_copied = _NativeHashSet = None
 
 _PENDING_PAGES = 32  # pages buffered per site before their counts are folded in
 _PENDING_TOTAL = 1000  # pages buffered over all sites: above it every site is folded in
@@ -203,9 +205,26 @@ def blocks_stats_reference(blocks: Blocks, settings: ExtractSettings, page_level
     )
 
 
+def _key_set() -> set[int]:
+    """An empty set of uint64 keys (``_SiteCounts.pending_hashes``): a ``html._stats.HashSet``
+    when the kernels are built (keys added and asked in C), else a set of ints."""
+    return set() if _NativeHashSet is None else _NativeHashSet()
+
+
+def _add_keys(members: set[int], keys: np.ndarray) -> None:
+    """Add the keys of a uint64 array to a ``_key_set``."""
+    if isinstance(members, set):
+        members.update(keys.tolist())
+    else:
+        members.add_keys(np.ascontiguousarray(keys, dtype=np.uint64))
+
+
 def _in_set(keys: np.ndarray, members: set[int]) -> np.ndarray:
-    """Whether each key of a uint64 array is in ``members`` (a bool array): natively when the
-    kernel is built (``html._stats.in_set``), else ``_in_set_reference``."""
+    """Whether each key of a uint64 array is in ``members`` (a ``_key_set``; a bool array):
+    natively when the kernel is built (``html._stats.in_set``, ``HashSet.holds``), else
+    ``_in_set_reference``."""
+    if _NativeHashSet is not None and isinstance(members, _NativeHashSet):
+        return members.holds(np.ascontiguousarray(keys, dtype=np.uint64))
     if _native_in_set is not None:
         try:
             return _native_in_set(keys, members)
@@ -336,7 +355,7 @@ class _SiteCounts:
     pruned_below: int = 0  # lossy counting: hashes with fewer pages than this were dropped
     copies: int = 0  # pages not counted: copies of what was counted (module docstring)
     # The subtree hashes of the pending pages, one set: _is_copy asks it of every page, once.
-    pending_hashes: set[int] = field(default_factory=set)
+    pending_hashes: set[int] = field(default_factory=_key_set)
     # Per hash (aligned with hash_keys): the shares of their page's content text the block made,
     # summed over the pages it is on (0 where the page-level rules did not keep it); with
     # hash_pages, the mean share: what tells text shared by near copies from a template (_spared).
@@ -584,7 +603,7 @@ class SiteTemplates:
             counts.copies += 1
             return self
         counts.pending.append(stats)
-        counts.pending_hashes.update(stats.hashes.tolist())
+        _add_keys(counts.pending_hashes, stats.hashes)
         counts.pages += 1
         self._pending_total = getattr(self, "_pending_total", 0) + 1
         if len(counts.pending) >= _PENDING_PAGES:
@@ -595,7 +614,22 @@ class SiteTemplates:
 
     @staticmethod
     def _is_copy(counts: _SiteCounts, stats: PageStats) -> bool:
-        """Whether most of the page's content is on pages already counted (module docstring)."""
+        """Whether most of the page's content is on pages already counted (module docstring):
+        natively when the kernel is built (``html._stats.copied``: one pass, no numpy step a
+        page), else ``_is_copy_reference``."""
+        if not counts.pages or not len(stats.content):
+            return False
+        if _native_copied is not None:
+            try:
+                return _native_copied(stats.content, stats.content_size, counts.hash_keys, counts.hash_pages,
+                                      counts.pending_hashes, COPY_SHARE)  # fmt: skip
+            except (OverflowError, TypeError, ValueError):
+                pass  # columns the kernel does not take (other dtypes, sizes no small whole numbers)
+        return SiteTemplates._is_copy_reference(counts, stats)
+
+    @staticmethod
+    def _is_copy_reference(counts: _SiteCounts, stats: PageStats) -> bool:
+        """_is_copy in numpy (the reference of the native kernel)."""
         if not counts.pages or not len(stats.content):
             return False
         seen = SiteModel._lookup(counts.hash_keys, counts.hash_pages, stats.content) > 0
@@ -607,7 +641,7 @@ class SiteTemplates:
 
     def _compact(self, counts: _SiteCounts) -> None:
         pending, counts.pending = counts.pending, []
-        counts.pending_hashes = set()
+        counts.pending_hashes = _key_set()
         self._pending_total = max(0, getattr(self, "_pending_total", 0) - len(pending))
         if pending:
             # The kept blocks (p.content) are blocks with content (p.hashes): their share of
