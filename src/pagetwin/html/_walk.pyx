@@ -430,9 +430,21 @@ cdef inline bint _is_cjk(Py_UCS4 cp) noexcept nogil:
 
 cdef Py_ssize_t _stripped_len(const unsigned char *s, size_t n) noexcept nogil:
     """len(s.strip()) of valid UTF-8, in code points."""
-    cdef size_t i = 0
+    cdef size_t i = 0, start = 0, end = n
     cdef Py_ssize_t count = 0, first = -1, last = -1
     cdef Py_UCS4 cp
+    # ASCII whitespace off both ends; when an ASCII character that is not whitespace ends
+    # both sides, the rest is counted by its lead bytes (no code point decoded)
+    while start < end and TEXT_CLASS[s[start]] == TEXT_SPACE:
+        start += 1
+    while end > start and TEXT_CLASS[s[end - 1]] == TEXT_SPACE:
+        end -= 1
+    if start == end:
+        return 0
+    if s[start] < 0x80 and s[end - 1] < 0x80:
+        for i in range(start, end):
+            count += (s[i] & 0xC0) != 0x80
+        return count
     while i < n:
         cp = s[i]
         if cp < 0x80:
@@ -489,6 +501,18 @@ cdef struct Frame:  # the enclosing block's state while a child block is open (b
     bint in_link
     bint article
     Py_ssize_t tag  # the tag id of the block this frame closes
+
+
+cdef struct Column:  # a block's numbers, made Python objects once the walk is done
+    Py_ssize_t parent
+    uint64_t sig
+    uint64_t hash
+    Py_ssize_t link
+    Py_ssize_t size
+    bint content
+    bint in_article
+    bint hint
+    bint caption
 
 
 cdef struct Attrs:  # what the walk reads of an element's attributes (the last of a name wins)
@@ -639,6 +663,8 @@ cdef class NativeWalk:
     cdef Py_ssize_t stack_size
     cdef Frame *frames
     cdef Py_ssize_t frames_size
+    cdef Column *columns  # per block of the page walked
+    cdef Py_ssize_t columns_size
     cdef Buf scratch
     cdef Buf fold
 
@@ -725,6 +751,7 @@ cdef class NativeWalk:
         free(self.img_count)
         free(self.stack)
         free(self.frames)
+        free(self.columns)
         free(self.scratch.data)
         free(self.fold.data)
         if self.facts_slots != NULL:
@@ -1201,8 +1228,8 @@ cdef class NativeWalk:
         cdef Frame *f
         cdef pt_chardata *t
         cdef Buf *own = NULL
-        cdef list tags = [], parents = [], sigs = [], hashes = [], texts = [], links = [], sizes = []
-        cdef list contents = [], in_article = [], hints = [], captions = [], images = [], copies = []
+        cdef list tags = [], texts = [], images = [], copies = []
+        cdef Column *col
         cdef list page_chars = []  # the page's text length, once a chrome box asks
         if type(root) is not self.node_type or max_depth < 0:
             raise Unsupported("not a LexborNode, or a negative max_depth")
@@ -1218,8 +1245,9 @@ cdef class NativeWalk:
                 nframes -= 1
                 f = &self.frames[nframes]
                 b = block
-                h = self._close(b, f.tag, own, depth, acc, has, link_chars, texts, links, sizes, contents, &content)
-                hashes[b] = h
+                h = self._close(b, f.tag, own, depth, acc, has, link_chars, texts, &self.columns[b])
+                self.columns[b].hash = h
+                content = self.columns[b].content
                 block, depth, sig, link_chars, acc = f.block, f.depth, f.sig, f.link_chars, f.acc
                 has, in_link, article = f.has, f.in_link, f.article
                 own = &self.own[depth] if depth >= 0 else NULL
@@ -1296,18 +1324,18 @@ cdef class NativeWalk:
                 self._push(&top, BLOCK_END)
                 child_sig = self._sig(sig, tid, part)
                 article = article or (self.flags[tid] & 2) != 0
+                n = len(tags)
+                if n == self.columns_size:
+                    size = self.columns_size * 2 if self.columns_size else 1024
+                    col = <Column *>realloc(self.columns, size * sizeof(Column))
+                    if col == NULL:
+                        raise MemoryError()
+                    self.columns, self.columns_size = col, size
+                col = &self.columns[n]
+                col.parent, col.sig, col.in_article, col.hint, col.caption = block, child_sig, article, is_hint, is_caption
                 tags.append(self.names[tid][0])
-                parents.append(block)
-                sigs.append(child_sig)
-                in_article.append(article)
-                hints.append(is_hint)
-                captions.append(is_caption)
-                hashes.append(None)
                 texts.append(None)
-                links.append(None)
-                sizes.append(None)
-                contents.append(None)
-                block = len(tags) - 1
+                block = n
                 depth += 1
                 sig = child_sig
                 link_chars = 0
@@ -1368,9 +1396,18 @@ cdef class NativeWalk:
                         self._piece(own, t.data.data, t.data.length, &link_chars, in_link)
                 continue
             self._push_children(node, &top)
-        out.tag, out.parent, out.sig, out.hash, out.text = tags, parents, sigs, hashes, texts
-        out.link, out.size, out.content, out.in_article, out.hint = links, sizes, contents, in_article, hints
-        out.caption = captions
+        n = len(tags)
+        col = self.columns
+        out.tag, out.text = tags, texts
+        out.parent = [col[b].parent for b in range(n)]
+        out.sig = [col[b].sig for b in range(n)]
+        out.hash = [col[b].hash for b in range(n)]
+        out.link = [col[b].link for b in range(n)]
+        out.size = [col[b].size for b in range(n)]
+        out.content = [col[b].content for b in range(n)]
+        out.in_article = [col[b].in_article for b in range(n)]
+        out.hint = [col[b].hint for b in range(n)]
+        out.caption = [col[b].caption for b in range(n)]
         out.images = images
         return copies
 
@@ -1711,10 +1748,9 @@ cdef class NativeWalk:
         return True
 
     cdef uint64_t _close(self, Py_ssize_t b, uintptr_t tid, Buf *own, Py_ssize_t depth, uint64_t acc, bint has,
-                         Py_ssize_t link_chars, list texts, list links, list sizes, list contents,
-                         bint *content) except? 0:
-        """Finish block ``b``: its text (whitespace collapsed), link chars, size and content,
-        and its hash (xxh64 of tag, digits-folded text, image sources and child hashes)."""
+                         Py_ssize_t link_chars, list texts, Column *col) except? 0:
+        """Finish block ``b``: its text (whitespace collapsed), and in ``col`` its link chars,
+        size and content; its hash (xxh64 of tag, digits-folded text, image sources and child hashes)."""
         cdef Buf *text = &self.scratch
         cdef Buf *k = &self.fold
         cdef size_t i = 0, start
@@ -1800,16 +1836,15 @@ cdef class NativeWalk:
                 made = PyUnicode_New(text.length, 127)
                 memcpy(PyUnicode_DATA(made), text.data, text.length)
                 texts[b] = made
-            links[b] = link_chars if link_chars < chars else chars
-            sizes[b] = chars + 2 * cjk
-            content[0] = True
+            col.link = link_chars if link_chars < chars else chars
+            col.size = chars + 2 * cjk
+            col.content = True
         else:  # no text: no link chars either (they count stripped text)
             texts[b] = ""
-            links[b] = 0
-            sizes[b] = 0
+            col.link = 0
+            col.size = 0
             k.length = self.name_len[tid] + 1
-            content[0] = has
-        contents[b] = content[0]
+            col.content = has
         _append(k, b"\x00", 1)
         if self.img_count[depth]:
             _append(k, self.imgs[depth].data, self.imgs[depth].length)
