@@ -432,6 +432,7 @@ cdef Py_ssize_t _stripped_len(const unsigned char *s, size_t n) noexcept nogil:
     """len(s.strip()) of valid UTF-8, in code points."""
     cdef size_t i = 0, start = 0, end = n
     cdef Py_ssize_t count = 0, first = -1, last = -1
+    cdef uint64_t word
     cdef Py_UCS4 cp
     # ASCII whitespace off both ends; when an ASCII character that is not whitespace ends
     # both sides, the rest is counted by its lead bytes (no code point decoded)
@@ -442,8 +443,16 @@ cdef Py_ssize_t _stripped_len(const unsigned char *s, size_t n) noexcept nogil:
     if start == end:
         return 0
     if s[start] < 0x80 and s[end - 1] < 0x80:
-        for i in range(start, end):
+        i = start
+        while i + 8 <= end:  # (eight ASCII bytes are eight code points)
+            memcpy(&word, s + i, 8)
+            if word & 0x8080808080808080ULL:
+                break
+            count += 8
+            i += 8
+        while i < end:
             count += (s[i] & 0xC0) != 0x80
+            i += 1
         return count
     while i < n:
         cp = s[i]
