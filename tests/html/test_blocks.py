@@ -215,7 +215,6 @@ def test_the_walker_memos_stay_bounded(monkeypatch):
     from pagetwin.html.blocks import BlockWalker
 
     walker = BlockWalker(native=False)
-    # (Named as chrome: the native walk memoises only the facts _class_facts gives, _plain_facts.)
     html = "".join(f"<div class='nav c{i}' id='i{i}'><p>x</p></div>" for i in range(3000))
     for _ in range(3):
         walker.walk(parse_html(html))
@@ -225,7 +224,7 @@ def test_the_walker_memos_stay_bounded(monkeypatch):
         monkeypatch.setattr(blocks, "_CLASS_MEMO_SIZE", 100)
         native = BlockWalker()
         assert native.walk(parse_html(html)) == walker.walk(parse_html(html))
-        assert 0 < len(native.native.class_memo) <= 101
+        assert 0 < native.native.facts_memo_entries <= 100
 
 
 def test_the_html_modules_keep_no_mutable_state_between_calls():

@@ -438,3 +438,57 @@ def test_native_first_answers_only_its_selectors(walkers):
         walkers[0].native.first(node, "p.x")
     with pytest.raises(ValueError):
         blocks._simple_selector("p.x, h1")
+
+
+def _same_counts(native, tree) -> list:
+    """The elements where the native ink, visible ink or paragraph count differ from blocks.py's
+    Python ones (a native answer of -1 or None: a text that is not UTF-8, left to Python)."""
+    out = []
+    for node in tree.root.traverse(include_text=False):
+        ink = native.ink(node)
+        if ink != -1 and ink != blocks._ink(node.text(deep=True)):
+            out.append((node.tag, "ink"))
+        visible = native.visible_ink(node, blocks._CODE_TAG_IDS)
+        if visible != -1 and visible != blocks._visible_ink(node):
+            out.append((node.tag, "visible ink"))
+        for many, least in ((1, blocks.PARAGRAPH_CHARS), (3, blocks.PARAGRAPH_CHARS), (1, blocks.SECTION_CHARS), (2, 20)):
+            found = native.paragraphs(node, many, least, blocks._P_ID, blocks._A_ID)
+            if found is not None and found != blocks._paragraphs(node, many, least):
+                out.append((node.tag, "paragraphs", many, least))
+    return out
+
+
+@settings(max_examples=300, **FAST)
+@given(body=st.lists(html_bodies, min_size=1, max_size=4).map("".join))
+def test_native_ink_and_paragraphs_are_python_ones_on_generated_pages(walkers, body):
+    tree = LexborHTMLParser(f"<html><head><title>t</title><script>var x = 1;</script></head><body>{body}</body></html>")
+    assert _same_counts(walkers[0].native, tree) == []
+    for node in tree.root.traverse(include_text=False):  # (text of str pages is UTF-8: always counted in C)
+        assert native_ink_known(walkers[0].native, node)
+
+
+def native_ink_known(native, node) -> bool:
+    return native.ink(node) >= 0 and native.paragraphs(node, 1, 1, blocks._P_ID, blocks._A_ID) is not None
+
+
+@settings(max_examples=150, **FAST)
+@given(body=html_bodies, junk=st.lists(st.sampled_from([b"\xff", b"\xed\xa0\x80", b"\xc3", b"\xe2\x82", b"\xf4\x90\x80\x80", b"\x00"]), max_size=6), seed=st.integers(0, 1000))
+def test_native_ink_and_paragraphs_on_bytes_that_are_not_utf8(walkers, body, junk, seed):
+    data = bytearray(f"<html><body>{body}</body></html>".encode())
+    rng = random.Random(seed)
+    for piece in junk:
+        at = rng.randrange(len(data) + 1)
+        data[at:at] = piece
+    tree = LexborHTMLParser(bytes(data))
+    assert _same_counts(walkers[0].native, tree) == []
+
+
+@pytest.mark.parametrize("name", ["cleanportaleval", "scrapinghub", "chinese_wce"])
+def test_native_ink_and_paragraphs_on_real_pages(walkers, name):
+    if not (SHARED / "extraction").exists():
+        pytest.skip(f"no extraction sets at {SHARED / 'extraction'}")
+    sys.path.insert(0, str(ROOT / "bench"))
+    from extraction import load_set
+
+    for page in load_set(name, SHARED, 10):
+        assert _same_counts(walkers[0].native, parse_html(decode_html(page["body"], None))) == [], page["id"]

@@ -22,7 +22,7 @@ cimport cython
 from cpython.bytes cimport PyBytes_FromStringAndSize
 from cpython.pycapsule cimport PyCapsule_GetPointer
 from cpython.unicode cimport PyUnicode_DecodeUTF8, PyUnicode_AsUTF8AndSize
-from cpython.ref cimport PyObject
+from cpython.ref cimport PyObject, Py_INCREF, Py_DECREF
 from libc.limits cimport INT_MAX, INT_MIN
 from libc.stdint cimport uint64_t, uintptr_t
 from libc.stdlib cimport calloc, free, realloc
@@ -30,6 +30,8 @@ from libc.string cimport memchr, memcmp, memcpy
 
 cdef extern from "Python.h":
     bint Py_UNICODE_ISSPACE(Py_UCS4 ch) nogil
+    object PyUnicode_New(Py_ssize_t size, Py_UCS4 maxchar)
+    void *PyUnicode_DATA(object text)
     bint Py_UNICODE_ISDECIMAL(Py_UCS4 ch) nogil
 
 cdef extern from *:
@@ -235,19 +237,30 @@ def xxh64_intdigest(bytes data):
     return xxh64(<const unsigned char *>data, len(data))
 
 
+cdef const char *DIGIT_PAIRS = b"00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
+
+
 cdef inline int _utoa(uint64_t v, char *out) noexcept nogil:
-    """The decimal digits of v (Python's "%d"), into out (20 bytes); their count."""
+    """The decimal digits of v (Python's "%d"), into out (20 bytes); their count. (Two digits
+    a division: a signature's 20 digits were a tenth of the walk's instructions.)"""
     cdef char tmp[20]
-    cdef int n = 0, i
-    while True:
-        tmp[n] = <char>(48 + v % 10)
-        n += 1
-        v //= 10
-        if v == 0:
-            break
-    for i in range(n):
-        out[i] = tmp[n - 1 - i]
-    return n
+    cdef int at = 20
+    cdef unsigned int r
+    while v >= 100:
+        r = <unsigned int>(v % 100)
+        v //= 100
+        at -= 2
+        tmp[at] = DIGIT_PAIRS[2 * r]
+        tmp[at + 1] = DIGIT_PAIRS[2 * r + 1]
+    if v >= 10:
+        at -= 2
+        tmp[at] = DIGIT_PAIRS[2 * v]
+        tmp[at + 1] = DIGIT_PAIRS[2 * v + 1]
+    else:
+        at -= 1
+        tmp[at] = <char>(48 + v)
+    memcpy(out, tmp + at, 20 - at)
+    return 20 - at
 
 
 cdef inline bint _ieq(const unsigned char *s, size_t n, const char *lit, size_t m) noexcept nogil:
@@ -363,6 +376,32 @@ cdef inline Py_ssize_t _utf8_valid(const unsigned char *s, size_t n) noexcept no
     return 1
 
 
+# What _close does with an ASCII byte: TEXT_OTHER (kept as it is), TEXT_SPACE (str.split's
+# whitespace, Py_UNICODE_ISSPACE), TEXT_DIGIT (0-9, folded); TEXT_WIDE: a byte of a multi-byte
+# character. Filled at import from Python's own whitespace test.
+DEF TEXT_OTHER = 0
+DEF TEXT_SPACE = 1
+DEF TEXT_DIGIT = 2
+DEF TEXT_WIDE = 3
+cdef unsigned char TEXT_CLASS[256]
+
+
+cdef void _fill_text_class() noexcept:
+    cdef int c
+    for c in range(256):
+        if c >= 0x80:
+            TEXT_CLASS[c] = TEXT_WIDE
+        elif Py_UNICODE_ISSPACE(c):
+            TEXT_CLASS[c] = TEXT_SPACE
+        elif 48 <= c <= 57:
+            TEXT_CLASS[c] = TEXT_DIGIT
+        else:
+            TEXT_CLASS[c] = TEXT_OTHER
+
+
+_fill_text_class()
+
+
 cdef inline Py_UCS4 _next_cp(const unsigned char *s, size_t *i) noexcept nogil:
     """The code point at s[i[0]] of valid UTF-8; advances i."""
     cdef unsigned char c = s[i[0]]
@@ -391,9 +430,30 @@ cdef inline bint _is_cjk(Py_UCS4 cp) noexcept nogil:
 
 cdef Py_ssize_t _stripped_len(const unsigned char *s, size_t n) noexcept nogil:
     """len(s.strip()) of valid UTF-8, in code points."""
-    cdef size_t i = 0
+    cdef size_t i = 0, start = 0, end = n
     cdef Py_ssize_t count = 0, first = -1, last = -1
+    cdef uint64_t word
     cdef Py_UCS4 cp
+    # ASCII whitespace off both ends; when an ASCII character that is not whitespace ends
+    # both sides, the rest is counted by its lead bytes (no code point decoded)
+    while start < end and TEXT_CLASS[s[start]] == TEXT_SPACE:
+        start += 1
+    while end > start and TEXT_CLASS[s[end - 1]] == TEXT_SPACE:
+        end -= 1
+    if start == end:
+        return 0
+    if s[start] < 0x80 and s[end - 1] < 0x80:
+        i = start
+        while i + 8 <= end:  # (eight ASCII bytes are eight code points)
+            memcpy(&word, s + i, 8)
+            if word & 0x8080808080808080ULL:
+                break
+            count += 8
+            i += 8
+        while i < end:
+            count += (s[i] & 0xC0) != 0x80
+            i += 1
+        return count
     while i < n:
         cp = s[i]
         if cp < 0x80:
@@ -452,6 +512,18 @@ cdef struct Frame:  # the enclosing block's state while a child block is open (b
     Py_ssize_t tag  # the tag id of the block this frame closes
 
 
+cdef struct Column:  # a block's numbers, made Python objects once the walk is done
+    Py_ssize_t parent
+    uint64_t sig
+    uint64_t hash
+    Py_ssize_t link
+    Py_ssize_t size
+    bint content
+    bint in_article
+    bint hint
+    bint caption
+
+
 cdef struct Attrs:  # what the walk reads of an element's attributes (the last of a name wins)
     bint any
     bint hiding  # one of hidden, aria-hidden, type, style
@@ -468,6 +540,22 @@ cdef struct Attrs:  # what the walk reads of an element's attributes (the last o
 
 
 cdef pt_str EMPTY
+
+
+cdef struct Facts:  # blocks.py's _class_facts of a (tag, class, id, itemprop)
+    int chrome
+    bint hint
+    bint caption
+    bint hidden
+    bint popup
+    PyObject *part  # bytes; borrowed from the memo: held until the next _facts
+
+
+cdef struct FactsSlot:  # an entry of NativeWalk's memo of class facts
+    uint64_t hash
+    size_t key_at  # where its key is in the memo's key bytes
+    size_t key_length
+    Facts facts  # (facts.part NULL: a free slot; else a reference the memo owns)
 
 
 class Unsupported(Exception):
@@ -534,7 +622,8 @@ def probe_layout(tree, LexborNode_type, text_id, attr_name_address, element_name
 cdef class NativeWalk:
     """One process's native walk: the kinds of tag ids seen, the names of block tags, the
     attribute codes of static attribute ids, the memo of class facts (blocks.py's
-    ``_class_facts`` by the raw bytes of tag, class, id and itemprop). Build it with the
+    ``_class_facts`` by the raw bytes of tag, class, id and itemprop: a C hash table, so a
+    hit makes no Python object). Build it with the
     constants and functions of html/blocks.py (``blocks._native_walk``)."""
 
     cdef void *vtab
@@ -558,8 +647,12 @@ cdef class NativeWalk:
     cdef int image_count
     cdef tuple image_keys  # IMAGE_ATTRS (str)
     cdef int src_of[5]  # (SOURCE_ATTRS) the image attribute index of each attribute an image's source is read from, in order (-1)
-    cdef readonly dict class_memo
-    cdef Py_ssize_t class_memo_size
+    cdef FactsSlot *facts_slots  # open addressing, by xxh64 of the key
+    cdef size_t facts_mask
+    cdef readonly Py_ssize_t facts_memo_entries
+    cdef Py_ssize_t class_memo_size  # entries kept before the memo is emptied
+    cdef Buf facts_keys  # the keys of the memo's entries, one after another
+    cdef Buf key  # the key of the facts asked for
     cdef tuple naming_words, hint_parts, caption_parts, hiding_classes  # blocks._NAMING_PARTS, as bytes
     cdef Py_ssize_t longest_naming  # (naming_words[n]: the words of n letters)
     cdef tuple word_buckets  # [length * 26 + first letter - "a"]: ((word, W_* bits), ...) of blocks' word sets
@@ -579,6 +672,8 @@ cdef class NativeWalk:
     cdef Py_ssize_t stack_size
     cdef Frame *frames
     cdef Py_ssize_t frames_size
+    cdef Column *columns  # per block of the page walked
+    cdef Py_ssize_t columns_size
     cdef Buf scratch
     cdef Buf fold
 
@@ -624,8 +719,14 @@ cdef class NativeWalk:
             self.src_of[i] = image_attrs.index(name) if name in image_attrs else -1
         self.node_type = lexbor_node_type
         self.names = [None] * KINDS
-        self.class_memo = {}
         self.class_memo_size = class_memo_size
+        slots = 64
+        while slots < 2 * (class_memo_size + 1):
+            slots *= 2
+        self.facts_slots = <FactsSlot *>calloc(slots, sizeof(FactsSlot))
+        if self.facts_slots == NULL:
+            raise MemoryError()
+        self.facts_mask = slots - 1
         for ids, _, _ in selectors.values():
             if len(ids) > MAX_FIRST_TAGS or any(tid >= KINDS for tid in ids):
                 raise ValueError("a selector of too many tags, or of tags that are not static")
@@ -659,8 +760,24 @@ cdef class NativeWalk:
         free(self.img_count)
         free(self.stack)
         free(self.frames)
+        free(self.columns)
         free(self.scratch.data)
         free(self.fold.data)
+        if self.facts_slots != NULL:
+            self._clear_facts()
+            free(self.facts_slots)
+        free(self.facts_keys.data)
+        free(self.key.data)
+
+    cdef void _clear_facts(self) noexcept:
+        """Empty the memo of class facts."""
+        cdef size_t i
+        for i in range(self.facts_mask + 1):
+            if self.facts_slots[i].facts.part != NULL:
+                Py_DECREF(<object>self.facts_slots[i].facts.part)
+                self.facts_slots[i].facts.part = NULL
+        self.facts_memo_entries = 0
+        self.facts_keys.length = 0
 
     cdef object _node(self, pt_node *node, object parser):
         """selectolax's LexborNode of a node (LexborNode.new)."""
@@ -908,6 +1025,97 @@ cdef class NativeWalk:
                 node = node.parent
         return [self._node(<pt_node *><uintptr_t>tables[i], parser) for i in range(len(tables)) if marked[i]]
 
+    cdef Py_ssize_t _ink(self, pt_node *top) noexcept:
+        """blocks._ink of an element's text as selectolax's ``text(deep=True)`` gives it (its
+        descendant text nodes, joined): its code points but spaces, newlines, tabs and carriage
+        returns. -1 when a text is not UTF-8 (selectolax replaces its bytes: blocks.py counts)."""
+        cdef pt_node *node = top.first_child
+        cdef pt_chardata *t
+        cdef const unsigned char *s
+        cdef Py_ssize_t ink = 0
+        cdef size_t i
+        cdef unsigned char c
+        while node != NULL:
+            if node.local_name == self.text_id:
+                t = <pt_chardata *>node
+                s = t.data.data
+                if s != NULL:
+                    if not _utf8_body_valid(s, t.data.length):
+                        return -1
+                    for i in range(t.data.length):
+                        c = s[i]
+                        if (c & 0xC0) != 0x80 and c != 32 and c != 10 and c != 9 and c != 13:
+                            ink += 1
+            node = _preorder_next(node, top)
+        return ink
+
+    cdef pt_node *_element(self, node) except NULL:
+        if type(node) is not self.node_type:
+            raise Unsupported("not a LexborNode")
+        return (<pt_lexbor_node *><PyObject *>node).node
+
+    def ink(self, node):
+        """_ink of a LexborNode's ``text(deep=True)``; -1 when a text is not UTF-8."""
+        return self._ink(self._element(node))
+
+    def visible_ink(self, node, tuple code_ids):
+        """blocks._visible_ink of a LexborNode: its ink, less that of each element of its subtree
+        (itself included, as ``css`` finds them) whose tag id is one of ``code_ids``; -1 when a
+        text is not UTF-8."""
+        cdef pt_node *top = self._element(node)
+        cdef pt_node *e = top
+        cdef Py_ssize_t ink = self._ink(top), inside
+        cdef uintptr_t ids[8]
+        cdef Py_ssize_t n = len(code_ids), i
+        if n > 8:
+            raise ValueError("more than 8 tag ids")
+        for i in range(n):
+            ids[i] = code_ids[i]
+        if ink < 0:
+            return -1
+        while e != NULL:
+            if e.type == ELEMENT:
+                for i in range(n):
+                    if e.local_name == ids[i]:
+                        inside = self._ink(e)
+                        if inside < 0:
+                            return -1
+                        ink -= inside
+                        break
+            e = _preorder_next(e, top)
+        return ink
+
+    def paragraphs(self, node, Py_ssize_t many, Py_ssize_t least, uintptr_t p_id, uintptr_t a_id):
+        """blocks._paragraphs of a LexborNode: whether ``many`` of the elements of its subtree
+        (itself included) whose tag id is ``p_id`` have ``least`` ink and, in the elements
+        inside them whose tag id is ``a_id``, no more than 0.3 of it. None when a text is not
+        UTF-8 (blocks.py counts)."""
+        cdef pt_node *top = self._element(node)
+        cdef pt_node *p = top
+        cdef pt_node *a
+        cdef Py_ssize_t good = 0, chars, links, inside
+        while p != NULL:
+            if p.type == ELEMENT and p.local_name == p_id:
+                chars = self._ink(p)
+                if chars < 0:
+                    return None
+                if chars >= least:
+                    links = 0
+                    a = p
+                    while a != NULL:
+                        if a.type == ELEMENT and a.local_name == a_id:
+                            inside = self._ink(a)
+                            if inside < 0:
+                                return None
+                            links += inside
+                        a = _preorder_next(a, p)
+                    if <double>links <= 0.3 * <double>chars:
+                        good += 1
+                        if good >= many:
+                            return True
+            p = _preorder_next(p, top)
+        return False
+
     cdef int _attrs(self, pt_node *node, Attrs *a, bint images) except -1:
         """Read an element's attributes into ``a``; ``images``: the image attributes too."""
         cdef pt_attr *attr = (<pt_element *>node).first_attr
@@ -969,7 +1177,7 @@ cdef class NativeWalk:
 
     cdef int _piece(self, Buf *own, const unsigned char *s, size_t n, Py_ssize_t *link_chars, bint in_link) except -1:
         """Add a text node's data to the open block's own text (blocks.py's own.append(s))."""
-        if _utf8_valid(s, n):
+        if _utf8_body_valid(s, n):
             _append(own, s, n)
             if in_link:
                 link_chars[0] += _stripped_len(s, n)
@@ -1025,11 +1233,12 @@ cdef class NativeWalk:
         cdef bint has = False, in_link = False, article = False, content, is_hint, is_caption
         cdef int kind, chrome
         cdef Attrs a
+        cdef Facts facts
         cdef Frame *f
         cdef pt_chardata *t
         cdef Buf *own = NULL
-        cdef list tags = [], parents = [], sigs = [], hashes = [], texts = [], links = [], sizes = []
-        cdef list contents = [], in_article = [], hints = [], captions = [], images = [], copies = []
+        cdef list tags = [], texts = [], images = [], copies = []
+        cdef Column *col
         cdef list page_chars = []  # the page's text length, once a chrome box asks
         if type(root) is not self.node_type or max_depth < 0:
             raise Unsupported("not a LexborNode, or a negative max_depth")
@@ -1045,8 +1254,9 @@ cdef class NativeWalk:
                 nframes -= 1
                 f = &self.frames[nframes]
                 b = block
-                h = self._close(b, f.tag, own, depth, acc, has, link_chars, texts, links, sizes, contents, &content)
-                hashes[b] = h
+                h = self._close(b, f.tag, own, depth, acc, has, link_chars, texts, &self.columns[b])
+                self.columns[b].hash = h
+                content = self.columns[b].content
                 block, depth, sig, link_chars, acc = f.block, f.depth, f.sig, f.link_chars, f.acc
                 has, in_link, article = f.has, f.in_link, f.article
                 own = &self.own[depth] if depth >= 0 else NULL
@@ -1086,18 +1296,18 @@ cdef class NativeWalk:
                         if (self._not_disclosed(node, &a) or not self.disclosed(py)) and not (shown and <uintptr_t>node in shown):
                             hidden.append(py)  # (a hidden tab panel is walked: blocks._disclosed_box)
                             continue
-                    facts = self._facts(tid, &a)
-                    if facts[4] and not self.flags[tid] & 4:
+                    self._facts(tid, &a, &facts)
+                    if facts.hidden and not self.flags[tid] & 4:
                         continue  # hidden by its class (blocks._class_hidden)
-                    chrome = facts[0]
-                    is_hint = facts[1]
-                    part = facts[2]
-                    is_caption = facts[3]
+                    chrome = facts.chrome
+                    is_hint = facts.hint
+                    part = <object>facts.part  # (a reference of its own: the memo may empty)
+                    is_caption = facts.caption
                     if chrome and not self.flags[tid] & 4:
                         # blocks._holds_the_page; its first test made here while no wrapper is
                         # noted (page_chars[1]): a box holding no h1, main, itemprop or p is not one
                         if (len(page_chars) < 2 and self._first(node, parser, self.may_hold) is None) or not self.holds_the_page(
-                                self._node(node, parser), root, page_chars, chrome, self.first):
+                                self._node(node, parser), root, page_chars, chrome, self.first, self):
                             if chrome != 2:  # blocks.py's _COMMENTS
                                 continue
                             if not noscript:
@@ -1123,18 +1333,18 @@ cdef class NativeWalk:
                 self._push(&top, BLOCK_END)
                 child_sig = self._sig(sig, tid, part)
                 article = article or (self.flags[tid] & 2) != 0
+                n = len(tags)
+                if n == self.columns_size:
+                    size = self.columns_size * 2 if self.columns_size else 1024
+                    col = <Column *>realloc(self.columns, size * sizeof(Column))
+                    if col == NULL:
+                        raise MemoryError()
+                    self.columns, self.columns_size = col, size
+                col = &self.columns[n]
+                col.parent, col.sig, col.in_article, col.hint, col.caption = block, child_sig, article, is_hint, is_caption
                 tags.append(self.names[tid][0])
-                parents.append(block)
-                sigs.append(child_sig)
-                in_article.append(article)
-                hints.append(is_hint)
-                captions.append(is_caption)
-                hashes.append(None)
                 texts.append(None)
-                links.append(None)
-                sizes.append(None)
-                contents.append(None)
-                block = len(tags) - 1
+                block = n
                 depth += 1
                 sig = child_sig
                 link_chars = 0
@@ -1165,10 +1375,10 @@ cdef class NativeWalk:
                     if a.hiding and self._hidden(&a):
                         continue
                     if block >= 0 and (a.cls != NULL or a.ident != NULL):
-                        facts = self._facts(tid, &a)
-                        if facts[5] and tags[block] == "p" and self.hover_card(self._node(node, parser)):
+                        self._facts(tid, &a, &facts)
+                        if facts.popup and tags[block] == "p" and self.hover_card(self._node(node, parser)):
                             continue  # a card shown on hover (blocks._hover_card)
-                        if facts[3] and self.flags[tid] & 8:  # a span named as a caption (blocks._span_captions)
+                        if facts.caption and self.flags[tid] & 8:  # a span named as a caption (blocks._span_captions)
                             spans.append((block, self._node(node, parser)))
             elif kind == K_CELL:
                 if block >= 0:  # cells are inline: a table row reads as one line
@@ -1195,9 +1405,18 @@ cdef class NativeWalk:
                         self._piece(own, t.data.data, t.data.length, &link_chars, in_link)
                 continue
             self._push_children(node, &top)
-        out.tag, out.parent, out.sig, out.hash, out.text = tags, parents, sigs, hashes, texts
-        out.link, out.size, out.content, out.in_article, out.hint = links, sizes, contents, in_article, hints
-        out.caption = captions
+        n = len(tags)
+        col = self.columns
+        out.tag, out.text = tags, texts
+        out.parent = [col[b].parent for b in range(n)]
+        out.sig = [col[b].sig for b in range(n)]
+        out.hash = [col[b].hash for b in range(n)]
+        out.link = [col[b].link for b in range(n)]
+        out.size = [col[b].size for b in range(n)]
+        out.content = [col[b].content for b in range(n)]
+        out.in_article = [col[b].in_article for b in range(n)]
+        out.hint = [col[b].hint for b in range(n)]
+        out.caption = [col[b].caption for b in range(n)]
         out.images = images
         return copies
 
@@ -1271,42 +1490,69 @@ cdef class NativeWalk:
         self._attrs(n, &a, False)
         return self._not_disclosed(n, &a)
 
-    cdef tuple _facts(self, uintptr_t tid, Attrs *a):
-        """blocks.py's _class_facts(tag, class, id, itemprop): _plain_facts, else memoised by
-        their bytes."""
-        cdef Buf *k = &self.scratch
+    cdef int _facts(self, uintptr_t tid, Attrs *a, Facts *out) except -1:
+        """blocks.py's _class_facts(tag, class, id, itemprop) into ``out``, memoised by their
+        bytes (tag id, the three lengths, the three values): a hit reads a C table, no Python
+        object made. A miss is made by _plain_facts (names that name nothing, most of them),
+        else _ascii_facts, else by a Python call."""
+        cdef Buf *k = &self.key
         cdef unsigned int lengths[4]
         cdef pt_str *parts[4]
         cdef int i
+        cdef uint64_t h
+        cdef size_t at
+        cdef FactsSlot *slot
         parts[0], parts[1], parts[2], parts[3] = &EMPTY, a.cls, a.ident, a.itemprop
         for i in range(1, 4):
             if parts[i] == NULL:
                 parts[i] = &EMPTY
-        # Names that name nothing are most of them: made here at each call, they leave the memo
-        # to the others (so it holds a whole run's of them), made by _ascii_facts when it can,
-        # else by a Python call.
-        facts = self._plain_facts(self.name_ptr[tid], self.name_len[tid], parts[1], parts[2], parts[3])
-        if facts is not None:
-            return <tuple>facts
         k.length = 0
-        lengths[0] = self.name_len[tid]
+        lengths[0] = <unsigned int>tid
         for i in range(1, 4):
             lengths[i] = parts[i].length
         _append(k, <const unsigned char *>lengths, sizeof(lengths))
-        _append(k, <const unsigned char *>self.name_ptr[tid], self.name_len[tid])
         for i in range(1, 4):
             _append(k, parts[i].data, parts[i].length)
-        key = PyBytes_FromStringAndSize(<char *>k.data, k.length)
-        facts = self.class_memo.get(key)
+        h = xxh64(k.data, k.length)
+        at = h & self.facts_mask
+        while True:
+            slot = &self.facts_slots[at]
+            if slot.facts.part == NULL:
+                break
+            if (slot.hash == h and slot.key_length == k.length
+                    and memcmp(self.facts_keys.data + slot.key_at, k.data, k.length) == 0):
+                out[0] = slot.facts
+                return 0
+            at = (at + 1) & self.facts_mask
+        facts = self._plain_facts(self.name_ptr[tid], self.name_len[tid], parts[1], parts[2], parts[3])
         if facts is None:
             facts = self._ascii_facts(self.name_ptr[tid], self.name_len[tid], parts[1], parts[2], parts[3])
-            if facts is None:  # (not ASCII, a popup or a hiding class: blocks.py decides)
-                chrome, hint, part, caption, hidden, popup = self.class_facts(self.names[tid][0], _str(a.cls), _str(a.ident), _str(a.itemprop))
-                facts = (chrome, hint, part.encode("utf-8", "surrogatepass"), caption, hidden, popup)
-            if len(self.class_memo) > self.class_memo_size:
-                self.class_memo.clear()
-            self.class_memo[key] = facts
-        return <tuple>facts
+        if facts is None:  # (not ASCII, a popup or a hiding class: blocks.py decides)
+            chrome, hint, part, caption, hidden, popup = self.class_facts(self.names[tid][0], _str(a.cls), _str(a.ident), _str(a.itemprop))
+            facts = (chrome, hint, part.encode("utf-8", "surrogatepass"), caption, hidden, popup)
+        if self.facts_memo_entries >= self.class_memo_size:
+            self._clear_facts()
+            at = h & self.facts_mask
+            while self.facts_slots[at].facts.part != NULL:
+                at = (at + 1) & self.facts_mask
+        slot = &self.facts_slots[at]
+        part = (<tuple>facts)[2]
+        if type(part) is not bytes:
+            raise TypeError("a part that is not bytes")
+        slot.facts.chrome = (<tuple>facts)[0]
+        slot.facts.hint = (<tuple>facts)[1]
+        slot.facts.caption = (<tuple>facts)[3]
+        slot.facts.hidden = (<tuple>facts)[4]
+        slot.facts.popup = (<tuple>facts)[5]
+        slot.hash = h
+        slot.key_at = self.facts_keys.length
+        slot.key_length = k.length
+        _append(&self.facts_keys, k.data, k.length)
+        Py_INCREF(part)
+        slot.facts.part = <PyObject *>part
+        self.facts_memo_entries += 1
+        out[0] = slot.facts
+        return 0
 
     cdef int _lowered(self, pt_str *cls, pt_str *ident) except -1:
         """The scratch buffer := _class_facts's "lowered": the class and id, lowered, joined by a space."""
@@ -1511,56 +1757,42 @@ cdef class NativeWalk:
         return True
 
     cdef uint64_t _close(self, Py_ssize_t b, uintptr_t tid, Buf *own, Py_ssize_t depth, uint64_t acc, bint has,
-                         Py_ssize_t link_chars, list texts, list links, list sizes, list contents,
-                         bint *content) except? 0:
-        """Finish block ``b``: its text (whitespace collapsed), link chars, size and content,
-        and its hash (xxh64 of tag, digits-folded text, image sources and child hashes)."""
+                         Py_ssize_t link_chars, list texts, Column *col) except? 0:
+        """Finish block ``b``: its text (whitespace collapsed), and in ``col`` its link chars,
+        size and content; its hash (xxh64 of tag, digits-folded text, image sources and child hashes)."""
         cdef Buf *text = &self.scratch
         cdef Buf *k = &self.fold
         cdef size_t i = 0, start
-        cdef Py_UCS4 cp
+        cdef Py_UCS4 cp = 0
         cdef Py_ssize_t chars = 0, cjk = 0
         cdef bint space = False, digit = False
         cdef char digits[24]
         cdef int n
+        cdef unsigned char kind
+        cdef const unsigned char *data = own.data
+        cdef size_t length = own.length
+        cdef bint wide = False
         text.length = 0
         k.length = 0
         _append(k, <const unsigned char *>self.name_ptr[tid], self.name_len[tid])
         _append(k, b"\x00", 1)
         _reserve(text, own.length)
         _reserve(k, own.length)
-        while i < own.length:
+        # (ASCII by runs of one TEXT_CLASS: markup's indentation and words are most of a text)
+        while i < length:
             start = i
-            cp = own.data[i]
-            if cp < 0x80:  # (ASCII: whitespace and digits by table and range)
+            kind = TEXT_CLASS[data[i]]
+            if kind == TEXT_SPACE:
                 i += 1
+                while i < length and TEXT_CLASS[data[i]] == TEXT_SPACE:
+                    i += 1
+                space = text.length > 0
+                continue
+            if kind == TEXT_WIDE:
+                cp = _next_cp(data, &i)
                 if Py_UNICODE_ISSPACE(cp):
                     space = text.length > 0
                     continue
-                if space:
-                    text.data[text.length] = 32
-                    text.length += 1
-                    k.data[k.length] = 32
-                    k.length += 1
-                    chars += 1
-                    space = digit = False
-                text.data[text.length] = <unsigned char>cp
-                text.length += 1
-                chars += 1
-                if 48 <= cp <= 57:
-                    if not digit:
-                        k.data[k.length] = 48
-                        k.length += 1
-                        digit = True
-                else:
-                    digit = False
-                    k.data[k.length] = <unsigned char>cp
-                    k.length += 1
-                continue
-            cp = _next_cp(own.data, &i)
-            if Py_UNICODE_ISSPACE(cp):
-                space = text.length > 0
-                continue
             if space:
                 text.data[text.length] = 32
                 text.length += 1
@@ -1568,7 +1800,31 @@ cdef class NativeWalk:
                 k.length += 1
                 chars += 1
                 space = digit = False
-            memcpy(text.data + text.length, own.data + start, i - start)
+            if kind == TEXT_OTHER:
+                i += 1
+                while i < length and TEXT_CLASS[data[i]] == TEXT_OTHER:
+                    i += 1
+                memcpy(text.data + text.length, data + start, i - start)
+                text.length += i - start
+                memcpy(k.data + k.length, data + start, i - start)
+                k.length += i - start
+                chars += i - start
+                digit = False
+                continue
+            if kind == TEXT_DIGIT:
+                i += 1
+                while i < length and TEXT_CLASS[data[i]] == TEXT_DIGIT:
+                    i += 1
+                memcpy(text.data + text.length, data + start, i - start)
+                text.length += i - start
+                chars += i - start
+                if not digit:
+                    k.data[k.length] = 48
+                    k.length += 1
+                    digit = True
+                continue
+            wide = True
+            memcpy(text.data + text.length, data + start, i - start)
             text.length += i - start
             chars += 1
             if cp >= 0x2E80 and _is_cjk(cp):
@@ -1580,20 +1836,24 @@ cdef class NativeWalk:
                     digit = True
             else:
                 digit = False
-                memcpy(k.data + k.length, own.data + start, i - start)
+                memcpy(k.data + k.length, data + start, i - start)
                 k.length += i - start
         if text.length:
-            texts[b] = PyUnicode_DecodeUTF8(<char *>text.data, text.length, NULL)
-            links[b] = link_chars if link_chars < chars else chars
-            sizes[b] = chars + 2 * cjk
-            content[0] = True
+            if wide:
+                texts[b] = PyUnicode_DecodeUTF8(<char *>text.data, text.length, NULL)
+            else:  # (ASCII: copied, not decoded)
+                made = PyUnicode_New(text.length, 127)
+                memcpy(PyUnicode_DATA(made), text.data, text.length)
+                texts[b] = made
+            col.link = link_chars if link_chars < chars else chars
+            col.size = chars + 2 * cjk
+            col.content = True
         else:  # no text: no link chars either (they count stripped text)
             texts[b] = ""
-            links[b] = 0
-            sizes[b] = 0
+            col.link = 0
+            col.size = 0
             k.length = self.name_len[tid] + 1
-            content[0] = has
-        contents[b] = content[0]
+            col.content = has
         _append(k, b"\x00", 1)
         if self.img_count[depth]:
             _append(k, self.imgs[depth].data, self.imgs[depth].length)

@@ -430,6 +430,9 @@ PARAGRAPH_CHARS = 150
 # around a whole article).
 WRAPPER_PARAGRAPHS = 3
 _CODE_TAGS = "script, style, template"
+# The tag ids the native walk's ink and paragraph counts read (lexbor's static ids).
+_CODE_TAG_IDS = tuple(LexborHTMLParser("").create_node(tag).tag_id for tag in _CODE_TAGS.split(", "))
+_P_ID, _A_ID = (LexborHTMLParser("").create_node(tag).tag_id for tag in ("p", "a"))
 # Chrome words of the dialogs laid over a page: their text (a cookie policy) can outweigh a
 # listing's short cards, and they never wrap the page.
 _OVERLAY_WORDS = frozenset(["cookie", "cookies", "consent", "popup", "modal"])
@@ -456,16 +459,30 @@ def _ink(text: str) -> int:
     return len(text) - text.count(" ") - text.count("\n") - text.count("\t") - text.count("\r")
 
 
-def _visible_ink(node) -> int:
-    """_ink of a subtree's text, without its scripts' and styles' (tracking code outweighs many pages)."""
+def _visible_ink(node, native=None) -> int:
+    """_ink of a subtree's text, without its scripts' and styles' (tracking code outweighs many pages).
+    ``native``: a native walk, which counts it in C when the texts are UTF-8."""
+    if native is not None:
+        ink = native.visible_ink(node, _CODE_TAG_IDS)
+        if ink >= 0:
+            return ink
     return _ink(node.text(deep=True)) - sum(_ink(s.text(deep=True)) for s in node.css(_CODE_TAGS))
+
+
+def _deep_ink(node, native=None) -> int:
+    """_ink of a subtree's text (``native``: as _visible_ink)."""
+    if native is not None:
+        ink = native.ink(node)
+        if ink >= 0:
+            return ink
+    return _ink(node.text(deep=True))
 
 
 def _css_first(node, selector: str):
     return node.css_first(selector)
 
 
-def _holds_the_page(node, root, page_chars: list, chrome: int, first=_css_first) -> bool:
+def _holds_the_page(node, root, page_chars: list, chrome: int, first=_css_first, native=None) -> bool:
     """Whether a box named like chrome (``chrome``: its _class_facts verdict) is a wrapper of the
     page's content, not chrome: it holds the h1 or a marked article body (CONTENT_INSIDE), it is
     named only as social and holds a post embedded from a social network (_EMBEDDED_POST), it is
@@ -477,39 +494,42 @@ def _holds_the_page(node, root, page_chars: list, chrome: int, first=_css_first)
     ``page_chars`` caches the text of ``root`` for one walk ([] until measured). The cheap tests
     come first: most chrome boxes hold neither an h1 nor a paragraph (one look for both).
     ``first(node, selector)`` is ``node.css_first(selector)``: the native walk's ``first``
-    answers _FIRST_SELECTORS without parsing them at each call."""
+    answers _FIRST_SELECTORS without parsing them at each call; ``native`` (that walk) counts
+    the paragraphs and the ink in C (_paragraphs, _deep_ink, _visible_ink)."""
     wrappers = page_chars[1] if len(page_chars) > 1 else None
+    words = None
     if wrappers:
-        named = _chrome_words(node)
+        words = _chrome_words(node)
         up = node.parent
         while up is not None:
-            words = wrappers.get(up.mem_id)
-            if words is not None and named <= words:
+            named = wrappers.get(up.mem_id)
+            if named is not None and words <= named:
                 return True
             up = up.parent
     found = first(node, _MAY_HOLD_CONTENT_OR_P)
     if found is None:  # (menus and link lists, most chrome: one look)
         return False
-    words = _chrome_words(node)
+    if words is None:
+        words = _chrome_words(node)
     if found.tag == "p" and _SOCIAL_WORDS.issuperset(words) and node.css_first(_EMBEDDED_POST) is not None:
         return True  # a post embedded in the story ("social-media-embed" around a tweet), quoted as its text
     if words == _SKIP_WORDS and (found.tag == "p" or first(node, "p") is not None):
         return True  # a section named "skip-item" (netgear's topics): a skip link holds no paragraph
     if first(node, _MAY_HOLD_CONTENT) is not None and _content_inside(node):
         return _wrapper(node, page_chars)
-    if _a_section(node, words, chrome):
+    if _a_section(node, words, chrome, native):
         return _wrapper(node, page_chars)
     if chrome != _CHROME or (found.tag != "p" and first(node, "p") is None):
         return False
-    if _ink(node.text(deep=True)) < WRAPPER_PARAGRAPHS * PARAGRAPH_CHARS:
+    if _deep_ink(node, native) < WRAPPER_PARAGRAPHS * PARAGRAPH_CHARS:
         return False
     if not _OVERLAY_WORDS.isdisjoint(_class_words(node)):
         return False
-    if not _paragraphs(node, WRAPPER_PARAGRAPHS):
+    if not _paragraphs(node, WRAPPER_PARAGRAPHS, native=native):
         return False
     if not page_chars or page_chars[0] < 0:
-        page_chars[:1] = [_visible_ink(root)]
-    return 2 * _visible_ink(node) > page_chars[0] and _wrapper(node, page_chars)
+        page_chars[:1] = [_visible_ink(root, native)]
+    return 2 * _visible_ink(node, native) > page_chars[0] and _wrapper(node, page_chars)
 
 
 _WRAPS_THE_PAGE = "main, [itemprop=articleBody]"
@@ -557,7 +577,7 @@ def _qa_comment(node) -> bool:
     return False
 
 
-def _a_section(node, words: frozenset, chrome: int) -> bool:
+def _a_section(node, words: frozenset, chrome: int, native=None) -> bool:
     """Whether a box named like chrome (its chrome ``words``) is a section of the page, in the
     markup of a theme or a page builder: an ``<article>`` named only as a comment outside any
     ``<article>`` (a forum's reply: HTML nests a comment's ``<article>`` in the one it is about;
@@ -567,7 +587,7 @@ def _a_section(node, words: frozenset, chrome: int) -> bool:
     page), or one named only "widget" that holds a paragraph of SECTION_CHARS (SiteOrigin's
     ``so-panel widget``, reviewed.com's ``c-product-widget`` write-ups, CivicPlus's ``widget
     editor``), unless its class names reviews or a call to action (_NOT_SECTION_WORDS: a
-    shop's reviews widget, a donation appeal under a story)."""
+    shop's reviews widget, a donation appeal under a story). (``native``: as _holds_the_page.)"""
     if chrome == _COMMENTS:
         return node.tag == "article" and not _inside(node, ("article",))
     if words == _BANNER_WORDS:
@@ -578,7 +598,7 @@ def _a_section(node, words: frozenset, chrome: int) -> bool:
         return False
     else:
         least = SECTION_CHARS
-    return _inside(node, CONTENT_ROOT_TAGS, main_role=True) and _paragraphs(node, 1, least)
+    return _inside(node, CONTENT_ROOT_TAGS, main_role=True) and _paragraphs(node, 1, least, native)
 
 
 def _inside(node, tags, main_role: bool = False) -> bool:
@@ -591,8 +611,13 @@ def _inside(node, tags, main_role: bool = False) -> bool:
     return False
 
 
-def _paragraphs(node, many: int, least: int = PARAGRAPH_CHARS) -> bool:
-    """Whether a box holds ``many`` paragraphs of content (``least`` characters, few links)."""
+def _paragraphs(node, many: int, least: int = PARAGRAPH_CHARS, native=None) -> bool:
+    """Whether a box holds ``many`` paragraphs of content (``least`` characters, few links).
+    ``native``: a native walk, which counts them in C when the texts are UTF-8."""
+    if native is not None:
+        found = native.paragraphs(node, many, least, _P_ID, _A_ID)
+        if found is not None:
+            return found
     good = 0
     for p in node.css("p"):
         chars = _ink(p.text(deep=True))
