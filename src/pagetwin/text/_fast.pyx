@@ -101,42 +101,32 @@ cdef enum:
     K_SEA = 2
 
 
-ctypedef fused char_t:
-    # a str's code units, one width per kind (1, 2 or 4 bytes)
-    uint8_t
-    uint16_t
-    uint32_t
-
-
 cdef inline unsigned char _cls(const unsigned char* tab, int kind, void* data, Py_ssize_t i):
     return tab[PyUnicode_READ(kind, data, i)]
 
 
-# The scan of a text's words reads its code units directly, one loop compiled per string width
-# (``char_t``): no switch on the string's kind a character.
-
-cdef Py_ssize_t _run(const unsigned char* tab, const char_t* chars, Py_ssize_t i, Py_ssize_t n, unsigned char bit) noexcept:
-    while i < n and tab[chars[i]] & bit:
+cdef Py_ssize_t _run(const unsigned char* tab, int kind, void* data, Py_ssize_t i, Py_ssize_t n, unsigned char bit):
+    while i < n and _cls(tab, kind, data, i) & bit:
         i += 1
     return i
 
 
-cdef Py_ssize_t _number_end(const unsigned char* tab, const char_t* chars, Py_ssize_t i, Py_ssize_t n) noexcept:
+cdef Py_ssize_t _number_end(const unsigned char* tab, int kind, void* data, Py_ssize_t i, Py_ssize_t n):
     """End of ``\\p{Nd}+(?:[.,]\\p{Nd}+)+(?!WORD)`` matched at i, or -1, found in the regex's
     backtracking order: the groups are taken greedily; while a word character follows, the last
     group gives back digits (a digit that is not a word character, Thai say, may then follow),
     and at last the whole group (its separator then follows, not a word character)."""
-    cdef Py_ssize_t j = _run(tab, chars, i, n, DIGIT)
+    cdef Py_ssize_t j = _run(tab, kind, data, i, n, DIGIT)
     cdef Py_ssize_t before_last = -1, last_start = -1, p
     cdef int groups = 0
-    cdef uint32_t c
+    cdef Py_UCS4 c
     while j + 1 < n:
-        c = chars[j]
-        if (c != 0x2E and c != 0x2C) or not (tab[chars[j + 1]] & DIGIT):
+        c = PyUnicode_READ(kind, data, j)
+        if (c != 0x2E and c != 0x2C) or not (_cls(tab, kind, data, j + 1) & DIGIT):
             break
         before_last = j
         last_start = j + 1
-        j = _run(tab, chars, j + 1, n, DIGIT)
+        j = _run(tab, kind, data, j + 1, n, DIGIT)
         groups += 1
     if groups == 0:
         return -1
@@ -144,21 +134,21 @@ cdef Py_ssize_t _number_end(const unsigned char* tab, const char_t* chars, Py_ss
         return j
     p = j
     while p > last_start:
-        if not (tab[chars[p]] & WORD):
+        if not (_cls(tab, kind, data, p) & WORD):
             return p
         p -= 1
     return before_last if groups >= 2 else -1
 
 
-cdef Py_ssize_t _word_end(const unsigned char* tab, const char_t* chars, Py_ssize_t i, Py_ssize_t n) noexcept:
+cdef Py_ssize_t _word_end(const unsigned char* tab, int kind, void* data, Py_ssize_t i, Py_ssize_t n):
     """End of ``WORD+(?:['\u2019-]WORD+)*`` matched at i."""
-    cdef Py_ssize_t j = _run(tab, chars, i, n, WORD)
-    cdef uint32_t c
+    cdef Py_ssize_t j = _run(tab, kind, data, i, n, WORD)
+    cdef Py_UCS4 c
     while j + 1 < n:
-        c = chars[j]
-        if (c != 0x27 and c != 0x2019 and c != 0x2D) or not (tab[chars[j + 1]] & WORD):
+        c = PyUnicode_READ(kind, data, j)
+        if (c != 0x27 and c != 0x2019 and c != 0x2D) or not (_cls(tab, kind, data, j + 1) & WORD):
             break
-        j = _run(tab, chars, j + 1, n, WORD)
+        j = _run(tab, kind, data, j + 1, n, WORD)
     return j
 
 
@@ -207,22 +197,13 @@ cdef struct WordSlot:
     uint8_t key[KEY_BYTES]
 
 
-cdef inline uint64_t _chars_hash(const char_t* chars, Py_ssize_t i, Py_ssize_t j) noexcept:
-    """FNV-1a over the code points chars[i:j] (the same for a word in any string kind)."""
+cdef inline uint64_t _span_hash(int kind, void* data, Py_ssize_t i, Py_ssize_t j) noexcept:
+    """FNV-1a over the code points of data[i:j] (the same for a word in any string kind)."""
     cdef uint64_t h = 0xCBF29CE484222325ULL
     cdef Py_ssize_t k
     for k in range(i, j):
-        h = (h ^ <uint32_t>chars[k]) * 0x100000001B3ULL
+        h = (h ^ <uint32_t>PyUnicode_READ(kind, data, k)) * 0x100000001B3ULL
     return h ^ (h >> 29)
-
-
-cdef inline uint64_t _span_hash(int kind, void* data, Py_ssize_t i, Py_ssize_t j) noexcept:
-    """``_chars_hash`` of data[i:j], a str's data of that kind."""
-    if kind == 1:
-        return _chars_hash(<const uint8_t*>data, i, j)
-    if kind == 2:
-        return _chars_hash(<const uint16_t*>data, i, j)
-    return _chars_hash(<const uint32_t*>data, i, j)
 
 
 cdef inline bint _same_chars(int wkind, const void* wdata, int kind, void* data, Py_ssize_t i, Py_ssize_t n) noexcept:
@@ -541,31 +522,31 @@ cdef int _push_span(Spans* out, Py_ssize_t start, Py_ssize_t end, uint64_t h, in
     return 0
 
 
-cdef int _find_spans(const unsigned char* tab, const char_t* chars, Py_ssize_t n, bint hashed, Spans* out) except -1:
+cdef int _find_spans(const unsigned char* tab, int kind, void* data, Py_ssize_t n, bint hashed, Spans* out) except -1:
     """The spans of ``_TOKEN``'s matches in the text, in order: words (hashed for the word
     table when ``hashed``), Han/kana runs and South-East Asian runs."""
     cdef Py_ssize_t i = 0, j
     cdef unsigned char f
     cdef int span
     while i < n:
-        f = tab[chars[i]]
+        f = _cls(tab, kind, data, i)
         j = -1
         if f & CJK:
-            j = _run(tab, chars, i, n, CJK)
+            j = _run(tab, kind, data, i, n, CJK)
             span = K_CJK
         elif f & SEA:
-            j = _run(tab, chars, i, n, SEA)
+            j = _run(tab, kind, data, i, n, SEA)
             span = K_SEA
         else:
             if f & DIGIT:
-                j = _number_end(tab, chars, i, n)
+                j = _number_end(tab, kind, data, i, n)
             if j < 0 and f & WORD:
-                j = _word_end(tab, chars, i, n)
+                j = _word_end(tab, kind, data, i, n)
             span = K_WORD
         if j < 0:
             i += 1
             continue
-        _push_span(out, i, j, _chars_hash(chars, i, j) if hashed and span == K_WORD else 0, span)
+        _push_span(out, i, j, _span_hash(kind, data, i, j) if hashed and span == K_WORD else 0, span)
         i = j
     return 0
 
@@ -604,12 +585,7 @@ cdef int _scan(str text, const unsigned char[::1] table, bint bigram_kana, bint 
     spans.n = 0
     spans.capacity = 0
     try:
-        if kind == 1:
-            _find_spans(tab, <const uint8_t*>data, n, words is not None, &spans)
-        elif kind == 2:
-            _find_spans(tab, <const uint16_t*>data, n, words is not None, &spans)
-        else:
-            _find_spans(tab, <const uint32_t*>data, n, words is not None, &spans)
+        _find_spans(tab, kind, data, n, words is not None, &spans)
         if words is not None:
             for s in range(min(spans.n, SLOT_AHEAD)):
                 if spans.items[s].kind == K_WORD:
@@ -1200,6 +1176,13 @@ cdef inline Py_ssize_t _put_utf8(unsigned char* out, Py_ssize_t m, uint32_t c) n
     out[m + 2] = <unsigned char>(0x80 | ((c >> 6) & 0x3F))
     out[m + 3] = <unsigned char>(0x80 | (c & 0x3F))
     return m + 4
+
+
+ctypedef fused char_t:
+    # a str's code units, one width per kind (1, 2 or 4 bytes)
+    uint8_t
+    uint16_t
+    uint32_t
 
 
 cdef inline bint _is_space(uint32_t c) noexcept:
