@@ -379,25 +379,6 @@ def test_collapse_utf8_of_every_code_point():
     assert _fast.collapse_utf8("a\ud800") is None
 
 
-def test_the_space_filter_is_str_isspace_on_every_code_point():
-    # fold_collapse_utf8 asks Py_UNICODE_ISSPACE only of the characters the filter lets through
-    import sys
-
-    assert [c for c in range(sys.maxunicode + 1) if _fast.is_space_filtered(c) != chr(c).isspace()] == []
-
-
-def test_fold_collapse_utf8_in_every_string_width_equals_normalize_text(real_texts):
-    # one loop compiled per width (1, 2, 4 bytes a character): each text in the three widths
-    from pagetwin.text.normalize import fold_table, normalize_text
-
-    index, pool = fold_table()
-    for text in real_texts:
-        for variant in (text, text + "\u0100", text + "\U0001F600", text.encode("latin-1", "ignore").decode("latin-1")):
-            expected = normalize_text(variant).encode("utf-8")
-            got = _fast.fold_collapse_utf8(variant, index, pool)
-            assert got is None or got == expected
-
-
 def test_collapse_utf8_on_real_pages(real_texts):
     for text in real_texts:
         assert _fast.collapse_utf8(text) == _collapse_reference(text)

@@ -1178,114 +1178,70 @@ cdef inline Py_ssize_t _put_utf8(unsigned char* out, Py_ssize_t m, uint32_t c) n
     return m + 4
 
 
-ctypedef fused char_t:
-    # a str's code units, one width per kind (1, 2 or 4 bytes)
-    uint8_t
-    uint16_t
-    uint32_t
-
-
-cdef inline bint _is_space(uint32_t c) noexcept:
-    """``Py_UNICODE_ISSPACE(c)`` (str.split's test), without its call for the characters that
-    cannot be whitespace: every whitespace character is ASCII, U+0085, U+00A0, U+1680, in
-    U+2000..U+205F or U+3000 (tests/text/test_fast.py checks every code point)."""
-    if c < 0x80:
-        return Py_UNICODE_ISSPACE(<Py_UCS4>c)  # a table lookup
-    if c == 0x85 or c == 0xA0 or c == 0x1680 or (0x2000 <= c <= 0x205F) or c == 0x3000:
-        return Py_UNICODE_ISSPACE(<Py_UCS4>c)
-    return False
-
-
-def is_space_filtered(uint32_t c):
-    """``_is_space(c)``, for the test that holds it to str.isspace over every code point."""
-    return _is_space(c)
-
-
-cdef Py_ssize_t _fold_collapse(const char_t* chars, Py_ssize_t n, const uint32_t* index, uint32_t limit,
-                               const uint32_t* pool, Py_ssize_t pool_size, unsigned char** buffer,
-                               Py_ssize_t* capacity) except -2:
-    """``fold_collapse_utf8``'s loop over a text of one width (its code units read directly, the
-    width known when compiled): the bytes written to ``*buffer`` (grown as needed, its
-    ``*capacity``), or -1 when a character has no entry."""
-    cdef Py_ssize_t i, m = 0, k, end
-    cdef uint32_t c, entry
-    cdef bint gap = False  # whitespace seen since the last word
-    cdef unsigned char* out = buffer[0]
-    # each character gives at most 31 code points of 4 bytes each, and a space before them
-    cdef Py_ssize_t most = 4 * 31 + 1
-    for i in range(n):
-        c = chars[i]
-        if c < 0x80:  # ASCII: folds to its lower case
-            if Py_UNICODE_ISSPACE(<Py_UCS4>c):
-                gap = m > 0  # leading whitespace writes nothing
-                continue
-            if m + 2 > capacity[0]:
-                capacity[0] = 2 * capacity[0]
-                out = buffer[0] = <unsigned char*>_resized(out, capacity[0])
-            if gap:
-                out[m] = 0x20
-                m += 1
-                gap = False
-            if 0x41 <= c <= 0x5A:
-                c += 0x20
-            out[m] = <unsigned char>c
-            m += 1
-            continue
-        entry = index[c] if c < limit else 0
-        if entry == 0:
-            return -1
-        if m + most > capacity[0]:
-            capacity[0] = 2 * capacity[0]
-            out = buffer[0] = <unsigned char*>_resized(out, capacity[0])
-        if entry == 1:
-            k = 0
-            end = 0
-        else:
-            k = entry >> 5
-            end = k + (entry & 31)
-            if end > pool_size:
-                raise ValueError(f"fold table entry of U+{c:04X} outside its pool")
-            c = pool[k]
-        while True:
-            if _is_space(c):
-                gap = m > 0
-            else:
-                if gap:
-                    out[m] = 0x20
-                    m += 1
-                    gap = False
-                m = _put_utf8(out, m, c)
-            k += 1
-            if k >= end:
-                break
-            c = pool[k]
-    return m
-
-
 def fold_collapse_utf8(str text, const uint32_t[::1] index, const uint32_t[::1] pool):
     """``" ".join(normalize._folded(text).split()).encode("utf-8")`` (for an ASCII text, of its
     lower case) in one pass, each character replaced by its entry in ``normalize.fold_table``
     (index: 0 none, 1 itself, else (offset << 5) | length in pool); None when a character has
     no entry (the caller then folds the whole text). No string is made but the bytes."""
-    cdef Py_ssize_t n = len(text), m
+    cdef Py_ssize_t n = len(text), i, m = 0, capacity, k, end
     cdef int kind = PyUnicode_KIND(text)
     cdef void* data = PyUnicode_DATA(text)
-    cdef uint32_t limit = <uint32_t>index.shape[0]
-    cdef const uint32_t* index_at = &index[0] if index.shape[0] else NULL
-    cdef const uint32_t* pool_at = &pool[0] if pool.shape[0] else NULL
-    cdef Py_ssize_t capacity = 4 * n + 4 * 31 + 1
-    cdef unsigned char* out = <unsigned char*>malloc(capacity)
+    cdef uint32_t c, entry, limit = <uint32_t>index.shape[0]
+    cdef bint gap = False  # whitespace seen since the last word
+    cdef unsigned char* out
+    # each character gives at most 31 code points of 4 bytes each, and a space before them
+    cdef Py_ssize_t most = 4 * 31 + 1
+    capacity = 4 * n + most
+    out = <unsigned char*>malloc(capacity)
     if out == NULL:
         raise MemoryError()
     try:
-        if kind == 1:
-            m = _fold_collapse(<const uint8_t*>data, n, index_at, limit, pool_at, pool.shape[0], &out, &capacity)
-        elif kind == 2:
-            m = _fold_collapse(<const uint16_t*>data, n, index_at, limit, pool_at, pool.shape[0], &out, &capacity)
-        else:
-            m = _fold_collapse(<const uint32_t*>data, n, index_at, limit, pool_at, pool.shape[0], &out, &capacity)
-        if m < 0:
-            return None
+        for i in range(n):
+            c = PyUnicode_READ(kind, data, i)
+            if c < 0x80:  # ASCII: folds to its lower case
+                if Py_UNICODE_ISSPACE(<Py_UCS4>c):
+                    gap = m > 0  # leading whitespace writes nothing
+                    continue
+                if m + 2 > capacity:
+                    capacity = 2 * capacity
+                    out = <unsigned char*>_resized(out, capacity)
+                if gap:
+                    out[m] = 0x20
+                    m += 1
+                    gap = False
+                if 0x41 <= c <= 0x5A:
+                    c += 0x20
+                out[m] = <unsigned char>c
+                m += 1
+                continue
+            entry = index[c] if c < limit else 0
+            if entry == 0:
+                return None
+            if m + most > capacity:
+                capacity = 2 * capacity
+                out = <unsigned char*>_resized(out, capacity)
+            if entry == 1:
+                k = 0
+                end = 0
+            else:
+                k = entry >> 5
+                end = k + (entry & 31)
+                if end > pool.shape[0]:
+                    raise ValueError(f"fold table entry of U+{c:04X} outside its pool")
+                c = pool[k]
+            while True:
+                if Py_UNICODE_ISSPACE(<Py_UCS4>c):
+                    gap = m > 0
+                else:
+                    if gap:
+                        out[m] = 0x20
+                        m += 1
+                        gap = False
+                    m = _put_utf8(out, m, c)
+                k += 1
+                if k >= end:
+                    break
+                c = pool[k]
         return PyBytes_FromStringAndSize(<char*>out, m)
     finally:
         free(out)
