@@ -421,15 +421,21 @@ def test_native_first_is_css_first_on_generated_pages(walkers, body):
     assert _same_firsts(walkers[0].native, tree) == []
 
 
-@pytest.mark.parametrize("name", ["cleanportaleval", "scrapinghub", "chinese_wce"])
-def test_native_first_is_css_first_on_real_pages(walkers, name):
+def _real_trees(name: str, count: int):
+    """(id, parsed tree) of the first ``count`` pages of an extraction set; skips without the shared data."""
     if not (SHARED / "extraction").exists():
         pytest.skip(f"no extraction sets at {SHARED / 'extraction'}")
     sys.path.insert(0, str(ROOT / "bench"))
     from extraction import load_set
 
-    for page in load_set(name, SHARED, 25):
-        assert _same_firsts(walkers[0].native, parse_html(decode_html(page["body"], None))) == [], page["id"]
+    for page in load_set(name, SHARED, count):
+        yield page["id"], parse_html(decode_html(page["body"], None))
+
+
+@pytest.mark.parametrize("name", ["cleanportaleval", "scrapinghub", "chinese_wce"])
+def test_native_first_is_css_first_on_real_pages(walkers, name):
+    for page_id, tree in _real_trees(name, 25):
+        assert _same_firsts(walkers[0].native, tree) == [], page_id
 
 
 def test_native_first_answers_only_its_selectors(walkers):
@@ -485,10 +491,5 @@ def test_native_ink_and_paragraphs_on_bytes_that_are_not_utf8(walkers, body, jun
 
 @pytest.mark.parametrize("name", ["cleanportaleval", "scrapinghub", "chinese_wce"])
 def test_native_ink_and_paragraphs_on_real_pages(walkers, name):
-    if not (SHARED / "extraction").exists():
-        pytest.skip(f"no extraction sets at {SHARED / 'extraction'}")
-    sys.path.insert(0, str(ROOT / "bench"))
-    from extraction import load_set
-
-    for page in load_set(name, SHARED, 10):
-        assert _same_counts(walkers[0].native, parse_html(decode_html(page["body"], None))) == [], page["id"]
+    for page_id, tree in _real_trees(name, 10):
+        assert _same_counts(walkers[0].native, tree) == [], page_id

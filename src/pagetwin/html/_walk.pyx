@@ -500,6 +500,12 @@ cdef inline int _append(Buf *b, const unsigned char *s, size_t n) except -1:
     return 0
 
 
+cdef inline void _put(Buf *b, const unsigned char *s, size_t n) noexcept:
+    """_append into room already reserved (no check: the caller reserved it)."""
+    memcpy(b.data + b.length, s, n)
+    b.length += n
+
+
 cdef struct Frame:  # the enclosing block's state while a child block is open (blocks.py's tuple)
     Py_ssize_t block
     Py_ssize_t depth
@@ -1804,10 +1810,8 @@ cdef class NativeWalk:
                 i += 1
                 while i < length and TEXT_CLASS[data[i]] == TEXT_OTHER:
                     i += 1
-                memcpy(text.data + text.length, data + start, i - start)
-                text.length += i - start
-                memcpy(k.data + k.length, data + start, i - start)
-                k.length += i - start
+                _put(text, data + start, i - start)
+                _put(k, data + start, i - start)
                 chars += i - start
                 digit = False
                 continue
@@ -1815,8 +1819,7 @@ cdef class NativeWalk:
                 i += 1
                 while i < length and TEXT_CLASS[data[i]] == TEXT_DIGIT:
                     i += 1
-                memcpy(text.data + text.length, data + start, i - start)
-                text.length += i - start
+                _put(text, data + start, i - start)
                 chars += i - start
                 if not digit:
                     k.data[k.length] = 48
@@ -1824,8 +1827,7 @@ cdef class NativeWalk:
                     digit = True
                 continue
             wide = True
-            memcpy(text.data + text.length, data + start, i - start)
-            text.length += i - start
+            _put(text, data + start, i - start)
             chars += 1
             if cp >= 0x2E80 and _is_cjk(cp):
                 cjk += 1
@@ -1836,8 +1838,7 @@ cdef class NativeWalk:
                     digit = True
             else:
                 digit = False
-                memcpy(k.data + k.length, data + start, i - start)
-                k.length += i - start
+                _put(k, data + start, i - start)
         if text.length:
             if wide:
                 texts[b] = PyUnicode_DecodeUTF8(<char *>text.data, text.length, NULL)
