@@ -31,8 +31,13 @@ package's: the peers' packages are installed with theirs, and an editable checko
 PYTHONDONTWRITEBYTECODE set (this project's CI machines) would otherwise compile pagetwin's
 modules again in every timed run (0.6 % of a one-worker run on corpus-10000-shared).
 
+With ``--rounds N`` every timed run is made N times, in turn: each ratio is taken within a round
+and reported as the median over the rounds (with each round's), and each run's row is its round
+of median pages/s. A shared machine's speed drifts between 30-second runs by more than the
+differences measured (five one-round runs of the same two checkouts: 1.00 to 1.22).
+
 Usage: python -m bench.speed [--pages 20000] [--memory-pages 10000] [--peer-sample 2000] [--before DIR]
-                             [--scale 10000,20000]
+                             [--scale 10000,20000] [--rounds 3]
 Writes bench/out/speed.json and prints a table.
 """
 
@@ -45,6 +50,7 @@ import os
 import platform
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -376,6 +382,8 @@ def main(argv: list[str] | None = None) -> int:
                         "checkout (a git worktree of an earlier commit), for a before/after ratio")
     parser.add_argument("--scale", default="", help="comma list of corpus sizes: `pagetwin dedup --workers 1` "
                         "on each, for the cost per page as the corpus grows")
+    parser.add_argument("--rounds", type=int, default=1, help="time every run this many times, in turn; "
+                        "ratios are taken within a round and reported as their median (a shared machine drifts)")
     parser.add_argument("--out", type=Path, default=OUT_DIR / "speed.json")
     # internal: run one peer pipeline in this process and print its JSON result
     parser.add_argument("--run-peer", choices=sorted(EXTRACTORS), help=argparse.SUPPRESS)
@@ -394,8 +402,60 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--before {args.before}: not a pagetwin checkout (no src/pagetwin there)")
 
     sizes = _sizes(args.scale, parser)
+    if args.rounds < 1:
+        parser.error(f"--rounds {args.rounds}: give 1 or more")
     skip = {s.strip() for s in args.skip.split(",") if s.strip()}
     corpus = ensure_corpus(args.pages, mix=args.mix)
+    # Rounds: every timed run again, in the same order, so that each ratio is taken within a
+    # round (the runs of one round are minutes apart, not a whole bench) and reported as the
+    # median over the rounds: a shared machine's speed drifts between 30-second runs by more
+    # than the differences measured.
+    rounds = [_round(args, skip, corpus) for _ in range(args.rounds)]
+    for round_runs in rounds:
+        for run in round_runs.values():
+            run["pages_per_second"], run["pages_per_cpu_second"], run["extrapolated"] = pages_per_second(run, args.pages)
+    runs = {name: _median_run([r[name] for r in rounds]) for name in rounds[0]}
+    memory = None
+    if args.memory_pages and args.memory_pages < args.pages and "memory" not in skip and "pagetwin" not in skip:
+        small = ensure_corpus(args.memory_pages, mix=args.mix)
+        runs["pagetwin_small"] = little = pagetwin_run(small, None, f"pagetwin dedup on {args.memory_pages} pages")
+        little["pages_per_second"], little["pages_per_cpu_second"], little["extrapolated"] = (
+            pages_per_second(little, args.memory_pages))
+        big = runs["pagetwin"]
+        memory = {
+            "pages": [args.memory_pages, args.pages],
+            "peak_tree_pss_mb": [little["peak_tree_pss_mb"], big["peak_tree_pss_mb"]],
+            "peak_tree_rss_mb": [little["peak_tree_rss_mb"], big["peak_tree_rss_mb"]],
+            "max_process_rss_mb": [little["max_process_rss_mb"], big["max_process_rss_mb"]],
+            "index_mb": [little.get("index_mb"), big.get("index_mb")],
+        }
+
+    scale = scale_runs(sizes, args.mix)
+    ratios = round_ratios(rounds)
+    result = {
+        "corpus": str(corpus.relative_to(REPO_ROOT)) if corpus.is_relative_to(REPO_ROOT) else str(corpus),
+        "pages": args.pages,
+        "cpu_count": os.cpu_count(),
+        "machine": platform.platform(),
+        "python": platform.python_version(),
+        "load_average_at_end": os.getloadavg(),
+        "rounds": args.rounds,
+        "runs": {k: {kk: vv for kk, vv in v.items() if kk != "stdout"} for k, v in runs.items()},
+        "ratios": ratios,
+        "memory_vs_pages": memory,
+        "cost_vs_pages": scale,
+        "command": " ".join([Path(sys.executable).name, "-m", "bench.speed"] + (argv or sys.argv[1:])),
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=2))
+    print(format_table(result))
+    print(f"\nwritten: {args.out}")
+    every_run = [*(run for r in rounds for run in r.values()), *runs.values(), *(scale or [])]
+    return 0 if all(r["exit"] == 0 for r in every_run) else 1
+
+
+def _round(args: argparse.Namespace, skip: set[str], corpus: Path) -> dict[str, dict]:
+    """One round of the timed runs, by name."""
     runs: dict[str, dict] = {}
     if "pagetwin" not in skip:
         runs["pagetwin"] = pagetwin_run(corpus, None, f"pagetwin dedup (workers default = {os.cpu_count()})")
@@ -411,53 +471,38 @@ def main(argv: list[str] | None = None) -> int:
     if "trafilatura" not in skip:
         every = max(1, args.pages // args.peer_sample) if args.peer_sample else 1
         runs["trafilatura"] = peer_run("trafilatura", corpus, every, "trafilatura + datasketch MinHashLSH")
-    memory = None
-    if args.memory_pages and args.memory_pages < args.pages and "memory" not in skip and "pagetwin" not in skip:
-        small = ensure_corpus(args.memory_pages, mix=args.mix)
-        runs["pagetwin_small"] = pagetwin_run(small, None, f"pagetwin dedup on {args.memory_pages} pages")
-        big, little = runs["pagetwin"], runs["pagetwin_small"]
-        memory = {
-            "pages": [args.memory_pages, args.pages],
-            "peak_tree_pss_mb": [little["peak_tree_pss_mb"], big["peak_tree_pss_mb"]],
-            "peak_tree_rss_mb": [little["peak_tree_rss_mb"], big["peak_tree_rss_mb"]],
-            "max_process_rss_mb": [little["max_process_rss_mb"], big["max_process_rss_mb"]],
-            "index_mb": [little.get("index_mb"), big.get("index_mb")],
-        }
+    return runs
 
-    for run in runs.values():
-        total = args.memory_pages if run is runs.get("pagetwin_small") else args.pages
-        run["pages_per_second"], run["pages_per_cpu_second"], run["extrapolated"] = pages_per_second(run, total)
-    scale = scale_runs(sizes, args.mix)
 
+# The ratios reported (A / B), each taken within a round.
+RATIOS = (("pagetwin", "resiliparse"), ("pagetwin", "trafilatura"), ("pagetwin_1worker", "resiliparse"),
+          ("pagetwin_1worker", "trafilatura"), ("before_1worker", "resiliparse"),
+          ("pagetwin_1worker", "before_1worker"), ("pagetwin_1worker", "floor"), ("resiliparse", "floor"))
+
+
+def round_ratios(rounds: list[dict[str, dict]]) -> dict[str, dict]:
+    """Each ratio of RATIOS whose two runs succeeded in every round: the median over the rounds
+    of the within-round ratios, and the ratios of pages/s of each round (``per_round``)."""
     ratios = {}
-    for mine, peer in (("pagetwin", "resiliparse"), ("pagetwin", "trafilatura"),
-                       ("pagetwin_1worker", "resiliparse"), ("pagetwin_1worker", "trafilatura"),
-                       ("before_1worker", "resiliparse"), ("pagetwin_1worker", "before_1worker"),
-                       ("pagetwin_1worker", "floor"), ("resiliparse", "floor")):
-        if mine in runs and peer in runs and runs[mine]["pages_per_second"] and runs[peer]["pages_per_second"]:
-            ratios[f"{mine}/{peer}"] = {
-                "speed": runs[mine]["pages_per_second"] / runs[peer]["pages_per_second"],
-                "speed_cpu": runs[mine]["pages_per_cpu_second"] / runs[peer]["pages_per_cpu_second"],
-                "peak_pss": runs[mine]["peak_tree_pss_mb"] / max(runs[peer]["peak_tree_pss_mb"], 1e-9),
-            }
-    result = {
-        "corpus": str(corpus.relative_to(REPO_ROOT)) if corpus.is_relative_to(REPO_ROOT) else str(corpus),
-        "pages": args.pages,
-        "cpu_count": os.cpu_count(),
-        "machine": platform.platform(),
-        "python": platform.python_version(),
-        "load_average_at_end": os.getloadavg(),
-        "runs": {k: {kk: vv for kk, vv in v.items() if kk != "stdout"} for k, v in runs.items()},
-        "ratios": ratios,
-        "memory_vs_pages": memory,
-        "cost_vs_pages": scale,
-        "command": " ".join([Path(sys.executable).name, "-m", "bench.speed"] + (argv or sys.argv[1:])),
-    }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2))
-    print(format_table(result))
-    print(f"\nwritten: {args.out}")
-    return 0 if all(r["exit"] == 0 for r in [*runs.values(), *(scale or [])]) else 1
+    for mine, peer in RATIOS:
+        pairs = [(r[mine], r[peer]) for r in rounds if mine in r and peer in r]
+        if not pairs or len(pairs) < len(rounds) or not all(a["pages_per_second"] and b["pages_per_second"] for a, b in pairs):
+            continue
+        speed = [a["pages_per_second"] / b["pages_per_second"] for a, b in pairs]
+        ratios[f"{mine}/{peer}"] = {
+            "speed": statistics.median(speed),
+            "speed_cpu": statistics.median(a["pages_per_cpu_second"] / b["pages_per_cpu_second"] for a, b in pairs),
+            "peak_pss": statistics.median(a["peak_tree_pss_mb"] / max(b["peak_tree_pss_mb"], 1e-9) for a, b in pairs),
+            "per_round": [round(x, 3) for x in speed],
+        }
+    return ratios
+
+
+def _median_run(runs: list[dict]) -> dict:
+    """Of one run's rounds, the one of median pages/s (the lower middle of an even count), with
+    how many rounds there were."""
+    ranked = sorted(runs, key=lambda run: run["pages_per_second"] or 0.0)
+    return {**ranked[(len(ranked) - 1) // 2], "rounds": len(runs)}
 
 
 def _sizes(text: str, parser: argparse.ArgumentParser) -> list[int]:
@@ -519,10 +564,15 @@ def format_table(result: dict) -> str:
         lines[-1] += (f" {run['peak_tree_pss_mb']:.0f} | {run['peak_tree_rss_mb']:.0f} | "
                       f"{run['max_process_rss_mb']:.0f} |")
     if result["ratios"]:
-        lines += ["", "| ratio (A / B) | speed (pages/s) | speed (pages/CPU s) | peak memory (PSS) |",
-                  "|---|---:|---:|---:|"]
+        rounds = result.get("rounds", 1)
+        if rounds > 1:
+            lines += ["", f"{rounds} rounds: each run above is its round of median pages/s; each ratio below is the "
+                          "median of the ratios within a round (pages/s of every round last)"]
+        lines += ["", "| ratio (A / B) | speed (pages/s) | speed (pages/CPU s) | peak memory (PSS) | per round |",
+                  "|---|---:|---:|---:|---|"]
         for name, ratio in result["ratios"].items():
-            lines.append(f"| {name} | {ratio['speed']:.2f} | {ratio['speed_cpu']:.2f} | {ratio['peak_pss']:.2f} |")
+            per_round = ", ".join(f"{x:.2f}" for x in ratio.get("per_round", []))
+            lines.append(f"| {name} | {ratio['speed']:.2f} | {ratio['speed_cpu']:.2f} | {ratio['peak_pss']:.2f} | {per_round} |")
     memory = result.get("memory_vs_pages")
     if memory:
         (a, b), pss = memory["pages"], memory["peak_tree_pss_mb"]

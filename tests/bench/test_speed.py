@@ -1,3 +1,5 @@
+import json
+
 import pytest
 
 from bench.corpus import SourcePage, build_corpus
@@ -81,3 +83,44 @@ def test_scale_sizes_must_be_positive_numbers(bad, capsys):
     with pytest.raises(SystemExit):
         main(["--scale", bad, "--pages", "3", "--skip", "pagetwin,pagetwin1,resiliparse,trafilatura,floor,memory"])
     assert "--scale" in capsys.readouterr().err
+
+
+def _fake_run(pages_per_second: float | None, pss: float = 100.0) -> dict:
+    """A timed run's figures (pages/s None: it failed)."""
+    cpu = pages_per_second / 2 if pages_per_second else None
+    return {"pages_per_second": pages_per_second, "pages_per_cpu_second": cpu, "peak_tree_pss_mb": pss, "exit": 0}
+
+
+def test_ratios_are_taken_within_a_round_and_reported_as_their_median():
+    # The machine halves its speed in round 2: ratios within a round stay near 1.5, a ratio of
+    # the two runs' medians across rounds (150 / 200 here) would not.
+    rounds = [{"pagetwin_1worker": _fake_run(300), "resiliparse": _fake_run(200)},
+              {"pagetwin_1worker": _fake_run(150), "resiliparse": _fake_run(100)},
+              {"pagetwin_1worker": _fake_run(320), "resiliparse": _fake_run(200)}]
+    ratio = speed.round_ratios(rounds)["pagetwin_1worker/resiliparse"]
+    assert ratio["speed"] == 1.5 and ratio["per_round"] == [1.5, 1.5, 1.6]
+    assert ratio["speed_cpu"] == 1.5 and ratio["peak_pss"] == 1.0
+    assert list(speed.round_ratios(rounds)) == ["pagetwin_1worker/resiliparse"]  # (no other pair was run)
+    failed = [{**rounds[0], "resiliparse": _fake_run(None)}, rounds[1]]
+    assert speed.round_ratios(failed) == {}  # a ratio needs its two runs in every round
+
+
+def test_a_runs_row_is_its_round_of_median_speed():
+    runs = [_fake_run(300), _fake_run(100), _fake_run(200), _fake_run(250)]
+    assert speed._median_run(runs)["pages_per_second"] == 200 and speed._median_run(runs)["rounds"] == 4
+
+
+def test_rounds_time_every_run_again_and_report_the_ratio_of_each(tmp_path, monkeypatch):
+    corpus = _three_pages(tmp_path)
+    monkeypatch.setattr(speed, "ensure_corpus", lambda n, mix="docs": corpus)
+    out = tmp_path / "speed.json"
+    assert main(["--pages", "3", "--rounds", "2", "--skip", "pagetwin,resiliparse,trafilatura,memory", "--out", str(out)]) == 0
+    result = json.loads(out.read_text())
+    assert result["rounds"] == 2 and result["runs"]["floor"]["rounds"] == 2
+    assert len(result["ratios"]["pagetwin_1worker/floor"]["per_round"]) == 2
+
+
+def test_rounds_must_be_one_or_more(capsys):
+    with pytest.raises(SystemExit):
+        main(["--rounds", "0", "--pages", "3", "--skip", "pagetwin,pagetwin1,resiliparse,trafilatura,floor,memory"])
+    assert "--rounds" in capsys.readouterr().err
