@@ -198,6 +198,11 @@ cdef struct KeySet:
     Py_ssize_t count
 
 
+cdef inline Py_ssize_t _slot(uint64_t key, Py_ssize_t mask) noexcept nogil:
+    """Where a KeySet's probe for ``key`` starts."""
+    return <Py_ssize_t>(((key * <uint64_t>0x9E3779B97F4A7C15) >> 32) & <uint64_t>mask)
+
+
 cdef inline bint _added(KeySet *keys, uint64_t key) noexcept nogil:
     """Add ``key`` to the set; whether it was not there. (The table has room: the caller stops
     adding at half its size.)"""
@@ -208,7 +213,7 @@ cdef inline bint _added(KeySet *keys, uint64_t key) noexcept nogil:
         keys.has_zero = True
         keys.count += 1
         return True
-    at = <Py_ssize_t>(((key * <uint64_t>0x9E3779B97F4A7C15) >> 32) & <uint64_t>keys.mask)
+    at = _slot(key, keys.mask)
     while keys.table[at] != 0:
         if keys.table[at] == key:
             return False
@@ -216,6 +221,19 @@ cdef inline bint _added(KeySet *keys, uint64_t key) noexcept nogil:
     keys.table[at] = key
     keys.count += 1
     return True
+
+
+cdef inline bint _holds(const KeySet *keys, uint64_t key) noexcept nogil:
+    """Whether ``key`` is in the set."""
+    cdef Py_ssize_t at
+    if key == 0:
+        return keys.has_zero
+    at = _slot(key, keys.mask)
+    while keys.table[at] != 0:
+        if keys.table[at] == key:
+            return True
+        at = (at + 1) & keys.mask
+    return False
 
 
 def page_stats(list hashes, list sigs, list sizes, list content, list keep, list texts, list parent, Py_ssize_t cap):
@@ -649,76 +667,48 @@ def in_set(const uint64_t[::1] keys, set members):
 # -- pass 1's copy test (templates.SiteTemplates._is_copy_reference) ------------------------------
 
 cdef class HashSet:
-    """A set of uint64 keys in C (open addressing, at most half full; the key 0 apart): the
-    pending pages' subtree hashes of a site (``_SiteCounts.pending_hashes``), which every page
-    fitted adds to and every page's copy test asks (a Python set of them took a Python int a
-    hash a page: 0.15 CPU-s of corpus-10000-shared's fit). Pickles as its sorted keys."""
+    """A set of uint64 keys in C (a KeySet, grown to stay at most half full): the pending
+    pages' subtree hashes of a site (``_SiteCounts.pending_hashes``), which every page fitted
+    adds to and every page's copy test asks (a Python set of them took a Python int a hash a
+    page: 0.15 CPU-s of corpus-10000-shared's fit). Pickles as its sorted keys."""
 
-    cdef uint64_t *table
-    cdef Py_ssize_t mask
-    cdef Py_ssize_t count
-    cdef bint has_zero
+    cdef KeySet members
 
     def __cinit__(self, keys=None):
-        self.table = <uint64_t *>calloc(16, sizeof(uint64_t))
-        if self.table == NULL:
+        self.members.table = <uint64_t *>calloc(16, sizeof(uint64_t))
+        if self.members.table == NULL:
             raise MemoryError()
-        self.mask, self.count, self.has_zero = 15, 0, False
+        self.members.mask, self.members.has_zero, self.members.count = 15, False, 0
 
     def __init__(self, keys=None):
         if keys is not None:
             self.add_keys(np.ascontiguousarray(keys, dtype=np.uint64))
 
     def __dealloc__(self):
-        free(self.table)
+        free(self.members.table)
 
     cdef int _grow(self) except -1:
-        cdef Py_ssize_t old_size = self.mask + 1, i, at
-        cdef Py_ssize_t size = 2 * old_size
-        cdef uint64_t *old = self.table
-        cdef uint64_t *table = <uint64_t *>calloc(size, sizeof(uint64_t))
-        if table == NULL:
+        cdef Py_ssize_t i
+        cdef KeySet grown
+        grown.table = <uint64_t *>calloc(2 * (self.members.mask + 1), sizeof(uint64_t))
+        if grown.table == NULL:
             raise MemoryError()
-        for i in range(old_size):
-            if old[i] != 0:
-                at = _slot(old[i], size - 1)
-                while table[at] != 0:
-                    at = (at + 1) & (size - 1)
-                table[at] = old[i]
-        self.table, self.mask = table, size - 1
-        free(old)
+        grown.mask = 2 * self.members.mask + 1
+        grown.has_zero, grown.count = self.members.has_zero, 1 if self.members.has_zero else 0
+        for i in range(self.members.mask + 1):
+            if self.members.table[i] != 0:
+                _added(&grown, self.members.table[i])
+        free(self.members.table)
+        self.members = grown
         return 0
-
-    cdef bint _has(self, uint64_t key) noexcept nogil:
-        cdef Py_ssize_t at
-        if key == 0:
-            return self.has_zero
-        at = _slot(key, self.mask)
-        while self.table[at] != 0:
-            if self.table[at] == key:
-                return True
-            at = (at + 1) & self.mask
-        return False
 
     def add_keys(self, const uint64_t[::1] keys):
         """Add every key of a uint64 array."""
-        cdef Py_ssize_t i, at
-        cdef uint64_t key
+        cdef Py_ssize_t i
         for i in range(keys.shape[0]):
-            key = keys[i]
-            if key == 0:
-                if not self.has_zero:
-                    self.has_zero = True
-                    self.count += 1
-                continue
-            if 2 * (self.count + 1) > self.mask + 1:
+            if 2 * (self.members.count + 1) > self.members.mask + 1:
                 self._grow()
-            at = _slot(key, self.mask)
-            while self.table[at] != 0 and self.table[at] != key:
-                at = (at + 1) & self.mask
-            if self.table[at] == 0:
-                self.table[at] = key
-                self.count += 1
+            _added(&self.members, keys[i])
 
     def holds(self, const uint64_t[::1] keys):
         """Whether each key of a uint64 array is in the set (a bool array)."""
@@ -726,29 +716,29 @@ cdef class HashSet:
         out = np.empty(n, dtype=np.uint8)
         cdef unsigned char[::1] view = out
         for i in range(n):
-            view[i] = self._has(keys[i])
+            view[i] = _holds(&self.members, keys[i])
         return out.view(bool)
 
     def keys(self):
         """The keys, sorted (a uint64 array)."""
-        out = np.empty(self.count, dtype=np.uint64)
+        out = np.empty(self.members.count, dtype=np.uint64)
         cdef uint64_t[::1] view = out
         cdef Py_ssize_t i, k = 0
-        if self.has_zero:
+        if self.members.has_zero:
             view[0] = 0
             k = 1
-        for i in range(self.mask + 1):
-            if self.table[i] != 0:
-                view[k] = self.table[i]
+        for i in range(self.members.mask + 1):
+            if self.members.table[i] != 0:
+                view[k] = self.members.table[i]
                 k += 1
         out.sort()
         return out
 
     def __contains__(self, key):
-        return self._has(_key(key))
+        return _holds(&self.members, _key(key))
 
     def __len__(self):
-        return self.count
+        return self.members.count
 
     def __eq__(self, other):
         if isinstance(other, HashSet):
@@ -764,10 +754,6 @@ cdef class HashSet:
 
     def __reduce__(self):
         return (HashSet, (self.keys(),))
-
-
-cdef inline Py_ssize_t _slot(uint64_t key, Py_ssize_t mask) noexcept nogil:
-    return <Py_ssize_t>(((key * <uint64_t>0x9E3779B97F4A7C15) >> 32) & <uint64_t>mask)
 
 
 def copied(const uint64_t[::1] content, const float[::1] sizes, const uint64_t[::1] hash_keys,
@@ -786,7 +772,7 @@ def copied(const uint64_t[::1] content, const float[::1] sizes, const uint64_t[:
     cdef set python_pending = None
     if isinstance(pending, HashSet):
         native_pending = pending
-        if native_pending.count == 0:
+        if native_pending.members.count == 0:
             native_pending = None
     elif isinstance(pending, set):
         python_pending = pending if len(pending) else None
@@ -809,7 +795,7 @@ def copied(const uint64_t[::1] content, const float[::1] sizes, const uint64_t[:
         if at >= 0 and hash_pages[at] > 0:
             seen += sizes[i]
         elif native_pending is not None:
-            if native_pending._has(content[i]):
+            if _holds(&native_pending.members, content[i]):
                 seen += sizes[i]
         elif python_pending is not None and PySet_Contains(python_pending, content[i]):
             seen += sizes[i]
