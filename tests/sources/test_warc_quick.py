@@ -160,6 +160,9 @@ def test_quick_path_reads_the_usual_record(tmp_path, monkeypatch):
     path.write_bytes(gzip.compress(record) + gzip.compress(record))
     pages = _same_both_ways(path, monkeypatch)
     assert [p.body for p in pages] == [_HTML, _HTML]
+    assert warc._record_at(b"\r\n\r\n", 0, 4, 4) == ()  # only blanks left: the loop ends
+    assert warc._record_at(record, 0, len(record), 0) == ()  # starts at or after stop
+    assert warc._record_at(b"\r\n\r\n", 0, 9, 9) is None  # blanks to the end of a window: the Python path looks on
     # a wrong length is framed by the Python path
     assert warc._record_at(record.replace(b"Length: ", b"Length: 1"), 0, len(record) + 1, len(record) + 1) is None
 
@@ -183,3 +186,4 @@ def test_real_warcs_read_the_same_both_ways(path, monkeypatch, tmp_path):
     except (OSError, EOFError, zlib.error):
         return  # a damaged file: its gzip reading is compared above
     _same_both_ways(plain, monkeypatch)
+    _same_both_ways(plain, monkeypatch, span=(0, plain.stat().st_size // 2))  # the records that start in its first half

@@ -69,8 +69,8 @@ cdef inline bint _name_is(const unsigned char* s, Py_ssize_t a, Py_ssize_t b, co
 
 def record_at(bytes buf, Py_ssize_t at, Py_ssize_t data_end, Py_ssize_t stop):
     """The usual WARC record at or after ``at`` in ``buf`` (after the line ends and padding
-    between records), when it starts before ``stop``:
-    (start, block start, block end, {field name: value}, http), indexes into ``buf``, where
+    between records): (start, block start, block end, {field name: value}, http), indexes into
+    ``buf``; () when no record starts before ``stop`` (_plain_warc's loop ends there), where
     ``http`` is (HTTP_READ, status or None, Content-Type, Transfer-Encoding, Content-Encoding,
     payload offset in the block) or (HTTP_NONE,) or (HTTP_OTHER,). None when the bytes there
     are not the usual record (see the module's doc). ``data_end``: where the data ends (the
@@ -86,8 +86,10 @@ def record_at(bytes buf, Py_ssize_t at, Py_ssize_t data_end, Py_ssize_t stop):
         return None
     while p < n and _blank_between(s[p]):
         p += 1
-    if p >= n or p >= stop:
-        return None  # the end, or blanks to the end of the window: the Python path says which
+    if p >= stop or (p >= n and n == data_end):
+        return ()  # no record starts before stop (blanks to the end of the data)
+    if p >= n:
+        return None  # blanks to the end of the window
     start = p
     lim = n if n - p < MAX_WARC_HEAD else p + MAX_WARC_HEAD
     # the version line: warc._VERSION_LINE, WARC/[0-2]\.\d{1,4}\r?\n

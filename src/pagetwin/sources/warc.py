@@ -356,6 +356,8 @@ def _plain_warc(src: _Source, ctx: _Ctx, base: int | None = None, at: int = 0, s
         if _record_at is not None:
             quick = _quick_record(src, at, stop, ctx, base)
             if quick is not None:
+                if not quick:
+                    return
                 ctx.records += 1
                 outcome, at = quick
                 yield outcome
@@ -377,17 +379,18 @@ def _plain_warc(src: _Source, ctx: _Ctx, base: int | None = None, at: int = 0, s
         yield outcome
 
 
-def _quick_record(src: _Source, at: int, stop: int, ctx: _Ctx, base: int | None) -> tuple[Page | Skip, int] | None:
+def _quick_record(src: _Source, at: int, stop: int, ctx: _Ctx, base: int | None) -> tuple[Page | Skip, int] | tuple[()] | None:
     """What the loop of _plain_warc reads at ``at`` when it is the usual record, framed by its
     Content-Length, all in the source's window: (its Page or Skip, where the next may start),
-    the header and HTTP head read by one native call (_warc.record_at). None for anything else:
-    the Python path reads it (the reference; tests/sources/test_warc_quick.py)."""
+    the header and HTTP head read by one native call (_warc.record_at); () when only blanks
+    are left before ``stop``. None for anything else: the Python path reads it (the
+    reference; tests/sources/test_warc_quick.py)."""
     buf, shift = src.buf, src.buf_at
     if not 0 <= at - shift < len(buf):
         return None
     found = _record_at(buf, at - shift, src.size - shift, stop - shift)
-    if found is None:
-        return None
+    if not found:
+        return found
     start, head_end, end, fields, http = found
     if http[0] != HTTP_READ or (fields.get("warc-type") or "").strip().lower() != "response":
         # (a header read as _parse_head reads it: the record as the Python path reads it)
