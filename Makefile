@@ -28,7 +28,7 @@ native: $(STAMP)
 	$(PY) -m pip install -q --target $(BUILD_TOOLS) --upgrade "setuptools>=77" "cython>=3.0"
 	PYTHONPATH=$(BUILD_TOOLS) $(PY) setup.py -q build_ext --inplace
 	rm -rf build
-	$(PY) -c "import importlib; [importlib.import_module('pagetwin.' + m) for m in ('text._fast', 'fingerprints._sketch', 'html._walk', 'html._stats', 'html._page', '_edges')]; import pagetwin.html.blocks as b; print(b.native_status() or 'native modules: built, and the native walk is in use')"
+	$(PY) -c "import importlib; [importlib.import_module('pagetwin.' + m) for m in ('text._fast', 'fingerprints._sketch', 'html._walk', 'html._stats', 'html._page', '_edges', 'sources._warc')]; import pagetwin.html.blocks as b; print(b.native_status() or 'native modules: built, and the native walk is in use')"
 
 clean:
 	rm -rf $(VENV) out

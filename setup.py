@@ -1,7 +1,8 @@
 """Build the native kernels with Cython: the text path (src/pagetwin/text/_fast.pyx), the
 block walk over lexbor's DOM (src/pagetwin/html/_walk.pyx), pass 1's per-page template
 statistics (src/pagetwin/html/_stats.pyx), pass 1's page-level rules (src/pagetwin/html/_page.pyx) and the text fingerprints' hashing and MinHash
-(src/pagetwin/fingerprints/_sketch.pyx), and the link step's edge rows (src/pagetwin/_edges.pyx).
+(src/pagetwin/fingerprints/_sketch.pyx), the link step's edge rows (src/pagetwin/_edges.pyx), and the WARC reader's record heads
+(src/pagetwin/sources/_warc.pyx).
 
 Everything else is in pyproject.toml. The package still runs without the compiled modules (it
 falls back to the pure-Python references and says so once), but `pip install` builds them.
@@ -21,9 +22,10 @@ extensions = [
     Extension("pagetwin.html._stats", ["src/pagetwin/html/_stats.pyx"], extra_compile_args=["-O2", "-ffp-contract=off"]),
     Extension("pagetwin.html._page", ["src/pagetwin/html/_page.pyx"], extra_compile_args=["-O2", "-ffp-contract=off"]),
     Extension("pagetwin._edges", ["src/pagetwin/_edges.pyx"], extra_compile_args=["-O2"]),
+    Extension("pagetwin.sources._warc", ["src/pagetwin/sources/_warc.pyx"], extra_compile_args=["-O2"]),
 ]
 
 setup(
     ext_modules=cythonize(extensions, compiler_directives={"language_level": "3"}, quiet=True),
-    exclude_package_data={p: ["*.c", "*.pyx"] for p in ("pagetwin", "pagetwin.text", "pagetwin.html", "pagetwin.fingerprints")},  # sources of the compiled modules
+    exclude_package_data={p: ["*.c", "*.pyx"] for p in ("pagetwin", "pagetwin.text", "pagetwin.html", "pagetwin.fingerprints", "pagetwin.sources")},  # sources of the compiled modules
 )

@@ -38,6 +38,12 @@ try:  # ISA-L's inflate: twice zlib's speed on the gzip members of a WARC (see _
 except ImportError:  # not installed: zlib reads every member
     _isal_decompressobj, _IsalError = None, zlib.error
 
+try:  # the usual record's head in one native call (see _quick_record)
+    from pagetwin.sources._warc import HTTP_READ
+    from pagetwin.sources._warc import record_at as _record_at
+except ImportError:  # not built: the Python path reads every record
+    _record_at, HTTP_READ = None, 1
+
 from pagetwin.config import InputSettings
 from pagetwin.model import Page
 from pagetwin.sources.base import Skip, SourceStats
@@ -347,6 +353,15 @@ def _plain_warc(src: _Source, ctx: _Ctx, base: int | None = None, at: int = 0, s
     [at, stop) only (iter_warc_span)."""
     stop = src.size if stop is None else min(stop, src.size)
     while True:
+        if _record_at is not None:
+            quick = _quick_record(src, at, stop, ctx, base)
+            if quick is not None:
+                if not quick:
+                    return
+                ctx.records += 1
+                outcome, at = quick
+                yield outcome
+                continue
         at = src.skip_blank(at)
         if at >= stop:
             return
@@ -362,6 +377,75 @@ def _plain_warc(src: _Source, ctx: _Ctx, base: int | None = None, at: int = 0, s
         ctx.records += 1
         outcome, at = _framed_record(src, head, ctx, base)
         yield outcome
+
+
+def _quick_record(src: _Source, at: int, stop: int, ctx: _Ctx, base: int | None) -> tuple[Page | Skip, int] | tuple[()] | None:
+    """What the loop of _plain_warc reads at ``at`` when it is the usual record, framed by its
+    Content-Length, all in the source's window: (its Page or Skip, where the next may start),
+    the header and HTTP head read by one native call (_warc.record_at); () when only blanks
+    are left before ``stop``. None for anything else: the Python path reads it (the
+    reference; tests/sources/test_warc_quick.py)."""
+    buf, shift = src.buf, src.buf_at
+    if not 0 <= at - shift < len(buf):
+        return None
+    found = _record_at(buf, at - shift, src.size - shift, stop - shift)
+    if not found:
+        return found
+    start, head_end, end, fields, http = found
+    if http[0] != HTTP_READ or (fields.get("warc-type") or "").strip().lower() != "response":
+        # (a header read as _parse_head reads it: the record as the Python path reads it)
+        return _framed_record(src, _Head(shift + start, shift + head_end, _Fields(fields)), ctx, base)
+    return _quick_response(buf, start, head_end, end, fields, http, ctx, base, shift), shift + end
+
+
+def _quick_response(
+    buf: bytes, start: int, head_end: int, end: int, fields: dict, http: tuple, ctx: _Ctx, base: int | None, shift: int
+) -> Page | Skip:  # fmt: skip
+    """_warc_record, _seen and _response for a response record with an HTTP head whose block
+    is buf[head_end:end] (record_at's answer), in the same steps, without their records,
+    readers and HttpMessage."""
+    _, status, content_type, transfer_encoding, content_encoding, body_offset = http
+    settings = ctx.settings
+    url = (fields.get("warc-target-uri") or "").strip().strip("<>")
+    media, charset = split_content_type(content_type)
+    pos, inner = (shift + start, 0) if base is None else (base, shift + start)
+    meta: dict = {"warc_offset": pos} if not inner else {"warc_member_offset": pos, "warc_offset_in_member": inner}
+    meta["warc_type"] = "response"
+    if status is not None:
+        meta["http_status"] = status
+    if media:
+        meta["content_type"] = media
+    length = end - head_end
+    payload_at = head_end + body_offset
+    if not wants_body(media, ctx.want_images, settings.sniff_html):
+        if not buf[payload_at : head_end + min(length, HEAD_BYTES)].strip():
+            return Skip("empty-body", f"{ctx.name}: {url}")
+        return Skip("not-html", media or (fields.get("content-type") or "").strip() or "no content type")
+    limit = settings.max_page_bytes
+    digest = normalize_digest(fields.get("warc-payload-digest"))
+    raw = buf[payload_at : head_end + min(length, body_offset + limit + 1)]  # one byte over: it was longer
+    if digest is None:
+        digest = b32_digest(hashlib.sha1(memoryview(buf)[payload_at:end]).digest())
+    result = prepare_body(
+        raw[:limit], media=media, transfer_encoding=transfer_encoding, content_encoding=content_encoding,
+        limit=limit, sniff=settings.sniff_html, want_images=ctx.want_images, raw_cut=len(raw) > limit,
+    )  # fmt: skip
+    if result.kind == "skip":
+        return Skip(result.reason, f"{ctx.name}: {url} {result.detail}".strip())
+    accept = ctx.accept
+    if not accept.accepts(status):
+        return Skip(accept.reason(status), f"{ctx.name}: {url}")
+    _note_body(meta, result, limit)
+    truncated_by_crawler = (fields.get("warc-truncated") or "").strip()
+    if truncated_by_crawler:
+        meta["warc_truncated"] = truncated_by_crawler
+    record_id = (fields.get("warc-record-id") or "").strip() or (f"{ctx.name}:{pos}+{inner}" if inner else f"{ctx.name}:{pos}")
+    return Page(
+        id=record_id, url=url, body=result.body, http_charset=charset,
+        crawl_date=iso_date(fields.get("warc-date")) or iso_date(fields.get("memento-datetime")), payload_digest=digest,
+        source=ctx.path, kind="image" if result.kind == "image" else "response",
+        truncated=result.cut or bool(truncated_by_crawler), meta=meta,
+    )  # fmt: skip
 
 
 def _where(at: int, base: int | None) -> str:
