@@ -300,20 +300,24 @@ def _classify(sample: str) -> str:
     _load()
     if _counter is None:
         return _get_identifier().classify(sample)[0]
+    encoded = _encode(sample)
+    if _scorer is None:
+        return _decided(_scores(encoded))
+    rows, counts = _counter.visit_arrays(encoded)
+    if not len(rows):
+        return _decided(None)
+    best = _scorer.settled(rows, counts)
+    return _classes[best] if best is not None else _decided(_scorer(rows, counts))
+
+
+def _decided(scores: np.ndarray | None) -> str:
+    """The label of py3langid's raw scores (None: no feature visited), aliases folded as its
+    ``_decide`` folds them without norm_probs."""
     from py3langid.langid import RAW_FLOOR
 
-    encoded = _encode(sample)
-    if _scorer is not None:
-        rows, counts = _counter.visit_arrays(encoded)
-        best = _scorer.settled(rows, counts) if len(rows) else None
-        if best is not None:
-            return _classes[best]
-        scores = _scorer(rows, counts) if len(rows) else None
-    else:
-        scores = _scores(encoded)
     if scores is None:
         scores = np.full(len(_classes), RAW_FLOOR, dtype=np.float32)
-    for i, j in _alias_pairs:  # as _decide does without norm_probs
+    for i, j in _alias_pairs:
         scores[i] = max(scores[i], scores[j])
         scores[j] = RAW_FLOOR
     return _classes[int(scores.argmax())]
