@@ -92,3 +92,20 @@ def test_a_model_whose_walk_would_leave_its_tables_is_not_walked_natively():
     assert not arrays["dfa_checked"][0] and lang._native_counter(arrays) is None
     model["nextmove"][-1] = 1
     assert lang._cache_arrays(model)["dfa_checked"][0]
+
+
+def test_a_cache_file_whose_first_line_lies_is_written_again(tmp_path, monkeypatch, reference_identifier):
+    # the digest covers the arrays' bytes, not the dtypes of the first line: a dtype changed
+    # there (same size) is refused by _well_formed, and the file is unpacked and written again
+    monkeypatch.setenv("PAGETWIN_CACHE_DIR", str(tmp_path / "cache"))
+    lang._cached_model(lang._model_path())
+    (written,) = (tmp_path / "cache").iterdir()
+    data = written.read_bytes()
+    line = data.index(b"\n")
+    lied = data[:line].replace(b'"nextmove", "<u4"', b'"nextmove", "<i4"')
+    assert lied != data[:line]
+    written.write_bytes(lied + data[line:])
+    arrays = lang._cached_model(lang._model_path())
+    assert arrays["nextmove"].dtype == np.uint32 and lang._well_formed(arrays)
+    assert b'"nextmove", "<u4"' in written.read_bytes()[:line]
+    _same_identifier(lang._load_identifier(), reference_identifier)

@@ -121,6 +121,8 @@ def read_arrays(target: Path, stdlib: frozenset[str] = frozenset()) -> dict[str,
         with open(target, "rb") as f:
             head = json.loads(f.readline())
             align = int(head.get("align", 1))
+            if align < 1:
+                return None
             digest = xxhash.xxh3_64()
             arrays: dict[str, np.ndarray | array] = {}
             for key, dtype, shape in head["arrays"]:
@@ -148,15 +150,19 @@ def read_arrays(target: Path, stdlib: frozenset[str] = frozenset()) -> dict[str,
 
 
 def mapped_arrays(
-    name: str, source: bytes, build: Callable[[], dict[str, np.ndarray] | None]
+    name: str,
+    source: bytes,
+    build: Callable[[], dict[str, np.ndarray] | None],
+    accept: Callable[[dict[str, np.ndarray]], bool] = lambda arrays: True,
 ) -> dict[str, np.ndarray] | None:
     """``cached_arrays`` as read-only arrays over the cache file mapped into memory (those
-    ``build`` makes when the cache cannot give them: the file is then written for the next
-    process)."""
+    ``build`` makes when the cache cannot give them, or gives arrays ``accept`` refuses: the
+    digest covers the arrays' bytes, not the names, dtypes and shapes of the file's first
+    line; the file is then written again for the next process)."""
     folder = cache_dir()
     target = folder / f"{name}-{FORMAT}-{xxhash.xxh3_64_hexdigest(source)}.bin" if folder is not None else None
     found = map_arrays(target) if target is not None else None
-    if found is not None:
+    if found is not None and accept(found):
         return found
     arrays = build()
     if arrays is None:
@@ -181,15 +187,17 @@ def map_arrays(target: Path) -> dict[str, np.ndarray] | None:
             else:
                 mapped = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
         align = int(head.get("align", 1))
+        if align < 1:
+            return None
         digest = xxhash.xxh3_64()
         arrays: dict[str, np.ndarray] = {}
         with memoryview(mapped) as whole:
             for key, dtype, shape in head["arrays"]:
                 dt = np.dtype(dtype)
-                if dt.hasobject:
+                count = int(np.prod(shape, dtype=np.int64))
+                if dt.hasobject or count < 0 or min(shape, default=0) < 0:
                     return None
                 offset += _padding(offset, align)
-                count = int(np.prod(shape, dtype=np.int64))
                 end = offset + count * dt.itemsize
                 if end > size:
                     return None

@@ -141,10 +141,28 @@ def _cached_model(model_path: Path) -> dict[str, np.ndarray] | None:
         packed = model_path.read_bytes()
     except OSError:
         return None
-    arrays = cache.mapped_arrays(_CACHE_NAME, packed, lambda: _cache_arrays(_unpack(packed)))
-    if arrays is None or set(arrays) != set(_CACHED_ARRAYS):
-        return None
-    return arrays
+    arrays = cache.mapped_arrays(_CACHE_NAME, packed, lambda: _cache_arrays(_unpack(packed)), _well_formed)
+    return arrays if arrays is not None and _well_formed(arrays) else None
+
+
+# The cache's arrays by dtype (the classes: any unicode width); their lengths agree as below.
+_DTYPES = {"ptc": "<f2", "pc": "<f4", "nextmove": "<u4", "nextmove_row": "<u2", "out_feat": "<i4", "rowbase": "<i8",
+           "dfa_checked": "|u1", "ptc_settles": "|u1"}  # fmt: skip
+
+
+def _well_formed(arrays: dict[str, np.ndarray]) -> bool:
+    """The cache's arrays have the names, dtypes and agreeing shapes ``_cache_arrays`` gives
+    them (what the file's digest does not cover)."""
+    if set(arrays) != set(_CACHED_ARRAYS) or arrays["classes"].dtype.kind != "U":
+        return False
+    if any(arrays[name].dtype.str != dtype for name, dtype in _DTYPES.items()):
+        return False
+    ptc, n_states = arrays["ptc"], len(arrays["out_feat"])
+    return (
+        ptc.ndim == 2 and arrays["pc"].shape == arrays["classes"].shape == (ptc.shape[1],)
+        and all(arrays[name].shape == (n_states,) for name in ("nextmove_row", "rowbase"))
+        and arrays["nextmove"].ndim == 1 and arrays["dfa_checked"].shape == arrays["ptc_settles"].shape == (1,)
+    )  # fmt: skip
 
 
 def _cache_arrays(model: dict[str, np.ndarray] | None) -> dict[str, np.ndarray] | None:
