@@ -46,8 +46,8 @@ _lock = threading.Lock()
 # for a py3langid or model this was not written for: py3langid's classify() then).
 _loaded = False
 _encode = None
-_classes: list[str] = []
-_alias_pairs: list[tuple[int, int]] = []
+_classes: list[str] | None = None
+_alias_pairs: list[tuple[int, int]] | None = None
 _counter = None
 _scorer = None
 _identifier = None  # py3langid's identifier: made when classify() itself is needed
