@@ -218,11 +218,11 @@ def test_forked_workers_share_the_language_model_the_parent_loaded(tmp_path, mon
 
     if multiprocessing.get_start_method() != "fork":
         pytest.skip("the pool does not fork here: its workers load the model themselves")
-    monkeypatch.setattr(lang_module, "_identifier", None)  # as in a fresh process
+    monkeypatch.setattr(lang_module, "_loaded", False)  # as in a fresh process
     real = local._init_worker
 
     def init(*args):
-        (tmp_path / f"worker-{os.getpid()}").write_text(str(lang_module._identifier is not None))
+        (tmp_path / f"worker-{os.getpid()}").write_text(str(lang_module._loaded))
         real(*args)
 
     monkeypatch.setattr(local, "_init_worker", init)

@@ -75,3 +75,71 @@ def test_unwritable_folder_only_costs_the_building(tmp_path, monkeypatch):
     got = cache.cached_arrays("t", b"s", lambda: {"a": np.arange(3, dtype=np.uint16)}, frozenset({"a"}))
     assert list(got["a"]) == [0, 1, 2] and got["a"].typecode == "H"
     assert blocked.read_text() == "not a folder" and not list(tmp_path.glob("**/*.tmp"))
+
+
+def _payload_spans(data: bytes) -> list[tuple[int, int]]:
+    """Where each array's bytes lie in an aligned cache file (the padding between is not
+    digested: damage there changes no array)."""
+    import json
+
+    head = json.loads(data[: data.index(b"\n")])
+    offset, spans = data.index(b"\n") + 1, []
+    for _, dtype, shape in head["arrays"]:
+        offset += -offset % head["align"]
+        end = offset + int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
+        spans.append((offset, end))
+        offset = end
+    return spans
+
+
+@settings(max_examples=60, deadline=None)
+@given(arrays=_arrays(), where=st.floats(0, 1), cut=st.booleans())
+def test_property_mapped_file_gives_back_the_arrays_aligned_and_any_damage_is_refused(tmp_path_factory, arrays, where, cut):
+    target = tmp_path_factory.mktemp("m") / "arrays.bin"
+    cache.write_arrays(target, arrays, cache.ALIGN)
+    mapped, read = cache.map_arrays(target), cache.read_arrays(target)
+    assert list(mapped) == list(read) == list(arrays)
+    for name, value in arrays.items():
+        for back in (mapped[name], read[name]):
+            assert back.dtype == value.dtype and back.shape == value.shape and back.tobytes() == value.tobytes()
+        assert not mapped[name].flags.writeable
+        assert mapped[name].size == 0 or mapped[name].ctypes.data % cache.ALIGN == 0
+    del mapped
+    data = target.read_bytes()
+    payload = [i for start, end in _payload_spans(data) for i in range(start, end)]
+    if not payload:
+        return
+    at = payload[min(int(where * len(payload)), len(payload) - 1)]
+    target.write_bytes(data[:at] if cut else data[:at] + bytes([data[at] ^ 1]) + data[at + 1 :])
+    assert cache.map_arrays(target) is None and cache.read_arrays(target) is None
+    target.write_bytes(data + b"\0")  # longer than written
+    assert cache.map_arrays(target) is None and cache.read_arrays(target) is None
+    target.write_bytes(b"")
+    assert cache.map_arrays(target) is None
+
+
+def test_mapped_arrays_builds_once_then_maps_and_rebuilds_what_is_damaged(tmp_path, monkeypatch):
+    monkeypatch.setenv("PAGETWIN_CACHE_DIR", str(tmp_path / "c"))
+    builds = []
+
+    def build():
+        builds.append(1)
+        return {"a": np.arange(5, dtype=np.uint32), "b": np.array(["x", "yz"]), "c": np.ones((2, 3), np.float16)}
+
+    first = cache.mapped_arrays("t", b"source 1", build)
+    again = cache.mapped_arrays("t", b"source 1", build)
+    assert len(builds) == 1 and not again["a"].flags.writeable
+    assert all(np.array_equal(first[k], again[k]) and first[k].dtype == again[k].dtype for k in first)
+    (written,) = (tmp_path / "c").iterdir()
+    written.write_bytes(written.read_bytes()[:-1])
+    assert cache.mapped_arrays("t", b"source 1", build)["a"].tolist() == [0, 1, 2, 3, 4]
+    assert len(builds) == 2 and cache.map_arrays(written) is not None  # written again
+    assert cache.mapped_arrays("t", b"none", lambda: None) is None
+
+
+def test_unwritable_folder_only_costs_the_building_of_mapped_arrays(tmp_path, monkeypatch):
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder")
+    monkeypatch.setenv("PAGETWIN_CACHE_DIR", str(blocked / "c"))
+    assert cache.mapped_arrays("t", b"s", lambda: {"a": np.arange(3, dtype=np.uint16)})["a"].tolist() == [0, 1, 2]
+    assert blocked.read_text() == "not a folder" and not list(tmp_path.glob("**/*.tmp"))

@@ -66,3 +66,46 @@ def test_cache_folder_that_cannot_be_written_only_costs_the_unpacking(tmp_path, 
     _same_identifier(lang._load_identifier(), reference_identifier)
     assert blocked.read_text() == "not a folder"
     assert not list(tmp_path.glob("**/*.tmp"))
+
+
+def test_the_native_paths_model_is_py3langids(reference_identifier):
+    # what the native path reads from the cache (labels, alias pairs, row bases, the checks
+    # done when it was written) is what py3langid's own identifier holds
+    lang.load_model()
+    assert lang._classes == reference_identifier.nb_classes
+    assert lang._alias_pairs == reference_identifier._alias_pairs == lang.alias_pairs(reference_identifier.nb_classes)
+    arrays = lang._cached_model(lang._model_path())
+    assert arrays["rowbase"].tolist() == reference_identifier._rowbase
+    assert arrays["nextmove"].tobytes() == reference_identifier.tk_nextmove.tobytes()
+    table = np.asarray(reference_identifier.nb_ptc)
+    assert bool(arrays["ptc_settles"][0]) == bool(np.isfinite(table).all() and (table <= 0).all())
+    assert arrays["dfa_checked"][0] and lang._counter is not None and lang._scorer is not None
+    assert lang._scorer.bits.tobytes() == table.view(np.uint16).tobytes()
+    assert lang._scorer.prior.tobytes() == reference_identifier.nb_pc.tobytes()
+
+
+def test_a_model_whose_walk_would_leave_its_tables_is_not_walked_natively():
+    model = {"nextmove": np.array([0] * 255 + [7], dtype=np.uint32), "nextmove_row": np.zeros(2, dtype=np.uint16),
+             "out_feat": np.array([-1, 0], dtype=np.int32), "ptc": np.zeros((1, 3), np.float16), "pc": np.zeros(3, np.float32),
+             "classes": np.array(["a", "b", "c"])}  # fmt: skip
+    arrays = lang._cache_arrays(model)
+    assert not arrays["dfa_checked"][0] and lang._native_counter(arrays) is None
+    model["nextmove"][-1] = 1
+    assert lang._cache_arrays(model)["dfa_checked"][0]
+
+
+def test_a_cache_file_whose_first_line_lies_is_written_again(tmp_path, monkeypatch, reference_identifier):
+    # the digest covers the arrays' bytes, not the dtypes of the first line: a dtype changed
+    # there (same size) is refused by _well_formed, and the file is unpacked and written again
+    monkeypatch.setenv("PAGETWIN_CACHE_DIR", str(tmp_path / "cache"))
+    lang._cached_model(lang._model_path())
+    (written,) = (tmp_path / "cache").iterdir()
+    data = written.read_bytes()
+    line = data.index(b"\n")
+    lied = data[:line].replace(b'"nextmove", "<u4"', b'"nextmove", "<i4"')
+    assert lied != data[:line]
+    written.write_bytes(lied + data[line:])
+    arrays = lang._cached_model(lang._model_path())
+    assert arrays["nextmove"].dtype == np.uint32 and lang._well_formed(arrays)
+    assert b'"nextmove", "<u4"' in written.read_bytes()[:line]
+    _same_identifier(lang._load_identifier(), reference_identifier)

@@ -40,34 +40,80 @@ _ALIASES = {"wuu": "zh", "yue": "zh", "zxx": UNDETERMINED}
 # the whole text; the walk checks it and walks again in one piece if not.
 _WARMUP = 16
 
-_identifier = None
-_counter = None  # the native DFA walk over _identifier's tables; None without _fast
-_scorer = None  # _sparse_score with the native gather of float16 rows; None without _fast
 _lock = threading.Lock()
+# Set once by _load: the labels by class and their alias pairs, py3langid's encoding of a
+# text, the native walk and scorer (None without _fast, without the model's cached arrays, or
+# for a py3langid or model this was not written for: py3langid's classify() then).
+_loaded = False
+_encode = None
+_classes: list[str] | None = None
+_alias_pairs: list[tuple[int, int]] | None = None
+_counter = None
+_scorer = None
+_identifier = None  # py3langid's identifier: made when classify() itself is needed
+
+
+def _load() -> None:
+    global _loaded, _encode, _classes, _alias_pairs, _counter, _scorer
+    if _loaded:
+        return
+    from py3langid.langid import LanguageIdentifier
+
+    with _lock:
+        if _loaded:
+            return
+        # the internals of py3langid 0.4 this was written against
+        known = all(hasattr(LanguageIdentifier, name) for name in ("_encode", "_sparse_score"))
+        arrays = _cached_model(_model_path()) if known else None
+        if arrays is not None:
+            _encode = LanguageIdentifier._encode
+            _classes = arrays["classes"].tolist()
+            _alias_pairs = alias_pairs(_classes)
+            _counter = _native_counter(arrays)
+            if _counter is not None and arrays["ptc"].dtype == np.float16:
+                _scorer = _Scorer(arrays["ptc"], arrays["pc"], _alias_pairs, bool(arrays["ptc_settles"][0]))
+        _loaded = True
 
 
 def _get_identifier():
-    global _identifier, _counter, _scorer
+    """py3langid's identifier over the same model (its classify() is the reference, and the
+    path without _fast)."""
+    global _identifier
+    _load()
     if _identifier is None:
         with _lock:
             if _identifier is None:
-                identifier = _load_identifier()
-                _counter = _native_counter(identifier)
-                if _counter is not None and identifier.nb_ptc.dtype == np.float16:
-                    _scorer = _Scorer(identifier)
-                _identifier = identifier
+                _identifier = _load_identifier()
     return _identifier
+
+
+def _model_path() -> Path:
+    from py3langid.langid import MODEL_DIR, MODEL_FILE
+
+    return Path(MODEL_FILE) if Path(MODEL_FILE).is_absolute() else Path(MODEL_DIR) / MODEL_FILE
+
+
+def alias_pairs(classes: list[str]) -> list[tuple[int, int]]:
+    """(first, dupe) columns of the labels given more than once, as py3langid's
+    ``_set_alias_pairs`` makes them."""
+    first: dict[str, int] = {}
+    pairs = []
+    for i, c in enumerate(classes):
+        if c in first:
+            pairs.append((first[c], i))
+        else:
+            first[c] = i
+    return pairs
 
 
 def _load_identifier():
     """py3langid's identifier as ``LanguageIdentifier.from_model_file`` makes it, from the
     model's arrays kept unpacked between runs (``text.cache``, named by a digest of the model
     file): un-xz-ing the 4.6 MB model into its 68 MB of arrays costs ~1.2 CPU-s a process (5 %
-    of a 2,000-page run), reading them back ~0.07 s."""
-    from py3langid.langid import MODEL_DIR, MODEL_FILE, LanguageIdentifier
+    of a 2,000-page run), mapping them back ~0.02 s."""
+    from py3langid.langid import MODEL_FILE, LanguageIdentifier
 
-    path = Path(MODEL_FILE) if Path(MODEL_FILE).is_absolute() else Path(MODEL_DIR) / MODEL_FILE
-    parts = _cached_model(path)
+    parts = _identifier_parts(_cached_model(_model_path()))
     if parts is None:
         return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=False)
     ptc, pc, classes, nextmove, row, output = parts
@@ -79,20 +125,71 @@ def _load_identifier():
 _MODEL_ARRAYS = ("ptc", "pc", "classes", "nextmove", "nextmove_row", "out_feat")
 _STDLIB = frozenset({"nextmove", "nextmove_row"})
 _LISTS = frozenset({"classes", "out_feat"})
+# The cache's: the model's, the row bases of the native walk (``_rowbase`` as int64), and
+# whether its walk stays inside the tables and every log-probability is finite and at most 0
+# (_native_counter, _Scorer.can_settle): nothing left to compute when a process loads it.
+_CACHED_ARRAYS = _MODEL_ARRAYS + ("rowbase", "dfa_checked", "ptc_settles")
+# Named for the arrays it holds: another file than the one of py3langid's arrays alone.
+_CACHE_NAME = "langid-native"
 
 
-def _cached_model(model_path: Path) -> tuple | None:
-    """The model as py3langid's ``load_model`` returns it (numpy arrays, stdlib arrays and lists
-    alike), through the cache; None when the model cannot be read or unpacked here (the caller
-    then lets py3langid load it, and say what is wrong)."""
+def _cached_model(model_path: Path) -> dict[str, np.ndarray] | None:
+    """The cache's arrays (``_CACHED_ARRAYS``, read-only, over the mapped file), unpacked and
+    written when the cache does not hold them; None when the model cannot be read or
+    unpacked here (py3langid then loads it, and says what is wrong)."""
     try:
         packed = model_path.read_bytes()
     except OSError:
         return None
-    arrays = cache.cached_arrays("langid", packed, lambda: _unpack(packed), _STDLIB)
-    if arrays is None or set(arrays) != set(_MODEL_ARRAYS):
+    arrays = cache.mapped_arrays(_CACHE_NAME, packed, lambda: _cache_arrays(_unpack(packed)), _well_formed)
+    return arrays if arrays is not None and _well_formed(arrays) else None
+
+
+# The cache's arrays by dtype (the classes: any unicode width); their lengths agree as below.
+_DTYPES = {"ptc": "<f2", "pc": "<f4", "nextmove": "<u4", "nextmove_row": "<u2", "out_feat": "<i4", "rowbase": "<i8",
+           "dfa_checked": "|u1", "ptc_settles": "|u1"}  # fmt: skip
+
+
+def _well_formed(arrays: dict[str, np.ndarray]) -> bool:
+    """The cache's arrays have the names, dtypes and agreeing shapes ``_cache_arrays`` gives
+    them (what the file's digest does not cover)."""
+    if set(arrays) != set(_CACHED_ARRAYS) or arrays["classes"].dtype.kind != "U":
+        return False
+    if any(arrays[name].dtype.str != dtype for name, dtype in _DTYPES.items()):
+        return False
+    ptc, n_states = arrays["ptc"], len(arrays["out_feat"])
+    return (
+        ptc.ndim == 2 and arrays["pc"].shape == arrays["classes"].shape == (ptc.shape[1],)
+        and all(arrays[name].shape == (n_states,) for name in ("nextmove_row", "rowbase"))
+        and arrays["nextmove"].ndim == 1 and arrays["dfa_checked"].shape == arrays["ptc_settles"].shape == (1,)
+    )  # fmt: skip
+
+
+def _cache_arrays(model: dict[str, np.ndarray] | None) -> dict[str, np.ndarray] | None:
+    """What the cache keeps of the model's arrays (``_CACHED_ARRAYS``)."""
+    if model is None:
         return None
-    return tuple(arrays[name].tolist() if name in _LISTS else arrays[name] for name in _MODEL_ARRAYS)
+    nextmove, output, ptc = model["nextmove"], model["out_feat"], model["ptc"]
+    rowbase = model["nextmove_row"].astype(np.int64) << 8  # py3langid's _rowbase
+    checked = (
+        output.dtype == np.int32 and nextmove.dtype == np.uint32 and len(output) == len(rowbase) > 0
+        and len(nextmove) > 0 and int(nextmove.max()) < len(output) and int(rowbase.max()) + 256 <= len(nextmove)
+        and int(output.max()) < len(ptc)
+    )  # fmt: skip
+    settles = bool(np.isfinite(ptc).all() and (ptc <= 0).all())
+    facts = {"dfa_checked": np.array([checked], dtype=np.uint8), "ptc_settles": np.array([settles], dtype=np.uint8)}
+    return model | {"rowbase": rowbase} | facts
+
+
+def _identifier_parts(arrays: dict[str, np.ndarray] | None) -> tuple | None:
+    """The model as py3langid's ``load_model`` returns it (numpy arrays, stdlib arrays and
+    lists alike) from the cache's arrays."""
+    if arrays is None:
+        return None
+    return tuple(
+        arrays[name].tolist() if name in _LISTS else cache.stdlib_array(arrays[name]) if name in _STDLIB else arrays[name]
+        for name in _MODEL_ARRAYS
+    )
 
 
 def _unpack(packed: bytes) -> dict[str, np.ndarray] | None:
@@ -119,26 +216,22 @@ def _unpack(packed: bytes) -> dict[str, np.ndarray] | None:
 def load_model() -> None:
     """Load the model now rather than at the first text: before a pool of workers is forked,
     so that they share its pages instead of each loading it (runners.local)."""
-    _get_identifier()
+    _load()
+    if _counter is None:
+        _get_identifier()
 
 
-def _native_counter(identifier):
-    """A DfaCounter over the identifier's DFA, or None (module not built, or a py3langid whose
-    internals differ from the 0.4 ones this was written against: plain classify() then)."""
+def _native_counter(arrays: dict[str, np.ndarray]):
+    """A DfaCounter over the cache's DFA, or None (module not built, or a DFA whose walk was
+    not found to stay inside its tables: plain classify() then)."""
     try:
         from pagetwin.text import _fast
     except ImportError:
         return None  # analyze.py warns once that the native kernels are missing
-    needed = ("tk_nextmove", "_rowbase", "tk_output", "_encode", "_sparse_score", "_alias_pairs", "nb_ptc")
-    if not all(hasattr(identifier, name) for name in needed):
+    if not arrays["dfa_checked"][0]:
         return None
-    output = np.asarray(identifier.tk_output, dtype=np.int32)
-    rowbase = np.asarray(identifier._rowbase, dtype=np.int64)
-    nextmove = np.frombuffer(identifier.tk_nextmove, dtype=np.uint32)
-    n_features = int(output.max()) + 1
-    if n_features > len(identifier.nb_ptc) or int(nextmove.max()) >= len(output) or int(rowbase.max()) + 256 > len(nextmove):
-        return None
-    return _fast.DfaCounter(nextmove, rowbase, output, n_features, _WARMUP)
+    output = arrays["out_feat"]
+    return _fast.DfaCounter(arrays["nextmove"], arrays["rowbase"], output, int(output.max()) + 1, _WARMUP)
 
 
 # float32's and float64's unit roundoff
@@ -158,24 +251,25 @@ class _Scorer:
     label's lowest possible score beats every other's highest, py3langid's argmax is that
     label. Else (a near tie, rare) the product decides as before."""
 
-    def __init__(self, identifier) -> None:
+    def __init__(self, ptc: np.ndarray, prior: np.ndarray, alias_pairs: list[tuple[int, int]], settles: bool) -> None:
+        """``settles``: every log-probability of ``ptc`` is finite and at most 0 (the cache
+        keeps it: _cache_arrays)."""
         from pagetwin.text import _fast
         from py3langid.langid import RAW_FLOOR
 
         self.gather = _fast.gather_rows
         self.sum_rows = _fast.sum_rows
         self.settled_class = _fast.settled_class
-        self.bits = np.ascontiguousarray(identifier.nb_ptc).view(np.uint16)
+        self.bits = np.ascontiguousarray(ptc).view(np.uint16)
         self.half_to_float = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(np.float16).astype(np.float32)
-        self.prior = identifier.nb_pc
-        self.prior64 = np.asarray(identifier.nb_pc, dtype=np.float64)
-        self.alias_pairs = list(identifier._alias_pairs)
+        self.prior = prior
+        self.prior64 = np.asarray(prior, dtype=np.float64)
+        self.alias_pairs = list(alias_pairs)
         self.alias_array = np.array(self.alias_pairs, dtype=np.intp).reshape(-1, 2)
         self.floor = float(np.float32(RAW_FLOOR))
         # The bound below takes sum(|x * p|) as -sum(x * p): true when every log-probability
         # is at most 0 (py3langid's all are), and the counts' log1p is positive
-        table = np.asarray(identifier.nb_ptc)
-        self.can_settle = bool(np.isfinite(table).all() and (table <= 0).all() and np.isfinite(self.prior64).all())
+        self.can_settle = settles and bool(np.isfinite(self.prior64).all())
 
     def __call__(self, rows: np.ndarray, counts: np.ndarray) -> np.ndarray:
         """Scores of the features ``rows`` (intp) seen ``counts`` (float32) times, in the order
@@ -221,33 +315,38 @@ class _Scorer:
 
 def _classify(sample: str) -> str:
     """py3langid's label of ``sample``: its classify(), with the DFA walk done natively."""
-    identifier = _get_identifier()
+    _load()
     if _counter is None:
-        return identifier.classify(sample)[0]
+        return _get_identifier().classify(sample)[0]
+    encoded = _encode(sample)
+    if _scorer is None:
+        return _decided(_scores(encoded))
+    rows, counts = _counter.visit_arrays(encoded)
+    if not len(rows):
+        return _decided(None)
+    best = _scorer.settled(rows, counts)
+    return _classes[best] if best is not None else _decided(_scorer(rows, counts))
+
+
+def _decided(scores: np.ndarray | None) -> str:
+    """The label of py3langid's raw scores (None: no feature visited), aliases folded as its
+    ``_decide`` folds them without norm_probs."""
     from py3langid.langid import RAW_FLOOR
 
-    encoded = identifier._encode(sample)
-    if _scorer is not None:
-        rows, counts = _counter.visit_arrays(encoded)
-        best = _scorer.settled(rows, counts) if len(rows) else None
-        if best is not None:
-            return identifier.nb_classes[best]
-        scores = _scorer(rows, counts) if len(rows) else None
-    else:
-        scores = _scores(identifier, encoded)
     if scores is None:
-        scores = np.full(len(identifier.nb_classes), RAW_FLOOR, dtype=np.float32)
-    for i, j in identifier._alias_pairs:  # as _decide does without norm_probs
+        scores = np.full(len(_classes), RAW_FLOOR, dtype=np.float32)
+    for i, j in _alias_pairs:
         scores[i] = max(scores[i], scores[j])
         scores[j] = RAW_FLOOR
-    return identifier.nb_classes[int(scores.argmax())]
+    return _classes[int(scores.argmax())]
 
 
-def _scores(identifier, encoded: bytes) -> np.ndarray | None:
+def _scores(encoded: bytes) -> np.ndarray | None:
     """py3langid's raw scores of the encoded sample (``_sparse_score`` over the native walk's
     visits), None when it visits no feature: when there is no ``_scorer`` (a table not float16;
     ``_classify`` scores with it otherwise)."""
     visits = _counter.visits(encoded)
+    identifier = _get_identifier()
     return identifier._sparse_score(visits, identifier.nb_ptc) if visits else None
 
 
