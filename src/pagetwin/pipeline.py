@@ -246,9 +246,10 @@ class Worker:
             features[algorithm.name] = algorithm.encode(feats)
             keys[algorithm.name] = list(dict.fromkeys(algorithm.keys(feats)))
         # The parent stores text, language and title: the word lists need not cross processes.
-        slim = replace(doc, tokens=[], stop=[], keywords=[], images=[])
+        # (doc is this call's own: emptied in place, not copied)
+        doc.tokens, doc.stop, doc.keywords, doc.images = [], [], [], []
         return PageResult(
-            bare, slim, features, keys, error=error, replaced_chars=extraction.replaced,
+            bare, doc, features, keys, error=error, replaced_chars=extraction.replaced,
             flattened=extraction.flattened, refused_charsets=extraction.refused_charsets,
         )  # fmt: skip
 

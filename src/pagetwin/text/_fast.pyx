@@ -306,6 +306,8 @@ cdef class WordTable:
         cdef int skind
         if stop is not True and stop is not False:
             return NULL  # kept in the dict only
+        if PyUnicode_GET_LENGTH(token) == 0:
+            return NULL  # no token (rare): kept in the dict only, so a slot's token is never empty
         if n > 0xFFFFFFFF:
             return NULL
         if self.count >= self.limit:
@@ -394,10 +396,9 @@ cdef int _emit_word(WordTable table, str text, int kind, void* data, Py_ssize_t 
             if token and facts.valid:
                 facts.valid = False
             return _append(token, surface, i, stop, tokens, surfaces, starts, stops)
-    if PyUnicode_GET_LENGTH(<object>slot.token) == 0:
-        return 0  # an empty normal form is no token
-    # The slot's string objects are touched only when asked for: the token (appended), the
-    # surface only with the words as written (mostly not cached, they cost a miss each).
+    # The slot's string objects are touched only when asked for: the token (appended; never
+    # empty in a slot, so not read first), the surface only with the words as written (mostly
+    # not cached, they cost a miss each).
     tokens.append(<object>slot.token)
     if surfaces is not None:
         surfaces.append(<object>slot.surface)
