@@ -59,18 +59,18 @@ def test_stored_text_round_trips(text):
     assert decompress_text(data) == text
 
 
-def test_stored_text_is_zstd_level_3_from_any_thread():
+def test_stored_text_is_zstd_at_its_level_from_any_thread():
     """The kept compressor writes the bytes a compressor made per call writes, in each thread."""
     from concurrent.futures import ThreadPoolExecutor
 
     import zstandard
 
-    from pagetwin.pipeline import compress_text
+    from pagetwin.pipeline import TEXT_ZSTD_LEVEL, compress_text
 
     texts = [f"Текст {i} " * (i * 40) for i in range(60)]
     with ThreadPoolExecutor(4) as pool:
         stored = list(pool.map(compress_text, texts))
-    assert stored == [zstandard.compress(t.encode("utf-8"), 3) for t in texts]
+    assert stored == [zstandard.compress(t.encode("utf-8"), TEXT_ZSTD_LEVEL) for t in texts]
 
 
 def test_text_stored_by_earlier_versions_is_read_too():
@@ -93,6 +93,7 @@ def test_stored_text_is_read_back_from_any_thread():
     from pagetwin.pipeline import compress_text, decompress_text
 
     texts = [f"Gespeicherter Text {i} " * (i * 30) for i in range(60)]
+    # level 3: what indexes written before TEXT_ZSTD_LEVEL was 1 hold
     stored = [zstandard.compress(t.encode("utf-8"), 3) if i % 2 else compress_text(t) for i, t in enumerate(texts)]
     with ThreadPoolExecutor(4) as pool:
         assert list(pool.map(decompress_text, stored)) == texts

@@ -246,9 +246,10 @@ class Worker:
             features[algorithm.name] = algorithm.encode(feats)
             keys[algorithm.name] = list(dict.fromkeys(algorithm.keys(feats)))
         # The parent stores text, language and title: the word lists need not cross processes.
-        slim = replace(doc, tokens=[], stop=[], keywords=[], images=[])
+        # (doc is this call's own: emptied in place, not copied)
+        doc.tokens, doc.stop, doc.keywords, doc.images = [], [], [], []
         return PageResult(
-            bare, slim, features, keys, error=error, replaced_chars=extraction.replaced,
+            bare, doc, features, keys, error=error, replaced_chars=extraction.replaced,
             flattened=extraction.flattened, refused_charsets=extraction.refused_charsets,
         )  # fmt: skip
 
@@ -272,13 +273,20 @@ def _plain_text(page: Page) -> str:
 _ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"  # a zstd frame's first bytes; a zlib stream starts with 0x78
 
 
+# The index's texts are written at this zstd level. Level 1 rather than 3 (before 2026-12, and
+# what older indexes hold: any level reads back the same): in a whole run, with the compressor's
+# tables out of cache between pages, 1 costs ~0.07 ms a page of corpus-10000-shared against ~0.1
+# for 3, for 2.4 % more bytes (0.428 vs 0.418 of the UTF-8).
+TEXT_ZSTD_LEVEL = 1
+
+
 def compress_text(text: str) -> bytes:
-    """A page's text as the index stores it: UTF-8, zstd level 3. On the 2,000-page corpus's
-    texts 4x faster than zlib level 6 (0.04 vs 0.16 ms a page) for 4 % more bytes (0.357 vs
-    0.343 of the UTF-8), and faster to read back."""
+    """A page's text as the index stores it: UTF-8, zstd (``TEXT_ZSTD_LEVEL``). On the
+    2,000-page corpus's texts zstd was 4x faster than zlib level 6 (0.04 vs 0.16 ms a page)
+    for 4 % more bytes, and faster to read back."""
     # one compressor per thread (pagetwin.compression): zstandard.compress makes one per call,
     # which on corpus-2000's texts cost as much as the compression (0.064-0.089 vs 0.042-0.045 CPU-s)
-    return compressor(3)(text.encode("utf-8"))
+    return compressor(TEXT_ZSTD_LEVEL)(text.encode("utf-8"))
 
 
 def decompress_text(data: bytes | None) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import math
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -259,6 +260,28 @@ def test_features_deterministic_and_round_trip(kws, text, description):
         assert list(alg.keys(back)) == list(alg.keys(f))
         ev = alg.verify(f, back)
         assert ev.passed and ev.score == pytest.approx(1.0)
+
+
+@given(
+    st.lists(st.tuples(st.sampled_from(["a", "b", "B", "é", "猫", "ab", "", "z"]),
+                       st.floats(allow_nan=True, allow_infinity=True) | st.sampled_from([0.25, 0.5, 0.5000001, 1.0]))),
+    st.integers(1, 8), st.sampled_from([0.0, -1.0, 0.001, 0.01, 0.3]),
+)  # fmt: skip
+def test_ranked_keywords_are_their_definition(keywords, n, tie_quantum):
+    """ranked_keywords sorts (rank key, keyword, weight) triples: the order of a sort by the
+    documented key (rounded weight descending, then the keyword), the same unit weights."""
+    seen, picked = set(), []
+    for word, weight in keywords:
+        if word and word not in seen and math.isfinite(weight) and weight > 0.0 and len(picked) < n:
+            seen.add(word)
+            picked.append((word, weight))
+    norm = math.sqrt(sum(w * w for _, w in picked))
+    expected = [(word, w / norm) for word, w in picked] if norm else []
+    if tie_quantum > 0:
+        expected.sort(key=lambda kw: (-round(kw[1] / tie_quantum), kw[0]))
+    else:
+        expected.sort(key=lambda kw: (-kw[1], kw[0]))
+    assert ranked_keywords(keywords, n, tie_quantum) == expected
 
 
 @given(st.lists(st.floats(min_value=0.001, max_value=100.0), min_size=1, max_size=20), st.floats(0.01, 100))

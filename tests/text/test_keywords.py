@@ -194,6 +194,24 @@ def test_native_keyword_counts_merge_equal_tokens_that_are_other_objects(words, 
     assert list(got.items()) == list(expected.items())
 
 
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 1500), st.booleans(), st.booleans()), max_size=3000))
+def test_native_keyword_counts_of_many_distinct_tokens(words):
+    """Hundreds of distinct token objects (the counts' table grows as they come: more than a
+    page's usual ~200), copies of equal tokens among them: the reference's counts in its order,
+    with stop flags and with the word scan's keyword flags alike."""
+    from pagetwin.text import _fast
+    from pagetwin.text.keywords import keyword_counts_reference
+
+    one = {n: f"w{n}" for n, _, _ in words}  # one object a token, but for the copies
+    tokens = [("".join(list(one[n])) if copy else one[n]) for n, _, copy in words]
+    stop = [s for _, s, _ in words]
+    expected = list(keyword_counts_reference(tokens, stop).items())
+    assert list(_fast.keyword_counts(tokens, stop, is_keyword_candidate, {}).items()) == expected
+    flags = bytes(not s and is_keyword_candidate(t) for t, s in zip(tokens, stop))
+    assert list(_fast.flagged_counts(tokens, flags).items()) == expected
+
+
 _WORDS = "cat dog the a 猫 bird fish tree Tree x кот é ß ﬁ b2 zz".split()
 
 

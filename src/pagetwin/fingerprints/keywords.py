@@ -171,15 +171,17 @@ def ranked_keywords(
         picked.append((word, w))
         if len(picked) == n:
             break
-    norm = math.sqrt(sum(w * w for _, w in picked))
+    norm = math.sqrt(sum([w * w for _, w in picked]))  # added left to right, as a generator would
     if norm == 0.0:
         return []
+    # Sorted as (rank key, keyword, weight) triples, no key function called a keyword: the
+    # keywords are distinct, so the weight after them never decides.
     unit = [(word, w / norm) for word, w in picked]
     if tie_quantum > 0:
-        unit.sort(key=lambda kw: (-round(kw[1] / tie_quantum), kw[0]))
+        ordered = sorted([(-round(u / tie_quantum), word, u) for word, u in unit])
     else:
-        unit.sort(key=lambda kw: (-kw[1], kw[0]))
-    return unit
+        ordered = sorted([(-u, word, u) for word, u in unit])
+    return [(word, u) for _, word, u in ordered]
 
 
 def weight_distance(wa: list[float], wb: list[float]) -> float:

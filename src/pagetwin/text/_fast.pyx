@@ -306,6 +306,8 @@ cdef class WordTable:
         cdef int skind
         if stop is not True and stop is not False:
             return NULL  # kept in the dict only
+        if PyUnicode_GET_LENGTH(token) == 0:
+            return NULL  # no token (rare): kept in the dict only, so a slot's token is never empty
         if n > 0xFFFFFFFF:
             return NULL
         if self.count >= self.limit:
@@ -394,10 +396,9 @@ cdef int _emit_word(WordTable table, str text, int kind, void* data, Py_ssize_t 
             if token and facts.valid:
                 facts.valid = False
             return _append(token, surface, i, stop, tokens, surfaces, starts, stops)
-    if PyUnicode_GET_LENGTH(<object>slot.token) == 0:
-        return 0  # an empty normal form is no token
-    # The slot's string objects are touched only when asked for: the token (appended), the
-    # surface only with the words as written (mostly not cached, they cost a miss each).
+    # The slot's string objects are touched only when asked for: the token (appended; never
+    # empty in a slot, so not read first), the surface only with the words as written (mostly
+    # not cached, they cost a miss each).
     tokens.append(<object>slot.token)
     if surfaces is not None:
         surfaces.append(<object>slot.surface)
@@ -629,7 +630,7 @@ cdef int _scan(str text, const unsigned char[::1] table, bint bigram_kana, bint 
 
 
 cdef struct TokenCount:
-    PyObject* token  # NULL: an empty slot; else borrowed from the caller's list
+    PyObject* token  # borrowed from the caller's list
     Py_ssize_t count
 
 
@@ -660,25 +661,39 @@ def flagged_counts(object token_list, const unsigned char[::1] flags):
     return _object_counts(<list>token_list, None, &flags[0] if flags.shape[0] else NULL, None, None)
 
 
+cdef int _index_counts(TokenCount* counts, Py_ssize_t distinct, Py_ssize_t mask, Py_ssize_t* index) noexcept:
+    """Fill ``index`` (mask + 1 slots, -1 for empty) with the positions of counts[:distinct],
+    each at its token's slot (the one ``_object_counts`` probes)."""
+    cdef Py_ssize_t i, k
+    memset(index, 0xFF, (mask + 1) * sizeof(Py_ssize_t))
+    for i in range(distinct):
+        k = <Py_ssize_t>(((<uint64_t><size_t>counts[i].token >> 4) * 0x9E3779B97F4A7C15ULL) >> 32) & mask
+        while index[k] >= 0:
+            k = (k + 1) & mask
+        index[k] = i
+    return 0
+
+
 cdef dict _object_counts(list tokens, list stop, const unsigned char* flags, object is_candidate, dict known):
     """The counts of ``keyword_counts`` (with ``stop``, ``is_candidate`` and ``known``) or of
     ``flagged_counts`` (``flags``, the tokens counted; the others None)."""
-    cdef Py_ssize_t i, k, n = len(tokens), distinct = 0, mask = 63, size, count
+    cdef Py_ssize_t i, k, n = len(tokens), distinct = 0, mask = 255, size, count
     cdef PyObject* token
     cdef PyObject* flag
-    cdef uint64_t h
-    cdef TokenCount* table
-    cdef Py_ssize_t* order  # slots in order of first sight
+    cdef TokenCount* counts  # each object's count, in order of first sight
+    cdef Py_ssize_t* index  # an open-addressing table of positions in counts, at most half full
+    cdef Py_ssize_t* grown
     cdef dict out
-    while mask + 1 < 2 * n:  # at most half full
-        mask = 2 * mask + 1
-    table = <TokenCount*>calloc(mask + 1, sizeof(TokenCount))
-    order = <Py_ssize_t*>malloc(max(n, 1) * sizeof(Py_ssize_t))
-    if table == NULL or order == NULL:
-        free(table)
-        free(order)
+    # sized by the distinct objects as they come (a page has ~200 for ~1,100 tokens), not by
+    # the tokens: a few KB to clear and keep in cache a page, not 64
+    counts = <TokenCount*>malloc(max(n, 1) * sizeof(TokenCount))
+    index = <Py_ssize_t*>malloc((mask + 1) * sizeof(Py_ssize_t))
+    if counts == NULL or index == NULL:
+        free(counts)
+        free(index)
         raise MemoryError()
     try:
+        memset(index, 0xFF, (mask + 1) * sizeof(Py_ssize_t))
         for i in range(n):
             if stop is not None:
                 flag = PyList_GET_ITEM(stop, i)
@@ -687,24 +702,32 @@ cdef dict _object_counts(list tokens, list stop, const unsigned char* flags, obj
             elif not flags[i]:
                 continue
             token = PyList_GET_ITEM(tokens, i)
-            h = (<uint64_t><size_t>token >> 4) * 0x9E3779B97F4A7C15ULL
-            k = <Py_ssize_t>(h >> 32) & mask
-            while table[k].token != NULL and table[k].token != token:
+            k = <Py_ssize_t>(((<uint64_t><size_t>token >> 4) * 0x9E3779B97F4A7C15ULL) >> 32) & mask
+            while index[k] >= 0 and counts[index[k]].token != token:
                 k = (k + 1) & mask
-            if table[k].token == NULL:
-                table[k].token = token
-                order[distinct] = k
-                distinct += 1
-            table[k].count += 1
+            if index[k] >= 0:
+                counts[index[k]].count += 1
+                continue
+            counts[distinct].token = token
+            counts[distinct].count = 1
+            index[k] = distinct
+            distinct += 1
+            if 2 * distinct > mask + 1:  # more than half full: twice the slots
+                mask = 2 * mask + 1
+                grown = <Py_ssize_t*>realloc(index, (mask + 1) * sizeof(Py_ssize_t))
+                if grown == NULL:
+                    raise MemoryError()
+                index = grown
+                _index_counts(counts, distinct, mask, index)
         out = _PyDict_NewPresized(distinct)  # no resize as it fills
         # The tokens' objects (their hash, refcount) are read below: asked for some ahead, so
         # that their misses overlap (scattered objects, most not cached).
         for i in range(min(distinct, TOKEN_AHEAD)):
-            pt_prefetch_line(table[order[i]].token)
+            pt_prefetch_line(counts[i].token)
         for i in range(distinct):
             if i + TOKEN_AHEAD < distinct:
-                pt_prefetch_line(table[order[i + TOKEN_AHEAD]].token)
-            word = <object>table[order[i]].token
+                pt_prefetch_line(counts[i + TOKEN_AHEAD].token)
+            word = <object>counts[i].token
             if is_candidate is not None:
                 candidate = known.get(word)
                 if candidate is None:
@@ -712,14 +735,14 @@ cdef dict _object_counts(list tokens, list stop, const unsigned char* flags, obj
                 if not candidate:
                     continue
             size = len(out)
-            count = table[order[i]].count
+            count = counts[i].count
             seen = <object>PyDict_SetDefault(out, word, count)  # one lookup: most tokens are one object
             if len(out) == size:  # a later object of a token already counted
                 out[word] = seen + count
         return out
     finally:
-        free(table)
-        free(order)
+        free(counts)
+        free(index)
 
 
 cdef struct DfaState:
