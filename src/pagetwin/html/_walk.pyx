@@ -28,6 +28,8 @@ from libc.stdint cimport INT64_MAX, int64_t, uint64_t, uintptr_t
 from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memchr, memcmp, memcpy, memmove, memset
 
+import marshal
+
 cdef extern from "Python.h":
     bint Py_UNICODE_ISSPACE(Py_UCS4 ch) nogil
     object PyUnicode_New(Py_ssize_t size, Py_UCS4 maxchar)
@@ -2269,13 +2271,20 @@ cdef extern from "Python.h":
     object PyLong_FromLongLong(long long value)
     object PyLong_FromUnsignedLongLong(unsigned long long value)
     void PyUnicode_InternInPlace(PyObject **text)
+    bint _is_tuple "PyTuple_CheckExact"(PyObject *value)
+    Py_ssize_t _tuple_size "PyTuple_GET_SIZE"(PyObject *value)
+    void _tuple_set "PyTuple_SET_ITEM"(object values, Py_ssize_t i, PyObject *item)  # (takes the reference)
+    object PyTuple_New(Py_ssize_t size)
     PyObject *Py_True
     PyObject *Py_False
+    PyObject *Py_None
 
 cdef enum:
     PAGE_COLUMNS = 13  # tag parent sig hash text link size content in_article hint caption keep inside
     PAGE_FLAGS = 7  # the first of the columns packed as a block's bits (content ... inside)
     SEEN_TAGS = 32  # tag name objects told by their address before the names' dict is asked
+    IMAGE_BLOCKS = 0  # blocks._IMAGE_BLOCKS
+    IMAGE_RECORDS = 1  # blocks._IMAGE_RECORDS
 cdef unsigned char PACKED_PAGE = 6  # blocks._PACKED_PAGE
 
 
@@ -2383,7 +2392,47 @@ cdef int _put_table(Buf *b, PyObject *column, Py_ssize_t n, uint64_t *keys, Py_s
     return 0
 
 
-def packed_page(tuple head not None, tuple columns not None, bytes images not None):
+cdef int _put_images(Buf *b, object images) except -2:
+    """A page's images: IMAGE_BLOCKS and the block of each when every image is a (block, None)
+    tuple (the walk not asked for their attributes), else IMAGE_RECORDS and the list marshalled;
+    -1 when ``images`` is no list."""
+    cdef Py_ssize_t n, i
+    cdef PyObject *item
+    cdef PyObject *block
+    cdef int64_t value
+    cdef size_t start = b.length
+    cdef bytes record
+    if not _is_list(<PyObject *>images):
+        return -1
+    n = _list_size(<PyObject *>images)
+    _reserve(b, 11 + 10 * <size_t>n)
+    b.data[b.length] = IMAGE_BLOCKS
+    b.length += 1
+    _put_varint(b, <uint64_t>n)
+    try:
+        for i in range(n):
+            item = _list_item(<PyObject *>images, i)
+            if not _is_tuple(item) or _tuple_size(item) != 2 or _tuple_item(<object>item, 1) != Py_None:
+                break
+            block = _tuple_item(<object>item, 0)
+            if not _is_int(block):
+                break
+            value = <int64_t><object>block
+            _put_varint(b, _zigzag(value))
+        else:
+            return 0
+    except OverflowError:
+        pass
+    b.length = start
+    record = marshal.dumps(images)
+    _reserve(b, 1)
+    b.data[b.length] = IMAGE_RECORDS
+    b.length += 1
+    _append(b, <const unsigned char *>(<char *>record), len(record))
+    return 0
+
+
+def packed_page(tuple head not None, tuple columns not None, images):
     """blocks._packed_page_reference in one pass over the page's lists: the same bytes, or None
     when the page does not fit the layout (the caller marshals it then)."""
     cdef Buf b
@@ -2484,7 +2533,8 @@ def packed_page(tuple head not None, tuple columns not None, bytes images not No
         for i in range(n):
             if _put_text(&b, _list_item(cols[4], i)) < 0:
                 return None
-        _append(&b, <const unsigned char *>(<char *>images), len(images))
+        if _put_images(&b, images) < 0:
+            return None
         return PyBytes_FromStringAndSize(<char *>b.data, b.length)
     finally:
         free(b.data)
@@ -2555,7 +2605,7 @@ cdef object _table_column(Reader *r, Py_ssize_t n):
 
 def unpacked_page(bytes data not None):
     """blocks._unpacked_page_reference: (title, description, replaced, flattened,
-    refused_charsets), the 13 columns of packed_page, and where the marshalled images start."""
+    refused_charsets), the 13 columns of packed_page, and the images."""
     cdef Reader r
     cdef Py_ssize_t n, i, j
     cdef size_t count
@@ -2627,4 +2677,38 @@ def unpacked_page(bytes data not None):
         Py_INCREF(value)
         _list_set(column, i, <PyObject *>value)
     columns[4] = column
-    return (title, description, replaced, flattened, refused), tuple(columns), r.at
+    return (title, description, replaced, flattened, refused), tuple(columns), _images(&r)
+
+
+cdef object _images(Reader *r):
+    """_put_images' list read back (all of the rest of the bytes)."""
+    cdef size_t count, i
+    cdef object images, pair, block
+    if r.at >= r.length:
+        raise ValueError("parsed page bytes cut short or damaged")
+    r.at += 1
+    if r.data[r.at - 1] == IMAGE_RECORDS:
+        try:
+            images = marshal.loads(PyBytes_FromStringAndSize(<const char *>(r.data + r.at), r.length - r.at))
+        except (EOFError, TypeError, ValueError):
+            images = None
+        if type(images) is not list:
+            raise ValueError("parsed page bytes cut short or damaged")
+        r.at = r.length
+        return images
+    if r.data[r.at - 1] != IMAGE_BLOCKS:
+        raise ValueError("parsed page bytes cut short or damaged")
+    count = _count(r, 1)
+    images = PyList_New(count)
+    for i in range(count):
+        block = PyLong_FromLongLong(_unzigzag(_varint(r)))
+        pair = PyTuple_New(2)
+        Py_INCREF(block)
+        _tuple_set(pair, 0, <PyObject *>block)
+        Py_INCREF(<object>Py_None)
+        _tuple_set(pair, 1, Py_None)
+        Py_INCREF(pair)
+        _list_set(images, i, <PyObject *>pair)
+    if r.at != r.length:
+        raise ValueError("parsed page bytes cut short or damaged")
+    return images

@@ -224,11 +224,10 @@ class ParsedPage:
         (made by hand: a float or a 70-bit int in a column, a lone surrogate) is marshalled."""
         b = self.blocks
         level = self.page_level()
-        images = marshal.dumps(b.images) if b.images else b""
-        if type(level) is tuple and len(level) == 2 and type(b.images) is list:
+        if type(level) is tuple and len(level) == 2:
             columns = (b.tag, b.parent, b.sig, b.hash, b.text, b.link, b.size, b.content, b.in_article, b.hint, b.caption, *level)
             head = (self.title, self.description, self.replaced, self.flattened, self.refused_charsets)
-            packed = (_walk.packed_page if _walk is not None else _packed_page_reference)(head, columns, images)
+            packed = (_walk.packed_page if _walk is not None else _packed_page_reference)(head, columns, b.images)
             if packed is not None:
                 return packed
         record = (self.title, self.description, self.replaced, self.flattened, level, self.refused_charsets,
@@ -240,10 +239,8 @@ class ParsedPage:
         """The page ``to_bytes`` gave (ValueError for other bytes)."""
         kind = data[0] if data else -1
         if kind == _PACKED_PAGE:
-            head, columns, images_at = (_walk.unpacked_page if _walk is not None else _unpacked_page_reference)(data)
-            images = marshal.loads(memoryview(data)[images_at:]) if images_at < len(data) else []
-            *columns, keep, inside = columns
-            return cls(Blocks(*columns, images), *head[:4], (keep, inside), head[4])
+            head, columns, images = (_walk.unpacked_page if _walk is not None else _unpacked_page_reference)(data)
+            return cls(Blocks(*columns[:11], images), *head[:4], columns[11:], head[4])
         if kind == _MARSHALLED_PAGE:
             record = marshal.loads(memoryview(data)[1:])
             return cls(Blocks(*record[_HEAD:]), *record[:_HEAD])
@@ -259,23 +256,24 @@ class ParsedPage:
 #   varint per block for its name, the signatures and hashes once per distinct value (8 bytes
 #   little-endian; a page repeats its signatures 3 times, its empty blocks' hashes) and a varint
 #   per block, the six flags of a block in one byte, the texts as UTF-8 (length first), then the
-#   images marshalled. Not compressed: zstd took 4 times as long as packing and unpacking together
+#   images: _IMAGE_BLOCKS and the block of each when the walk read none of their attributes (it
+#   is not asked to unless an algorithm reads them), else _IMAGE_RECORDS and the list marshalled. Not compressed: zstd took 4 times as long as packing and unpacking together
 #   and saved a third of the bytes of a temporary file (see to_bytes).
 # - _MARSHALLED_PAGE: every field marshalled, for a page whose columns do not fit the packed
 #   layout (made by hand: a float, a 70-bit int, a str with a lone surrogate, a tuple for a list).
 _PACKED_PAGE, _MARSHALLED_PAGE = 6, 8
+_IMAGE_BLOCKS, _IMAGE_RECORDS = 0, 1
 _HEAD = 6  # the marshalled record: title, description, replaced, flattened, page level, refused charsets, then the columns
 _INT64 = range(-(2**63), 2**63)
 _UINT64 = range(2**64)
 
 
-def _packed_page_reference(head: tuple, columns: tuple, images: bytes) -> bytes | None:
+def _packed_page_reference(head: tuple, columns: tuple, images: list) -> bytes | None:
     """A page as _PACKED_PAGE bytes: ``head`` (title, description, replaced, flattened,
     refused_charsets), ``columns`` (tag, parent, sig, hash, text, link, size, content,
-    in_article, hint, caption, keep, inside: lists of one length) and its marshalled images (b""
-    for none); None when an item does not fit (the native packer, ``_walk.packed_page``, makes
-    the same bytes)."""
-    if len(head) != 5 or len(columns) != 13 or any(type(c) is not list for c in columns):
+    in_article, hint, caption, keep, inside: lists of one length) and its images; None when an
+    item does not fit (the native packer, ``_walk.packed_page``, makes the same bytes)."""
+    if len(head) != 5 or len(columns) != 13 or any(type(c) is not list for c in (*columns, images)):
         return None
     n = len(columns[0])
     if any(len(c) != n for c in columns):
@@ -334,13 +332,22 @@ def _packed_page_reference(head: tuple, columns: tuple, images: bytes) -> bytes 
     for data in texts[2:]:
         _put_varint(out, len(data))
         out += data
-    return bytes(out + images)
+    if all(type(image) is tuple and len(image) == 2 and image[1] is None and type(image[0]) is int and image[0] in _INT64
+           for image in images):  # fmt: skip
+        out.append(_IMAGE_BLOCKS)
+        _put_varint(out, len(images))
+        for block, _ in images:
+            _put_varint(out, _zigzag(block))
+    else:
+        out.append(_IMAGE_RECORDS)
+        out += marshal.dumps(images)
+    return bytes(out)
 
 
-def _unpacked_page_reference(data: bytes) -> tuple[tuple, tuple, int]:
+def _unpacked_page_reference(data: bytes) -> tuple[tuple, tuple, list]:
     """_PACKED_PAGE bytes read back: (title, description, replaced, flattened,
-    refused_charsets), the 13 columns _packed_page_reference takes, and where the marshalled
-    images start (``_walk.unpacked_page`` reads them natively)."""
+    refused_charsets), the 13 columns and the images _packed_page_reference takes
+    (``_walk.unpacked_page`` reads them natively)."""
     if not data or data[0] != _PACKED_PAGE:
         raise ValueError("not a packed parsed page")
     at = 1
@@ -399,7 +406,21 @@ def _unpacked_page_reference(data: bytes) -> tuple[tuple, tuple, int]:
     flags = [[bool(byte >> j & 1) for byte in data[at : at + n]] for j in range(6)]
     at += n
     text_column = [text() for _ in range(n)]
-    return (title, description, replaced, flattened, refused), (tag, parent, *tables, text_column, link, size, *flags), at
+    if at >= len(data) or data[at] not in (_IMAGE_BLOCKS, _IMAGE_RECORDS):
+        raise ValueError("parsed page bytes cut short or damaged")
+    at += 1
+    if data[at - 1] == _IMAGE_RECORDS:
+        try:
+            images = marshal.loads(data[at:])
+        except (EOFError, TypeError, ValueError):
+            images = None
+        if type(images) is not list:
+            raise ValueError("parsed page bytes cut short or damaged")
+    else:
+        images = [(_unzigzag(varint()), None) for _ in range(count(1))]
+        if at != len(data):
+            raise ValueError("parsed page bytes cut short or damaged")
+    return (title, description, replaced, flattened, refused), (tag, parent, *tables, text_column, link, size, *flags), images
 
 
 def _put_varint(out: bytearray, value: int) -> None:
