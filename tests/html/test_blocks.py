@@ -627,21 +627,135 @@ def test_parsed_page_bytes_round_trip_every_field_exactly(page):
     assert back.page_level() == page.page_level() and type(back.replaced) is int
 
 
-def test_parsed_page_bytes_pack_a_walked_pages_integer_columns():
-    import marshal
-
-    from pagetwin.compression import decompressor
+def test_parsed_page_bytes_pack_a_walked_page():
+    # A walked page fits the packed layout (every column, 64-bit signatures and hashes, CJK and
+    # accents included): its bytes are the reference packer's, and they read back to the page.
     from pagetwin.html.blocks import ParsedPage
     from pagetwin.html.noise import parse_page
 
-    html = "<h1>Título</h1><article><p>" + "Palabras del artículo 記事. " * 20 + "</p><p>short</p></article>"
-    parsed = parse_page(parse_html(html))
-    record = marshal.loads(decompressor()(parsed.to_bytes()))
-    columns = dict(zip(ParsedPage._FIELDS, record[ParsedPage._HEAD :]))
-    assert all(type(columns[name]) is bytes for name in ParsedPage._PACKED)  # (64-bit sig and hash included)
-    assert ParsedPage.from_bytes(parsed.to_bytes()) == parsed
-    empty = parse_page(parse_html(""))
-    assert ParsedPage.from_bytes(empty.to_bytes()) == empty
+    html = "<h1>Título</h1><article><p>" + "Palabras del artículo 記事. " * 20 + "</p><p>short</p><p>short</p></article>"
+    for parsed in (parse_page(parse_html(html)), parse_page(parse_html(""))):
+        data = parsed.to_bytes()
+        assert data[0] == blocks._PACKED_PAGE and data == _reference_bytes(parsed)
+        assert ParsedPage.from_bytes(data) == parsed
+
+
+def _page_parts(page):
+    """What to_bytes hands the packers: (head, columns, images)."""
+    b = page.blocks
+    head = (page.title, page.description, page.replaced, page.flattened, page.refused_charsets)
+    columns = (b.tag, b.parent, b.sig, b.hash, b.text, b.link, b.size, b.content, b.in_article, b.hint, b.caption, *page.page_level())
+    return head, columns, b.images
+
+
+def _reference_bytes(page):
+    return blocks._packed_page_reference(*_page_parts(page))
+
+
+_INT64 = st.integers(-(2**63), 2**63 - 1)
+
+
+@st.composite
+def _fitting_pages(draw):
+    """ParsedPages that fit the packed layout, as a walk makes them and past it: 0-40 blocks,
+    parents anywhere in int64 that they are the distance back to fits too (the root's -1, a
+    forward one), signatures and hashes from a few values (the tables' repeats) or anywhere in
+    uint64, any tag names (non-ASCII, empty), texts of any code point UTF-8 has, images with and
+    without attributes."""
+    from pagetwin.html.blocks import Blocks, ParsedPage
+
+    n = draw(st.integers(0, 40))
+    small = st.integers(-1, 300)
+    wide = st.one_of(st.integers(0, 3), st.sampled_from([0, 2**63, 2**64 - 1]), st.integers(0, 2**64 - 1))
+
+    def column(of):
+        return draw(st.lists(of, min_size=n, max_size=n))
+
+    raw = st.one_of(st.none(), st.none(), st.dictionaries(_texts, _texts, max_size=2))
+    b = Blocks(tag=column(st.sampled_from(["p", "div", "h1", "li", "tr"]) | _texts), parent=column(small | st.integers(40 - 2**63, 2**63 - 1)),
+               sig=column(wide), hash=column(wide), text=column(st.sampled_from(["", "", "Menu"]) | _texts),
+               link=column(small | _INT64), size=column(small | _INT64), content=column(st.booleans()),
+               in_article=column(st.booleans()), hint=column(st.booleans()), caption=column(st.booleans()),
+               images=draw(st.lists(st.tuples(st.integers(0, 40) | _ints, raw), max_size=4)))  # fmt: skip
+    return ParsedPage(b, draw(_texts), draw(_texts), draw(st.integers(0, 3) | _INT64), draw(st.booleans()),
+                      (column(st.booleans()), column(st.booleans())), draw(st.integers(0, 3) | _INT64))  # fmt: skip
+
+
+@hsettings(max_examples=400, deadline=None)
+@given(_fitting_pages())
+def test_property_packed_page_is_its_reference_and_round_trips(page):
+    # The native packer makes the reference's bytes; both readers read them back alike, to the
+    # page itself (every field, and each item's type).
+    from pagetwin.html.blocks import ParsedPage
+
+    data = _reference_bytes(page)
+    assert data is not None and data[0] == blocks._PACKED_PAGE
+    assert blocks._unpacked_page_reference(data) == (_page_parts(page)[0], _page_parts(page)[1], page.blocks.images)
+    if blocks._walk is not None:
+        assert blocks._walk.packed_page(*_page_parts(page)) == data
+        assert blocks._walk.unpacked_page(data) == blocks._unpacked_page_reference(data)
+    back = ParsedPage.from_bytes(page.to_bytes())
+    assert back == page and _column_types(back) == _column_types(page)
+    assert [type(v) for v in (back.replaced, back.flattened, back.refused_charsets)] == [int, bool, int]
+
+
+_MISFITS = {"parent": 2**63, "sig": -1, "hash": 2**64, "link": 1.0, "size": True, "text": "\ud800", "tag": 1,
+            "content": 1, "keep": 0}  # fmt: skip
+
+
+@hsettings(max_examples=200, deadline=None)
+@given(_fitting_pages(), st.sampled_from(sorted(_MISFITS)), st.integers(0, 39))
+def test_property_a_page_that_does_not_fit_is_marshalled(page, name, at):
+    # An item the packed layout cannot hold (past int64 or uint64, a float or a bool for an int,
+    # an int for a bool, a lone surrogate): neither packer packs the page, it is marshalled, and
+    # it still reads back exactly.
+    from pagetwin.html.blocks import ParsedPage
+
+    if not page.blocks.tag:
+        return
+    at %= len(page.blocks.tag)
+    column = page.page_level()[0] if name == "keep" else getattr(page.blocks, name)
+    column[at] = _MISFITS[name]
+    assert _reference_bytes(page) is None
+    if blocks._walk is not None:
+        assert blocks._walk.packed_page(*_page_parts(page)) is None
+    data = page.to_bytes()
+    assert data[0] == blocks._MARSHALLED_PAGE
+    back = ParsedPage.from_bytes(data)
+    assert back == page and _column_types(back) == _column_types(page)
+
+
+@hsettings(max_examples=100, deadline=None)
+@given(_fitting_pages(), st.data())
+def test_property_damaged_packed_bytes_are_refused_alike(page, data):
+    # Bytes cut short or changed are refused (ValueError, never a crash) or read alike by both
+    # readers.
+    packed = bytearray(_reference_bytes(page))
+    if data.draw(st.booleans()):
+        del packed[data.draw(st.integers(1, len(packed))) :]
+    else:
+        packed[data.draw(st.integers(1, len(packed) - 1))] = data.draw(st.integers(0, 255))
+    packed = bytes(packed)
+
+    def outcome(read):
+        try:
+            return read(packed)
+        except ValueError as exc:  # (UnicodeDecodeError included)
+            return type(exc)
+
+    reference = outcome(blocks._unpacked_page_reference)
+    if blocks._walk is not None:
+        assert outcome(blocks._walk.unpacked_page) == reference
+
+
+def test_parsed_page_of_unknown_bytes_is_refused():
+    import pytest
+
+    from pagetwin.html.blocks import ParsedPage
+
+    for data in (b"", b"\x28\xb5\x2f\xfd", bytes([blocks._PACKED_PAGE])):
+        with pytest.raises(ValueError):
+            ParsedPage.from_bytes(data)
 
 
 _CLASS_WORDS = st.sampled_from(
@@ -661,8 +775,9 @@ def test_property_class_facts_popup_as_the_words_of_the_tokens_without_a_slash(c
 
 
 def test_parsed_page_bytes_from_many_threads_at_once():
-    # Each thread has its own zstd (de)compressor: python-zstandard's must not be shared by
-    # threads at once. Eight threads round-trip pages together and get each page back.
+    # The packers keep nothing between calls: eight threads round-trip pages together and get
+    # each page back. (Each thread has its own zstd (de)compressor, pagetwin.compression:
+    # python-zstandard's must not be shared by threads at once.)
     from concurrent.futures import ThreadPoolExecutor
 
     from pagetwin.compression import compressor, decompressor

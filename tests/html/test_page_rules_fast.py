@@ -68,42 +68,6 @@ def test_not_disclosed_is_never_wrong(parts):
             assert not blocks._disclosed_box(node), node.html
 
 
-# -- ParsedPage's packed columns -----------------------------------------------------------------
-
-_ITEMS = st.one_of(
-    st.integers(-(2**31) - 2, 2**31 + 1), st.integers(-5, 2**64 + 5), st.sampled_from([True, False, 1.0, 2**63, -1, 0])
-)
-
-
-@hsettings(max_examples=400, deadline=None)
-@given(st.lists(_ITEMS, max_size=40), st.sampled_from(["i", "Q"]))
-def test_pack_is_its_reference_and_unpacks_as_array_does(values, code):
-    from array import array
-
-    from pagetwin.html.blocks import _pack, _pack_reference, _unpack
-
-    packed = _pack(values, code)
-    assert packed == _pack_reference(values, code)
-    if type(packed) is bytes:
-        column = array(code)
-        column.frombytes(packed)
-        assert _unpack(packed, code) == column.tolist()
-        assert [type(v) for v in _unpack(packed, code)] == [int] * len(values)
-    else:
-        assert _unpack(packed, code) is packed
-
-
-def test_native_packers_are_built():
-    import pytest
-
-    from pagetwin.html import blocks
-
-    if blocks._walk is None:
-        pytest.skip("native walk not built")
-    assert blocks._walk.packed_uint64([0, 2**64 - 1]) == bytes(8) + b"\xff" * 8
-    assert blocks._walk.packed_int32([True]) is None and blocks._walk.packed_int32([2**31]) is None
-
-
 # -- product facts from the head nodes ----------------------------------------------------------
 
 

@@ -438,6 +438,24 @@ def test_native_first_is_css_first_on_real_pages(walkers, name):
         assert _same_firsts(walkers[0].native, tree) == [], page_id
 
 
+@pytest.mark.parametrize("name", ["cleanportaleval", "scrapinghub", "chinese_wce"])
+def test_parsed_page_bytes_of_real_pages_are_the_references_and_read_back(walkers, name):
+    # Pass 1's bytes of a real page (blocks.ParsedPage.to_bytes): the native packer's are the
+    # reference's, both readers read them alike, and they give the page back exactly.
+    from pagetwin.html.noise import parse_page
+
+    for page_id, tree in _real_trees(name, 25):
+        page = parse_page(tree, walker=walkers[0])
+        b = page.blocks
+        parts = ((page.title, page.description, page.replaced, page.flattened, page.refused_charsets),
+                 (b.tag, b.parent, b.sig, b.hash, b.text, b.link, b.size, b.content, b.in_article, b.hint, b.caption,
+                  *page.page_level()), b.images)  # fmt: skip
+        data = page.to_bytes()
+        assert data[0] == blocks._PACKED_PAGE and data == blocks._packed_page_reference(*parts), page_id
+        assert _walk.unpacked_page(data) == blocks._unpacked_page_reference(data) == parts, page_id
+        assert blocks.ParsedPage.from_bytes(data) == page, page_id
+
+
 def test_native_first_answers_only_its_selectors(walkers):
     node = LexborHTMLParser("<p>x</p>").css_first("p")
     with pytest.raises(KeyError):

@@ -24,9 +24,11 @@ from cpython.pycapsule cimport PyCapsule_GetPointer
 from cpython.unicode cimport PyUnicode_DecodeUTF8, PyUnicode_AsUTF8AndSize
 from cpython.ref cimport PyObject, Py_INCREF, Py_DECREF
 from libc.limits cimport INT_MAX, INT_MIN
-from libc.stdint cimport uint64_t, uintptr_t
-from libc.stdlib cimport calloc, free, realloc
-from libc.string cimport memchr, memcmp, memcpy
+from libc.stdint cimport INT64_MAX, int64_t, uint64_t, uintptr_t
+from libc.stdlib cimport calloc, free, malloc, realloc
+from libc.string cimport memchr, memcmp, memcpy, memmove, memset
+
+import marshal
 
 cdef extern from "Python.h":
     bint Py_UNICODE_ISSPACE(Py_UCS4 ch) nogil
@@ -2255,42 +2257,458 @@ def utf8_valid(const unsigned char[::1] data):
     return ok
 
 
-# -- ParsedPage's integer columns (blocks._pack) -------------------------------------------------
+# -- ParsedPage's bytes (blocks.ParsedPage.to_bytes: the layout is _packed_page_reference's) ---
 
-def packed_int32(list values):
-    """The bytes of ``array("i", values)`` when every item is an ``int`` that fits a C int
-    (array's own loop converts each through its setitem, ~4 times slower), else None: the
-    caller packs it with array then (an item of another type, or out of range)."""
-    cdef Py_ssize_t n = len(values), i
-    cdef bytes out = PyBytes_FromStringAndSize(NULL, n * sizeof(int))
-    cdef int *p = <int *>(<char *>out)
-    cdef long long v
-    for i in range(n):
-        item = values[i]
-        if type(item) is not int:
+cdef extern from "Python.h":
+    bint _is_int "PyLong_CheckExact"(PyObject *value)
+    bint _is_str "PyUnicode_CheckExact"(PyObject *value)
+    bint _is_list "PyList_CheckExact"(PyObject *value)
+    Py_ssize_t _list_size "PyList_GET_SIZE"(PyObject *value)
+    PyObject *_list_item "PyList_GET_ITEM"(PyObject *value, Py_ssize_t i)
+    void _list_set "PyList_SET_ITEM"(object values, Py_ssize_t i, PyObject *item)  # (takes the reference)
+    PyObject *_tuple_item "PyTuple_GET_ITEM"(object values, Py_ssize_t i)
+    object PyList_New(Py_ssize_t size)
+    object PyLong_FromLongLong(long long value)
+    object PyLong_FromUnsignedLongLong(unsigned long long value)
+    void PyUnicode_InternInPlace(PyObject **text)
+    bint _is_tuple "PyTuple_CheckExact"(PyObject *value)
+    Py_ssize_t _tuple_size "PyTuple_GET_SIZE"(PyObject *value)
+    void _tuple_set "PyTuple_SET_ITEM"(object values, Py_ssize_t i, PyObject *item)  # (takes the reference)
+    object PyTuple_New(Py_ssize_t size)
+    PyObject *Py_True
+    PyObject *Py_False
+    PyObject *Py_None
+
+cdef enum:
+    PAGE_COLUMNS = 13  # tag parent sig hash text link size content in_article hint caption keep inside
+    PAGE_FLAGS = 7  # the first of the columns packed as a block's bits (content ... inside)
+    SEEN_TAGS = 32  # tag name objects told by their address before the names' dict is asked
+    IMAGE_BLOCKS = 0  # blocks._IMAGE_BLOCKS
+    IMAGE_RECORDS = 1  # blocks._IMAGE_RECORDS
+cdef unsigned char PACKED_PAGE = 6  # blocks._PACKED_PAGE
+
+
+cdef inline uint64_t _zigzag(int64_t value) noexcept nogil:
+    return (<uint64_t>value << 1) ^ <uint64_t>(value >> 63)
+
+
+cdef inline int64_t _unzigzag(uint64_t value) noexcept nogil:
+    return <int64_t>((value >> 1) ^ (0 - (value & 1)))
+
+
+cdef inline void _put_varint(Buf *b, uint64_t value) noexcept:
+    """A varint into room already reserved (at most 10 bytes)."""
+    while value > 0x7F:
+        b.data[b.length] = <unsigned char>(value & 0x7F | 0x80)
+        b.length += 1
+        value >>= 7
+    b.data[b.length] = <unsigned char>value
+    b.length += 1
+
+
+cdef inline void _put_le64(unsigned char *at, uint64_t value) noexcept:
+    cdef int k
+    for k in range(8):  # (one store on a little-endian host)
+        at[k] = <unsigned char>(value >> (8 * k))
+
+
+cdef int _put_text(Buf *b, PyObject *text) except -2:
+    """A str as its UTF-8 length and bytes; 0, or -1 when it is no exact str or has no UTF-8
+    (a lone surrogate)."""
+    cdef Py_ssize_t n
+    cdef const char *data
+    if not _is_str(text):
+        return -1
+    try:
+        data = PyUnicode_AsUTF8AndSize(<object>text, &n)
+    except UnicodeEncodeError:
+        return -1
+    _reserve(b, 10 + <size_t>n)
+    _put_varint(b, <uint64_t>n)
+    _put(b, <const unsigned char *>data, <size_t>n)
+    return 0
+
+
+cdef int _put_ints(Buf *b, PyObject *column, Py_ssize_t n, bint as_parents) except -2:
+    """A column of ints as zigzag varints (parents as the distance back to them); -1 when an
+    item is not an exact int of int64 (or its distance does not fit)."""
+    cdef Py_ssize_t i
+    cdef int64_t value
+    cdef PyObject *item
+    _reserve(b, 10 * <size_t>n)
+    try:
+        for i in range(n):
+            item = _list_item(column, i)
+            if not _is_int(item):
+                return -1
+            value = <int64_t><object>item  # (Cython's conversion reads a small int's digits inline)
+            if as_parents:
+                if value < 0 and i > INT64_MAX + value:
+                    return -1
+                value = i - value
+            _put_varint(b, _zigzag(value))
+    except OverflowError:
+        return -1
+    return 0
+
+
+cdef int _put_table(Buf *b, PyObject *column, Py_ssize_t n, uint64_t *keys, Py_ssize_t *slots, size_t mask) except -2:
+    """A column of 64-bit ints as its distinct values (first seen first: a count, then each
+    little-endian) and each item's place among them (a varint), found in an open-addressing
+    table (``keys``, ``slots``: a place + 1, 0 for empty; ``mask + 1`` entries, at least 2n,
+    zeroed); -1 when an item is not an exact int from 0 to 2**64 - 1."""
+    cdef Py_ssize_t i, count = 0
+    cdef size_t slot, start
+    cdef uint64_t value
+    cdef PyObject *item
+    _reserve(b, 10 + 18 * <size_t>n)
+    start = b.length
+    b.length += 10 + 8 * <size_t>n  # the distinct values go here, moved back once counted
+    try:
+        for i in range(n):
+            item = _list_item(column, i)
+            if not _is_int(item):
+                return -1
+            value = <uint64_t><object>item
+            slot = <size_t>((value * 0x9E3779B97F4A7C15ULL) >> 40) & mask
+            while slots[slot] != 0 and keys[slot] != value:
+                slot = (slot + 1) & mask
+            if slots[slot] == 0:
+                keys[slot] = value
+                count += 1
+                slots[slot] = count
+                _put_le64(b.data + start + 2 + 8 * count, value)
+            _put_varint(b, <uint64_t>(slots[slot] - 1))
+    except OverflowError:
+        return -1
+    # the count, then the values, then the places: close the gaps left for the most there could be
+    cdef size_t places = start + 10 + 8 * <size_t>n, places_length = b.length - places
+    b.length = start
+    _put_varint(b, <uint64_t>count)
+    memmove(b.data + b.length, b.data + start + 10, 8 * <size_t>count)
+    b.length += 8 * <size_t>count
+    memmove(b.data + b.length, b.data + places, places_length)
+    b.length += places_length
+    return 0
+
+
+cdef int _put_images(Buf *b, object images) except -2:
+    """A page's images: IMAGE_BLOCKS and the block of each when every image is a (block, None)
+    tuple (the walk not asked for their attributes), else IMAGE_RECORDS and the list marshalled;
+    -1 when ``images`` is no list."""
+    cdef Py_ssize_t n, i
+    cdef PyObject *item
+    cdef PyObject *block
+    cdef int64_t value
+    cdef size_t start = b.length
+    cdef bytes record
+    if not _is_list(<PyObject *>images):
+        return -1
+    n = _list_size(<PyObject *>images)
+    _reserve(b, 11 + 10 * <size_t>n)
+    b.data[b.length] = IMAGE_BLOCKS
+    b.length += 1
+    _put_varint(b, <uint64_t>n)
+    try:
+        for i in range(n):
+            item = _list_item(<PyObject *>images, i)
+            if not _is_tuple(item) or _tuple_size(item) != 2 or _tuple_item(<object>item, 1) != Py_None:
+                break
+            block = _tuple_item(<object>item, 0)
+            if not _is_int(block):
+                break
+            value = <int64_t><object>block
+            _put_varint(b, _zigzag(value))
+        else:
+            return 0
+    except OverflowError:
+        pass
+    b.length = start
+    record = marshal.dumps(images)
+    _reserve(b, 1)
+    b.data[b.length] = IMAGE_RECORDS
+    b.length += 1
+    _append(b, <const unsigned char *>(<char *>record), len(record))
+    return 0
+
+
+def packed_page(tuple head not None, tuple columns not None, images):
+    """blocks._packed_page_reference in one pass over the page's lists: the same bytes, or None
+    when the page does not fit the layout (the caller marshals it then)."""
+    cdef Buf b
+    cdef PyObject *cols[PAGE_COLUMNS]
+    cdef PyObject *seen[SEEN_TAGS]
+    cdef Py_ssize_t seen_place[SEEN_TAGS]
+    cdef PyObject *item
+    cdef Py_ssize_t n, i, j, k, place, seen_count = 0
+    cdef size_t size = 16
+    cdef int64_t value
+    cdef unsigned char bits
+    cdef uint64_t *keys = NULL
+    cdef Py_ssize_t *slots = NULL
+    cdef dict tag_places
+    if len(head) != 5 or len(columns) != PAGE_COLUMNS:
+        return None
+    for j in range(PAGE_COLUMNS):
+        cols[j] = _tuple_item(columns, j)
+        if not _is_list(cols[j]):
             return None
+    n = _list_size(cols[0])
+    for j in range(PAGE_COLUMNS):
+        if _list_size(cols[j]) != n:
+            return None
+    while size < <size_t>(2 * n):
+        size *= 2
+    b.data = NULL
+    b.length = b.size = 0
+    try:
+        keys = <uint64_t *>malloc(size * sizeof(uint64_t))
+        slots = <Py_ssize_t *>malloc(size * sizeof(Py_ssize_t))
+        if keys == NULL or slots == NULL:
+            raise MemoryError()
+        _reserve(&b, 64 + 16 * <size_t>n)
+        _put(&b, &PACKED_PAGE, 1)
+        _put_varint(&b, <uint64_t>n)
         try:
-            v = item
+            if not _is_int(_tuple_item(head, 2)) or not _is_int(_tuple_item(head, 4)):
+                return None
+            _put_varint(&b, _zigzag(<int64_t><object>_tuple_item(head, 2)))
+            item = _tuple_item(head, 3)
+            if item != Py_True and item != Py_False:
+                return None
+            b.data[b.length] = item == Py_True
+            b.length += 1
+            _put_varint(&b, _zigzag(<int64_t><object>_tuple_item(head, 4)))
         except OverflowError:
             return None
-        if v < INT_MIN or v > INT_MAX:
+        if _put_text(&b, _tuple_item(head, 0)) < 0 or _put_text(&b, _tuple_item(head, 1)) < 0:
             return None
-        p[i] = <int>v
+        # tags: the distinct names (first seen first), then each block's place among them (kept
+        # in ``slots`` meanwhile); a walk's names are a few shared objects, told apart by their
+        # address before the dict is asked
+        tag_places = {}
+        for i in range(n):
+            item = _list_item(cols[0], i)
+            place = -1
+            for k in range(seen_count):
+                if seen[k] == item:
+                    place = seen_place[k]
+                    break
+            if place < 0:
+                if not _is_str(item):
+                    return None
+                place = tag_places.setdefault(<object>item, len(tag_places))
+                if seen_count < SEEN_TAGS:
+                    seen[seen_count] = item
+                    seen_place[seen_count] = place
+                    seen_count += 1
+            slots[i] = place
+        _reserve(&b, 10)
+        _put_varint(&b, <uint64_t>len(tag_places))
+        for tag in tag_places:
+            if _put_text(&b, <PyObject *>tag) < 0:
+                return None
+        _reserve(&b, 10 * <size_t>n)
+        for i in range(n):
+            _put_varint(&b, <uint64_t>slots[i])
+        if _put_ints(&b, cols[1], n, True) < 0:
+            return None
+        for j in range(2, 4):  # sig, hash
+            memset(slots, 0, size * sizeof(Py_ssize_t))
+            if _put_table(&b, cols[j], n, keys, slots, size - 1) < 0:
+                return None
+        if _put_ints(&b, cols[5], n, False) < 0 or _put_ints(&b, cols[6], n, False) < 0:  # link, size
+            return None
+        _reserve(&b, <size_t>n)
+        for i in range(n):  # content, in_article, hint, caption, keep, inside: a bit each
+            bits = 0
+            for j in range(PAGE_FLAGS, PAGE_COLUMNS):
+                item = _list_item(cols[j], i)
+                if item == Py_True:
+                    bits |= 1 << (j - PAGE_FLAGS)
+                elif item != Py_False:
+                    return None
+            b.data[b.length] = bits
+            b.length += 1
+        for i in range(n):
+            if _put_text(&b, _list_item(cols[4], i)) < 0:
+                return None
+        if _put_images(&b, images) < 0:
+            return None
+        return PyBytes_FromStringAndSize(<char *>b.data, b.length)
+    finally:
+        free(b.data)
+        free(keys)
+        free(slots)
+
+
+cdef struct Reader:
+    const unsigned char *data
+    size_t at
+    size_t length
+
+
+cdef uint64_t _varint(Reader *r) except? 0xFFFFFFFFFFFFFFFF:
+    cdef uint64_t value = 0
+    cdef int shift = 0
+    cdef unsigned char c
+    while True:
+        if r.at >= r.length or shift > 63:
+            raise ValueError("parsed page bytes cut short or damaged")
+        c = r.data[r.at]
+        r.at += 1
+        value |= <uint64_t>(c & 0x7F) << shift
+        if c < 0x80:
+            return value
+        shift += 7
+
+
+cdef inline size_t _count(Reader *r, size_t item_bytes) except? 0xFFFFFFFFFFFFFFFF:
+    """A count of items of at least ``item_bytes`` each that the rest of the bytes can hold."""
+    cdef uint64_t n = _varint(r)
+    if n > (r.length - r.at) // item_bytes:
+        raise ValueError("parsed page bytes cut short or damaged")
+    return <size_t>n
+
+
+cdef object _text(Reader *r):
+    cdef size_t n = _count(r, 1)
+    if n == 0:
+        return ""
+    r.at += n
+    return PyUnicode_DecodeUTF8(<const char *>(r.data + r.at - n), n, NULL)
+
+
+cdef object _table_column(Reader *r, Py_ssize_t n):
+    """_put_table's column: a list of ``n`` ints made once per distinct value."""
+    cdef size_t count = _count(r, 8), i, k, place
+    cdef uint64_t value
+    cdef object values = PyList_New(count), out = PyList_New(n), number
+    cdef PyObject *item
+    for i in range(count):
+        value = 0
+        for k in range(8):
+            value |= <uint64_t>r.data[r.at + k] << (8 * k)
+        r.at += 8
+        number = PyLong_FromUnsignedLongLong(value)
+        Py_INCREF(number)
+        _list_set(values, i, <PyObject *>number)
+    for i in range(<size_t>n):
+        place = <size_t>_varint(r)
+        if place >= count:
+            raise ValueError("parsed page bytes cut short or damaged")
+        item = _list_item(<PyObject *>values, <Py_ssize_t>place)
+        Py_INCREF(<object>item)
+        _list_set(out, i, item)
     return out
 
 
-def packed_uint64(list values):
-    """The bytes of ``array("Q", values)`` when every item is an ``int`` from 0 to 2**64 - 1,
-    else None (as packed_int32)."""
-    cdef Py_ssize_t n = len(values), i
-    cdef bytes out = PyBytes_FromStringAndSize(NULL, n * sizeof(uint64_t))
-    cdef uint64_t *p = <uint64_t *>(<char *>out)
+def unpacked_page(bytes data not None):
+    """blocks._unpacked_page_reference: (title, description, replaced, flattened,
+    refused_charsets), the 13 columns of packed_page, and the images."""
+    cdef Reader r
+    cdef Py_ssize_t n, i, j
+    cdef size_t count
+    cdef unsigned char bits
+    cdef PyObject *item
+    cdef PyObject *name
+    cdef object replaced, flattened, refused, title, description, tags, column, value
+    cdef list columns = []
+    r.data = <const unsigned char *>(<char *>data)
+    r.length = len(data)
+    r.at = 1
+    if r.length == 0 or r.data[0] != PACKED_PAGE:
+        raise ValueError("not a packed parsed page")
+    n = <Py_ssize_t>_count(&r, 1)  # (every block takes a byte at least)
+    replaced = PyLong_FromLongLong(_unzigzag(_varint(&r)))
+    if r.at >= r.length:
+        raise ValueError("parsed page bytes cut short or damaged")
+    flattened = r.data[r.at] != 0
+    r.at += 1
+    refused = PyLong_FromLongLong(_unzigzag(_varint(&r)))
+    title = _text(&r)
+    description = _text(&r)
+    count = _count(&r, 1)
+    tags = PyList_New(count)
+    for i in range(<Py_ssize_t>count):
+        value = _text(&r)
+        name = <PyObject *>value
+        Py_INCREF(value)  # (the reference the list takes; interning may swap it for the interned name's)
+        PyUnicode_InternInPlace(&name)  # (the walk's tag names are interned: compared by identity first)
+        _list_set(tags, i, name)
+    column = PyList_New(n)
     for i in range(n):
-        item = values[i]
-        if type(item) is not int:
-            return None
+        count = <size_t>_varint(&r)
+        if count >= <size_t>len(tags):
+            raise ValueError("parsed page bytes cut short or damaged")
+        item = _list_item(<PyObject *>tags, count)
+        Py_INCREF(<object>item)
+        _list_set(column, i, item)
+    columns.append(column)
+    column = PyList_New(n)
+    for i in range(n):  # parents, from the distance back to them
+        value = PyLong_FromLongLong(<int64_t>(<uint64_t>i - <uint64_t>_unzigzag(_varint(&r))))
+        Py_INCREF(value)
+        _list_set(column, i, <PyObject *>value)
+    columns.append(column)
+    columns.append(_table_column(&r, n))
+    columns.append(_table_column(&r, n))
+    columns.append(None)  # (texts, read last)
+    for j in range(2):  # link, size
+        column = PyList_New(n)
+        for i in range(n):
+            value = PyLong_FromLongLong(_unzigzag(_varint(&r)))
+            Py_INCREF(value)
+            _list_set(column, i, <PyObject *>value)
+        columns.append(column)
+    if <size_t>n > r.length - r.at:
+        raise ValueError("parsed page bytes cut short or damaged")
+    for j in range(PAGE_FLAGS, PAGE_COLUMNS):
+        column = PyList_New(n)
+        for i in range(n):
+            item = Py_True if r.data[r.at + i] >> (j - PAGE_FLAGS) & 1 else Py_False
+            Py_INCREF(<object>item)
+            _list_set(column, i, item)
+        columns.append(column)
+    r.at += n
+    column = PyList_New(n)
+    for i in range(n):
+        value = _text(&r)
+        Py_INCREF(value)
+        _list_set(column, i, <PyObject *>value)
+    columns[4] = column
+    return (title, description, replaced, flattened, refused), tuple(columns), _images(&r)
+
+
+cdef object _images(Reader *r):
+    """_put_images' list read back (all of the rest of the bytes)."""
+    cdef size_t count, i
+    cdef object images, pair, block
+    if r.at >= r.length:
+        raise ValueError("parsed page bytes cut short or damaged")
+    r.at += 1
+    if r.data[r.at - 1] == IMAGE_RECORDS:
         try:
-            p[i] = item
-        except OverflowError:
-            return None
-    return out
+            images = marshal.loads(PyBytes_FromStringAndSize(<const char *>(r.data + r.at), r.length - r.at))
+        except (EOFError, TypeError, ValueError):
+            images = None
+        if type(images) is not list:
+            raise ValueError("parsed page bytes cut short or damaged")
+        r.at = r.length
+        return images
+    if r.data[r.at - 1] != IMAGE_BLOCKS:
+        raise ValueError("parsed page bytes cut short or damaged")
+    count = _count(r, 1)
+    images = PyList_New(count)
+    for i in range(count):
+        block = PyLong_FromLongLong(_unzigzag(_varint(r)))
+        pair = PyTuple_New(2)
+        Py_INCREF(block)
+        _tuple_set(pair, 0, <PyObject *>block)
+        Py_INCREF(<object>Py_None)
+        _tuple_set(pair, 1, Py_None)
+        Py_INCREF(pair)
+        _list_set(images, i, <PyObject *>pair)
+    if r.at != r.length:
+        raise ValueError("parsed page bytes cut short or damaged")
+    return images

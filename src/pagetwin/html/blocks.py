@@ -52,15 +52,12 @@ import functools
 import logging
 import marshal
 import re
-from array import array
 from dataclasses import dataclass, field
 
 import numpy as np
 import selectolax
 import xxhash
 from selectolax.lexbor import LexborHTMLParser, LexborNode
-
-from pagetwin.compression import compressor, decompressor
 
 try:
     from pagetwin.html import _walk
@@ -204,16 +201,6 @@ class ParsedPage:
     refused_charsets: int = 0  # declared charsets ignored in decoding (parse.Decoded)
 
     _FIELDS = ("tag", "parent", "sig", "hash", "text", "link", "size", "content", "in_article", "hint", "caption", "images")
-    # Format 5: the integer columns packed (an array's bytes; a column that does not fit stays a
-    # list): unmarshalling a list makes an object per item from its own record (a 64-bit hash is
-    # a multi-digit long), ``array.tolist`` makes them in one C loop.
-    _FORMAT = 5  # bumped when the layout below changes (3: the page-level decision always there; 4: caption; 5: packed)
-    _HEAD = 7  # format and the fields before the blocks' lists
-    _PACKED = {"parent": "i", "sig": "Q", "hash": "Q", "link": "i", "size": "i"}  # array type codes
-    # zstd's fast level -1, not 1: 2,000 pages of corpus-10000-shared (23 KB marshalled a page)
-    # compress in 49 us instead of 58 and decompress in 16 us instead of 23, 9.98 KB a page
-    # instead of 8.99 (the bytes live only in pass 1's spill; any level decodes the same).
-    _ZSTD_LEVEL = -1
 
     def page_level(self) -> tuple[list[bool], list[bool]]:
         """The page-level decision: (keep, inside the main region) of every block."""
@@ -230,54 +217,234 @@ class ParsedPage:
         return Extracted(text=text, title=self.title, description=self.description, images=images)
 
     def to_bytes(self) -> bytes:
-        """marshal (built-in types only: fast, and nothing but this class reads it back) with the
-        integer columns packed (_PACKED), zstd at _ZSTD_LEVEL (zlib level 1 is as small as zstd's
-        level 1 and 2.4x slower)."""
-        b, packed = self.blocks, self._PACKED
-        record = (self._FORMAT, self.title, self.description, self.replaced, self.flattened, self.page_level(),
-                  self.refused_charsets, *(_pack(getattr(b, name), packed[name]) if name in packed else getattr(b, name)
-                                           for name in self._FIELDS))  # fmt: skip
-        return compressor(self._ZSTD_LEVEL)(marshal.dumps(record))
+        """The page as bytes for pass 2 (only ``from_bytes`` reads them, in the same run:
+        runners.spill's temporary file, a Spark stage's kept pages). A page the walk made is
+        packed (_PACKED_PAGE: columns as varints, 64-bit tables and UTF-8, in one native call,
+        ``_walk.packed_page``; _packed_page_reference is its reference); one that does not fit
+        (made by hand: a float or a 70-bit int in a column, a lone surrogate) is marshalled."""
+        b = self.blocks
+        level = self.page_level()
+        if type(level) is tuple and len(level) == 2:
+            columns = (b.tag, b.parent, b.sig, b.hash, b.text, b.link, b.size, b.content, b.in_article, b.hint, b.caption, *level)
+            head = (self.title, self.description, self.replaced, self.flattened, self.refused_charsets)
+            packed = (_walk.packed_page if _walk is not None else _packed_page_reference)(head, columns, b.images)
+            if packed is not None:
+                return packed
+        record = (self.title, self.description, self.replaced, self.flattened, level, self.refused_charsets,
+                  *(getattr(b, name) for name in self._FIELDS))  # fmt: skip
+        return bytes((_MARSHALLED_PAGE,)) + marshal.dumps(record)
 
     @classmethod
     def from_bytes(cls, data: bytes) -> ParsedPage:
-        record = marshal.loads(decompressor()(data))
-        if record[0] != cls._FORMAT:
-            raise ValueError(f"parsed page format {record[0]}, expected {cls._FORMAT}")
-        packed = cls._PACKED
-        columns = {name: _unpack(value, packed[name]) if name in packed else value
-                   for name, value in zip(cls._FIELDS, record[cls._HEAD :])}  # fmt: skip
-        return cls(Blocks(**columns), *record[1 : cls._HEAD])
+        """The page ``to_bytes`` gave (ValueError for other bytes)."""
+        kind = data[0] if data else -1
+        if kind == _PACKED_PAGE:
+            head, columns, images = (_walk.unpacked_page if _walk is not None else _unpacked_page_reference)(data)
+            return cls(Blocks(*columns[:11], images), *head[:4], columns[11:], head[4])
+        if kind == _MARSHALLED_PAGE:
+            record = marshal.loads(memoryview(data)[1:])
+            return cls(Blocks(*record[_HEAD:]), *record[:_HEAD])
+        raise ValueError(f"parsed page format {kind}, expected {_PACKED_PAGE} or {_MARSHALLED_PAGE}")
 
 
-def _pack(values: list[int], code: str) -> bytes | list[int]:
-    """An integer column as the bytes of an ``array`` of type ``code``, or the list itself when
-    an item does not fit (out of range, a float: kept as it is). Native byte order and sizes:
-    the same build reads it back (pass 2, an executor of the same cluster). The native packers
-    (``_walk.packed_*``) make the same bytes of a list of ints 4 times sooner; _pack_reference
-    is their reference."""
-    if _walk is not None and type(values) is list and code in ("i", "Q"):
-        packed = (_walk.packed_int32 if code == "i" else _walk.packed_uint64)(values)
-        if packed is not None:
-            return packed
-    return _pack_reference(values, code)
+# -- ParsedPage's bytes -------------------------------------------------------------------------
+#
+# Pass 1 writes every page's ParsedPage for pass 2 to read back, in the same run and build (they
+# never outlive it: a layout may change freely). Until session 18 they were marshalled with the
+# integer columns as arrays and zstd at level -1: 3.5 % of a run to write and 2.5 % to read. A
+# page's first byte says how it is laid out:
+# - _PACKED_PAGE: the columns a walk makes, as _packed_page_reference writes them: varints
+#   (zigzag for signed ints, a parent as the distance back to it), the tag names once each and a
+#   varint per block for its name, the signatures and hashes once per distinct value (8 bytes
+#   little-endian; a page repeats its signatures 3 times, its empty blocks' hashes) and a varint
+#   per block, the six flags of a block in one byte, the texts as UTF-8 (length first), then the
+#   images: _IMAGE_BLOCKS and the block of each when the walk read none of their attributes (it
+#   is not asked to unless an algorithm reads them), else _IMAGE_RECORDS and the list marshalled.
+#   Not compressed: on 3,000 pages of corpus-10000-shared a page packs to 13.0 KB in ~28 us and
+#   reads back in ~40; zstd -1 would make it 8.2 KB for ~42 us more (a temporary file's bytes).
+# - _MARSHALLED_PAGE: every field marshalled, for a page whose columns do not fit the packed
+#   layout (made by hand: a float, a 70-bit int, a str with a lone surrogate, a tuple for a list).
+_PACKED_PAGE, _MARSHALLED_PAGE = 6, 8
+_IMAGE_BLOCKS, _IMAGE_RECORDS = 0, 1
+_HEAD = 6  # the marshalled record: title, description, replaced, flattened, page level, refused charsets, then the columns
+_INT64 = range(-(2**63), 2**63)
+_UINT64 = range(2**64)
 
 
-def _pack_reference(values: list[int], code: str) -> bytes | list[int]:
-    """_pack with ``array`` alone."""
-    try:
-        return array(code, values).tobytes()
-    except (OverflowError, TypeError):
-        return list(values)
+def _packed_page_reference(head: tuple, columns: tuple, images: list) -> bytes | None:
+    """A page as _PACKED_PAGE bytes: ``head`` (title, description, replaced, flattened,
+    refused_charsets), ``columns`` (tag, parent, sig, hash, text, link, size, content,
+    in_article, hint, caption, keep, inside: lists of one length) and its images; None when an
+    item does not fit (the native packer, ``_walk.packed_page``, makes the same bytes)."""
+    if len(head) != 5 or len(columns) != 13 or any(type(c) is not list for c in (*columns, images)):
+        return None
+    n = len(columns[0])
+    if any(len(c) != n for c in columns):
+        return None
+    title, description, replaced, flattened, refused = head
+    tag, parent, sig, hash_, text, link, size = columns[:7]
+    flags = columns[7:]
+
+    def ints(values: list, fit: range) -> bool:
+        return all(type(v) is int and v in fit for v in values)
+
+    def utf8(values: list) -> list[bytes] | None:
+        if any(type(v) is not str for v in values):
+            return None
+        try:
+            return [v.encode() for v in values]
+        except UnicodeEncodeError:  # (a lone surrogate)
+            return None
+
+    texts = utf8([title, description, *text])
+    names = list(dict.fromkeys(tag))
+    encoded_names = utf8(names)
+    if (texts is None or encoded_names is None or not ints([replaced, refused, *parent, *link, *size], _INT64)
+            or not ints(sig + hash_, _UINT64) or any(i - p not in _INT64 for i, p in enumerate(parent))
+            or type(flattened) is not bool or any(type(v) is not bool for column in flags for v in column)):  # fmt: skip
+        return None
+    out = bytearray([_PACKED_PAGE])
+    _put_varint(out, n)
+    _put_varint(out, _zigzag(replaced))
+    out.append(flattened)
+    _put_varint(out, _zigzag(refused))
+    for data in texts[:2]:
+        _put_varint(out, len(data))
+        out += data
+    _put_varint(out, len(names))
+    for data in encoded_names:
+        _put_varint(out, len(data))
+        out += data
+    place = {name: i for i, name in enumerate(names)}
+    for name in tag:
+        _put_varint(out, place[name])
+    for i, p in enumerate(parent):
+        _put_varint(out, _zigzag(i - p))
+    for column in (sig, hash_):
+        distinct = list(dict.fromkeys(column))
+        _put_varint(out, len(distinct))
+        for value in distinct:
+            out += value.to_bytes(8, "little")
+        place = {value: i for i, value in enumerate(distinct)}
+        for value in column:
+            _put_varint(out, place[value])
+    for column in (link, size):
+        for value in column:
+            _put_varint(out, _zigzag(value))
+    out += bytes(sum(bit << j for j, bit in enumerate(bits)) for bits in zip(*flags))
+    for data in texts[2:]:
+        _put_varint(out, len(data))
+        out += data
+    if all(type(image) is tuple and len(image) == 2 and image[1] is None and type(image[0]) is int and image[0] in _INT64
+           for image in images):  # fmt: skip
+        out.append(_IMAGE_BLOCKS)
+        _put_varint(out, len(images))
+        for block, _ in images:
+            _put_varint(out, _zigzag(block))
+    else:
+        out.append(_IMAGE_RECORDS)
+        out += marshal.dumps(images)
+    return bytes(out)
 
 
-def _unpack(value: bytes | list[int], code: str) -> list[int]:
-    """_pack's column as a list again (a memoryview's tolist of the bytes in place: array's
-    frombytes copies them first, numpy's tolist was 0.3 us a column slower; struct's type codes
-    with native sizes are array's)."""
-    if type(value) is not bytes:
-        return value
-    return memoryview(value).cast(code).tolist()
+def _unpacked_page_reference(data: bytes) -> tuple[tuple, tuple, list]:
+    """_PACKED_PAGE bytes read back: (title, description, replaced, flattened,
+    refused_charsets), the 13 columns and the images _packed_page_reference takes
+    (``_walk.unpacked_page`` reads them natively)."""
+    if not data or data[0] != _PACKED_PAGE:
+        raise ValueError("not a packed parsed page")
+    at = 1
+
+    def varint() -> int:
+        nonlocal at
+        value = shift = 0
+        while True:
+            if at >= len(data) or shift > 63:
+                raise ValueError("parsed page bytes cut short or damaged")
+            c = data[at]
+            at += 1
+            value |= (c & 0x7F) << shift
+            if c < 0x80:
+                return value & 0xFFFFFFFFFFFFFFFF
+            shift += 7
+
+    def count(item_bytes: int) -> int:
+        n = varint()
+        if n > (len(data) - at) // item_bytes:
+            raise ValueError("parsed page bytes cut short or damaged")
+        return n
+
+    def text() -> str:
+        nonlocal at
+        n = count(1)
+        at += n
+        return data[at - n : at].decode()
+
+    def checked(i: int, limit: int) -> int:
+        if i >= limit:
+            raise ValueError("parsed page bytes cut short or damaged")
+        return i
+
+    n = count(1)
+    replaced = _unzigzag(varint())
+    if at >= len(data):
+        raise ValueError("parsed page bytes cut short or damaged")
+    flattened = data[at] != 0
+    at += 1
+    refused = _unzigzag(varint())
+    title, description = text(), text()
+    names = [text() for _ in range(count(1))]
+    tag = [names[checked(varint(), len(names))] for _ in range(n)]
+    parent = [_int64(i - _unzigzag(varint())) for i in range(n)]
+    tables = []
+    for _ in range(2):
+        k = count(8)
+        distinct = [int.from_bytes(data[at + 8 * i : at + 8 * i + 8], "little") for i in range(k)]
+        at += 8 * k
+        tables.append([distinct[checked(varint(), k)] for _ in range(n)])
+    link = [_unzigzag(varint()) for _ in range(n)]
+    size = [_unzigzag(varint()) for _ in range(n)]
+    if n > len(data) - at:
+        raise ValueError("parsed page bytes cut short or damaged")
+    flags = [[bool(byte >> j & 1) for byte in data[at : at + n]] for j in range(6)]
+    at += n
+    text_column = [text() for _ in range(n)]
+    if at >= len(data) or data[at] not in (_IMAGE_BLOCKS, _IMAGE_RECORDS):
+        raise ValueError("parsed page bytes cut short or damaged")
+    at += 1
+    if data[at - 1] == _IMAGE_RECORDS:
+        try:
+            images = marshal.loads(data[at:])
+        except (EOFError, TypeError, ValueError):
+            images = None
+        if type(images) is not list:
+            raise ValueError("parsed page bytes cut short or damaged")
+    else:
+        images = [(_unzigzag(varint()), None) for _ in range(count(1))]
+        if at != len(data):
+            raise ValueError("parsed page bytes cut short or damaged")
+    return (title, description, replaced, flattened, refused), (tag, parent, *tables, text_column, link, size, *flags), images
+
+
+def _put_varint(out: bytearray, value: int) -> None:
+    while value > 0x7F:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+
+
+def _zigzag(value: int) -> int:
+    """An int64 as a uint64 that is small when the int is near 0."""
+    return (value << 1) ^ (value >> 63)
+
+
+def _unzigzag(value: int) -> int:
+    return (value >> 1) ^ -(value & 1)
+
+
+def _int64(value: int) -> int:
+    """``value`` wrapped to int64 (as C's arithmetic does; only damaged bytes get there)."""
+    return (value + 2**63) % 2**64 - 2**63
 
 
 def text_size(text: str) -> int:
