@@ -285,3 +285,78 @@ def test_dateline_words_start_with_an_ideograph():
     for pattern in (noise._CN_LEGAL, noise._CN_DATELINE):
         assert all("\u4e00" <= word[0] <= "\u9fff" for word in pattern.pattern.split("|")), pattern
     assert noise._CN_LICENCE.pattern.startswith("ICP") and not noise._CN_LICENCE.flags & 2  # (re.IGNORECASE)
+
+
+# The caption rules as they read before they took the caption blocks by number (a flag list of
+# the page read through at every step): the faster ones must decide the same.
+def _photo_captions_before(blocks):
+    n = len(blocks)
+    parent = blocks.parent
+    figure, caption = [-1] * n, [False] * n
+    for b, tag in enumerate(blocks.tag):
+        up = parent[b]
+        figure[b] = b if tag == "figure" else (figure[up] if up >= 0 else -1)
+        caption[b] = figure[b] >= 0 and (tag == "figcaption" or (up >= 0 and caption[up]))
+    photo = [False] * n
+    for b, _ in blocks.images:
+        if 0 <= b < n and figure[b] >= 0:
+            photo[figure[b]] = True
+    for b, (tag, text) in enumerate(zip(blocks.tag, blocks.text)):
+        if figure[b] >= 0 and (tag in noise._NOT_PHOTO or (caption[b] and noise._NUMBERED.match(text))):
+            photo[figure[b]] = False
+    said = [0] * n
+    for b, (c, size) in enumerate(zip(caption, blocks.size)):
+        if c:
+            said[figure[b]] += size
+    return [c and photo[figure[b]] and said[figure[b]] >= noise.SHORT_SIZE for b, c in enumerate(caption)]
+
+
+def _drop_captions_before(blocks, classes, inside, keep):
+    tags = blocks.tag
+    figures, named = "figcaption" in tags, any(blocks.caption)
+    if "pre" in tags or not (figures or named):
+        return
+    caption = _photo_captions_before(blocks) if figures else [False] * len(blocks)
+    for b in noise._named_captions(blocks) if named else ():
+        caption[b] = True
+    if not any(c and k for c, k in zip(caption, keep)):
+        return
+    rest = [i and not c for i, c in zip(inside, caption)]
+    if noise._good_text(blocks, classes, rest) >= noise.ARTICLE_SIZE:
+        for b, c in enumerate(caption):
+            if c:
+                keep[b] = False
+
+
+@st.composite
+def figure_pages(draw):
+    """Blocks where figures, their captions and nested boxes are most of the page."""
+    n = draw(st.integers(1, 40))
+    parent = [-1] + [draw(st.integers(max(-1, b - 4), b - 1)) for b in range(1, n)]
+    text = draw(st.lists(st.sampled_from(["", "A photo of the bay at night, by the harbour", "Figure 3. Costs", _PROSE[0]]),
+                         min_size=n, max_size=n))  # fmt: skip
+    blocks = Blocks(tag=draw(st.lists(st.sampled_from(["figure", "figure", "figcaption", "figcaption", "div", "p", "span", "table"]),
+                                      min_size=n, max_size=n)),
+                    parent=parent, sig=[1] * n, hash=[0] * n, text=text, link=[0] * n, size=[text_size(t) for t in text],
+                    content=[True] * n, in_article=[False] * n, hint=[False] * n,
+                    caption=draw(st.lists(st.sampled_from([False, False, True]), min_size=n, max_size=n)),
+                    images=[(b, None) for b in draw(st.lists(st.integers(0, n - 1), max_size=8))])  # fmt: skip
+    return blocks, frozenset()
+
+
+@settings(max_examples=600, **FAST)
+@given(page=pages() | composed_pages() | figure_pages(), data=st.data())
+def test_property_caption_rules_decide_as_before(page, data):
+    blocks, _ = page
+    n = len(blocks)
+    if n and data.draw(st.booleans()):  # photos in the figures, captions long enough to be sentences
+        blocks.images = [(b, None) for b in data.draw(st.lists(st.integers(-1, n), max_size=6))]
+        blocks.size = [data.draw(st.sampled_from([0, 10, noise.SHORT_SIZE, 400])) for _ in range(n)]
+    assert noise._photo_captions(blocks) == _photo_captions_before(blocks)
+    classes = noise.classify(blocks)
+    inside = data.draw(st.lists(st.booleans(), min_size=n, max_size=n))
+    keep = data.draw(st.lists(st.booleans(), min_size=n, max_size=n))
+    fast, before = list(keep), list(keep)
+    noise._drop_captions(blocks, classes, inside, fast)
+    _drop_captions_before(blocks, classes, inside, before)
+    assert fast == before

@@ -1,8 +1,10 @@
 import codecs
 
+import numpy as np
+import pytest
 from hypothesis import given, strategies as st
 
-from pagetwin.html.parse import _cjk_reading, decode_html, detect_charset, limit_depth, looks_like_html, parse_html
+from pagetwin.html.parse import Decoded, _cjk_reading, decode_html, detect_charset, limit_depth, looks_like_html, parse_html
 
 
 def test_http_header_wins_over_meta():
@@ -355,3 +357,45 @@ def test_a_strict_utf8_body_is_parsed_without_its_text_being_made():
     assert decoded.strict and decoded._text is None
     parse.parse_limited(decoded, 64)
     assert decoded._text is None and decoded.text == "<html><body><p>Grüße</p></body></html>"
+
+
+def test_each_one_byte_codec_reads_one_character_a_byte_ascii_kept():
+    from pagetwin.html.parse import _ONE_BYTE_CODECS
+
+    every_byte = bytes(range(256))
+    mixed = bytes((i * 37 + 11) % 256 for i in range(4096))
+    for name in _ONE_BYTE_CODECS:
+        assert codecs.lookup(name).name == name  # (decode_html's charsets are Python's own names)
+        text = every_byte.decode(name, errors="replace")
+        assert len(text) == 256 and text[:128] == every_byte[:128].decode("ascii"), name
+        assert all(ord(c) >= 0x80 for c in text[128:]), name
+        # stateless: a run of bytes reads as its bytes one by one
+        assert mixed.decode(name, errors="replace") == "".join(text[b] for b in mixed), name
+
+
+_ONE_BYTE_FRAGMENTS = [b"<div>", b"</div>", b"<span>", b"</x>", b"<a href='\xe9'>", b"</a>", b"<p>", b"<", b"</",
+                       b"<!-- c -->", b" ", b"x", b"<di\xff>", b"<\xe9a>", b"</\xc0>", b"<b\xe9\xe9>", b"</b>"]  # fmt: skip
+
+
+@given(st.lists(st.sampled_from(_ONE_BYTE_FRAGMENTS), max_size=200),
+       st.sampled_from(["cp1252", "cp1250", "iso8859-1", "cp1251", "koi8-r", "mac-roman", "cp874", "ascii"]))  # fmt: skip
+def test_depth_guard_from_a_one_byte_body_equals_the_guard_from_the_text(parts, charset):
+    from pagetwin.html.parse import _ONE_BYTE_CODECS, _code_units, _depth_bound
+
+    body = b"".join(parts)
+    decoded = decode_html(body, charset)
+    assert decoded.charset in _ONE_BYTE_CODECS and decoded.one_byte_body is body  # the guard will read the bytes
+    assert _code_units(decoded).dtype == np.uint8
+    assert _depth_bound(decoded) == _depth_bound(decoded.text)
+    for depth in (1, 3, 8):
+        assert limit_depth(decoded, depth) == limit_depth(decoded.text, depth)
+
+
+def test_only_a_one_byte_code_page_keeps_its_body_for_the_depth_guard():
+    page = "<p>Grüße</p>".encode("cp1252")
+    assert decode_html(page, "windows-1252").one_byte_body is page
+    assert decode_html(page, "utf-8").one_byte_body is None  # (UTF-8 with errors: utf8 is the body)
+    assert decode_html("<p>中文</p>".encode("gb18030"), "gb18030").one_byte_body is None
+    assert decode_html(page, "windows-1252")._replace(text="<p>x</p>").one_byte_body is None
+    with pytest.raises(ValueError):
+        Decoded("<p>x</p>", "gb18030", 0, one_byte_body=b"<p>x</p>")

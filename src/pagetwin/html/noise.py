@@ -809,26 +809,36 @@ def _photo_captions(blocks: Blocks) -> list[bool]:
     code, quote or table, and no caption numbered like a figure the text refers to (the caption
     of a code listing, a chart or the source of a quote is content)."""
     n = len(blocks)
-    parent = blocks.parent
+    tags, parent = blocks.tag, blocks.parent
+    # No block before the first <figure> is in one (its parent is before it, or not yet read
+    # and so in none): the passes start there.
+    try:
+        start = tags.index("figure")
+    except ValueError:
+        return [False] * n
     figure = [-1] * n  # the nearest <figure> a block is in
     caption = [False] * n
-    for b, tag in enumerate(blocks.tag):  # parents come before their children
-        up = parent[b]
+    for b in range(start, n):  # parents come before their children
+        tag, up = tags[b], parent[b]
         figure[b] = b if tag == "figure" else (figure[up] if up >= 0 else -1)
         caption[b] = figure[b] >= 0 and (tag == "figcaption" or (up >= 0 and caption[up]))
     photo = [False] * n
     for b, _ in blocks.images:
         if 0 <= b < n and figure[b] >= 0:
             photo[figure[b]] = True
-    for b, (tag, text) in enumerate(zip(blocks.tag, blocks.text)):
-        if figure[b] >= 0 and (tag in _NOT_PHOTO or (caption[b] and _NUMBERED.match(text))):
+    texts = blocks.text
+    for b in range(start, n):
+        if figure[b] >= 0 and (tags[b] in _NOT_PHOTO or (caption[b] and _NUMBERED.match(texts[b]))):
             photo[figure[b]] = False
     # A label under a photo (a name, a date: under SHORT_SIZE in all) is not a caption sentence.
     said = [0] * n
-    for b, (c, size) in enumerate(zip(caption, blocks.size)):
-        if c:
-            said[figure[b]] += size
-    return [c and photo[figure[b]] and said[figure[b]] >= SHORT_SIZE for b, c in enumerate(caption)]
+    sizes = blocks.size
+    captioned = list(compress(range(n), caption))
+    for b in captioned:
+        said[figure[b]] += sizes[b]
+    for b in captioned:
+        caption[b] = photo[figure[b]] and said[figure[b]] >= SHORT_SIZE
+    return caption
 
 
 def _named_captions(blocks: Blocks) -> list[int]:
@@ -840,7 +850,7 @@ def _named_captions(blocks: Blocks) -> list[int]:
     n = len(blocks)
     out: list[int] = []
     taken = 0  # where the last box taken ends: the boxes inside it are in it already
-    for b in [b for b, named in enumerate(blocks.caption) if named]:
+    for b in list(compress(range(len(blocks.caption)), blocks.caption)):
         if b < taken:
             continue
         end, total = b + 1, sizes[b]
@@ -864,16 +874,18 @@ def _drop_captions(blocks: Blocks, classes: list[int], inside: list[bool], keep:
         # With code on the page (documentation, a tutorial) figures are diagrams the text
         # walks through: their captions stay.
         return
-    caption = _photo_captions(blocks) if figures else [False] * len(blocks)
-    for b in _named_captions(blocks) if named else ():
-        caption[b] = True
-    if not any(c and k for c, k in zip(caption, keep)):
+    # The caption blocks by number (a page has few): no list of flags a block to read through.
+    marked = list(compress(range(len(blocks)), _photo_captions(blocks))) if figures else []
+    if named:
+        marked += _named_captions(blocks)
+    if not any(keep[b] for b in marked):
         return
-    rest = [i and not c for i, c in zip(inside, caption)]
+    rest = list(inside)
+    for b in marked:
+        rest[b] = False
     if _good_text(blocks, classes, rest) >= ARTICLE_SIZE:
-        for b, c in enumerate(caption):
-            if c:
-                keep[b] = False
+        for b in marked:
+            keep[b] = False
 
 
 # page_meta's tags, found in one pass over the DOM (every css query walks all of it, found or

@@ -53,6 +53,17 @@ _NOT_HTML_CODECS = frozenset(
 # What a charset label may hold (the meta tag regex allows no more): a NUL or any other junk
 # makes the label unusable, not the page.
 _LABEL = re.compile(r"[a-z0-9_\-:. ]{1,64}")
+# Single-byte code pages (Python's names) that read every byte below 0x80 as that ASCII character
+# and every other byte as one non-ASCII character (or one U+FFFD): a page decoded with one has
+# its '<' and tag names where its bytes have them, so the depth guard reads the body, not the
+# text as UTF-16 (Decoded.one_byte_body; tests/html/test_parse.py checks each of them).
+_ONE_BYTE_CODECS = frozenset(
+    "ascii cp1006 cp1125 cp1250 cp1251 cp1252 cp1253 cp1254 cp1255 cp1256 cp1257 cp1258 cp437 cp720 cp737 cp775 "
+    "cp850 cp852 cp855 cp856 cp857 cp858 cp860 cp861 cp862 cp863 cp865 cp866 cp869 cp874 hp-roman8 iso8859-1 "
+    "iso8859-10 iso8859-11 iso8859-13 iso8859-14 iso8859-15 iso8859-16 iso8859-2 iso8859-3 iso8859-4 iso8859-5 "
+    "iso8859-6 iso8859-7 iso8859-8 iso8859-9 koi8-r koi8-t koi8-u kz1048 mac-croatian mac-cyrillic mac-greek "
+    "mac-iceland mac-latin2 mac-roman mac-romanian mac-turkish palmos ptcp154 tis-620".split()
+)
 
 
 def _codec(label: str | None) -> tuple[str | None, int]:
@@ -86,20 +97,26 @@ class Decoded:
       reads) is the same in the bytes and in the text;
     - ``strict``: that body decoded without errors, so the text encodes back to exactly
       ``utf8``, which lexbor can then parse as is (``parse_limited`` takes this record for that).
+    - ``one_byte_body``: the body itself when it was decoded with a code page of
+      _ONE_BYTE_CODECS: one character a byte, the same ASCII, so the depth guard reads it as it
+      reads ``utf8`` (no UTF-16 copy of the text).
 
     The text of a strict UTF-8 body is made when first read (``text``): pass 1 parses the
     body's bytes and seldom needs it (a 170 KB page: 75 us to decode, 10 us to check)."""
 
-    __slots__ = ("_text", "charset", "replaced", "refused_charsets", "utf8", "strict")
+    __slots__ = ("_text", "charset", "replaced", "refused_charsets", "utf8", "strict", "one_byte_body")
 
     def __init__(
         self, text: str | None, charset: str, replaced: int, refused_charsets: int = 0, utf8: bytes | None = None,
-        strict: bool = False,
+        strict: bool = False, one_byte_body: bytes | None = None,
     ) -> None:  # fmt: skip
         if text is None and not (strict and utf8 is not None):
             raise ValueError("only a strict UTF-8 body's text may be made when read")
+        if one_byte_body is not None and (charset not in _ONE_BYTE_CODECS or len(one_byte_body) != len(text)):
+            raise ValueError("a body read one byte a character needs its one-byte code page")
         self._text, self.charset, self.replaced = text, charset, replaced
         self.refused_charsets, self.utf8, self.strict = refused_charsets, utf8, strict
+        self.one_byte_body = one_byte_body
 
     @property
     def text(self) -> str:
@@ -129,7 +146,9 @@ class Decoded:
 
     def _replace(self, **changes) -> Decoded:
         fields = {"text": self.text, "charset": self.charset, "replaced": self.replaced,
-                  "refused_charsets": self.refused_charsets, "utf8": self.utf8, "strict": self.strict}  # fmt: skip
+                  "refused_charsets": self.refused_charsets, "utf8": self.utf8, "strict": self.strict,
+                  # (a new text or code page is no longer the body's one byte a character)
+                  "one_byte_body": None if {"text", "charset"} & changes.keys() else self.one_byte_body}  # fmt: skip
         return Decoded(**{**fields, **changes})
 
     def __repr__(self) -> str:
@@ -323,7 +342,8 @@ def decode_html(body: bytes, http_charset: str | None = None) -> Decoded:
         text = body.decode("utf-8", errors="replace")
         charset, replaced, refused = "utf-8", text.count("\ufffd"), refused + 1
         utf8 = body if type(body) is bytes else None
-    return Decoded(text, charset, replaced, refused, utf8, strict and utf8 is not None)
+    one_byte_body = body if charset in _ONE_BYTE_CODECS and type(body) is bytes else None
+    return Decoded(text, charset, replaced, refused, utf8, strict and utf8 is not None, one_byte_body)
 
 
 def _utf8_valid_reference(body: bytes) -> bool:
@@ -375,7 +395,8 @@ def _depth_bound(html: str | Decoded) -> int:
     would let ``<div></x>`` repeated 100,000 times pass as shallow.
 
     Tags are ASCII, so the page is read as its UTF-8 bytes when given decode_html's record of
-    a UTF-8 body (``Decoded.utf8``), else as bytes when it is ASCII, else as UTF-16 code units (a
+    a UTF-8 body (``Decoded.utf8``), or as its body when that was decoded one byte a character
+    (``Decoded.one_byte_body``), else as bytes when it is ASCII, else as UTF-16 code units (a
     near copy of the string, unlike UTF-8): a non-ASCII character, or byte, is never a name
     character."""
     return _depth_bound_of(_code_units(html))
@@ -386,6 +407,8 @@ def _code_units(html: str | Decoded) -> np.ndarray:
     utf8 = _utf8_body(html)
     if utf8 is not None:
         return np.frombuffer(utf8, dtype=np.uint8)
+    if isinstance(html, Decoded) and html.one_byte_body is not None:
+        return np.frombuffer(html.one_byte_body, dtype=np.uint8)  # (the text's own code units, ASCII kept)
     html = _text_of(html)
     if html.isascii():
         return np.frombuffer(html.encode("ascii"), dtype=np.uint8)
