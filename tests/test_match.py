@@ -134,6 +134,28 @@ class _Alg:
 
 
 @settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(st.integers(1, 12), min_size=2, max_size=6), min_size=1, max_size=8), st.lists(st.integers(0, 7), max_size=12),
+       st.integers(3, 6), st.integers(1, 2), st.integers(1, 9))
+def test_distinct_pairs_of_buckets_given_again_are_counted_as_given(buckets, again, max_bucket, shared, chunk):
+    """Buckets of the same pages given again (near copies sharing many keys): each pair once,
+    those of min_shared_keys 2 counted over every bucket given, however the pairs are merged."""
+    import pagetwin.match as match_module
+
+    buckets = [sorted(set(b)) for b in buckets]
+    buckets = [b for b in buckets if len(b) > 1] or [[1, 2]]
+    given_buckets = buckets + [buckets[i % len(buckets)] for i in again]
+    made = {p for b in given_buckets for p in bucket_pairs(b, max_bucket, False)}
+    expected = sorted(p for p in made if sum(set(p) <= set(b) for b in given_buckets) >= shared)
+    old_chunk = match_module._PAIR_CHUNK
+    match_module._PAIR_CHUNK = chunk
+    try:
+        got = list(match_module.distinct_pairs(iter(given_buckets), max_bucket, _Alg(False, shared), MatchStats()))
+    finally:
+        match_module._PAIR_CHUNK = old_chunk
+    assert got == expected
+
+
+@settings(max_examples=200, deadline=None)
 @given(st.lists(st.lists(st.integers(1, 60), min_size=2, max_size=40), max_size=12),
        st.integers(2, 30), st.booleans(), st.booleans(), st.integers(1, 3), st.integers(0, 70))
 def test_distinct_pairs_are_the_bucket_pairs_each_once_in_order(buckets, max_bucket, chain, wide, shared, first_new):
