@@ -160,13 +160,10 @@ def distinct_pair_arrays(
             outer.extend(a << 32 | b for a, b in pairs_of(bucket))
             continue
         if new_after is None and not chain and len(bucket) <= max_bucket:
-            if shared <= 1:
-                # Near copies share many keys: a bucket of the same pages as one waiting adds
-                # no pair (corpus-5000: 1.19 M pairs of its buckets, 0.72 M of those distinct)
-                members = tuple(bucket)
-                if members in waiting_buckets:
-                    continue
-                waiting_buckets.add(members)
+            # Near copies share many keys: a bucket of the same pages as one waiting adds no
+            # pair (corpus-5000: 1.19 M pairs of its buckets, 0.72 M of those distinct)
+            if shared <= 1 and _held_already(waiting_buckets, bucket):
+                continue
             alike[len(bucket)].extend(bucket)
             waiting += len(bucket) * (len(bucket) - 1) // 2
         else:
@@ -188,6 +185,14 @@ def distinct_pair_arrays(
     for start in range(0, len(merged), size):
         keys = merged[start : start + size]
         yield (keys >> np.uint64(32)).astype(np.int64), (keys & np.uint64(0xFFFFFFFF)).astype(np.int64)
+    yield from _wide_pair_arrays(wide, outer_wide, windowed, shared, size)
+
+
+def _wide_pair_arrays(
+    wide: Counter, outer_wide: set[tuple[int, int]], windowed: dict[int, set[int]], shared: int, size: int
+) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """distinct_pair_arrays' pairs with a pid past 32 bits (``wide``: counted by the buckets
+    that make them; ``outer_wide``: those of oversized buckets kept apart), sorted, as arrays."""
     none: set[int] = set()
     pairs = sorted(
         p for p in set(wide) | outer_wide
@@ -196,6 +201,15 @@ def distinct_pair_arrays(
     for start in range(0, len(pairs), size):
         part = pairs[start : start + size]
         yield np.array([a for a, _ in part], dtype=np.int64), np.array([b for _, b in part], dtype=np.int64)
+
+
+def _held_already(held: set[tuple[int, ...]], bucket: list[int]) -> bool:
+    """Whether ``held`` holds a bucket of these pages; it does after the call."""
+    members = tuple(bucket)
+    if members in held:
+        return True
+    held.add(members)
+    return False
 
 
 def _with_shared_buckets(
