@@ -1,5 +1,6 @@
 import tempfile
 from pathlib import Path
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -130,6 +131,28 @@ class _Alg:
     def __init__(self, chain, shared=1):
         self.keys_are_proof = chain
         self.min_shared_keys = shared
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(st.integers(1, 12), min_size=2, max_size=6), min_size=1, max_size=8), st.lists(st.integers(0, 7), max_size=12),
+       st.integers(3, 6), st.integers(1, 2), st.integers(1, 9))
+def test_distinct_pairs_of_buckets_given_again_are_counted_as_given(buckets, again, max_bucket, shared, chunk):
+    """Buckets of the same pages given again (near copies sharing many keys): each pair once,
+    those of min_shared_keys 2 counted over every bucket given, however the pairs are merged."""
+    import pagetwin.match as match_module
+
+    buckets = [sorted(set(b)) for b in buckets]
+    buckets = [b for b in buckets if len(b) > 1] or [[1, 2]]
+    given_buckets = buckets + [buckets[i % len(buckets)] for i in again]
+    made = {p for b in given_buckets for p in bucket_pairs(b, max_bucket, False)}
+    expected = sorted(p for p in made if sum(set(p) <= set(b) for b in given_buckets) >= shared)
+    old_chunk = match_module._PAIR_CHUNK
+    match_module._PAIR_CHUNK = chunk
+    try:
+        got = list(match_module.distinct_pairs(iter(given_buckets), max_bucket, _Alg(False, shared), MatchStats()))
+    finally:
+        match_module._PAIR_CHUNK = old_chunk
+    assert got == expected
 
 
 @settings(max_examples=200, deadline=None)
@@ -296,6 +319,45 @@ def test_native_edge_rows_are_the_reference_rows(pool, picks, size, warm):
         assert type(got) is type(want) and (got == want or (got != got and want != want))
 
 
+@given(_ITEMS, st.lists(st.lists(st.integers(0, 11), min_size=1, max_size=4), max_size=40), st.integers(1, 6), st.booleans(), st.randoms(use_true_random=False))
+@settings(max_examples=500, deadline=None)
+def test_edge_row_columns_are_the_rows_of_their_items_runs(pool, picks, size, warm, rng):
+    """edge_row_columns (native when built) and its reference give the columns of the rows
+    edge_rows_reference gives the edges whose items are runs of ``order`` over a shuffled
+    list of the items: kinds and texts equal, scores of the same value and class."""
+    lists = [[pool[i % len(pool)] for i in pick] for pick in picks]
+    flat = [e for evidence in lists for e in evidence]
+    order = list(range(len(flat)))
+    rng.shuffle(order)
+    items = [None] * len(flat)
+    for place, e in zip(order, flat):  # item k of the runs is items[order[k]]
+        items[place] = e
+    starts = [sum(map(len, lists[:g])) for g in range(len(lists))]
+
+    def made(columns_of):
+        rows = EvidenceRows(size)
+        try:
+            if warm:
+                columns_of(items, order, starts, rows)
+            return columns_of(items, order, starts, rows)
+        except TypeError:  # an unhashable kind: both refuse it
+            return TypeError
+
+    def expected_of(items, order, starts, rows):
+        got = match_kernels.edge_rows_reference(lists, rows)
+        return [k for k, _, _ in got], [t for _, t, _ in got], [s for _, _, s in got]
+
+    expected = made(expected_of)
+    for columns_of in (match_kernels.edge_row_columns, match_kernels.edge_row_columns_reference):
+        got = made(columns_of)
+        if expected is TypeError:
+            assert got is TypeError
+            continue
+        assert got[:2] == expected[:2]
+        for score, want in zip(got[2], expected[2]):
+            assert type(score) is type(want) and (score == want or (score != score and want != want))
+
+
 def test_evidence_rows_keep_the_items_with_zeros_by_their_signs():
     """An item with a zero float (con-w's distance of 0.0) is kept by its key and the signs of
     its zeros: the same row for its equals, its own for the one written -0.0."""
@@ -430,5 +492,17 @@ def test_passed_items_make_the_columns_of_their_pairs_evidence(parts):
         items = [shared if algo == "minhash" and ok else Evidence(algo, score, ok, {"kind": "partial"} if ok else {}) for _, _, algo, score, ok in part]
         passed.add(np.array([a for a, _ in pairs], dtype=np.int64), np.array([b for _, b in pairs], dtype=np.int64), items)
     assert passed.columns() == edge_columns(passed.by_pair())
+    with mock.patch.object(match_kernels, "_edges", None):  # the Python reference of the kernel
+        assert passed.columns() == edge_columns(passed.by_pair())
     order = [(min(a, b), max(a, b)) for part in parts for a, b, *_ in part]
     assert list(passed.by_pair()) == list(dict.fromkeys(order))
+
+
+@given(st.lists(st.tuples(st.integers(0, 5), st.integers(0, 5)), max_size=30), st.sampled_from([0, 1 << 31, 1 << 32, 1 << 40]))
+@settings(max_examples=200, deadline=None)
+def test_pair_order_is_the_stable_lexsort_of_the_pairs(pairs, offset):
+    """_pair_order (one 64-bit key for 32-bit pids) is np.lexsort's order, equal pairs in the
+    order they came, whatever the pids' size."""
+    first = np.array([a + offset for a, _ in pairs], dtype=np.int64)
+    second = np.array([b + offset for _, b in pairs], dtype=np.int64)
+    assert match_kernels._pair_order(first, second).tolist() == np.lexsort((second, first)).tolist()

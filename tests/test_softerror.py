@@ -122,6 +122,18 @@ def test_surely_long_is_a_lower_bound_of_the_words(words):
     assert softerror._short_body(text) == (None if words_in_body > MAX_TITLE_WORDS else (body, words_in_body))
 
 
+@given(st.lists(st.tuples(_ANY_WORDS, _ANY_SEPARATORS), max_size=900), st.sampled_from(["News", "Page not found", "Error", ""]),
+       st.sampled_from([200, None, 404]), st.booleans())
+def test_stored_page_kind_is_the_kind_of_the_decompressed_text(words, title, status, stored):
+    """stored_page_kind (most pages told long from their UTF-8 bytes, not decoded) gives
+    page_kind of the text decompressed, with or without a stored text."""
+    from pagetwin.pipeline import decompress_text
+
+    text = "".join(w + sep for w, sep in words)
+    data = compress_text(text) if stored and text else None
+    assert softerror.stored_page_kind(title, data, status) == page_kind(title, decompress_text(data), status)
+
+
 def _compile_reference(patterns):
     """softerror._compile as first written: each pattern with its own bounds."""
     import re

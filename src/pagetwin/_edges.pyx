@@ -12,6 +12,9 @@ and tests/test_match.py holds the two to the same rows.
   (MinHash.passing gives one Evidence to all its pairs of equal counts) takes the row found
   for it the first time, by identity: ``lists`` holds every item until the call returns, so
   no two of them share an id.
+* ``edge_columns``: the same rows as three columns (kinds, texts, scores), for edges whose
+  items are runs of a list taken in a given order (match._PassedItems.columns: the items of
+  a run's pairs sorted by pair); its reference is match.edge_row_columns_reference.
 * ``pair_text``: pairs.jsonl's lines of a chunk of edges as one text (its reference is
   outputs.jsonl.pair_text_reference, and tests/outputs/test_jsonl.py holds the two to the
   same text), in the format of outputs.jsonl._quoted_line: the pieces of every line gathered
@@ -97,27 +100,56 @@ def edge_rows(list lists, object rows, object kind_of_items):
     """``[rows.edge_row(evidence) for evidence in lists]`` (see the module's doc);
     ``kind_of_items``: match._kind_of_items, an edge's kind from its items' kinds."""
     cdef dict kept = rows._items  # cleared in place when full, never replaced
-    cdef list out = [], texts
-    cdef tuple item
-    cdef object evidence, e, hit, best, score
-    cdef set kinds
+    cdef list out = []
+    cdef object evidence
     cdef dict seen = {}  # id of an item met in this call -> its row
     slow = rows._item  # an item not found here: EvidenceRows makes (and keeps) its row
     for evidence in lists:
         if len(evidence) == 1:
             out.append((<tuple>_row_of(seen, kept, evidence[0], slow))[4])
-            continue
-        # EvidenceRows.edge_row's join of the items' rows
-        texts, kinds, best = [], set(), None
-        for e in evidence:
-            item = _row_of(seen, kept, e, slow)
-            texts.append(item[0])
-            kinds.add(item[3])
-            score = item[1]
-            if item[2] and (best is None or score > best):
-                best = score
-        out.append((kind_of_items(kinds), "[" + ", ".join(texts) + "]", 1.0 if best is None else best))
+        else:
+            out.append(_joined_row(seen, kept, evidence, slow, kind_of_items))
     return out
+
+
+cdef tuple _joined_row(dict seen, dict kept, object evidence, object slow, object kind_of_items):
+    """EvidenceRows.edge_row of an edge of several items: its items' rows joined."""
+    cdef list texts = []
+    cdef set kinds = set()
+    cdef tuple item
+    cdef object e, best = None, score
+    for e in evidence:
+        item = _row_of(seen, kept, e, slow)
+        texts.append(item[0])
+        kinds.add(item[3])
+        score = item[1]
+        if item[2] and (best is None or score > best):
+            best = score
+    return (kind_of_items(kinds), "[" + ", ".join(texts) + "]", 1.0 if best is None else best)
+
+
+def edge_columns(list items, list order, list starts, object rows, object kind_of_items):
+    """The kinds, texts and scores (three lists) of ``edge_rows(lists, rows, kind_of_items)``
+    over the edges whose items are ``[items[i] for i in order[starts[g]:starts[g + 1]]]`` (the
+    last edge's up to the end of ``order``), without making those lists nor a row for each edge:
+    most edges are one item, whose row is the one kept for it."""
+    cdef dict kept = rows._items
+    cdef list kinds = [], texts = [], scores = []
+    cdef tuple row
+    cdef dict seen = {}
+    cdef Py_ssize_t g, j, start, end, edges = len(starts), count = len(order)
+    slow = rows._item
+    for g in range(edges):
+        start = starts[g]
+        end = starts[g + 1] if g + 1 < edges else count
+        if end - start == 1:
+            row = (<tuple>_row_of(seen, kept, items[<Py_ssize_t>order[start]], slow))[4]
+        else:
+            row = _joined_row(seen, kept, [items[<Py_ssize_t>order[j]] for j in range(start, end)], slow, kind_of_items)
+        kinds.append(row[0])
+        texts.append(row[1])
+        scores.append(row[2])
+    return kinds, texts, scores
 
 
 cdef inline object _formatted(object value):

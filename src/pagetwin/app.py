@@ -514,8 +514,12 @@ _store = store_page  # the name pass 2 calls it by, looked up at each call (test
 
 @dataclass
 class _Links:
-    edges_by_kind: Counter  # (the edges themselves are in the index: a run does not hold them)
+    edges_by_kind: Counter
     match_stats: Any
+    # Every stored edge as columns (match.EdgeColumns) when the step matched them all, for
+    # pairs.jsonl (read back from the index otherwise): their texts are mostly shared (one
+    # per distinct evidence), a few pointers an edge beside the clusters' links.
+    stored: Any = None
 
 
 def _link_step(run: _Run) -> _Links:
@@ -612,6 +616,7 @@ def link_index(
     revisits = list(index.revisit_pairs())  # (original, revisit)
     max_bucket = settings.match.max_bucket
     new = None if first_new is None else find_new_edges(index, algorithms, max_bucket, match_stats, first_new, revisits)
+    stored = None  # every stored edge's columns, when all were matched here
     if new is None:
         # Each edge's (a, b, kind, score) (its match.Link's fields, link_of): a tuple, not a
         # Link, zipped from the columns the rows are (no Python call an edge)
@@ -619,7 +624,7 @@ def link_index(
         index.replace_edges(columns.rows(), scored=True)
         links: list[tuple] = columns.links()
         kinds = Counter(columns.kinds)
-        del columns
+        stored = columns
     else:
         following = held is not None and settings.match.guard and not recluster_all
         plan = _retraction(index, new.retracted, _merge_kinds(settings))
@@ -653,7 +658,7 @@ def link_index(
     del new
     recluster(index, algorithms, settings, revisits, None, links)
     timed("cluster", t)
-    return _Links(kinds, match_stats)
+    return _Links(kinds, match_stats, stored)
 
 
 @dataclass
@@ -847,7 +852,8 @@ def _write_step(run: _Run, links: _Links, targets: _Targets) -> _Written:
 
     t = time.monotonic()
     index = run.index
-    written = _Written(*write_clusters(index, run.out_dir / "clusters.jsonl"), write_pairs(index, run.out_dir / "pairs.jsonl"))
+    written = _Written(*write_clusters(index, run.out_dir / "clusters.jsonl"), write_pairs(index, run.out_dir / "pairs.jsonl", links.stored))
+    links.stored = None  # written: let go
     if targets.parquet:
         from pagetwin.outputs.survivors import write_parquet
 

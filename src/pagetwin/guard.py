@@ -36,6 +36,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable
+from itertools import groupby
+from operator import itemgetter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -70,7 +72,9 @@ def split_component(
 def _split(members: list[int], edges: Iterable, similar: Callable, keep: Callable | None, rule: str, core_size: int, trace: bool) -> list[Round]:
     member_set = set(members)
     adj = _adjacency(member_set, edges)
-    return _rounds(member_set, adj, _Linked(adj, similar), keep, rule, max(1, int(core_size)), trace)
+    # Its neighbours are all members: a member's count of them is its adjacency's size.
+    degree = {m: len(near) for m, near in adj.items()}
+    return _rounds(member_set, adj, _Linked(adj, similar), keep, rule, max(1, int(core_size)), trace, degree)
 
 
 def _parts(rounds: list[Round]) -> list[list[int]]:
@@ -130,14 +134,17 @@ class _Linked:
 
 
 def _rounds(
-    member_set: set[int], adj: dict, linked: Callable, keep: Callable | None, rule: str, core_size: int, trace: bool
+    member_set: set[int], adj: dict, linked: Callable, keep: Callable | None, rule: str, core_size: int, trace: bool,
+    degree: dict[int, int] | None = None,
 ) -> list[Round]:
     """The guard's rounds over ``member_set``: the top-level ones (one per component) with
-    their children when ``trace``, else every round, flat (only their parts are wanted)."""
+    their children when ``trace``, else every round, flat (only their parts are wanted).
+    ``degree``: each member's count of neighbours among ``member_set``, when the caller has it."""
     # The components are split one at a time (a part taken from one cannot change another:
     # no edge joins them), and a member's count of neighbours still unassigned is kept up to
     # date rather than counted again each round: the same parts as counting afresh.
-    degree = {m: sum(1 for n in adj[m] if n in member_set) for m in member_set}
+    if degree is None:
+        degree = {m: sum(1 for n in adj[m] if n in member_set) for m in member_set}
     remaining = set(member_set)
     top: list[Round] = []
     todo: list[tuple[set[int], Round | None]] = [(c, None) for c in induced_components(remaining, adj)]
@@ -272,8 +279,14 @@ class EdgesByPage:
     def __init__(self, edges: list[tuple[int, int, float]]) -> None:
         self.edges = edges
         self.by_first: dict[int, list[tuple[int, int, float]]] = {}
-        for e in edges:
-            self.by_first.setdefault(e[0], []).append(e)
+        # A run of edges of one first page at a time (a run's edges come in (a, b) order: one
+        # run a page, not a dict call an edge)
+        for first, run in groupby(edges, itemgetter(0)):
+            listed = self.by_first.get(first)
+            if listed is None:
+                self.by_first[first] = list(run)
+            else:
+                listed.extend(run)
         self._by_page: dict[int, list[tuple[int, int, float]]] | None = None
 
     def of(self, members: list[int]) -> list[tuple[int, int, float]]:

@@ -291,10 +291,16 @@ def compress_text(text: str) -> bytes:
 
 def decompress_text(data: bytes | None) -> str:
     """The text ``compress_text`` stored; zlib data (indexes written before zstd) read too."""
+    return decompress_utf8(data).decode("utf-8")
+
+
+def decompress_utf8(data: bytes | None) -> bytes:
+    """``decompress_text``'s text as its UTF-8 bytes, not decoded (softerror.stored_page_kind
+    tells most pages from their bytes)."""
     if not data:
-        return ""
+        return b""
     if data[:4] == _ZSTD_MAGIC:
         # without a context made per call: the summary's soft-error report reads every page's
         # text (0.12-0.14 -> 0.04 CPU-s at 5,000)
-        return decompressor()(data).decode("utf-8")
-    return zlib.decompress(data).decode("utf-8")
+        return decompressor()(data)
+    return zlib.decompress(data)

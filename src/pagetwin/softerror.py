@@ -121,18 +121,26 @@ def _surely_long(text: str, limit: int = MAX_TITLE_WORDS) -> bool:
     character stays a word character in the normalised text (NFKC keeps ASCII or composes it
     into a letter; casefold keeps it a letter), whitespace stays a word boundary, so distinct
     tokens lie in distinct words."""
-    head = text[:_SURE_CHARS].encode("utf-8", "surrogatepass").translate(_WORD_BYTES, _OTHER_BYTES)
-    return head.count(b" a") + head.startswith(b"a") > limit
+    return _sure_words(text[:_SURE_CHARS].encode("utf-8", "surrogatepass")) > limit
 
 
-def _short_body(text: str, limit: int = MAX_TITLE_WORDS) -> tuple[str, int] | None:
+def _sure_words(utf8: bytes) -> int:
+    """_surely_long's count (its lower bound of the words) over the UTF-8 bytes of a prefix of
+    the text. Over any byte prefix of those bytes it is no higher: a prefix translates to a
+    prefix, and its " a" tokens are the longer one's first ones."""
+    head = utf8.translate(_WORD_BYTES, _OTHER_BYTES)
+    return head.count(b" a") + head.startswith(b"a")
+
+
+def _short_body(text: str, limit: int = MAX_TITLE_WORDS, sure_words: int | None = None) -> tuple[str, int] | None:
     """(``normalize(text)``, its words), or None as soon as it has more than ``limit``
     words: most pages are long, and normalising and counting a whole text cost most of the
     summary's soft-error report. The text is normalised a piece at a time, each cut before an
     ASCII space: no NFKC composition or reordering crosses a space (a starter that composes
     with nothing), case folding and the whitespace split are per character, and no word spans
-    a space, so the pieces' words add up to the whole text's and their join is its ``normalize``."""
-    if _surely_long(text, limit):
+    a space, so the pieces' words add up to the whole text's and their join is its ``normalize``.
+    ``sure_words``: ``_sure_words`` of the text when the caller has it (``_surely_long``'s count)."""
+    if (_sure_words(text[:_SURE_CHARS].encode("utf-8", "surrogatepass")) if sure_words is None else sure_words) > limit:
         return None
     pieces: list[str] = []
     words, start, end = 0, 0, len(text)
@@ -153,7 +161,8 @@ def page_kind(title: str, text: str, status: int | None = None) -> str | None:
     """"soft-404", "soft-error", "http-error" or None (content); see the module doc."""
     if status is not None and not 200 <= status <= 299:
         return "http-error"
-    if _surely_long(text):
+    sure_words = _sure_words(text[:_SURE_CHARS].encode("utf-8", "surrogatepass"))
+    if sure_words > MAX_TITLE_WORDS:
         return None  # a long page is content, whatever its title says (most pages: a bound, cheap)
     t = normalize(title)
     titled_404 = _NOT_FOUND.search(t) is not None or _is_404_title(t)
@@ -161,7 +170,7 @@ def page_kind(title: str, text: str, status: int | None = None) -> str | None:
     # A page whose title says no error is one only by the head of a short text (at most
     # MAX_WORDS words): its words are counted up to that, not MAX_TITLE_WORDS (most of the
     # summary's soft-error report was counting the words of texts of 150 to 400).
-    short_body = _short_body(text, MAX_TITLE_WORDS if titled else MAX_WORDS)
+    short_body = _short_body(text, MAX_TITLE_WORDS if titled else MAX_WORDS, sure_words)
     if short_body is None:
         return None  # a long page is content, whatever its title says
     body, words = short_body
@@ -171,6 +180,22 @@ def page_kind(title: str, text: str, status: int | None = None) -> str | None:
     if titled or _OTHER.search(head):
         return "soft-error"
     return None
+
+
+def stored_page_kind(title: str, data: bytes | None, status: int | None = None) -> str | None:
+    """``page_kind(title, decompress_text(data), status)`` of a page's text as the index
+    stores it (``data``): a page with a status not 2xx without reading its text, and one
+    whose UTF-8 bytes alone show it long (``_sure_words``: most pages) without decoding
+    them. The bytes' count is a lower bound of the text's (their prefix is a byte prefix of
+    the text's first _SURE_CHARS characters'), so what it shows long is long."""
+    from pagetwin.pipeline import decompress_utf8
+
+    if status is not None and not 200 <= status <= 299:
+        return "http-error"
+    utf8 = decompress_utf8(data)
+    if _sure_words(utf8[:_SURE_CHARS]) > MAX_TITLE_WORDS:
+        return None
+    return page_kind(title, utf8.decode("utf-8"), status)
 
 
 def cluster_kind(kinds: Iterable[str | None]) -> str:
@@ -184,15 +209,13 @@ def cluster_kind(kinds: Iterable[str | None]) -> str:
 def cluster_kinds(index: Any) -> dict[str, str]:
     """cluster id -> kind, for every cluster of the index (its pages' titles, stored main texts
     and HTTP statuses; a page without a status counts as a success)."""
-    from pagetwin.pipeline import decompress_text
-
     status_col = "p.http_status" if "http_status" in index.page_columns() else "NULL"
     per_cluster: dict[str, list[str | None]] = {}
     rows = index.db.execute(
         f"SELECT c.cluster, p.title, p.text, {status_col} FROM pages p JOIN clusters c USING (pid) ORDER BY p.pid"
     )
     for cluster, title, text, status in rows:
-        per_cluster.setdefault(cluster, []).append(page_kind(title or "", decompress_text(text), status))
+        per_cluster.setdefault(cluster, []).append(stored_page_kind(title or "", text, status))
     return {cluster: cluster_kind(kinds) for cluster, kinds in per_cluster.items()}
 
 

@@ -81,7 +81,7 @@ def test_a_failing_writer_leaves_the_old_file(tmp_path, monkeypatch):
     path = tmp_path / "pairs.jsonl"
     path.write_text("old\n")
 
-    def damaged(index):
+    def damaged(index, edges=None):
         yield '{"a": "a"}\n', 1
         raise sqlite3.DatabaseError("database disk image is malformed")
 
@@ -179,8 +179,9 @@ def test_pairs_lines_are_those_of_each_edge_joined_with_its_pages(tmp_path_facto
     """pair_texts reads the edges without their pages, a chunk at a time, and quotes each
     page once while it keeps it: the same lines as pair_line over the edges joined with both
     pages (an edge whose page is not stored has none), however small the chunks and the pages
-    kept."""
+    kept; the same from the edges' columns (the link step's match.EdgeColumns) as from the index."""
     import pagetwin.outputs.jsonl as jsonl
+    from pagetwin.match import EdgeColumns
 
     edges = sorted({(a, b): (a, b, kind, f'[{{"n": {a * b}}}]') for a, b, kind in drawn if a < b}.values())
     index = TinyIndex([(page_id, url, "c", 1) for page_id, url in pages], edges)
@@ -196,9 +197,13 @@ def test_pairs_lines_are_those_of_each_edge_joined_with_its_pages(tmp_path_facto
     try:
         path = tmp_path_factory.mktemp("out") / "pairs.jsonl"
         n = write_pairs(index, path)
+        from_columns = path.with_name("from-columns.jsonl")
+        columns = EdgeColumns(*zip(*[(a, b, kind, evidence, 1.0) for a, b, kind, evidence in edges])) if edges else EdgeColumns((), (), (), (), ())
+        n_from_columns = write_pairs(index, from_columns, columns)
     finally:
         jsonl._PAIRS_CHUNK, jsonl._QUOTED_PAGES = old
     assert path.read_text(encoding="utf-8") == "".join(expected) and n == len(expected)
+    assert from_columns.read_text(encoding="utf-8") == "".join(expected) and n_from_columns == len(expected)
 
 
 @pytest.mark.skipif(__import__("pagetwin.outputs.jsonl", fromlist=["_edges"])._edges is None, reason="the native kernel (pagetwin._edges) is not built")
