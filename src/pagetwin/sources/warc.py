@@ -392,21 +392,22 @@ def _quick_record(src: _Source, at: int, stop: int, ctx: _Ctx, base: int | None)
     if not found:
         return found
     start, head_end, end, fields, http = found
-    if http[0] != HTTP_READ or (fields.get("warc-type") or "").strip().lower() != "response":
+    h = _Fields(fields)
+    if http[0] != HTTP_READ or (h.get("WARC-Type") or "").strip().lower() != "response":
         # (a header read as _parse_head reads it: the record as the Python path reads it)
-        return _framed_record(src, _Head(shift + start, shift + head_end, _Fields(fields)), ctx, base)
-    return _quick_response(buf, start, head_end, end, fields, http, ctx, base, shift), shift + end
+        return _framed_record(src, _Head(shift + start, shift + head_end, h), ctx, base)
+    return _quick_response(buf, start, head_end, end, h, http, ctx, base, shift), shift + end
 
 
 def _quick_response(
-    buf: bytes, start: int, head_end: int, end: int, fields: dict, http: tuple, ctx: _Ctx, base: int | None, shift: int
+    buf: bytes, start: int, head_end: int, end: int, h: _Fields, http: tuple, ctx: _Ctx, base: int | None, shift: int
 ) -> Page | Skip:  # fmt: skip
     """_warc_record, _seen and _response for a response record with an HTTP head whose block
     is buf[head_end:end] (record_at's answer), in the same steps, without their records,
     readers and HttpMessage."""
     _, status, content_type, transfer_encoding, content_encoding, body_offset = http
     settings = ctx.settings
-    url = (fields.get("warc-target-uri") or "").strip().strip("<>")
+    url = (h.get("WARC-Target-URI") or "").strip().strip("<>")
     media, charset = split_content_type(content_type)
     pos, inner = (shift + start, 0) if base is None else (base, shift + start)
     meta: dict = {"warc_offset": pos} if not inner else {"warc_member_offset": pos, "warc_offset_in_member": inner}
@@ -420,9 +421,9 @@ def _quick_response(
     if not wants_body(media, ctx.want_images, settings.sniff_html):
         if not buf[payload_at : head_end + min(length, HEAD_BYTES)].strip():
             return Skip("empty-body", f"{ctx.name}: {url}")
-        return Skip("not-html", media or (fields.get("content-type") or "").strip() or "no content type")
+        return Skip("not-html", media or (h.get("Content-Type") or "").strip() or "no content type")
     limit = settings.max_page_bytes
-    digest = normalize_digest(fields.get("warc-payload-digest"))
+    digest = normalize_digest(h.get("WARC-Payload-Digest"))
     raw = buf[payload_at : head_end + min(length, body_offset + limit + 1)]  # one byte over: it was longer
     if digest is None:
         digest = b32_digest(hashlib.sha1(memoryview(buf)[payload_at:end]).digest())
@@ -435,17 +436,7 @@ def _quick_response(
     accept = ctx.accept
     if not accept.accepts(status):
         return Skip(accept.reason(status), f"{ctx.name}: {url}")
-    _note_body(meta, result, limit)
-    truncated_by_crawler = (fields.get("warc-truncated") or "").strip()
-    if truncated_by_crawler:
-        meta["warc_truncated"] = truncated_by_crawler
-    record_id = (fields.get("warc-record-id") or "").strip() or (f"{ctx.name}:{pos}+{inner}" if inner else f"{ctx.name}:{pos}")
-    return Page(
-        id=record_id, url=url, body=result.body, http_charset=charset,
-        crawl_date=iso_date(fields.get("warc-date")) or iso_date(fields.get("memento-datetime")), payload_digest=digest,
-        source=ctx.path, kind="image" if result.kind == "image" else "response",
-        truncated=result.cut or bool(truncated_by_crawler), meta=meta,
-    )  # fmt: skip
+    return _response_page(h, ctx, url, charset, meta, result, limit, digest)
 
 
 def _where(at: int, base: int | None) -> str:
@@ -837,11 +828,10 @@ def _seen(h, where: str, wtype: str, length: int, first: bytes, pos: int, inner:
     return _Seen(where, wtype, length, first, url, http, is_http, media or "", charset, meta)
 
 
-def _record_id(h, ctx: _Ctx, seen: _Seen) -> str:
+def _record_id(h, ctx: _Ctx, meta: dict) -> str:
     rid = (h.get("WARC-Record-ID") or "").strip()
     if rid:
         return rid
-    meta = seen.meta
     if "warc_offset" in meta:
         return f"{ctx.name}:{meta['warc_offset']}"
     return f"{ctx.name}:{meta['warc_member_offset']}+{meta['warc_offset_in_member']}"
@@ -868,7 +858,7 @@ def _revisit(rec, seen: _Seen, ctx: _Ctx) -> tuple[Page | Skip, bool]:
         meta["refers_to"] = h.get("WARC-Refers-To").strip()
     digest = normalize_digest(h.get("WARC-Payload-Digest"))
     page = Page(
-        id=_record_id(h, ctx, seen), url=seen.url, body=b"", http_charset=seen.charset,
+        id=_record_id(h, ctx, seen.meta), url=seen.url, body=b"", http_charset=seen.charset,
         crawl_date=iso_date(h.get("WARC-Date")) or iso_date(h.get("Memento-Datetime")), payload_digest=digest,
         source=ctx.path, kind="revisit", refers_to_digest=digest,
         refers_to_uri=(h.get("WARC-Refers-To-Target-URI") or "").strip().strip("<>") or seen.url, meta=meta,
@@ -916,18 +906,21 @@ def _response(rec, seen: _Seen, ctx: _Ctx) -> tuple[Page | Skip, bool]:
     refused = _refused_status(seen.wtype == "response" and seen.is_http, seen.http, ctx.accept)
     if refused:
         return Skip(refused, f"{ctx.name}: {seen.url}"), False
-    meta = seen.meta
+    return _response_page(h, ctx, seen.url, seen.charset, seen.meta, result, limit, digest), False
+
+
+def _response_page(h, ctx: _Ctx, url: str, charset: str | None, meta: dict, result, limit: int, digest) -> Page:
+    """The Page of a response whose body was taken (_response's and _quick_response's)."""
     _note_body(meta, result, limit)
     truncated_by_crawler = (h.get("WARC-Truncated") or "").strip()
     if truncated_by_crawler:
         meta["warc_truncated"] = truncated_by_crawler
-    page = Page(
-        id=_record_id(h, ctx, seen), url=seen.url, body=result.body, http_charset=seen.charset,
+    return Page(
+        id=_record_id(h, ctx, meta), url=url, body=result.body, http_charset=charset,
         crawl_date=iso_date(h.get("WARC-Date")) or iso_date(h.get("Memento-Datetime")), payload_digest=digest,
         source=ctx.path, kind="image" if result.kind == "image" else "response",
         truncated=result.cut or bool(truncated_by_crawler), meta=meta,
-    )
-    return page, False
+    )  # fmt: skip
 
 
 def _refused_status(judged: bool, http: HttpMessage | None, accept: StatusFilter) -> str | None:
